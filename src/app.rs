@@ -1,0 +1,378 @@
+//! The commands: flags -> plan -> prepare/run -> result document -> report. The only module
+//! that prints, apart from the report formats it calls.
+
+use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
+use crate::db::{Connection as _, Database, TargetUrl};
+use crate::plan::RunPlan;
+use crate::prepare::{self, PreparePlan};
+use crate::report::{IntervalPrinter, Report, ReportOptions, TextReport};
+use crate::result::{
+    self, ResultDocument, RunRecord, ServerCounters, TargetRecord, WorkloadRecord,
+};
+use crate::runner::{self, RunOutcome, RunStatus};
+use crate::with_database;
+use crate::workload::{StatementKind, Workload};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// An error for the user: one line, and the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    /// Bad input, unreachable or misconfigured target (exit 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+impl From<crate::db::DbError> for Failure {
+    fn from(e: crate::db::DbError) -> Self {
+        Failure::input(e.to_string())
+    }
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure::input(s)
+    }
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        Command::List => {
+            print!("{}", list());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Prepare(args) => {
+            let target = target(&args.target)?;
+            with_database!(&target, |db| prepare_cmd(db, &args, &target))
+        }
+        Command::Cleanup(args) => {
+            let target = target(&args.target)?;
+            with_database!(&target, |db| cleanup_cmd(db, &args))
+        }
+        Command::Run(args) => {
+            let target = target(&args.target)?;
+            with_database!(&target, |db| run_cmd(db, &args, &target, false))
+        }
+        Command::Bench(args) => {
+            let target = target(&args.target)?;
+            with_database!(&target, |db| run_cmd(db, &args, &target, true))
+        }
+    }
+}
+
+fn target(args: &TargetArgs) -> Result<TargetUrl, Failure> {
+    TargetUrl::parse(&args.target, |k| std::env::var(k).ok()).map_err(Failure::input)
+}
+
+fn prepare_cmd<D: Database>(
+    db: Arc<D>,
+    args: &PrepareArgs,
+    target: &TargetUrl,
+) -> Result<ExitCode, Failure> {
+    let plan = PreparePlan {
+        workload: args.workload.workload()?,
+        oltp: args.workload.oltp(),
+        distribution: args.workload.distribution()?,
+        threads: args.threads.max(1),
+        seed: args.workload.seed(),
+        overwrite: args.overwrite,
+    };
+    plan.oltp.validate()?;
+    create_if_missing(target)?;
+    do_prepare(db, &plan, target)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// SQLite: prepare creates the file (other targets need an existing database).
+fn create_if_missing(target: &TargetUrl) -> Result<(), Failure> {
+    if target.dialect == crate::db::Dialect::Sqlite {
+        crate::db::sqlite::SqliteDatabase::new(target)?.create_if_missing()?;
+    }
+    Ok(())
+}
+
+fn do_prepare<D: Database>(
+    db: Arc<D>,
+    plan: &PreparePlan,
+    target: &TargetUrl,
+) -> Result<(), Failure> {
+    let rows = plan.workload.rows_to_load(&plan.oltp);
+    eprintln!(
+        "Preparing {} table(s) of {} rows for {} on {} ({})",
+        plan.oltp.tables,
+        rows,
+        plan.workload.name(),
+        target.redacted(),
+        db.transport()
+    );
+    if rows == 0 && plan.oltp.table_size > 0 {
+        eprintln!(
+            "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
+            plan.workload.name()
+        );
+    }
+    let bar = indicatif::ProgressBar::new(rows * plan.oltp.tables as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  ETA {eta}")
+            .expect("valid template"),
+    );
+    let outcome = prepare::prepare(db, plan, &mut |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    let outcome = outcome?;
+    eprintln!(
+        "Prepared {} table(s), {} rows in {:.1} s ({:.0} rows/s, {} loader(s))",
+        outcome.tables,
+        outcome.rows,
+        outcome.seconds,
+        outcome.rows as f64 / outcome.seconds.max(1e-9),
+        outcome.loaders
+    );
+    Ok(())
+}
+
+fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode, Failure> {
+    let out = prepare::cleanup(db)?;
+    for t in &out.dropped {
+        eprintln!("Dropped table {t}");
+    }
+    if out.dropped.is_empty() {
+        eprintln!("No table created by fairbench to drop");
+    }
+    for t in &out.foreign {
+        eprintln!("warning: left {t} alone: fairbench did not create it");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_cmd<D: Database>(
+    db: Arc<D>,
+    args: &RunArgs,
+    target: &TargetUrl,
+    bench: bool,
+) -> Result<ExitCode, Failure> {
+    let plan = args.plan(db.dialect().default_retry_codes())?;
+    if bench {
+        create_if_missing(target)?;
+    }
+    let rt = crate::local_runtime();
+    let mut admin = rt.block_on(db.connect())?;
+    let (present, missing) = rt.block_on(prepare::table_status(&mut admin, &plan.oltp))?;
+    if !missing.is_empty() {
+        if bench && present.is_empty() {
+            let pplan = PreparePlan {
+                workload: plan.workload,
+                oltp: plan.oltp.clone(),
+                distribution: plan.distribution.clone(),
+                threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
+                seed: plan.rand_seed,
+                overwrite: false,
+            };
+            do_prepare(db.clone(), &pplan, target)?;
+        } else {
+            return Err(Failure::input(format!(
+                "table {} does not exist in {}: run `fairbench prepare {} --target {}{}` first",
+                missing[0],
+                target.redacted(),
+                plan.workload.name(),
+                target.redacted(),
+                if plan.oltp.tables > 1 {
+                    format!(" --tables {}", plan.oltp.tables)
+                } else {
+                    String::new()
+                }
+            )));
+        }
+    }
+    if plan.workload.writes() {
+        if let Some(t) = present.iter().find(|t| !t.created_by_fairbench) {
+            return Err(Failure::input(format!(
+                "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench)",
+                plan.workload.name(),
+                t.name
+            )));
+        }
+    }
+    let server = rt.block_on(admin.server_info())?;
+    drop(admin);
+
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(plan.workload));
+    eprintln!(
+        "fairbench {}: {} on {} {} via {}; {} clients, {}; distribution {}",
+        env!("CARGO_PKG_VERSION"),
+        plan.workload.name(),
+        server.product,
+        server.version,
+        db.transport(),
+        plan.threads,
+        match plan.stop {
+            s if s.time.is_some() && s.events.is_some() => format!(
+                "{} s or {} events",
+                s.time.unwrap().as_secs(),
+                s.events.unwrap()
+            ),
+            s if s.time.is_some() => format!("{} s", s.time.unwrap().as_secs()),
+            s if s.events.is_some() => format!("{} events", s.events.unwrap()),
+            _ => "until Ctrl-C".into(),
+        },
+        plan.distribution.describe()
+    );
+    let mut printer = IntervalPrinter::new(std::io::stderr(), plan.percentile);
+    let outcome = runner::run(db.clone(), &plan, &mut printer).map_err(Failure::input)?;
+    let doc = document(&plan, target, &*db, server, outcome);
+    // Saved before printing: whatever happens next, the measurements are on disk.
+    if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    doc.write(&out_path)?;
+    let opts = ReportOptions {
+        percentile: plan.percentile,
+    };
+    print!("{}", TextReport.render(&doc, &opts));
+    eprintln!("Result saved to {}", out_path.display());
+    Ok(match doc.run.status.as_str() {
+        "completed" => ExitCode::SUCCESS,
+        "interrupted" => ExitCode::from(130),
+        _ => {
+            eprintln!(
+                "error: {}",
+                doc.run.failure.as_deref().unwrap_or("the run failed")
+            );
+            ExitCode::from(1)
+        }
+    })
+}
+
+fn default_out(w: Workload) -> PathBuf {
+    let stamp = result::rfc3339(std::time::SystemTime::now())
+        .replace([':', '-'], "")
+        .replace('.', "-");
+    PathBuf::from("fairbench-results").join(format!(
+        "{}-{}.json",
+        w.name(),
+        stamp.trim_end_matches('Z')
+    ))
+}
+
+/// Assembles the result document from the plan and what was measured.
+pub fn document<D: Database>(
+    plan: &RunPlan,
+    target: &TargetUrl,
+    db: &D,
+    server: crate::db::ServerInfo,
+    outcome: RunOutcome,
+) -> ResultDocument {
+    let extra: Vec<f64> = plan.percentiles.clone();
+    let (stats, statements) = result::class_stats(&outcome.totals, outcome.measured_s, &extra);
+    let transport = db.transport();
+    let mix = plan.workload.mix(&plan.oltp);
+    let new_row = plan.workload == Workload::OltpInsert && plan.oltp.auto_inc;
+    let (status, failure) = match outcome.status {
+        RunStatus::Completed => ("completed", None),
+        RunStatus::Interrupted => ("interrupted", None),
+        RunStatus::Failed(m) => ("failed", Some(m)),
+    };
+    ResultDocument {
+        schema: result::SCHEMA_NAME.into(),
+        schema_version: result::SCHEMA_VERSION,
+        fairbench_version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args()
+            .map(|a| crate::db::url::redact_str(&a))
+            .collect(),
+        target: TargetRecord {
+            url: target.redacted(),
+            driver: target.dialect.name().into(),
+            transport: transport.kind.into(),
+            address: transport.address,
+            tls: transport.tls.into(),
+            product: server.product,
+            version: server.version,
+        },
+        workload: WorkloadRecord {
+            name: plan.workload.name().into(),
+            options: serde_json::to_value(&plan.oltp).unwrap_or_default(),
+            distribution: serde_json::to_value(&plan.distribution).unwrap_or_default(),
+            distribution_description: plan.distribution.describe(),
+            mix_per_event: mix
+                .iter()
+                .map(|(k, n)| (k.name().to_string(), *n))
+                .collect(),
+            statements_sql: mix
+                .iter()
+                .map(|(k, _)| {
+                    let sql = match k {
+                        StatementKind::Begin => db.begin_sql(plan.workload.writes()).to_string(),
+                        k => k.sql(1, target.dialect, new_row),
+                    };
+                    (k.name().to_string(), sql)
+                })
+                .collect(),
+            statement_classes: mix
+                .iter()
+                .map(|(k, _)| (k.name().to_string(), k.class().name().to_string()))
+                .collect(),
+        },
+        run: RunRecord {
+            loop_model: "closed".into(),
+            loop_model_description: plan.loop_model.describe().into(),
+            threads: plan.threads,
+            time_limit_s: plan.stop.time.map(|t| t.as_secs_f64()),
+            events_limit: plan.stop.events,
+            warmup_s: plan.warmup_s,
+            measured_s: outcome.measured_s,
+            events: outcome.totals.events.count(),
+            rand_seed: plan.rand_seed,
+            percentile_method: PERCENTILE_METHOD.into(),
+            status: status.into(),
+            failure,
+            started_at: result::rfc3339(outcome.started_at),
+            ended_at: result::rfc3339(outcome.ended_at),
+        },
+        stats,
+        statements,
+        errors: result::ErrorRecord {
+            total: outcome.totals.error_count(),
+            by_code: outcome.totals.errors.clone(),
+            reconnects: outcome.totals.reconnects,
+        },
+        intervals: outcome.timeline,
+        server_counters: ServerCounters::new(outcome.counters_before, outcome.counters_after),
+    }
+}
+
+pub const PERCENTILE_METHOD: &str = "percentiles: HdrHistogram of nanosecond latencies, 3 significant digits (<= 0.1% relative error); a percentile is the upper bound of the bucket holding that rank, clamped to the exact min and max";
+
+fn list() -> String {
+    let mut s = String::from("Workloads (sysbench 1.0 OLTP, statement-exact):\n");
+    for w in Workload::ALL {
+        s.push_str(&format!("  {:<24}{}\n", w.name(), w.description()));
+    }
+    s.push_str(
+        "\nWorkload options (defaults as sysbench; underscore spellings accepted):\n\
+         \x20 --tables=1 --table-size=10000 --range-size=100 --point-selects=10 --simple-ranges=1\n\
+         \x20 --sum-ranges=1 --order-ranges=1 --distinct-ranges=1 --index-updates=1 --non-index-updates=1\n\
+         \x20 --delete-inserts=1 --range-selects=on --skip-trx=off --auto-inc=on --secondary=off\n\
+         \x20 --create-secondary=on --mysql-storage-engine=innodb\n\
+         Random ids: --rand-type=uniform|gaussian|special|pareto|zipfian (default uniform; sysbench 1.0.20 defaults to special)\n\
+         \x20 --rand-spec-iter=12 --rand-spec-pct=1 --rand-spec-res=75 --rand-pareto-h=0.2 --rand-zipfian-exp=0.8 --rand-seed=0\n\
+         Run options: --threads --time --events --warmup --report-interval --percentile --percentiles --out --ignore-errors\n\
+         See `fairbench run --help`.\n",
+    );
+    s
+}

@@ -1,0 +1,333 @@
+//! Command-line flags, parsed in one place and turned into validated plans (no I/O here).
+//! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`.
+
+use crate::plan::{LoopModel, RunPlan, StopCondition};
+use crate::random::{DistributionKind, DistributionSpec};
+use crate::workload::{OltpOptions, Workload};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fairbench",
+    version,
+    about = "Database benchmarks whose numbers people can believe: sysbench-compatible OLTP workloads on SQLite, MySQL/MariaDB and PostgreSQL, with exact statistics.",
+    after_help = "Targets: sqlite://PATH (default sqlite://fairbench.db), mysql://user:pass@host:port/db, postgres://user:pass@host:port/db.\nExit codes: 0 ok, 1 the run failed (results still saved), 2 bad input or unreachable target, 130 interrupted (results still saved)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create the workload's tables and load them (refuses to overwrite unless --overwrite).
+    Prepare(PrepareArgs),
+    /// Run the workload against prepared tables and report.
+    Run(RunArgs),
+    /// Drop the tables fairbench created (never any other table).
+    Cleanup(CleanupArgs),
+    /// Prepare when the tables are missing, then run and report.
+    Bench(RunArgs),
+    /// List the workloads and their options.
+    List,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TargetArgs {
+    /// Database URL: sqlite://PATH, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db.
+    /// Options: ?socket=PATH, ?tls=require|verify, ?ca=FILE. Passwords may come from MYSQL_PWD / PGPASSWORD.
+    #[arg(
+        long,
+        env = "FAIRBENCH_TARGET",
+        default_value = "sqlite://fairbench.db",
+        hide_env_values = true
+    )]
+    pub target: String,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct WorkloadArgs {
+    /// Workload: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select,
+    /// oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete (see `fairbench list`).
+    pub workload: String,
+    /// Number of tables.
+    #[arg(long, default_value_t = 1)]
+    pub tables: u32,
+    /// Rows per table.
+    #[arg(long = "table-size", alias = "table_size", default_value_t = 10_000)]
+    pub table_size: u64,
+    /// Rows per range SELECT.
+    #[arg(long = "range-size", alias = "range_size", default_value_t = 100)]
+    pub range_size: u32,
+    /// Point SELECTs per transaction.
+    #[arg(long = "point-selects", alias = "point_selects", default_value_t = 10)]
+    pub point_selects: u32,
+    /// Simple range SELECTs per transaction.
+    #[arg(long = "simple-ranges", alias = "simple_ranges", default_value_t = 1)]
+    pub simple_ranges: u32,
+    /// SELECT SUM() ranges per transaction.
+    #[arg(long = "sum-ranges", alias = "sum_ranges", default_value_t = 1)]
+    pub sum_ranges: u32,
+    /// SELECT ... ORDER BY ranges per transaction.
+    #[arg(long = "order-ranges", alias = "order_ranges", default_value_t = 1)]
+    pub order_ranges: u32,
+    /// SELECT DISTINCT ranges per transaction.
+    #[arg(
+        long = "distinct-ranges",
+        alias = "distinct_ranges",
+        default_value_t = 1
+    )]
+    pub distinct_ranges: u32,
+    /// UPDATEs of the indexed column per transaction.
+    #[arg(long = "index-updates", alias = "index_updates", default_value_t = 1)]
+    pub index_updates: u32,
+    /// UPDATEs of a non-indexed column per transaction.
+    #[arg(
+        long = "non-index-updates",
+        alias = "non_index_updates",
+        default_value_t = 1
+    )]
+    pub non_index_updates: u32,
+    /// DELETE+INSERT pairs per transaction.
+    #[arg(long = "delete-inserts", alias = "delete_inserts", default_value_t = 1)]
+    pub delete_inserts: u32,
+    /// Enable the four range SELECT kinds (on|off).
+    #[arg(long = "range-selects", alias = "range_selects", default_value = "on", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
+    pub range_selects: bool,
+    /// Autocommit every statement: no BEGIN/COMMIT (on|off).
+    #[arg(long = "skip-trx", alias = "skip_trx", default_value = "off", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
+    pub skip_trx: bool,
+    /// AUTO_INCREMENT / SERIAL ids; off: client-generated ids (oltp_insert then prepares EMPTY tables, as sysbench does).
+    #[arg(long = "auto-inc", alias = "auto_inc", default_value = "on", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
+    pub auto_inc: bool,
+    /// A secondary index on id instead of the PRIMARY KEY (on|off).
+    #[arg(long, default_value = "off", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
+    pub secondary: bool,
+    /// Build the index on k after loading (on|off).
+    #[arg(long = "create-secondary", alias = "create_secondary", default_value = "on", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
+    pub create_secondary: bool,
+    /// Storage engine on MySQL.
+    #[arg(
+        long = "mysql-storage-engine",
+        alias = "mysql_storage_engine",
+        default_value = "innodb"
+    )]
+    pub mysql_storage_engine: String,
+    /// Distribution of ids: uniform, gaussian, special (sysbench 1.0.20's default), pareto, zipfian.
+    #[arg(long = "rand-type", alias = "rand_type", default_value = "uniform")]
+    pub rand_type: String,
+    /// Iterations of the gaussian and special distributions.
+    #[arg(
+        long = "rand-spec-iter",
+        alias = "rand_spec_iter",
+        default_value_t = 12
+    )]
+    pub rand_spec_iter: u32,
+    /// Percentage of the range holding the special distribution's hot values.
+    #[arg(long = "rand-spec-pct", alias = "rand_spec_pct", default_value_t = 1)]
+    pub rand_spec_pct: u32,
+    /// Percentage of draws that hit the special distribution's hot values.
+    #[arg(long = "rand-spec-res", alias = "rand_spec_res", default_value_t = 75)]
+    pub rand_spec_res: u32,
+    /// Shape h of the pareto distribution.
+    #[arg(long = "rand-pareto-h", alias = "rand_pareto_h", default_value_t = 0.2)]
+    pub rand_pareto_h: f64,
+    /// Exponent of the zipfian distribution.
+    #[arg(
+        long = "rand-zipfian-exp",
+        alias = "rand_zipfian_exp",
+        default_value_t = 0.8
+    )]
+    pub rand_zipfian_exp: f64,
+    /// Seed of the random streams (0: from the clock; the seed used is recorded).
+    #[arg(long = "rand-seed", alias = "rand_seed", default_value_t = 0)]
+    pub rand_seed: u64,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PrepareArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Loader threads (tables are split across them).
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// Drop and recreate tables fairbench created earlier (tables it did not create are never touched).
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Client connections (each its own).
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// Measured seconds after warmup (default 10 unless --events is given; 0: no limit).
+    #[arg(long)]
+    pub time: Option<u64>,
+    /// Stop after this many events, counted after warmup.
+    #[arg(long)]
+    pub events: Option<u64>,
+    /// Seconds to run before statistics start.
+    #[arg(long, alias = "warmup-time", default_value_t = 0)]
+    pub warmup: u32,
+    /// Print a line every N seconds.
+    #[arg(long = "report-interval", alias = "report_interval")]
+    pub report_interval: Option<u32>,
+    /// Percentile in the report table's P columns: 50, 95, 99, 99.9 or 100.
+    #[arg(long, default_value_t = 95.0)]
+    pub percentile: f64,
+    /// Further percentiles to report for every class, e.g. 90,99.99.
+    #[arg(long, value_delimiter = ',')]
+    pub percentiles: Vec<f64>,
+    /// Result file (JSON); default fairbench-results/<workload>-<time>.json.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Error codes to roll back and retry (default: MySQL 1213,1205,1020; PostgreSQL 40001,40P01,23505; SQLite SQLITE_BUSY,SQLITE_LOCKED).
+    #[arg(
+        long = "ignore-errors",
+        alias = "mysql-ignore-errors",
+        value_delimiter = ','
+    )]
+    pub ignore_errors: Vec<String>,
+    /// Seconds a client keeps trying to reconnect after losing its connection.
+    #[arg(long = "reconnect-timeout", default_value_t = 10)]
+    pub reconnect_timeout: u32,
+    /// Loader threads when bench has to prepare (default: --threads).
+    #[arg(long = "prepare-threads")]
+    pub prepare_threads: Option<u32>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CleanupArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Accepted for sysbench-style command lines; cleanup drops every sbtest table fairbench created.
+    pub workload: Option<String>,
+    #[arg(long, hide = true)]
+    pub tables: Option<u32>,
+}
+
+fn switch(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("{s:?} is not on or off")),
+    }
+}
+
+impl WorkloadArgs {
+    pub fn workload(&self) -> Result<Workload, String> {
+        Workload::parse(&self.workload).ok_or_else(|| {
+            format!(
+                "unknown workload {:?}: run `fairbench list` for the workloads",
+                self.workload
+            )
+        })
+    }
+
+    pub fn oltp(&self) -> OltpOptions {
+        OltpOptions {
+            tables: self.tables,
+            table_size: self.table_size,
+            range_size: self.range_size,
+            point_selects: self.point_selects,
+            simple_ranges: self.simple_ranges,
+            sum_ranges: self.sum_ranges,
+            order_ranges: self.order_ranges,
+            distinct_ranges: self.distinct_ranges,
+            index_updates: self.index_updates,
+            non_index_updates: self.non_index_updates,
+            delete_inserts: self.delete_inserts,
+            range_selects: self.range_selects,
+            skip_trx: self.skip_trx,
+            auto_inc: self.auto_inc,
+            secondary: self.secondary,
+            create_secondary: self.create_secondary,
+            mysql_storage_engine: self.mysql_storage_engine.clone(),
+        }
+    }
+
+    pub fn distribution(&self) -> Result<DistributionSpec, String> {
+        let kind = DistributionKind::parse(&self.rand_type).ok_or_else(|| {
+            format!(
+                "unknown --rand-type {:?}: use uniform, gaussian, special, pareto or zipfian",
+                self.rand_type
+            )
+        })?;
+        let spec = DistributionSpec {
+            kind,
+            spec_iter: self.rand_spec_iter,
+            spec_pct: self.rand_spec_pct,
+            spec_res: self.rand_spec_res,
+            pareto_h: self.rand_pareto_h,
+            zipfian_exp: self.rand_zipfian_exp,
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// The seed to use: the given one, or one from the clock (recorded in the result).
+    pub fn seed(&self) -> u64 {
+        if self.rand_seed != 0 {
+            return self.rand_seed;
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        (now.as_nanos() as u64 ^ std::process::id() as u64).max(1)
+    }
+}
+
+impl RunArgs {
+    /// The validated run plan; `default_retry` is the target dialect's retry list.
+    pub fn plan(&self, default_retry: &[&str]) -> Result<RunPlan, String> {
+        let time = match (self.time, self.events) {
+            (Some(0), _) => None,
+            (Some(t), _) => Some(Duration::from_secs(t)),
+            (None, Some(_)) => None,
+            (None, None) => Some(Duration::from_secs(10)),
+        };
+        if !matches!(self.percentile, p if [50.0, 95.0, 99.0, 99.9, 100.0].contains(&p)) {
+            return Err(format!(
+                "--percentile {} is not one of 50, 95, 99, 99.9, 100 (use --percentiles for any others)",
+                self.percentile
+            ));
+        }
+        let plan = RunPlan {
+            workload: self.workload.workload()?,
+            oltp: self.workload.oltp(),
+            distribution: self.workload.distribution()?,
+            threads: self.threads,
+            stop: StopCondition {
+                time,
+                events: self.events,
+            },
+            warmup_s: self.warmup,
+            report_interval_s: self.report_interval,
+            percentile: self.percentile,
+            percentiles: self.percentiles.clone(),
+            retry_codes: if self.ignore_errors.is_empty() {
+                default_retry.iter().map(|s| s.to_string()).collect()
+            } else {
+                self.ignore_errors
+                    .iter()
+                    .map(|s| s.trim().to_uppercase())
+                    .filter(|s| s != "NONE")
+                    .collect()
+            },
+            rand_seed: self.workload.seed(),
+            loop_model: LoopModel::Closed,
+            reconnect_timeout_s: self.reconnect_timeout,
+        };
+        plan.validate()?;
+        Ok(plan)
+    }
+}

@@ -1,0 +1,190 @@
+//! The one seam between fairbench and a database: [`Database`] opens [`Connection`]s.
+//!
+//! Each database is one file here (`sqlite.rs`, `mysql.rs`, `postgres.rs`); a fourth is one
+//! new file plus a line in [`with_database!`](crate::with_database). Drivers know SQL dialects and
+//! error codes; they know nothing about workloads, statistics or the terminal.
+
+#![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
+
+pub mod mysql;
+pub mod postgres;
+pub mod sqlite;
+mod tls;
+pub mod url;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use url::{TargetUrl, TlsMode};
+
+/// SQL dialects fairbench speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Mysql,
+    Postgres,
+    Sqlite,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Mysql => "mysql",
+            Dialect::Postgres => "postgres",
+            Dialect::Sqlite => "sqlite",
+        }
+    }
+
+    /// The error codes retried by default, as sysbench does (MySQL --mysql-ignore-errors
+    /// default; PostgreSQL codes hard-coded in sysbench; SQLite's busy/locked).
+    pub fn default_retry_codes(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Mysql => &["1213", "1205", "1020"],
+            Dialect::Postgres => &["40001", "40P01", "23505"],
+            Dialect::Sqlite => &["SQLITE_BUSY", "SQLITE_LOCKED"],
+        }
+    }
+}
+
+/// A statement parameter. Ids and k are INTEGER; c and pad are CHAR.
+#[derive(Clone, Copy, Debug)]
+pub enum Param<'a> {
+    Int(i32),
+    Text(&'a str),
+}
+
+/// A database error with the server's own code (MySQL errno, SQLSTATE, SQLite code name).
+#[derive(Clone, Debug)]
+pub struct DbError {
+    pub code: String,
+    pub message: String,
+    /// The connection is gone; reconnecting may help.
+    pub connection_lost: bool,
+}
+
+impl DbError {
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        DbError {
+            code: code.into(),
+            message: message.into(),
+            connection_lost: false,
+        }
+    }
+
+    pub fn lost(message: impl Into<String>) -> Self {
+        DbError {
+            code: "connection".into(),
+            message: message.into(),
+            connection_lost: true,
+        }
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.code.is_empty() || self.connection_lost {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{} (error {})", self.message, self.code)
+        }
+    }
+}
+
+impl std::error::Error for DbError {}
+
+/// How the client reached the server, stated in every report.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Transport {
+    /// `tcp`, `socket` or `embedded`.
+    pub kind: &'static str,
+    /// `host:port`, the socket path, or the file.
+    pub address: String,
+    /// TLS mode in force: `off`, `require` (encrypted, certificate not checked) or `verify`.
+    pub tls: &'static str,
+}
+
+impl fmt::Display for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            "embedded" => write!(f, "embedded (in-process), file {}", self.address),
+            kind => write!(
+                f,
+                "{} {}, TLS {}",
+                kind.to_uppercase(),
+                self.address,
+                self.tls
+            ),
+        }
+    }
+}
+
+/// The server as it describes itself.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ServerInfo {
+    /// MySQL, MariaDB, Percona Server, PostgreSQL, SQLite...
+    pub product: String,
+    pub version: String,
+}
+
+/// A table named like the workload's, and whether fairbench created it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    pub name: String,
+    pub created_by_fairbench: bool,
+}
+
+/// One client connection. Statements are prepared once and then executed by handle.
+pub trait Connection: 'static {
+    /// Prepares `sql` (with `?` placeholders) and returns its handle.
+    async fn prepare(&mut self, sql: &str) -> Result<usize, DbError>;
+    /// Executes a prepared statement, reading and discarding any rows.
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError>;
+    /// Sends SQL text without parameters (BEGIN, COMMIT, DDL, bulk INSERTs).
+    async fn simple(&mut self, sql: &str) -> Result<(), DbError>;
+    /// Tables in the current database whose name starts with `prefix`.
+    async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError>;
+    /// Product and version.
+    async fn server_info(&mut self) -> Result<ServerInfo, DbError>;
+    /// Server-wide statement counters (MySQL `Com_*`, PostgreSQL `pg_stat_database`), read
+    /// without changing them, so deltas around a run count exactly what the run sent.
+    async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError>;
+}
+
+/// A database target: where to connect and how.
+pub trait Database: Send + Sync + 'static {
+    type Conn: Connection;
+    async fn connect(&self) -> Result<Self::Conn, DbError>;
+    fn dialect(&self) -> Dialect;
+    fn transport(&self) -> Transport;
+    /// Blocking drivers (SQLite) get one OS thread per client.
+    fn blocking(&self) -> bool {
+        false
+    }
+    /// The BEGIN a write transaction uses (SQLite needs BEGIN IMMEDIATE to avoid
+    /// deadlocking upgrades from read to write locks).
+    fn begin_sql(&self, writes: bool) -> &'static str {
+        let _ = writes;
+        "BEGIN"
+    }
+}
+
+/// Runs `$body` with `$db` bound to the concrete database the URL names.
+#[macro_export]
+macro_rules! with_database {
+    ($url:expr, |$db:ident| $body:expr) => {
+        match $url.dialect {
+            $crate::db::Dialect::Sqlite => {
+                let $db = std::sync::Arc::new($crate::db::sqlite::SqliteDatabase::new($url)?);
+                $body
+            }
+            $crate::db::Dialect::Mysql => {
+                let $db = std::sync::Arc::new($crate::db::mysql::MysqlDatabase::new($url)?);
+                $body
+            }
+            $crate::db::Dialect::Postgres => {
+                let $db = std::sync::Arc::new($crate::db::postgres::PostgresDatabase::new($url)?);
+                $body
+            }
+        }
+    };
+}

@@ -1,0 +1,312 @@
+//! PostgreSQL and compatible services over tokio-postgres (extended protocol, statements
+//! prepared once per connection; `?` placeholders become `$n`).
+
+use super::{
+    Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport,
+};
+use crate::workload::schema::MARKER;
+use bytes::BytesMut;
+use std::collections::BTreeMap;
+use std::error::Error as _;
+use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use tokio_postgres::{Client, Config, NoTls, Statement};
+
+pub struct PostgresDatabase {
+    config: Config,
+    tls: Option<rustls::ClientConfig>,
+    target: TargetUrl,
+}
+
+impl PostgresDatabase {
+    pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
+        let mut config = Config::new();
+        config
+            .user(&target.user)
+            .dbname(&target.database)
+            .port(target.port)
+            .application_name("fairbench");
+        if !target.password.is_empty() {
+            config.password(target.password.expose());
+        }
+        match &target.socket {
+            // libpq takes the socket's directory; accept the file path too.
+            Some(sock) => {
+                let dir = if sock
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(".s.PGSQL"))
+                {
+                    sock.parent().unwrap_or(sock).to_path_buf()
+                } else {
+                    sock.clone()
+                };
+                config.host_path(dir);
+            }
+            None => {
+                config.host(&target.host);
+            }
+        }
+        let tls = super::tls::client_config(target).map_err(|m| DbError::new("tls", m))?;
+        if tls.is_some() {
+            config.ssl_mode(tokio_postgres::config::SslMode::Require);
+        }
+        Ok(PostgresDatabase {
+            config,
+            tls,
+            target: target.clone(),
+        })
+    }
+}
+
+impl Database for PostgresDatabase {
+    type Conn = PostgresConnection;
+
+    async fn connect(&self) -> Result<PostgresConnection, DbError> {
+        let client = match &self.tls {
+            None => {
+                let (client, conn) = self
+                    .config
+                    .connect(NoTls)
+                    .await
+                    .map_err(|e| connect_error(e, &self.target))?;
+                tokio::task::spawn_local(async move {
+                    let _ = conn.await;
+                });
+                client
+            }
+            Some(tls) => {
+                let make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
+                let (client, conn) = self
+                    .config
+                    .connect(make)
+                    .await
+                    .map_err(|e| connect_error(e, &self.target))?;
+                tokio::task::spawn_local(async move {
+                    let _ = conn.await;
+                });
+                client
+            }
+        };
+        Ok(PostgresConnection {
+            client,
+            statements: Vec::new(),
+        })
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn transport(&self) -> Transport {
+        match &self.target.socket {
+            Some(s) => Transport {
+                kind: "socket",
+                address: s.display().to_string(),
+                tls: "off",
+            },
+            None => Transport {
+                kind: "tcp",
+                address: format!("{}:{}", self.target.host, self.target.port),
+                tls: self.target.tls.name(),
+            },
+        }
+    }
+}
+
+pub struct PostgresConnection {
+    client: Client,
+    statements: Vec<Statement>,
+}
+
+/// `?` to `$1, $2, ...` (the workload SQL has no `?` inside literals).
+fn numbered_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for ch in sql.chars() {
+        if ch == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// A parameter typed by the statement: ints fit INT2/4/8, text fits CHAR/VARCHAR/TEXT.
+#[derive(Debug)]
+struct PgParam<'a>(Param<'a>);
+
+impl ToSql for PgParam<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self.0 {
+            Param::Int(i) if *ty == Type::INT8 => (i as i64).to_sql(ty, out),
+            Param::Int(i) if *ty == Type::INT2 => (i as i16).to_sql(ty, out),
+            Param::Int(i) => i.to_sql(ty, out),
+            Param::Text(s) => s.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(
+            *ty,
+            Type::INT2 | Type::INT4 | Type::INT8 | Type::BPCHAR | Type::VARCHAR | Type::TEXT
+        )
+    }
+
+    to_sql_checked!();
+}
+
+impl Connection for PostgresConnection {
+    async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
+        let stmt = self
+            .client
+            .prepare(&numbered_placeholders(sql))
+            .await
+            .map_err(error)?;
+        self.statements.push(stmt);
+        Ok(self.statements.len() - 1)
+    }
+
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+        const MAX: usize = 4;
+        let wrapped: [PgParam; MAX] =
+            std::array::from_fn(|i| PgParam(params.get(i).copied().unwrap_or(Param::Int(0))));
+        let refs: [&(dyn ToSql + Sync); MAX] =
+            std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
+        self.client
+            .execute(&self.statements[stmt], &refs[..params.len().min(MAX)])
+            .await
+            .map_err(error)?;
+        Ok(())
+    }
+
+    async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
+        self.client.batch_execute(sql).await.map_err(error)
+    }
+
+    async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
+        let rows = self
+            .client
+            .query(
+                "SELECT c.relname::text, coalesce(obj_description(c.oid, 'pg_class'), '') \
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() AND c.relname LIKE $1",
+                &[&format!("{prefix}%")],
+            )
+            .await
+            .map_err(error)?;
+        Ok(rows
+            .iter()
+            .map(|r| TableInfo {
+                name: r.get(0),
+                created_by_fairbench: r.get::<_, String>(1).contains(MARKER),
+            })
+            .collect())
+    }
+
+    async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
+        let row = self
+            .client
+            .query_one("SELECT version(), current_setting('server_version')", &[])
+            .await
+            .map_err(error)?;
+        let full: String = row.get(0);
+        let product = if full.contains("CockroachDB") {
+            "CockroachDB"
+        } else {
+            "PostgreSQL"
+        };
+        Ok(ServerInfo {
+            product: product.into(),
+            version: row.get(1),
+        })
+    }
+
+    async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
+        const COLUMNS: [&str; 11] = [
+            "xact_commit",
+            "xact_rollback",
+            "blks_read",
+            "blks_hit",
+            "tup_returned",
+            "tup_fetched",
+            "tup_inserted",
+            "tup_updated",
+            "tup_deleted",
+            "conflicts",
+            "deadlocks",
+        ];
+        let select: Vec<String> = COLUMNS
+            .iter()
+            .map(|c| format!("coalesce({c}, 0)::int8"))
+            .collect();
+        let sql = format!(
+            "SELECT {} FROM pg_stat_database WHERE datname = current_database()",
+            select.join(", ")
+        );
+        let row = self.client.query_one(&sql, &[]).await.map_err(error)?;
+        Ok(COLUMNS
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.to_string(), row.get::<_, i64>(i)))
+            .collect())
+    }
+}
+
+fn error(e: tokio_postgres::Error) -> DbError {
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now.
+        let lost = matches!(code, "57P01" | "57P02" | "57P03");
+        return DbError {
+            code: code.to_string(),
+            message: db.message().to_string(),
+            connection_lost: lost,
+        };
+    }
+    if e.is_closed() {
+        return DbError::lost("connection closed by the server");
+    }
+    let detail = e
+        .source()
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| e.to_string());
+    DbError::lost(format!("connection lost: {detail}"))
+}
+
+fn connect_error(e: tokio_postgres::Error, t: &TargetUrl) -> DbError {
+    let at = match &t.socket {
+        Some(s) => format!("socket {}", s.display()),
+        None => format!("{}:{}", t.host, t.port),
+    };
+    let mut err = error(e);
+    err.message = match err.code.as_str() {
+        "28P01" | "28000" => format!(
+            "authentication failed for user '{}' at {at}: check the user and password (URL or PGPASSWORD)",
+            t.user
+        ),
+        "3D000" => format!(
+            "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
+            t.database, t.database
+        ),
+        _ => format!("cannot connect to PostgreSQL at {at}: {} (is the server running?)", err.message.trim_start_matches("connection lost: ")),
+    };
+    err.connection_lost = false;
+    err
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_are_numbered() {
+        assert_eq!(
+            super::numbered_placeholders("a=? AND b BETWEEN ? AND ?"),
+            "a=$1 AND b BETWEEN $2 AND $3"
+        );
+    }
+}

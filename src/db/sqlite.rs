@@ -1,0 +1,176 @@
+//! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
+
+use super::{
+    Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport,
+};
+use crate::workload::schema::MARKER;
+use rusqlite::{OpenFlags, ToSql};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub struct SqliteDatabase {
+    path: PathBuf,
+}
+
+impl SqliteDatabase {
+    pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
+        Ok(SqliteDatabase {
+            path: target.path.clone(),
+        })
+    }
+
+    /// Creates the database file when missing (prepare only), in WAL mode so that readers
+    /// and the one writer do not block each other. An existing file keeps its settings.
+    pub fn create_if_missing(&self) -> Result<bool, DbError> {
+        if self.path.exists() {
+            return Ok(false);
+        }
+        let conn = rusqlite::Connection::open(&self.path).map_err(|e| self.open_error(e))?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(error)?;
+        Ok(true)
+    }
+
+    fn open_error(&self, e: rusqlite::Error) -> DbError {
+        DbError::new(
+            "SQLITE_CANTOPEN",
+            format!("cannot open SQLite file {}: {e}", self.path.display()),
+        )
+    }
+}
+
+impl Database for SqliteDatabase {
+    type Conn = SqliteConnection;
+
+    async fn connect(&self) -> Result<SqliteConnection, DbError> {
+        if !self.path.exists() {
+            return Err(DbError::new(
+                "SQLITE_CANTOPEN",
+                format!(
+                    "SQLite file {} does not exist: run `fairbench prepare` first",
+                    self.path.display()
+                ),
+            ));
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = rusqlite::Connection::open_with_flags(&self.path, flags)
+            .map_err(|e| self.open_error(e))?;
+        // Writers queue for the lock instead of failing at once; SQLITE_BUSY after this is
+        // retried like a MySQL lock wait timeout.
+        conn.busy_timeout(Duration::from_secs(10)).map_err(error)?;
+        Ok(SqliteConnection {
+            conn,
+            statements: Vec::new(),
+        })
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn transport(&self) -> Transport {
+        Transport {
+            kind: "embedded",
+            address: self.path.display().to_string(),
+            tls: "off",
+        }
+    }
+
+    fn blocking(&self) -> bool {
+        true
+    }
+
+    fn begin_sql(&self, writes: bool) -> &'static str {
+        if writes {
+            "BEGIN IMMEDIATE"
+        } else {
+            "BEGIN"
+        }
+    }
+}
+
+pub struct SqliteConnection {
+    conn: rusqlite::Connection,
+    statements: Vec<String>,
+}
+
+impl Connection for SqliteConnection {
+    async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
+        self.conn.prepare_cached(sql).map_err(error)?;
+        self.statements.push(sql.to_string());
+        let capacity = self.statements.len().max(16);
+        self.conn.set_prepared_statement_cache_capacity(capacity);
+        Ok(self.statements.len() - 1)
+    }
+
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+        let mut st = self
+            .conn
+            .prepare_cached(&self.statements[stmt])
+            .map_err(error)?;
+        for (i, p) in params.iter().enumerate() {
+            let value: &dyn ToSql = match p {
+                Param::Int(v) => v,
+                Param::Text(s) => s,
+            };
+            st.raw_bind_parameter(i + 1, value).map_err(error)?;
+        }
+        if st.column_count() > 0 {
+            let mut rows = st.raw_query();
+            while rows.next().map_err(error)?.is_some() {}
+        } else {
+            st.raw_execute().map_err(error)?;
+        }
+        Ok(())
+    }
+
+    async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
+        self.conn.execute_batch(sql).map_err(error)
+    }
+
+    async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name LIKE ?1")
+            .map_err(error)?;
+        let rows = st
+            .query_map([format!("{prefix}%")], |r| {
+                Ok(TableInfo {
+                    name: r.get(0)?,
+                    created_by_fairbench: r.get::<_, String>(1)?.contains(MARKER),
+                })
+            })
+            .map_err(error)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(error)
+    }
+
+    async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
+        Ok(ServerInfo {
+            product: "SQLite".into(),
+            version: rusqlite::version().to_string(),
+        })
+    }
+
+    async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
+        // An embedded library keeps no server-wide statement counters.
+        Ok(BTreeMap::new())
+    }
+}
+
+fn error(e: rusqlite::Error) -> DbError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, msg) => {
+            let code = match f.code {
+                rusqlite::ErrorCode::DatabaseBusy => "SQLITE_BUSY".to_string(),
+                rusqlite::ErrorCode::DatabaseLocked => "SQLITE_LOCKED".to_string(),
+                rusqlite::ErrorCode::ConstraintViolation => "SQLITE_CONSTRAINT".to_string(),
+                other => format!("SQLITE_{other:?}").to_uppercase(),
+            };
+            DbError::new(code, msg.clone().unwrap_or_else(|| e.to_string()))
+        }
+        _ => DbError::new("SQLITE", e.to_string()),
+    }
+}

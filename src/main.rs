@@ -1,0 +1,49 @@
+//! The `fairbench` binary: parse flags, run, print one line on error.
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match fairbench::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return flag_error(e),
+    };
+    match fairbench::app::run(cli) {
+        Ok(code) => code,
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Help and version go to stdout as usual; a bad flag becomes one line with a hint.
+fn flag_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let rendered = e.to_string();
+            let first = rendered
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            let hint = if rendered.contains("--mysql-")
+                || rendered.contains("--pgsql-")
+                || rendered.contains("--db-driver")
+            {
+                " (fairbench takes the server as a URL: --target mysql://user:pass@host:port/db)"
+            } else {
+                " (see --help)"
+            };
+            eprintln!("error: {first}{hint}");
+            ExitCode::from(2)
+        }
+    }
+}

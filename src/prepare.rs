@@ -1,0 +1,216 @@
+//! prepare and cleanup: create and load `sbtest<n>` tables in parallel, drop only ours.
+
+use crate::db::{Connection, Database, Dialect, TableInfo};
+use crate::random::{DistributionSpec, Rng};
+use crate::workload::schema::{self, RowBatcher};
+use crate::workload::{OltpOptions, Workload};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A validated prepare.
+#[derive(Clone, Debug)]
+pub struct PreparePlan {
+    pub workload: Workload,
+    pub oltp: OltpOptions,
+    pub distribution: DistributionSpec,
+    pub threads: u32,
+    pub seed: u64,
+    pub overwrite: bool,
+}
+
+pub struct PrepareOutcome {
+    pub tables: u32,
+    pub rows: u64,
+    pub seconds: f64,
+    pub loaders: u32,
+}
+
+/// Which of the workload's tables exist: (present, missing).
+pub async fn table_status<C: Connection>(
+    conn: &mut C,
+    o: &OltpOptions,
+) -> Result<(Vec<TableInfo>, Vec<String>), String> {
+    let existing = conn.tables("sbtest").await.map_err(|e| e.to_string())?;
+    let mut present = Vec::new();
+    let mut missing = Vec::new();
+    for name in o.table_names() {
+        match existing.iter().find(|t| t.name == name) {
+            Some(t) => present.push(t.clone()),
+            None => missing.push(name),
+        }
+    }
+    Ok((present, missing))
+}
+
+/// Creates and loads the tables; `progress(rows_loaded, rows_total)` is called from this
+/// thread about five times a second.
+pub fn prepare<D: Database>(
+    db: Arc<D>,
+    plan: &PreparePlan,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<PrepareOutcome, String> {
+    let rt = crate::local_runtime();
+    let mut admin = rt.block_on(db.connect()).map_err(|e| e.to_string())?;
+    let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
+    if let Some(t) = present.iter().find(|t| !t.created_by_fairbench) {
+        return Err(format!(
+            "table {} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database",
+            t.name
+        ));
+    }
+    if let Some(t) = present.first() {
+        if !plan.overwrite {
+            return Err(format!(
+                "table {} already exists: run `fairbench cleanup` first, or prepare with --overwrite",
+                t.name
+            ));
+        }
+        for t in &present {
+            rt.block_on(admin.simple(&schema::drop_table(&t.name)))
+                .map_err(|e| format!("cannot drop {}: {e}", t.name))?;
+        }
+    }
+    drop(admin);
+
+    let rows_per_table = plan.workload.rows_to_load(&plan.oltp);
+    let total = rows_per_table * plan.oltp.tables as u64;
+    // SQLite has one writer at a time: more loaders would only queue on its lock.
+    let loaders = if db.dialect() == Dialect::Sqlite {
+        1
+    } else {
+        plan.threads.clamp(1, plan.oltp.tables)
+    };
+    let loaded = Arc::new(AtomicU64::new(0));
+    let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let started = Instant::now();
+    let mut handles = Vec::new();
+    for l in 0..loaders {
+        let (db, plan, loaded, failure) =
+            (db.clone(), plan.clone(), loaded.clone(), failure.clone());
+        handles.push(std::thread::spawn(move || {
+            let rt = crate::local_runtime();
+            let result = rt.block_on(async {
+                let mut conn = db.connect().await.map_err(|e| e.to_string())?;
+                // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
+                for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
+                    load_table(
+                        &mut conn,
+                        db.dialect(),
+                        &plan,
+                        table,
+                        rows_per_table,
+                        &loaded,
+                        &failure,
+                    )
+                    .await?;
+                }
+                Ok::<(), String>(())
+            });
+            if let Err(e) = result {
+                failure.lock().unwrap().get_or_insert(e);
+            }
+        }));
+    }
+    while !handles.iter().all(|h| h.is_finished()) {
+        progress(loaded.load(Ordering::Relaxed), total);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    progress(loaded.load(Ordering::Relaxed), total);
+    if let Some(e) = failure.lock().unwrap().take() {
+        return Err(format!("prepare failed: {e}"));
+    }
+    Ok(PrepareOutcome {
+        tables: plan.oltp.tables,
+        rows: total,
+        seconds: started.elapsed().as_secs_f64(),
+        loaders,
+    })
+}
+
+async fn load_table<C: Connection>(
+    conn: &mut C,
+    dialect: Dialect,
+    plan: &PreparePlan,
+    table: u32,
+    rows: u64,
+    loaded: &AtomicU64,
+    failure: &Mutex<Option<String>>,
+) -> Result<(), String> {
+    let ctx = |e: crate::db::DbError| format!("sbtest{table}: {e}");
+    for sql in schema::create_table(table, dialect, &plan.oltp) {
+        conn.simple(&sql).await.map_err(ctx)?;
+    }
+    let dist = plan.distribution.sampler();
+    let mut rng = Rng::for_client(plan.seed, 1_000_000 + table as u64);
+    let mut batcher = RowBatcher::new(table, &plan.oltp, &dist);
+    // One transaction per table on SQLite; autocommit per statement elsewhere (as sysbench).
+    if dialect == Dialect::Sqlite && rows > 0 {
+        conn.simple("BEGIN IMMEDIATE").await.map_err(ctx)?;
+    }
+    let mut next = 1;
+    while next <= rows {
+        if failure.lock().unwrap().is_some() {
+            return Ok(()); // another loader failed: stop quietly, its error is reported
+        }
+        let (sql, after) = batcher.next_statement(&mut rng, next, rows);
+        conn.simple(&sql).await.map_err(ctx)?;
+        loaded.fetch_add(after - next, Ordering::Relaxed);
+        next = after;
+    }
+    if dialect == Dialect::Sqlite && rows > 0 {
+        conn.simple("COMMIT").await.map_err(ctx)?;
+    }
+    if plan.oltp.create_secondary {
+        conn.simple(&schema::create_k_index(table))
+            .await
+            .map_err(ctx)?;
+    }
+    if dialect == Dialect::Postgres {
+        conn.simple(&format!("ANALYZE sbtest{table}"))
+            .await
+            .map_err(ctx)?;
+    }
+    Ok(())
+}
+
+/// What cleanup did.
+pub struct CleanupOutcome {
+    pub dropped: Vec<String>,
+    /// sbtest tables left alone because fairbench did not create them.
+    pub foreign: Vec<String>,
+}
+
+/// Drops every `sbtest<n>` table fairbench created; never any other table.
+pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, String> {
+    let rt = crate::local_runtime();
+    rt.block_on(async {
+        let mut conn = db.connect().await.map_err(|e| e.to_string())?;
+        let tables = conn.tables("sbtest").await.map_err(|e| e.to_string())?;
+        let mut out = CleanupOutcome {
+            dropped: Vec::new(),
+            foreign: Vec::new(),
+        };
+        for t in tables {
+            let numbered = t
+                .name
+                .strip_prefix("sbtest")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if !numbered {
+                continue;
+            }
+            if t.created_by_fairbench {
+                conn.simple(&schema::drop_table(&t.name))
+                    .await
+                    .map_err(|e| format!("cannot drop {}: {e}", t.name))?;
+                out.dropped.push(t.name);
+            } else {
+                out.foreign.push(t.name);
+            }
+        }
+        Ok(out)
+    })
+}

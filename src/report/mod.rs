@@ -1,0 +1,57 @@
+//! Report formats. Each is one small type behind [`Report`]; all read the result document.
+
+mod interval;
+mod text;
+
+pub use interval::IntervalPrinter;
+pub use text::TextReport;
+
+use crate::result::ResultDocument;
+
+/// Rendering options shared by formats.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// Percentile shown in the table's P columns.
+    pub percentile: f64,
+}
+
+pub trait Report {
+    fn render(&self, doc: &ResultDocument, opts: &ReportOptions) -> String;
+}
+
+/// The result document itself, pretty-printed.
+pub struct JsonReport;
+
+impl Report for JsonReport {
+    fn render(&self, doc: &ResultDocument, _: &ReportOptions) -> String {
+        doc.to_json()
+    }
+}
+
+/// 1234567.8 -> "1,234,568".
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(super::thousands(1_085_187.0), "1,085,187");
+        assert_eq!(super::thousands(16.0), "16");
+        assert_eq!(super::thousands(0.4), "0");
+    }
+}

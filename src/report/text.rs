@@ -1,0 +1,229 @@
+//! The terminal report: conditions, sysbench's SQL statistics, the seed-000 table (µs) and
+//! every percentile per class.
+
+use super::{thousands, Report, ReportOptions};
+use crate::result::ResultDocument;
+use crate::stats::summary::{percentile_key, trim_float};
+use crate::stats::ClassStats;
+use std::fmt::Write;
+
+pub struct TextReport;
+
+const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
+
+impl Report for TextReport {
+    fn render(&self, d: &ResultDocument, opts: &ReportOptions) -> String {
+        let mut o = String::new();
+        let r = &d.run;
+        let t = &d.target;
+        let _ = writeln!(
+            o,
+            "fairbench {}: {} on {} {}",
+            d.fairbench_version, d.workload.name, t.product, t.version
+        );
+        let _ = writeln!(o, "target:       {}", t.url);
+        let transport = match t.transport.as_str() {
+            "embedded" => format!("embedded (in-process), file {}", t.address),
+            kind => format!("{} {}, TLS {}", kind.to_uppercase(), t.address, t.tls),
+        };
+        let _ = writeln!(o, "transport:    {transport}");
+        let _ = writeln!(
+            o,
+            "distribution: {} (rand seed {})",
+            d.workload.distribution_description, r.rand_seed
+        );
+        let _ = writeln!(
+            o,
+            "load:         {} clients, {}",
+            r.threads, r.loop_model_description
+        );
+        let _ = writeln!(
+            o,
+            "time:         {:.2} s measured after {} s warmup; status: {}{}",
+            r.measured_s,
+            r.warmup_s,
+            r.status,
+            r.failure
+                .as_ref()
+                .map(|f| format!(" ({f})"))
+                .unwrap_or_default()
+        );
+        let s = |k: &str| d.stats.get(k).cloned().unwrap_or_else(empty);
+        let (ev, tot, rd, wr, cm, ot) = (
+            s("event"),
+            s("total"),
+            s("read"),
+            s("write"),
+            s("commit"),
+            s("other"),
+        );
+
+        let _ = writeln!(o, "\nSQL statistics:");
+        let _ = writeln!(
+            o,
+            "    queries performed: read {}, write {}, commit {}, other {}, total {}",
+            rd.count, wr.count, cm.count, ot.count, tot.count
+        );
+        let _ = writeln!(
+            o,
+            "    transactions: {} ({:.2} per sec.)   queries: {} ({:.2} per sec.)",
+            ev.count, ev.qps, tot.count, tot.qps
+        );
+        let secs = r.measured_s.max(1e-9);
+        let _ = writeln!(
+            o,
+            "    ignored errors: {} ({:.2} per sec.)   reconnects: {} ({:.2} per sec.)",
+            d.errors.total,
+            d.errors.total as f64 / secs,
+            d.errors.reconnects,
+            d.errors.reconnects as f64 / secs
+        );
+        if !d.errors.by_code.is_empty() {
+            let codes: Vec<String> = d
+                .errors
+                .by_code
+                .iter()
+                .map(|(c, n)| format!("{c}: {n}"))
+                .collect();
+            let _ = writeln!(o, "    errors by code: {}", codes.join(", "));
+        }
+
+        let p = opts.percentile;
+        let pick = |c: &ClassStats| pick(c, p);
+        let pname = format!("P{}", trim_float(p));
+        let cols: Vec<(String, String)> = vec![
+            ("runtime".into(), thousands(r.measured_s)),
+            ("clients".into(), r.threads.to_string()),
+            ("QPS".into(), thousands(tot.qps)),
+            ("min".into(), thousands(tot.min_us)),
+            (pname.clone(), thousands(pick(&tot))),
+            ("max".into(), thousands(tot.max_us)),
+            ("r_QPS".into(), thousands(rd.qps)),
+            ("r_min".into(), thousands(rd.min_us)),
+            (format!("r_{pname}"), thousands(pick(&rd))),
+            ("r_max".into(), thousands(rd.max_us)),
+            ("w_QPS".into(), thousands(wr.qps)),
+            ("w_min".into(), thousands(wr.min_us)),
+            (format!("w_{pname}"), thousands(pick(&wr))),
+            ("w_max".into(), thousands(wr.max_us)),
+            ("TPS".into(), thousands(cm.qps)),
+            ("c_min".into(), thousands(cm.min_us)),
+            (format!("c_{pname}"), thousands(pick(&cm))),
+            ("c_max".into(), thousands(cm.max_us)),
+            ("errors".into(), thousands(d.errors.total as f64)),
+        ];
+        let _ = writeln!(
+            o,
+            "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):"
+        );
+        let widths: Vec<usize> = cols.iter().map(|(h, v)| h.len().max(v.len())).collect();
+        let header: Vec<String> = cols
+            .iter()
+            .zip(&widths)
+            .map(|((h, _), w)| format!("{h:>w$}"))
+            .collect();
+        let values: Vec<String> = cols
+            .iter()
+            .zip(&widths)
+            .map(|((_, v), w)| format!("{v:>w$}"))
+            .collect();
+        let _ = writeln!(o, "{}|compute", header.join("|"));
+        let _ = writeln!(o, "{}|{}", values.join("|"), crate::hostname());
+        if cm.count == 0 {
+            let _ = writeln!(o, "(no COMMIT statements: this workload runs in autocommit mode, so TPS is 0; events/s = {:.2})", ev.qps);
+        }
+
+        let _ = writeln!(o, "\nLatency by class (microseconds):");
+        let extra: Vec<String> = d
+            .stats
+            .get("event")
+            .map(|c| c.percentiles_us.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut head = format!(
+            "{:<8}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
+            "class", "count", "min", "mean", "p50", "p95", "p99", "p99.9", "max"
+        );
+        for k in &extra {
+            head.push_str(&format!("{k:>12}"));
+        }
+        let _ = writeln!(o, "{head}");
+        for class in CLASSES {
+            let c = s(class);
+            let mut line = format!(
+                "{:<8}{:>12}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}",
+                class,
+                c.count,
+                c.min_us,
+                c.mean_us,
+                c.p50_us,
+                c.p95_us,
+                c.p99_us,
+                c.p999_us,
+                c.max_us
+            );
+            for k in &extra {
+                line.push_str(&format!(
+                    "{:>12.1}",
+                    c.percentiles_us.get(k).copied().unwrap_or(0.0)
+                ));
+            }
+            let _ = writeln!(o, "{line}");
+        }
+        let _ = writeln!(o, "{}", r.percentile_method);
+        if !d.server_counters.delta.is_empty() {
+            let interesting: Vec<String> = d
+                .server_counters
+                .delta
+                .iter()
+                .filter(|(k, _)| is_statement_counter(k))
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            if !interesting.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "\nServer counters (delta over the measured phase): {}",
+                    interesting.join(", ")
+                );
+            }
+        }
+        o
+    }
+}
+
+fn is_statement_counter(k: &str) -> bool {
+    matches!(
+        k,
+        "com_select"
+            | "com_insert"
+            | "com_update"
+            | "com_delete"
+            | "com_begin"
+            | "com_commit"
+            | "com_rollback"
+            | "xact_commit"
+            | "xact_rollback"
+            | "tup_inserted"
+            | "tup_updated"
+            | "tup_deleted"
+            | "deadlocks"
+    )
+}
+
+fn pick(c: &ClassStats, p: f64) -> f64 {
+    match p {
+        p if p == 50.0 => c.p50_us,
+        p if p == 95.0 => c.p95_us,
+        p if p == 99.0 => c.p99_us,
+        p if p == 99.9 => c.p999_us,
+        p if p == 100.0 => c.max_us,
+        p => c
+            .percentiles_us
+            .get(&percentile_key(p))
+            .copied()
+            .unwrap_or(c.p95_us),
+    }
+}
+
+fn empty() -> ClassStats {
+    ClassStats::of(&crate::stats::LatencyHistogram::new(), 0.0, &[])
+}

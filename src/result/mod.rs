@@ -1,0 +1,270 @@
+//! The result document: one versioned JSON file per run, documented in docs/result-schema.md.
+//! Reports, audits and comparisons read this, never the runner's internals.
+
+use crate::recorder::Recorder;
+use crate::stats::{ClassStats, CompactStats};
+use crate::workload::StatementClass;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Bumped whenever a field changes meaning or disappears (additions keep the version).
+pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_NAME: &str = "fairbench.result";
+
+/// The top-level document.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ResultDocument {
+    pub schema: String,
+    pub schema_version: u32,
+    pub fairbench_version: String,
+    /// Command line with any password removed.
+    pub command_line: Vec<String>,
+    pub target: TargetRecord,
+    pub workload: WorkloadRecord,
+    pub run: RunRecord,
+    /// Keys `total`, `read`, `write`, `commit`, `other` (statements) and `event`
+    /// (whole events: sysbench's "latency").
+    pub stats: BTreeMap<String, ClassStats>,
+    /// Per statement kind (sysbench's names: `point_selects`, ...).
+    pub statements: BTreeMap<String, ClassStats>,
+    pub errors: ErrorRecord,
+    /// One entry per second of the run, warmup included (flagged).
+    pub intervals: Vec<IntervalStats>,
+    /// Server-wide counters around the measured phase (MySQL `SHOW GLOBAL STATUS`,
+    /// PostgreSQL `pg_stat_database`); `delta` = after - before, non-zero entries only.
+    pub server_counters: ServerCounters,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TargetRecord {
+    /// The URL with the password replaced by `***`.
+    pub url: String,
+    pub driver: String,
+    /// `tcp`, `socket` or `embedded`.
+    pub transport: String,
+    pub address: String,
+    /// `off`, `require` or `verify`.
+    pub tls: String,
+    pub product: String,
+    pub version: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WorkloadRecord {
+    pub name: String,
+    pub options: serde_json::Value,
+    pub distribution: serde_json::Value,
+    /// Human description of the distribution (`uniform`, `special (...)`).
+    pub distribution_description: String,
+    /// Statements per event, by kind, as the workload sends them.
+    pub mix_per_event: BTreeMap<String, u64>,
+    /// SQL text of each statement kind (table 1, `?` placeholders).
+    pub statements_sql: BTreeMap<String, String>,
+    /// fairbench's classification of each statement kind.
+    pub statement_classes: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// `closed` (and, later, `open`), with its description.
+    pub loop_model: String,
+    pub loop_model_description: String,
+    pub threads: u32,
+    pub time_limit_s: Option<f64>,
+    pub events_limit: Option<u64>,
+    pub warmup_s: u32,
+    pub measured_s: f64,
+    pub events: u64,
+    pub rand_seed: u64,
+    pub percentile_method: String,
+    /// `completed`, `interrupted` or `failed`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    pub ended_at: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    pub total: u64,
+    /// Retried errors by the database's own code (MySQL errno, SQLSTATE, SQLite code).
+    pub by_code: BTreeMap<String, u64>,
+    pub reconnects: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ServerCounters {
+    pub before: BTreeMap<String, i64>,
+    pub after: BTreeMap<String, i64>,
+    pub delta: BTreeMap<String, i64>,
+}
+
+impl ServerCounters {
+    pub fn new(before: BTreeMap<String, i64>, after: BTreeMap<String, i64>) -> Self {
+        let delta = after
+            .iter()
+            .filter_map(|(k, a)| {
+                let d = a - before.get(k).copied().unwrap_or(0);
+                (d != 0 && before.contains_key(k)).then(|| (k.clone(), d))
+            })
+            .collect();
+        ServerCounters {
+            before,
+            after,
+            delta,
+        }
+    }
+}
+
+/// Statistics of one timeline interval (or one --report-interval window).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IntervalStats {
+    /// Start of the interval, seconds since the run started (warmup included).
+    pub from_s: f64,
+    pub duration_s: f64,
+    pub warmup: bool,
+    pub threads: u32,
+    /// Whole events; `per_s` is TPS.
+    pub event: CompactStats,
+    /// Every statement; `per_s` is QPS.
+    pub total: CompactStats,
+    pub read: CompactStats,
+    pub write: CompactStats,
+    pub commit: CompactStats,
+    pub other: CompactStats,
+    pub errors: u64,
+    pub reconnects: u64,
+}
+
+impl IntervalStats {
+    pub fn of(r: &Recorder, from_s: f64, secs: f64, threads: u32, warmup: bool) -> Self {
+        let c = |class| CompactStats::of(&r.class(class), secs);
+        IntervalStats {
+            from_s,
+            duration_s: secs,
+            warmup,
+            threads,
+            event: CompactStats::of(&r.events, secs),
+            total: CompactStats::of(&r.total(), secs),
+            read: c(StatementClass::Read),
+            write: c(StatementClass::Write),
+            commit: c(StatementClass::Commit),
+            other: c(StatementClass::Other),
+            errors: r.error_count(),
+            reconnects: r.reconnects,
+        }
+    }
+}
+
+/// The `stats` and `statements` sections from the run's totals.
+pub fn class_stats(
+    totals: &Recorder,
+    secs: f64,
+    extra: &[f64],
+) -> (BTreeMap<String, ClassStats>, BTreeMap<String, ClassStats>) {
+    let mut stats = BTreeMap::new();
+    stats.insert(
+        "total".to_string(),
+        ClassStats::of(&totals.total(), secs, extra),
+    );
+    for class in StatementClass::ALL {
+        stats.insert(
+            class.name().to_string(),
+            ClassStats::of(&totals.class(class), secs, extra),
+        );
+    }
+    stats.insert(
+        "event".to_string(),
+        ClassStats::of(&totals.events, secs, extra),
+    );
+    let statements = totals
+        .statements()
+        .map(|(k, h)| (k.name().to_string(), ClassStats::of(h, secs, extra)))
+        .collect();
+    (stats, statements)
+}
+
+impl ResultDocument {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("result serializes")
+    }
+
+    /// Writes atomically (temp file + rename), so a crash never leaves half a file.
+    pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, self.to_json())
+            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    pub fn read(path: &std::path::Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let doc: ResultDocument = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a fairbench result: {e}", path.display()))?;
+        if doc.schema != SCHEMA_NAME || doc.schema_version > SCHEMA_VERSION {
+            return Err(format!(
+                "{} has schema {} version {}; this fairbench reads {SCHEMA_NAME} up to version {SCHEMA_VERSION}",
+                path.display(),
+                doc.schema,
+                doc.schema_version
+            ));
+        }
+        Ok(doc)
+    }
+}
+
+/// Seconds since the epoch to RFC 3339 UTC (`2026-11-22T01:02:03.456Z`).
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let d = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_known_dates() {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_000_000_123);
+        assert_eq!(rfc3339(t), "2026-11-18T11:06:40.123Z");
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn counter_delta_keeps_changes_only() {
+        let before = BTreeMap::from([
+            ("com_select".to_string(), 10),
+            ("uptime".to_string(), 5),
+            ("same".to_string(), 1),
+        ]);
+        let after = BTreeMap::from([
+            ("com_select".to_string(), 25),
+            ("uptime".to_string(), 6),
+            ("same".to_string(), 1),
+        ]);
+        let c = ServerCounters::new(before, after);
+        assert_eq!(c.delta.get("com_select"), Some(&15));
+        assert!(!c.delta.contains_key("same"));
+    }
+}

@@ -1,0 +1,307 @@
+//! One client: its connection, prepared statements and random stream, and the loop that
+//! runs events. The loop only executes statements and records their latencies.
+
+use super::Shared;
+use crate::db::{Connection, Database, DbError, Dialect, Param};
+use crate::random::{Distribution, Rng};
+use crate::recorder::Recorder;
+use crate::workload::schema::{C_TEMPLATE, PAD_TEMPLATE};
+use crate::workload::{StatementKind, Step, Workload};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const NOT_PREPARED: usize = usize::MAX;
+
+/// What every client of a run shares read-only.
+pub struct ClientSpec {
+    pub workload: Workload,
+    pub steps: Vec<Step>,
+    pub kinds: Vec<StatementKind>,
+    pub tables: u32,
+    pub table_size: u32,
+    pub range_size: u32,
+    pub auto_inc: bool,
+    pub dist: Distribution,
+    pub seed: u64,
+    pub retry_codes: Vec<String>,
+    pub reconnect_timeout: Duration,
+}
+
+struct Client<C> {
+    conn: C,
+    /// Statement handle per table (index table-1) and kind.
+    handles: Vec<[usize; StatementKind::COUNT]>,
+    rng: Rng,
+    c_buf: Vec<u8>,
+    pad_buf: Vec<u8>,
+    begin_sql: &'static str,
+    dialect: Dialect,
+}
+
+/// Connects, prepares, waits for the start signal, then runs events until told to stop.
+pub async fn run<D: Database>(
+    db: Arc<D>,
+    spec: Arc<ClientSpec>,
+    shared: Arc<Shared>,
+    id: u64,
+    rec: Arc<Mutex<Recorder>>,
+) {
+    let mut client = match connect(&*db, &spec, id).await {
+        Ok(c) => c,
+        Err(e) => return shared.fail(format!("client {id}: {e}")),
+    };
+    shared.ready();
+    let Some(_) = shared.wait_start().await else {
+        return;
+    };
+    loop {
+        if shared.stopping() {
+            return;
+        }
+        let t0 = Instant::now();
+        let measured = shared.measuring(t0);
+        if measured && !shared.claim_event() {
+            return;
+        }
+        // Retry the same event until it succeeds, so --events counts completed events.
+        let mut t_start = t0;
+        loop {
+            match client.event(&spec, &shared, &rec).await {
+                Ok(()) => {
+                    rec.lock().unwrap().event(t_start.elapsed());
+                    break;
+                }
+                Err(e) if e.connection_lost => {
+                    rec.lock().unwrap().error(&e.code);
+                    match reconnect(&*db, &spec, &shared, id, &e).await {
+                        Some(c) => {
+                            client = c;
+                            rec.lock().unwrap().reconnects += 1;
+                        }
+                        None => return,
+                    }
+                }
+                Err(e) if spec.retry_codes.iter().any(|c| *c == e.code) => {
+                    rec.lock().unwrap().error(&e.code);
+                    if spec.steps.first() == Some(&Step::Begin) {
+                        // Ends the failed transaction; a failure here surfaces on the retry.
+                        let _ = client.conn.simple("ROLLBACK").await;
+                    }
+                }
+                Err(e) => return shared.fail(format!("client {id}: {e}")),
+            }
+            if shared.stopping() {
+                return;
+            }
+            t_start = Instant::now();
+        }
+    }
+}
+
+async fn connect<D: Database>(
+    db: &D,
+    spec: &ClientSpec,
+    id: u64,
+) -> Result<Client<D::Conn>, DbError> {
+    let mut conn = db.connect().await?;
+    let dialect = db.dialect();
+    let mut handles = vec![[NOT_PREPARED; StatementKind::COUNT]; spec.tables as usize];
+    let new_row = spec.workload == Workload::OltpInsert && spec.auto_inc;
+    for (t, slots) in handles.iter_mut().enumerate() {
+        for &kind in &spec.kinds {
+            if !kind.is_transaction_control() {
+                slots[kind as usize] = conn
+                    .prepare(&kind.sql(t as u32 + 1, dialect, new_row))
+                    .await?;
+            }
+        }
+    }
+    Ok(Client {
+        conn,
+        handles,
+        rng: Rng::for_client(spec.seed, id),
+        c_buf: Vec::with_capacity(C_TEMPLATE.len()),
+        pad_buf: Vec::with_capacity(PAD_TEMPLATE.len()),
+        begin_sql: db.begin_sql(spec.workload.writes()),
+        dialect,
+    })
+}
+
+/// Tries to reconnect until the timeout; `None` when the run must end.
+async fn reconnect<D: Database>(
+    db: &D,
+    spec: &ClientSpec,
+    shared: &Shared,
+    id: u64,
+    cause: &DbError,
+) -> Option<Client<D::Conn>> {
+    let deadline = Instant::now() + spec.reconnect_timeout;
+    let mut last = cause.clone();
+    while Instant::now() < deadline && !shared.stopping() {
+        match connect(db, spec, id).await {
+            Ok(c) => return Some(c),
+            Err(e) => last = e,
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    if !shared.stopping() {
+        shared.fail(format!(
+            "client {id} lost its connection and could not reconnect within {} s: {last}",
+            spec.reconnect_timeout.as_secs()
+        ));
+    }
+    None
+}
+
+impl<C: Connection> Client<C> {
+    /// One event: the workload's steps, each statement timed and recorded.
+    async fn event(
+        &mut self,
+        spec: &ClientSpec,
+        shared: &Shared,
+        rec: &Mutex<Recorder>,
+    ) -> Result<(), DbError> {
+        for step in &spec.steps {
+            match *step {
+                Step::Begin => {
+                    let t = Instant::now();
+                    self.conn.simple(self.begin_sql).await?;
+                    rec.lock()
+                        .unwrap()
+                        .statement(StatementKind::Begin, t.elapsed());
+                }
+                Step::Commit => {
+                    let t = Instant::now();
+                    self.conn.simple("COMMIT").await?;
+                    rec.lock()
+                        .unwrap()
+                        .statement(StatementKind::Commit, t.elapsed());
+                }
+                Step::Repeat(kind, n) => {
+                    let table = self.rng.uniform(1, spec.tables);
+                    for _ in 0..n {
+                        self.repeatable(spec, table, kind, rec).await?;
+                    }
+                }
+                Step::DeleteInserts(n) => {
+                    let table = self.rng.uniform(1, spec.tables);
+                    for _ in 0..n {
+                        let id = self.id(spec);
+                        let k = self.id(spec);
+                        self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
+                        self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
+                        self.exec(table, StatementKind::Delete, &[Param::Int(id)], rec)
+                            .await?;
+                        let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
+                        let params = [
+                            Param::Int(id),
+                            Param::Int(k),
+                            Param::Text(c),
+                            Param::Text(pad),
+                        ];
+                        let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                    }
+                }
+                Step::NewRowInsert => {
+                    let table = self.rng.uniform(1, spec.tables);
+                    let k = self.id(spec);
+                    self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
+                    self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
+                    let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
+                    let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
+                    if !spec.auto_inc {
+                        // sysbench: a unique uint32 shifted into INTEGER range.
+                        let id = (shared.unique.next() as i64 - 2_147_483_648) as i32;
+                        let params = [
+                            Param::Int(id),
+                            Param::Int(k),
+                            Param::Text(c),
+                            Param::Text(pad),
+                        ];
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                    } else if self.dialect == Dialect::Mysql {
+                        let params = [
+                            Param::Int(0),
+                            Param::Int(k),
+                            Param::Text(c),
+                            Param::Text(pad),
+                        ];
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                    } else {
+                        let params = [Param::Int(k), Param::Text(c), Param::Text(pad)];
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The statements that repeat within a group: point selects, ranges, updates, deletes.
+    async fn repeatable(
+        &mut self,
+        spec: &ClientSpec,
+        table: u32,
+        kind: StatementKind,
+        rec: &Mutex<Recorder>,
+    ) -> Result<(), DbError> {
+        match kind {
+            StatementKind::SimpleRange
+            | StatementKind::SumRange
+            | StatementKind::OrderRange
+            | StatementKind::DistinctRange => {
+                let id = self.id(spec);
+                let end = (id as i64 + spec.range_size as i64 - 1).min(i32::MAX as i64) as i32;
+                self.exec(table, kind, &[Param::Int(id), Param::Int(end)], rec)
+                    .await
+            }
+            StatementKind::NonIndexUpdate => {
+                self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
+                let id = self.id(spec);
+                let h = self.handles[table as usize - 1][kind as usize];
+                let params = [Param::Text(text(&self.c_buf)), Param::Int(id)];
+                timed(&mut self.conn, h, &params, kind, rec).await
+            }
+            _ => {
+                let id = self.id(spec);
+                self.exec(table, kind, &[Param::Int(id)], rec).await
+            }
+        }
+    }
+
+    #[inline]
+    fn id(&mut self, spec: &ClientSpec) -> i32 {
+        spec.dist.sample(&mut self.rng, 1, spec.table_size) as i32
+    }
+
+    async fn exec(
+        &mut self,
+        table: u32,
+        kind: StatementKind,
+        params: &[Param<'_>],
+        rec: &Mutex<Recorder>,
+    ) -> Result<(), DbError> {
+        let h = self.handles[table as usize - 1][kind as usize];
+        timed(&mut self.conn, h, params, kind, rec).await
+    }
+}
+
+#[inline]
+async fn timed<C: Connection>(
+    conn: &mut C,
+    handle: usize,
+    params: &[Param<'_>],
+    kind: StatementKind,
+    rec: &Mutex<Recorder>,
+) -> Result<(), DbError> {
+    let t = Instant::now();
+    conn.execute(handle, params).await?;
+    rec.lock().unwrap().statement(kind, t.elapsed());
+    Ok(())
+}
+
+fn text(buf: &[u8]) -> &str {
+    // The templates produce ASCII digits and dashes only.
+    std::str::from_utf8(buf).unwrap_or_default()
+}

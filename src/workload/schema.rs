@@ -1,0 +1,183 @@
+//! sysbench's `sbtest<n>` schema per dialect, and the multi-row INSERTs that load it.
+//!
+//! Every table fairbench creates carries a marker (a table comment on MySQL and PostgreSQL,
+//! an SQL comment kept in `sqlite_master` on SQLite) so that cleanup and overwrite touch
+//! only tables fairbench created.
+
+use super::OltpOptions;
+use crate::db::Dialect;
+use crate::random::{Distribution, Rng};
+
+/// The text of the ownership marker.
+pub const MARKER: &str = "created by fairbench";
+
+/// sysbench's c template: 10 groups of 11 digits (119 characters).
+pub const C_TEMPLATE: &[u8] = b"###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
+/// sysbench's pad template: 5 groups of 11 digits (59 characters).
+pub const PAD_TEMPLATE: &[u8] = b"###########-###########-###########-###########-###########";
+
+/// Largest multi-row INSERT sysbench's bulk insert builds (512 KiB).
+pub const BULK_INSERT_BYTES: usize = 512 * 1024;
+
+/// CREATE TABLE for `sbtest<n>` (plus the marker statement where the dialect needs one).
+pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
+    let key = if o.secondary {
+        "KEY xid"
+    } else {
+        "PRIMARY KEY"
+    };
+    match dialect {
+        Dialect::Mysql => {
+            let id = if o.auto_inc {
+                "INTEGER NOT NULL AUTO_INCREMENT"
+            } else {
+                "INTEGER NOT NULL"
+            };
+            vec![format!(
+                "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) /*! ENGINE = {} */ COMMENT='{MARKER}'",
+                o.mysql_storage_engine
+            )]
+        }
+        Dialect::Postgres => {
+            let id = if o.auto_inc {
+                "SERIAL"
+            } else {
+                "INTEGER NOT NULL"
+            };
+            // PostgreSQL has no inline KEY: --secondary becomes a separate index.
+            let pk = if o.secondary {
+                String::new()
+            } else {
+                ",\n  PRIMARY KEY (id)".into()
+            };
+            let mut v = vec![
+                format!(
+                    "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
+                ),
+                format!("COMMENT ON TABLE sbtest{n} IS '{MARKER}'"),
+            ];
+            if o.secondary {
+                v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
+            }
+            v
+        }
+        Dialect::Sqlite => {
+            // INTEGER PRIMARY KEY is SQLite's auto-increment (rowid alias).
+            let (id, pk) = if o.secondary {
+                ("INTEGER NOT NULL", String::new())
+            } else {
+                ("INTEGER NOT NULL PRIMARY KEY", String::new())
+            };
+            let mut v = vec![format!(
+                "CREATE TABLE sbtest{n}( /* {MARKER} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
+            )];
+            if o.secondary {
+                v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
+            }
+            v
+        }
+    }
+}
+
+/// The secondary index on k, built after loading (sysbench's `k_<n>`).
+pub fn create_k_index(n: u32) -> String {
+    format!("CREATE INDEX k_{n} ON sbtest{n}(k)")
+}
+
+pub fn drop_table(n: &str) -> String {
+    format!("DROP TABLE {n}")
+}
+
+/// Builds sysbench's loading INSERTs: rows `first_id..` with `k` drawn from the run's
+/// distribution and fresh c/pad strings; each statement stays under 512 KiB.
+pub struct RowBatcher<'a> {
+    table: u32,
+    explicit_id: bool,
+    table_size: u32,
+    dist: &'a Distribution,
+    scratch: Vec<u8>,
+}
+
+impl<'a> RowBatcher<'a> {
+    pub fn new(table: u32, o: &OltpOptions, dist: &'a Distribution) -> Self {
+        RowBatcher {
+            table,
+            explicit_id: !o.auto_inc,
+            table_size: o.table_size as u32,
+            dist,
+            scratch: Vec::with_capacity(128),
+        }
+    }
+
+    /// Appends rows starting at id `next` up to `last` (inclusive) into one statement;
+    /// returns the statement and the next id to load.
+    pub fn next_statement(&mut self, rng: &mut Rng, mut next: u64, last: u64) -> (String, u64) {
+        let mut sql = String::with_capacity(BULK_INSERT_BYTES + 256);
+        if self.explicit_id {
+            sql.push_str(&format!(
+                "INSERT INTO sbtest{}(id, k, c, pad) VALUES",
+                self.table
+            ));
+        } else {
+            sql.push_str(&format!(
+                "INSERT INTO sbtest{}(k, c, pad) VALUES",
+                self.table
+            ));
+        }
+        let mut first = true;
+        while next <= last && sql.len() < BULK_INSERT_BYTES {
+            if !first {
+                sql.push(',');
+            }
+            first = false;
+            let k = self.dist.sample(rng, 1, self.table_size);
+            sql.push('(');
+            if self.explicit_id {
+                sql.push_str(&next.to_string());
+                sql.push_str(", ");
+            }
+            sql.push_str(&k.to_string());
+            sql.push_str(", '");
+            rng.fill_digits(C_TEMPLATE, &mut self.scratch);
+            sql.push_str(std::str::from_utf8(&self.scratch).expect("digits"));
+            sql.push_str("', '");
+            rng.fill_digits(PAD_TEMPLATE, &mut self.scratch);
+            sql.push_str(std::str::from_utf8(&self.scratch).expect("digits"));
+            sql.push_str("')");
+            next += 1;
+        }
+        (sql, next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::DistributionSpec;
+
+    #[test]
+    fn templates_have_sysbench_lengths() {
+        assert_eq!(C_TEMPLATE.len(), 119);
+        assert_eq!(PAD_TEMPLATE.len(), 59);
+    }
+
+    #[test]
+    fn batches_stay_under_512k_and_cover_all_rows() {
+        let o = OltpOptions {
+            table_size: 10_000,
+            ..Default::default()
+        };
+        let dist = DistributionSpec::default().sampler();
+        let mut b = RowBatcher::new(1, &o, &dist);
+        let mut rng = Rng::seeded(1);
+        let (mut next, mut stmts) = (1, 0);
+        while next <= 10_000 {
+            let (sql, n) = b.next_statement(&mut rng, next, 10_000);
+            assert!(sql.len() < BULK_INSERT_BYTES + 300);
+            assert!(n > next);
+            next = n;
+            stmts += 1;
+        }
+        assert!(stmts >= 3, "about 2,700 rows per statement");
+    }
+}

@@ -1,0 +1,143 @@
+//! The statements of the OLTP workloads, their SQL per dialect and their class.
+
+use crate::db::Dialect;
+use serde::Serialize;
+
+/// How fairbench classes a statement (by kind, as Finch does; sysbench classes by result).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StatementClass {
+    /// SELECT.
+    Read,
+    /// INSERT, UPDATE, DELETE.
+    Write,
+    /// COMMIT.
+    Commit,
+    /// BEGIN, ROLLBACK and anything else.
+    Other,
+}
+
+impl StatementClass {
+    pub const ALL: [StatementClass; 4] = [
+        StatementClass::Read,
+        StatementClass::Write,
+        StatementClass::Commit,
+        StatementClass::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StatementClass::Read => "read",
+            StatementClass::Write => "write",
+            StatementClass::Commit => "commit",
+            StatementClass::Other => "other",
+        }
+    }
+}
+
+/// Every statement the OLTP workloads send. The discriminant indexes per-statement arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementKind {
+    Begin = 0,
+    Commit,
+    PointSelect,
+    SimpleRange,
+    SumRange,
+    OrderRange,
+    DistinctRange,
+    IndexUpdate,
+    NonIndexUpdate,
+    Delete,
+    Insert,
+}
+
+impl StatementKind {
+    pub const COUNT: usize = 11;
+    pub const ALL: [StatementKind; Self::COUNT] = [
+        StatementKind::Begin,
+        StatementKind::Commit,
+        StatementKind::PointSelect,
+        StatementKind::SimpleRange,
+        StatementKind::SumRange,
+        StatementKind::OrderRange,
+        StatementKind::DistinctRange,
+        StatementKind::IndexUpdate,
+        StatementKind::NonIndexUpdate,
+        StatementKind::Delete,
+        StatementKind::Insert,
+    ];
+
+    /// sysbench's statement names (`point_selects`, ...), used as keys in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            StatementKind::Begin => "begin",
+            StatementKind::Commit => "commit",
+            StatementKind::PointSelect => "point_selects",
+            StatementKind::SimpleRange => "simple_ranges",
+            StatementKind::SumRange => "sum_ranges",
+            StatementKind::OrderRange => "order_ranges",
+            StatementKind::DistinctRange => "distinct_ranges",
+            StatementKind::IndexUpdate => "index_updates",
+            StatementKind::NonIndexUpdate => "non_index_updates",
+            StatementKind::Delete => "deletes",
+            StatementKind::Insert => "inserts",
+        }
+    }
+
+    pub fn class(self) -> StatementClass {
+        match self {
+            StatementKind::Begin => StatementClass::Other,
+            StatementKind::Commit => StatementClass::Commit,
+            StatementKind::PointSelect
+            | StatementKind::SimpleRange
+            | StatementKind::SumRange
+            | StatementKind::OrderRange
+            | StatementKind::DistinctRange => StatementClass::Read,
+            StatementKind::IndexUpdate
+            | StatementKind::NonIndexUpdate
+            | StatementKind::Delete
+            | StatementKind::Insert => StatementClass::Write,
+        }
+    }
+
+    /// BEGIN and COMMIT go over the text protocol, like sysbench's driver sends them.
+    pub fn is_transaction_control(self) -> bool {
+        matches!(self, StatementKind::Begin | StatementKind::Commit)
+    }
+
+    /// The statement's SQL with `?` placeholders (translated by the driver), sysbench's text.
+    /// `new_row` selects oltp_insert's form, which leaves the id to the database.
+    pub fn sql(self, table: u32, dialect: Dialect, new_row_auto_id: bool) -> String {
+        let t = table;
+        match self {
+            StatementKind::Begin => "BEGIN".into(),
+            StatementKind::Commit => "COMMIT".into(),
+            StatementKind::PointSelect => format!("SELECT c FROM sbtest{t} WHERE id=?"),
+            StatementKind::SimpleRange => {
+                format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ?")
+            }
+            StatementKind::SumRange => {
+                format!("SELECT SUM(k) FROM sbtest{t} WHERE id BETWEEN ? AND ?")
+            }
+            StatementKind::OrderRange => {
+                format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c")
+            }
+            StatementKind::DistinctRange => {
+                format!("SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c")
+            }
+            StatementKind::IndexUpdate => format!("UPDATE sbtest{t} SET k=k+1 WHERE id=?"),
+            StatementKind::NonIndexUpdate => format!("UPDATE sbtest{t} SET c=? WHERE id=?"),
+            StatementKind::Delete => format!("DELETE FROM sbtest{t} WHERE id=?"),
+            StatementKind::Insert => {
+                // sysbench sends id=0 to MySQL (auto-increment) and omits the id on PostgreSQL;
+                // SQLite would store 0 literally, so it omits the id too.
+                if new_row_auto_id && dialect != Dialect::Mysql {
+                    format!("INSERT INTO sbtest{t} (k, c, pad) VALUES (?, ?, ?)")
+                } else {
+                    format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)")
+                }
+            }
+        }
+    }
+}
