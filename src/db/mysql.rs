@@ -171,10 +171,11 @@ impl Connection for MysqlConnection {
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
-        let pairs = show_pairs(&mut self.conn, "SHOW GLOBAL STATUS").await?;
-        Ok(pairs
+        let rows: Vec<(String, Option<String>)> =
+            self.conn.query("SHOW GLOBAL STATUS").await.map_err(error)?;
+        Ok(rows
             .into_iter()
-            .filter_map(|(k, v)| v.parse::<i64>().ok().map(|v| (k, v)))
+            .filter_map(|(k, v)| v?.parse::<i64>().ok().map(|v| (k, v)))
             .collect())
     }
 }

@@ -193,13 +193,13 @@ impl Report for TextReport {
 fn is_statement_counter(k: &str) -> bool {
     matches!(
         k,
-        "com_select"
-            | "com_insert"
-            | "com_update"
-            | "com_delete"
-            | "com_begin"
-            | "com_commit"
-            | "com_rollback"
+        "Com_select"
+            | "Com_insert"
+            | "Com_update"
+            | "Com_delete"
+            | "Com_begin"
+            | "Com_commit"
+            | "Com_rollback"
             | "xact_commit"
             | "xact_rollback"
             | "tup_inserted"

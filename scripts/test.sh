@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# fairbench's test command: starts (or installs and starts) MariaDB and PostgreSQL, then runs
+# every test against them. Tests create databases of their own and drop them afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/servers.sh
+ensure_mariadb
+ensure_postgres
+ensure_sysbench
+export_test_targets
+cargo test --locked "$@"

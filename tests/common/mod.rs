@@ -1,0 +1,338 @@
+//! Test helpers: databases of the tests' own (created and dropped here), the fairbench
+//! binary, and the server's own counters read without going through fairbench.
+#![allow(dead_code)]
+
+use mysql_async::prelude::Queryable;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static SEQ: AtomicU32 = AtomicU32::new(0);
+
+pub fn mysql_base() -> String {
+    std::env::var("FAIRBENCH_TEST_MYSQL")
+        .unwrap_or_else(|_| "mysql://fairbench_test:fairbench_test@127.0.0.1:3306".into())
+}
+
+pub fn postgres_base() -> String {
+    std::env::var("FAIRBENCH_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://fairbench_test:fairbench_test@127.0.0.1:5432".into())
+}
+
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    Sqlite,
+    Mysql,
+    Postgres,
+}
+
+/// A database (or SQLite file) that exists only for one test.
+pub struct TestDb {
+    pub kind: Kind,
+    pub name: String,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+}
+
+fn unique_name() -> String {
+    format!(
+        "fbtest_{}_{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+impl TestDb {
+    pub fn new(kind: Kind) -> TestDb {
+        let dir = tempfile::tempdir().unwrap();
+        let name = unique_name();
+        let url = match kind {
+            Kind::Sqlite => format!("sqlite://{}", dir.path().join("test.db").display()),
+            Kind::Mysql => {
+                mysql_exec(&format!("CREATE DATABASE {name}"));
+                format!("{}/{name}", mysql_base())
+            }
+            Kind::Postgres => {
+                pg_exec(
+                    &format!("{}/postgres", postgres_base()),
+                    &format!("CREATE DATABASE {name}"),
+                );
+                format!("{}/{name}", postgres_base())
+            }
+        };
+        TestDb {
+            kind,
+            name,
+            url,
+            dir,
+        }
+    }
+
+    /// Runs fairbench with `--target` set to this database, in the test's own directory.
+    pub fn fairbench(&self, args: &[&str]) -> Output {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.push(format!("--target={}", self.url));
+        fairbench_in(self.dir.path(), &all)
+    }
+
+    /// Runs fairbench and parses the result file it wrote to `--out`.
+    pub fn run_json(&self, args: &[&str]) -> Value {
+        let out = self.dir.path().join(format!(
+            "result-{}.json",
+            SEQ.fetch_add(1, Ordering::SeqCst)
+        ));
+        let mut all: Vec<&str> = args.to_vec();
+        let out_arg = format!("--out={}", out.display());
+        all.push(&out_arg);
+        let o = self.fairbench(&all);
+        assert!(
+            o.status.success(),
+            "fairbench {args:?} failed:\n{}",
+            text(&o)
+        );
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    }
+
+    /// Executes SQL in this database directly (not through fairbench).
+    pub fn exec(&self, sql: &str) {
+        match self.kind {
+            Kind::Mysql => mysql_exec_in(&self.url, sql),
+            Kind::Postgres => pg_exec(&self.url, sql),
+            Kind::Sqlite => {
+                let path = self.url.trim_start_matches("sqlite://");
+                rusqlite::Connection::open(path)
+                    .unwrap()
+                    .execute_batch(sql)
+                    .unwrap();
+            }
+        }
+    }
+
+    /// COUNT(*) of a table, directly.
+    pub fn count(&self, table: &str) -> i64 {
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        match self.kind {
+            Kind::Mysql => rt().block_on(async {
+                let mut c = mysql_async::Conn::from_url(&self.url).await.unwrap();
+                let n: Option<i64> = c.query_first(sql).await.unwrap();
+                c.disconnect().await.unwrap();
+                n.unwrap()
+            }),
+            Kind::Postgres => rt().block_on(async {
+                let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(conn);
+                c.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0)
+            }),
+            Kind::Sqlite => {
+                let path = self.url.trim_start_matches("sqlite://");
+                rusqlite::Connection::open(path)
+                    .unwrap()
+                    .query_row(&sql, [], |r| r.get(0))
+                    .unwrap()
+            }
+        }
+    }
+
+    /// Table names in this database, directly.
+    pub fn tables(&self) -> Vec<String> {
+        let mut v: Vec<String> = match self.kind {
+            Kind::Mysql => rt().block_on(async {
+                let mut c = mysql_async::Conn::from_url(&self.url).await.unwrap();
+                let v: Vec<String> = c.query("SHOW TABLES").await.unwrap();
+                c.disconnect().await.unwrap();
+                v
+            }),
+            Kind::Postgres => rt().block_on(async {
+                let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                tokio::spawn(conn);
+                c.query(
+                    "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'",
+                    &[],
+                )
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| r.get(0))
+                .collect()
+            }),
+            Kind::Sqlite => {
+                let path = self.url.trim_start_matches("sqlite://");
+                let c = rusqlite::Connection::open(path).unwrap();
+                let mut st = c
+                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    .unwrap();
+                st.query_map([], |r| r.get(0))
+                    .unwrap()
+                    .map(|r| r.unwrap())
+                    .collect()
+            }
+        };
+        v.sort();
+        v
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match self.kind {
+            Kind::Mysql => mysql_exec(&format!("DROP DATABASE IF EXISTS {}", self.name)),
+            Kind::Postgres => pg_exec(
+                &format!("{}/postgres", postgres_base()),
+                &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+            ),
+            Kind::Sqlite => {}
+        }
+    }
+}
+
+pub fn fairbench_in(dir: &Path, args: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairbench"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("FAIRBENCH_TARGET")
+        .env_remove("MYSQL_PWD")
+        .env_remove("PGPASSWORD")
+        .output()
+        .unwrap()
+}
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_fairbench"))
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+pub fn mysql_exec(sql: &str) {
+    mysql_exec_in(&format!("{}/mysql", mysql_base()), sql)
+}
+
+pub fn mysql_exec_in(url: &str, sql: &str) {
+    rt().block_on(async {
+        let mut c = mysql_async::Conn::from_url(url)
+            .await
+            .unwrap_or_else(|e| panic!("MariaDB at {url}: {e}"));
+        c.query_drop(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        c.disconnect().await.unwrap();
+    })
+}
+
+pub fn pg_exec(url: &str, sql: &str) {
+    rt().block_on(async {
+        let (c, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap_or_else(|e| panic!("PostgreSQL at {url}: {e}"));
+        tokio::spawn(conn);
+        c.batch_execute(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    })
+}
+
+/// MariaDB's own statement counters (SHOW GLOBAL STATUS), read directly.
+pub fn mysql_counters() -> BTreeMap<String, i64> {
+    rt().block_on(async {
+        // Settings given up front: otherwise the client would SELECT them on connect.
+        let opts = mysql_async::OptsBuilder::from_opts(
+            mysql_async::Opts::from_url(&format!("{}/mysql", mysql_base())).unwrap(),
+        )
+        .prefer_socket(false)
+        .max_allowed_packet(Some(16 << 20))
+        .wait_timeout(Some(28_800));
+        let mut c = mysql_async::Conn::new(opts).await.unwrap();
+        let rows: Vec<(String, String)> =
+            c.query("SHOW GLOBAL STATUS LIKE 'Com\\_%'").await.unwrap();
+        c.disconnect().await.unwrap();
+        rows.into_iter()
+            .filter_map(|(k, v)| v.parse().ok().map(|v| (k, v)))
+            .collect()
+    })
+}
+
+/// The statements one event of each workload sends, from sysbench-compat.md (the contract),
+/// keyed by fairbench's statement names.
+pub fn contract_mix(workload: &str) -> BTreeMap<&'static str, u64> {
+    let reads = [
+        ("point_selects", 10),
+        ("simple_ranges", 1),
+        ("sum_ranges", 1),
+        ("order_ranges", 1),
+        ("distinct_ranges", 1),
+    ];
+    let writes = [
+        ("index_updates", 1),
+        ("non_index_updates", 1),
+        ("deletes", 1),
+        ("inserts", 1),
+    ];
+    let trx = [("begin", 1), ("commit", 1)];
+    let v: Vec<(&'static str, u64)> = match workload {
+        "oltp_read_write" => trx.iter().chain(&reads).chain(&writes).copied().collect(),
+        "oltp_read_only" => trx.iter().chain(&reads).copied().collect(),
+        "oltp_write_only" => trx.iter().chain(&writes).copied().collect(),
+        "oltp_point_select" => vec![("point_selects", 1)],
+        "oltp_update_index" => vec![("index_updates", 1)],
+        "oltp_update_non_index" => vec![("non_index_updates", 1)],
+        "oltp_insert" => vec![("inserts", 1)],
+        "oltp_delete" => vec![("deletes", 1)],
+        w => panic!("no contract for {w}"),
+    };
+    v.into_iter().collect()
+}
+
+pub const WORKLOADS: [&str; 8] = [
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_write_only",
+    "oltp_point_select",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+];
+
+/// fairbench's per-statement counts in a result equal `events` x the contract's mix.
+pub fn assert_statement_counts(doc: &Value, workload: &str, events: u64) {
+    let mix = contract_mix(workload);
+    let statements = doc["statements"].as_object().unwrap();
+    for (name, per_event) in &mix {
+        let got = statements
+            .get(*name)
+            .map(|s| s["count"].as_u64().unwrap())
+            .unwrap_or(0);
+        assert_eq!(got, per_event * events, "{workload}: {name}");
+    }
+    assert_eq!(
+        statements.len(),
+        mix.len(),
+        "{workload}: statements sent {:?}",
+        statements.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        doc["run"]["events"].as_u64().unwrap(),
+        events,
+        "{workload}: events"
+    );
+    assert_eq!(doc["stats"]["event"]["count"].as_u64().unwrap(), events);
+}
