@@ -107,26 +107,32 @@ fn do_prepare<D: Database>(
     target: &TargetUrl,
 ) -> Result<(), Failure> {
     let rows = plan.workload.rows_to_load(&plan.oltp);
-    eprintln!(
-        "Preparing {} table(s) of {} rows for {} on {} ({})",
-        plan.oltp.tables,
-        rows,
-        plan.workload.name(),
-        target.redacted(),
-        db.transport()
-    );
-    if rows == 0 && plan.oltp.table_size > 0 {
-        eprintln!(
-            "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
-            plan.workload.name()
-        );
-    }
+    let transport = db.transport();
     let bar = indicatif::ProgressBar::new(rows * plan.oltp.tables as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  ETA {eta}")
             .expect("valid template"),
     );
+    let mut announced = false;
     let outcome = prepare::prepare(db, plan, &mut |done, total| {
+        // Announced once the tables are checked, so a refusal stays a single line.
+        if !announced {
+            announced = true;
+            bar.suspend(|| {
+                eprintln!(
+                    "Preparing {} table(s) of {rows} rows for {} on {} ({transport})",
+                    plan.oltp.tables,
+                    plan.workload.name(),
+                    target.redacted(),
+                );
+                if rows == 0 && plan.oltp.table_size > 0 {
+                    eprintln!(
+                        "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
+                        plan.workload.name()
+                    );
+                }
+            });
+        }
         bar.set_length(total);
         bar.set_position(done);
     });

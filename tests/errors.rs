@@ -1,0 +1,294 @@
+//! Bad input and broken servers: one clear line, a non-zero exit, never a panic, never a
+//! password; measured results survive Ctrl-C and a lost server.
+
+mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+/// Runs fairbench expecting failure; returns its single stderr line.
+fn one_line_error(args: &[&str], code: i32) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let o = fairbench_in(dir.path(), &args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(code), "{args:?}\n{}", text(&o));
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "{args:?}: expected one line, got:\n{err}"
+    );
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    err
+}
+
+fn with_user(base: &str, user_pass: &str) -> String {
+    // base is scheme://user:pass@host:port
+    let (scheme, rest) = base.split_once("://").unwrap();
+    let host = rest.split_once('@').unwrap().1;
+    format!("{scheme}://{user_pass}@{host}")
+}
+
+#[test]
+fn bad_urls() {
+    let e = one_line_error(&["run", "oltp_read_write", "--target=mongodb://h/db"], 2);
+    assert!(e.contains("unknown scheme"), "{e}");
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_read_write",
+            "--target=mysql://u:hunter2@h:99999/db",
+        ],
+        2,
+    );
+    assert!(
+        e.contains("invalid --target") && !e.contains("hunter2"),
+        "{e}"
+    );
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_read_write",
+            "--target=postgres://u@127.0.0.1:5432",
+        ],
+        2,
+    );
+    assert!(e.contains("no database"), "{e}");
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_read_write",
+            "--target=mysql://u@h/db?tls=maybe",
+        ],
+        2,
+    );
+    assert!(e.contains("tls=maybe"), "{e}");
+}
+
+#[test]
+fn unreachable_hosts() {
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_point_select",
+            "--target=mysql://u:hunter2@127.0.0.1:1/db",
+        ],
+        2,
+    );
+    assert!(
+        e.contains("cannot connect to MySQL at 127.0.0.1:1") && !e.contains("hunter2"),
+        "{e}"
+    );
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_point_select",
+            "--target=postgres://u:hunter2@127.0.0.1:1/db",
+        ],
+        2,
+    );
+    assert!(
+        e.contains("cannot connect to PostgreSQL at 127.0.0.1:1") && !e.contains("hunter2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_credentials() {
+    let url = format!(
+        "{}/mysql",
+        with_user(&mysql_base(), "fairbench_test:NotThePassword42")
+    );
+    let e = one_line_error(&["run", "oltp_point_select", &format!("--target={url}")], 2);
+    assert!(
+        e.contains("access denied for user 'fairbench_test'") && !e.contains("NotThePassword42"),
+        "{e}"
+    );
+    let url = format!(
+        "{}/postgres",
+        with_user(&postgres_base(), "fairbench_no_such_role:NotThePassword42")
+    );
+    let e = one_line_error(&["run", "oltp_point_select", &format!("--target={url}")], 2);
+    assert!(
+        e.contains("authentication failed for user 'fairbench_no_such_role'")
+            && !e.contains("NotThePassword42"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_databases() {
+    let e = one_line_error(
+        &[
+            "prepare",
+            "oltp_point_select",
+            &format!("--target={}/fb_no_such_db", mysql_base()),
+        ],
+        2,
+    );
+    assert!(e.contains("database 'fb_no_such_db' does not exist"), "{e}");
+    let e = one_line_error(
+        &[
+            "prepare",
+            "oltp_point_select",
+            &format!("--target={}/fb_no_such_db", postgres_base()),
+        ],
+        2,
+    );
+    assert!(e.contains("database 'fb_no_such_db' does not exist"), "{e}");
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_point_select",
+            "--target=sqlite:///nonexistent/dir/x.db",
+        ],
+        2,
+    );
+    assert!(e.contains("does not exist"), "{e}");
+}
+
+#[test]
+fn invalid_flags_and_values() {
+    let e = one_line_error(&["run", "oltp_read_write", "--no-such-flag"], 2);
+    assert!(e.contains("--no-such-flag"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--mysql-host=db1"], 2);
+    assert!(e.contains("--target mysql://"), "{e}");
+    let e = one_line_error(&["run", "tpcc_fancy"], 2);
+    assert!(e.contains("unknown workload"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--rand-type=normal"], 2);
+    assert!(e.contains("--rand-type"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--threads=0"], 2);
+    assert!(e.contains("--threads"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--skip-trx=maybe"], 2);
+    assert!(e.contains("maybe"), "{e}");
+}
+
+#[test]
+fn ctrl_c_still_reports_and_saves() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db
+        .fairbench(&["prepare", "oltp_point_select", "--table-size=1000"])
+        .status
+        .success());
+    let out = db.dir.path().join("r.json");
+    let child = std::process::Command::new(bin())
+        .args([
+            "run",
+            "oltp_point_select",
+            "--table-size=1000",
+            "--time=60",
+            "--threads=2",
+        ])
+        .arg(format!("--target={}", db.url))
+        .arg(format!("--out={}", out.display()))
+        .current_dir(db.dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(15));
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["run"]["status"], "interrupted");
+    assert!(doc["run"]["events"].as_u64().unwrap() > 100);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("QPS"));
+}
+
+#[test]
+fn killed_connections_reconnect_and_are_counted() {
+    let db = TestDb::new(Kind::Postgres);
+    assert!(db
+        .fairbench(&["prepare", "oltp_point_select", "--table-size=1000"])
+        .status
+        .success());
+    let out = db.dir.path().join("r.json");
+    let child = std::process::Command::new(bin())
+        .args([
+            "run",
+            "oltp_point_select",
+            "--table-size=1000",
+            "--time=4",
+            "--threads=2",
+        ])
+        .arg(format!("--target={}", db.url))
+        .arg(format!("--out={}", out.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    db.exec(&format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid() AND application_name = 'fairbench'",
+        db.name
+    ));
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["run"]["status"], "completed");
+    assert!(
+        doc["errors"]["reconnects"].as_u64().unwrap() >= 2,
+        "{}",
+        doc["errors"]
+    );
+}
+
+#[test]
+fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
+    let db = TestDb::new(Kind::Postgres);
+    assert!(db
+        .fairbench(&["prepare", "oltp_point_select", "--table-size=1000"])
+        .status
+        .success());
+    let out = db.dir.path().join("r.json");
+    let child = std::process::Command::new(bin())
+        .args([
+            "run",
+            "oltp_point_select",
+            "--table-size=1000",
+            "--time=30",
+            "--threads=2",
+            "--reconnect-timeout=1",
+        ])
+        .arg(format!("--target={}", db.url))
+        .arg(format!("--out={}", out.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // The database stops accepting connections, then every session is terminated.
+    pg_exec(
+        &format!("{}/postgres", postgres_base()),
+        &format!(
+            "ALTER DATABASE {0} ALLOW_CONNECTIONS false; SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{0}'",
+            db.name
+        ),
+    );
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.trim()
+            .lines()
+            .last()
+            .unwrap()
+            .contains("could not reconnect"),
+        "{err}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["run"]["status"], "failed");
+    assert!(
+        doc["run"]["events"].as_u64().unwrap() > 100,
+        "measured events are kept"
+    );
+}
