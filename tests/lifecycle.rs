@@ -57,6 +57,10 @@ fn lifecycle(kind: Kind) {
     assert_eq!(doc["run"]["events"], 40);
     assert_eq!(doc["run"]["loop_model"], "closed");
     assert!(!doc["intervals"].as_array().unwrap().is_empty());
+    assert!(
+        !doc.to_string().contains("fairbench_test:fairbench_test"),
+        "no password in results"
+    );
     for class in ["total", "read", "write", "commit", "other", "event"] {
         let s = &doc["stats"][class];
         for key in [
