@@ -55,7 +55,8 @@ ensure_postgres() {
       v=$(ls /usr/lib/postgresql | sort -V | tail -n 1)
       as_root pg_createcluster "$v" main >/dev/null
     fi
-    as_root pg_ctlcluster --skip-systemctl-redirect "$v" main start
+    # pg_ctlcluster can report failure while the server comes up fine: readiness decides.
+    as_root pg_ctlcluster --skip-systemctl-redirect "$v" main start || true
     wait_for 60 postgres_up || { echo "PostgreSQL did not start" >&2; return 1; }
   fi
   as_root runuser -u postgres -- psql -qX -v ON_ERROR_STOP=1 -d postgres -c "DO \$\$BEGIN
