@@ -292,3 +292,62 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
         "measured events are kept"
     );
 }
+
+#[test]
+fn tls_is_stated_and_enforced() {
+    // Debian's PostgreSQL serves TLS with its snakeoil certificate: require works, verify
+    // (no CA for a self-signed certificate) must refuse; MariaDB here has no TLS at all.
+    let db = TestDb::new(Kind::Postgres);
+    let tls_url = format!("{}?tls=require", db.url);
+    let dir = db.dir.path();
+    let p = fairbench_in(
+        dir,
+        &[
+            "prepare".into(),
+            "oltp_point_select".into(),
+            "--table-size=100".into(),
+            format!("--target={tls_url}"),
+        ],
+    );
+    assert!(p.status.success(), "{}", text(&p));
+    let r = fairbench_in(
+        dir,
+        &[
+            "run".into(),
+            "oltp_point_select".into(),
+            "--table-size=100".into(),
+            "--events=10".into(),
+            format!("--target={tls_url}"),
+        ],
+    );
+    assert!(r.status.success(), "{}", text(&r));
+    assert!(
+        String::from_utf8_lossy(&r.stdout).contains("TLS require"),
+        "{}",
+        text(&r)
+    );
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_point_select",
+            &format!("--target={}?tls=verify", db.url),
+        ],
+        2,
+    );
+    assert!(
+        e.contains("cannot connect to PostgreSQL") && e.to_lowercase().contains("certificate"),
+        "{e}"
+    );
+    let e = one_line_error(
+        &[
+            "run",
+            "oltp_point_select",
+            &format!("--target={}/mysql?tls=require", mysql_base()),
+        ],
+        2,
+    );
+    assert!(
+        e.contains("SSL") && !e.contains("is the server running"),
+        "{e}"
+    );
+}

@@ -80,9 +80,29 @@ impl DbError {
     }
 }
 
+/// " (is the server running?)" when a connection attempt found nobody listening.
+pub(crate) fn unreachable_hint(message: &str) -> &'static str {
+    let m = message.to_ascii_lowercase();
+    if m.contains("refused")
+        || m.contains("timed out")
+        || m.contains("no such file")
+        || m.contains("unreachable")
+    {
+        " (is the server running?)"
+    } else {
+        ""
+    }
+}
+
+/// MySQL error numbers and SQLSTATEs are worth printing; fairbench's own labels are not.
+fn is_server_code(code: &str) -> bool {
+    code.bytes().all(|b| b.is_ascii_digit())
+        || (code.len() == 5 && code.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
 impl fmt::Display for DbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.code.is_empty() || self.connection_lost {
+        if self.code.is_empty() || self.connection_lost || !is_server_code(&self.code) {
             write!(f, "{}", self.message)
         } else {
             write!(f, "{} (error {})", self.message, self.code)

@@ -224,8 +224,7 @@ fn connect_error(e: mysql_async::Error, t: &TargetUrl) -> DbError {
             "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
             t.database, t.database
         ),
-        _ if err.connection_lost => format!("cannot connect to MySQL at {at}: {} (is the server running?)", err.message.trim_start_matches("connection lost: ")),
-        _ => format!("cannot connect to MySQL at {at}: {}", err.message),
+        _ => format!("cannot connect to MySQL at {at}: {}{}", err.message.trim_start_matches("connection lost: "), super::unreachable_hint(&err.message)),
     };
     err.connection_lost = false;
     err

@@ -294,7 +294,11 @@ fn connect_error(e: tokio_postgres::Error, t: &TargetUrl) -> DbError {
             "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
             t.database, t.database
         ),
-        _ => format!("cannot connect to PostgreSQL at {at}: {} (is the server running?)", err.message.trim_start_matches("connection lost: ")),
+        _ => format!(
+            "cannot connect to PostgreSQL at {at}: {}{}",
+            err.message.trim_start_matches("connection lost: "),
+            super::unreachable_hint(&err.message)
+        ),
     };
     err.connection_lost = false;
     err
