@@ -3,12 +3,10 @@
 
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
 use crate::db::{Connection as _, Database, TargetUrl};
-use crate::plan::RunPlan;
+use crate::plan::{LoopModel, RunPlan};
 use crate::prepare::{self, PreparePlan};
 use crate::report::{IntervalPrinter, Report, ReportOptions, TextReport};
-use crate::result::{
-    self, ResultDocument, RunRecord, ServerCounters, TargetRecord, WorkloadRecord,
-};
+use crate::result::{self, ResultDocument, RunRecord, ServerCounters, TargetRecord, WorkloadRecord};
 use crate::runner::{self, RunOutcome, RunStatus};
 use crate::with_database;
 use crate::workload::{StatementKind, Workload};
@@ -26,10 +24,7 @@ pub struct Failure {
 impl Failure {
     /// Bad input, unreachable or misconfigured target (exit 2).
     pub fn input(message: impl Into<String>) -> Self {
-        Failure {
-            message: message.into(),
-            code: 2,
-        }
+        Failure { message: message.into(), code: 2 }
     }
 }
 
@@ -74,11 +69,7 @@ fn target(args: &TargetArgs) -> Result<TargetUrl, Failure> {
     TargetUrl::parse(&args.target, |k| std::env::var(k).ok()).map_err(Failure::input)
 }
 
-fn prepare_cmd<D: Database>(
-    db: Arc<D>,
-    args: &PrepareArgs,
-    target: &TargetUrl,
-) -> Result<ExitCode, Failure> {
+fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Failure> {
     let plan = PreparePlan {
         workload: args.workload.workload()?,
         oltp: args.workload.oltp(),
@@ -101,11 +92,7 @@ fn create_if_missing(target: &TargetUrl) -> Result<(), Failure> {
     Ok(())
 }
 
-fn do_prepare<D: Database>(
-    db: Arc<D>,
-    plan: &PreparePlan,
-    target: &TargetUrl,
-) -> Result<(), Failure> {
+fn do_prepare<D: Database>(db: Arc<D>, plan: &PreparePlan, target: &TargetUrl) -> Result<(), Failure> {
     let rows = plan.workload.rows_to_load(&plan.oltp);
     let transport = db.transport();
     let bar = indicatif::ProgressBar::new(rows * plan.oltp.tables as u64);
@@ -163,12 +150,7 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode,
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_cmd<D: Database>(
-    db: Arc<D>,
-    args: &RunArgs,
-    target: &TargetUrl,
-    bench: bool,
-) -> Result<ExitCode, Failure> {
+fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Failure> {
     let plan = args.plan(db.dialect().default_retry_codes())?;
     if bench {
         create_if_missing(target)?;
@@ -194,11 +176,7 @@ fn run_cmd<D: Database>(
                 target.redacted(),
                 plan.workload.name(),
                 target.redacted(),
-                if plan.oltp.tables > 1 {
-                    format!(" --tables {}", plan.oltp.tables)
-                } else {
-                    String::new()
-                }
+                if plan.oltp.tables > 1 { format!(" --tables {}", plan.oltp.tables) } else { String::new() }
             )));
         }
     }
@@ -214,10 +192,7 @@ fn run_cmd<D: Database>(
     let server = rt.block_on(admin.server_info())?;
     drop(admin);
 
-    let out_path = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out(plan.workload));
+    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
     eprintln!(
         "fairbench {}: {} on {} {} via {}; {} clients, {}; distribution {}",
         env!("CARGO_PKG_VERSION"),
@@ -227,11 +202,8 @@ fn run_cmd<D: Database>(
         db.transport(),
         plan.threads,
         match plan.stop {
-            s if s.time.is_some() && s.events.is_some() => format!(
-                "{} s or {} events",
-                s.time.unwrap().as_secs(),
-                s.events.unwrap()
-            ),
+            s if s.time.is_some() && s.events.is_some() =>
+                format!("{} s or {} events", s.time.unwrap().as_secs(), s.events.unwrap()),
             s if s.time.is_some() => format!("{} s", s.time.unwrap().as_secs()),
             s if s.events.is_some() => format!("{} events", s.events.unwrap()),
             _ => "until Ctrl-C".into(),
@@ -243,37 +215,25 @@ fn run_cmd<D: Database>(
     let doc = document(&plan, target, &*db, server, outcome);
     // Saved before printing: whatever happens next, the measurements are on disk.
     if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
     }
     doc.write(&out_path)?;
-    let opts = ReportOptions {
-        percentile: plan.percentile,
-    };
+    let opts = ReportOptions { percentile: plan.percentile };
     print!("{}", TextReport.render(&doc, &opts));
     eprintln!("Result saved to {}", out_path.display());
     Ok(match doc.run.status.as_str() {
         "completed" => ExitCode::SUCCESS,
         "interrupted" => ExitCode::from(130),
         _ => {
-            eprintln!(
-                "error: {}",
-                doc.run.failure.as_deref().unwrap_or("the run failed")
-            );
+            eprintln!("error: {}", doc.run.failure.as_deref().unwrap_or("the run failed"));
             ExitCode::from(1)
         }
     })
 }
 
 fn default_out(w: Workload) -> PathBuf {
-    let stamp = result::rfc3339(std::time::SystemTime::now())
-        .replace([':', '-'], "")
-        .replace('.', "-");
-    PathBuf::from("fairbench-results").join(format!(
-        "{}-{}.json",
-        w.name(),
-        stamp.trim_end_matches('Z')
-    ))
+    let stamp = result::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
+    PathBuf::from("fairbench-results").join(format!("{}-{}.json", w.name(), stamp.trim_end_matches('Z')))
 }
 
 /// Assembles the result document from the plan and what was measured.
@@ -285,7 +245,27 @@ pub fn document<D: Database>(
     outcome: RunOutcome,
 ) -> ResultDocument {
     let extra: Vec<f64> = plan.percentiles.clone();
-    let (stats, statements) = result::class_stats(&outcome.totals, outcome.measured_s, &extra);
+    let secs = outcome.measured_s;
+    let (stats, statements) = result::class_stats(&outcome.totals, secs, &extra, false);
+    let (service, service_statements) = match plan.loop_model.is_open() {
+        true => {
+            let (a, b) = result::class_stats(&outcome.totals, secs, &extra, true);
+            (Some(a), Some(b))
+        }
+        false => (None, None),
+    };
+    let open_loop = match (plan.loop_model, outcome.totals.open_loop()) {
+        (LoopModel::Open { rate, arrival, max_backlog }, Some(o)) => Some(result::OpenLoopRecord {
+            rate,
+            arrival: format!("{arrival:?}").to_lowercase(),
+            max_backlog,
+            late: o.late,
+            dropped: o.dropped,
+            start_delay: crate::stats::ClassStats::of(&o.queue, secs, &extra),
+        }),
+        _ => None,
+    };
+    let client = client_record(&outcome.client, outcome.totals.events.count(), outcome.totals.total(false).count());
     let transport = db.transport();
     let mix = plan.workload.mix(&plan.oltp);
     let new_row = plan.workload == Workload::OltpInsert && plan.oltp.auto_inc;
@@ -298,9 +278,7 @@ pub fn document<D: Database>(
         schema: result::SCHEMA_NAME.into(),
         schema_version: result::SCHEMA_VERSION,
         fairbench_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args()
-            .map(|a| crate::db::url::redact_str(&a))
-            .collect(),
+        command_line: std::env::args().map(|a| crate::db::url::redact_str(&a)).collect(),
         target: TargetRecord {
             url: target.redacted(),
             driver: target.dialect.name().into(),
@@ -315,10 +293,7 @@ pub fn document<D: Database>(
             options: serde_json::to_value(&plan.oltp).unwrap_or_default(),
             distribution: serde_json::to_value(&plan.distribution).unwrap_or_default(),
             distribution_description: plan.distribution.describe(),
-            mix_per_event: mix
-                .iter()
-                .map(|(k, n)| (k.name().to_string(), *n))
-                .collect(),
+            mix_per_event: mix.iter().map(|(k, n)| (k.name().to_string(), *n)).collect(),
             statements_sql: mix
                 .iter()
                 .map(|(k, _)| {
@@ -329,13 +304,10 @@ pub fn document<D: Database>(
                     (k.name().to_string(), sql)
                 })
                 .collect(),
-            statement_classes: mix
-                .iter()
-                .map(|(k, _)| (k.name().to_string(), k.class().name().to_string()))
-                .collect(),
+            statement_classes: mix.iter().map(|(k, _)| (k.name().to_string(), k.class().name().to_string())).collect(),
         },
         run: RunRecord {
-            loop_model: "closed".into(),
+            loop_model: plan.loop_model.name().into(),
             loop_model_description: plan.loop_model.describe().into(),
             threads: plan.threads,
             time_limit_s: plan.stop.time.map(|t| t.as_secs_f64()),
@@ -358,7 +330,44 @@ pub fn document<D: Database>(
             reconnects: outcome.totals.reconnects,
         },
         intervals: outcome.timeline,
+        service,
+        service_statements,
+        open_loop,
+        client,
         server_counters: ServerCounters::new(outcome.counters_before, outcome.counters_after),
+    }
+}
+
+/// The client's cost, and whether it limited the measurement.
+fn client_record(c: &runner::ClientCpu, events: u64, queries: u64) -> result::ClientRecord {
+    let utilization = c.cpu_s / (c.wall_s * c.cores.max(1) as f64).max(1e-9);
+    // Saturated: the machine had no CPU left for the client, or one of its event loops
+    // was busy nearly all the time (its clients then wait for the loop, not the server).
+    let warning = if utilization >= 0.9 {
+        Some(format!(
+            "the client used {:.0}% of all {} cores: it may have limited throughput and inflated latency; run it on another host or with fewer threads",
+            utilization * 100.0,
+            c.cores
+        ))
+    } else if c.shared_event_loops && c.busiest_worker >= 0.9 {
+        Some(format!(
+            "a client worker thread was busy {:.0}% of the time: the load generator, not the server, may be the bottleneck",
+            c.busiest_worker * 100.0
+        ))
+    } else {
+        None
+    };
+    result::ClientRecord {
+        cpu_s: c.cpu_s,
+        cpu_per_event_us: c.cpu_s * 1e6 / events.max(1) as f64,
+        cpu_per_query_us: c.cpu_s * 1e6 / queries.max(1) as f64,
+        cpu_utilization_pct: utilization * 100.0,
+        cores: c.cores,
+        worker_threads: c.worker_threads,
+        busiest_worker_pct: c.busiest_worker * 100.0,
+        peak_rss_bytes: runner::cpu::max_rss_bytes(),
+        saturated: warning.is_some(),
+        warning,
     }
 }
 

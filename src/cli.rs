@@ -1,7 +1,7 @@
 //! Command-line flags, parsed in one place and turned into validated plans (no I/O here).
 //! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`.
 
-use crate::plan::{LoopModel, RunPlan, StopCondition};
+use crate::plan::{Arrival, LoopModel, RunPlan, StopCondition};
 use crate::random::{DistributionKind, DistributionSpec};
 use crate::workload::{OltpOptions, Workload};
 use clap::{Args, Parser, Subcommand};
@@ -38,12 +38,7 @@ pub enum Command {
 pub struct TargetArgs {
     /// Database URL: sqlite://PATH, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db.
     /// Options: ?socket=PATH, ?tls=require|verify, ?ca=FILE. Passwords may come from MYSQL_PWD / PGPASSWORD.
-    #[arg(
-        long,
-        env = "FAIRBENCH_TARGET",
-        default_value = "sqlite://fairbench.db",
-        hide_env_values = true
-    )]
+    #[arg(long, env = "FAIRBENCH_TARGET", default_value = "sqlite://fairbench.db", hide_env_values = true)]
     pub target: String,
 }
 
@@ -74,21 +69,13 @@ pub struct WorkloadArgs {
     #[arg(long = "order-ranges", alias = "order_ranges", default_value_t = 1)]
     pub order_ranges: u32,
     /// SELECT DISTINCT ranges per transaction.
-    #[arg(
-        long = "distinct-ranges",
-        alias = "distinct_ranges",
-        default_value_t = 1
-    )]
+    #[arg(long = "distinct-ranges", alias = "distinct_ranges", default_value_t = 1)]
     pub distinct_ranges: u32,
     /// UPDATEs of the indexed column per transaction.
     #[arg(long = "index-updates", alias = "index_updates", default_value_t = 1)]
     pub index_updates: u32,
     /// UPDATEs of a non-indexed column per transaction.
-    #[arg(
-        long = "non-index-updates",
-        alias = "non_index_updates",
-        default_value_t = 1
-    )]
+    #[arg(long = "non-index-updates", alias = "non_index_updates", default_value_t = 1)]
     pub non_index_updates: u32,
     /// DELETE+INSERT pairs per transaction.
     #[arg(long = "delete-inserts", alias = "delete_inserts", default_value_t = 1)]
@@ -109,21 +96,13 @@ pub struct WorkloadArgs {
     #[arg(long = "create-secondary", alias = "create_secondary", default_value = "on", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
     pub create_secondary: bool,
     /// Storage engine on MySQL.
-    #[arg(
-        long = "mysql-storage-engine",
-        alias = "mysql_storage_engine",
-        default_value = "innodb"
-    )]
+    #[arg(long = "mysql-storage-engine", alias = "mysql_storage_engine", default_value = "innodb")]
     pub mysql_storage_engine: String,
     /// Distribution of ids: uniform, gaussian, special (sysbench 1.0.20's default), pareto, zipfian.
     #[arg(long = "rand-type", alias = "rand_type", default_value = "uniform")]
     pub rand_type: String,
     /// Iterations of the gaussian and special distributions.
-    #[arg(
-        long = "rand-spec-iter",
-        alias = "rand_spec_iter",
-        default_value_t = 12
-    )]
+    #[arg(long = "rand-spec-iter", alias = "rand_spec_iter", default_value_t = 12)]
     pub rand_spec_iter: u32,
     /// Percentage of the range holding the special distribution's hot values.
     #[arg(long = "rand-spec-pct", alias = "rand_spec_pct", default_value_t = 1)]
@@ -135,11 +114,7 @@ pub struct WorkloadArgs {
     #[arg(long = "rand-pareto-h", alias = "rand_pareto_h", default_value_t = 0.2)]
     pub rand_pareto_h: f64,
     /// Exponent of the zipfian distribution.
-    #[arg(
-        long = "rand-zipfian-exp",
-        alias = "rand_zipfian_exp",
-        default_value_t = 0.8
-    )]
+    #[arg(long = "rand-zipfian-exp", alias = "rand_zipfian_exp", default_value_t = 0.8)]
     pub rand_zipfian_exp: f64,
     /// Seed of the random streams (0: from the clock; the seed used is recorded).
     #[arg(long = "rand-seed", alias = "rand_seed", default_value_t = 0)]
@@ -191,15 +166,22 @@ pub struct RunArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Error codes to roll back and retry (default: MySQL 1213,1205,1020; PostgreSQL 40001,40P01,23505; SQLite SQLITE_BUSY,SQLITE_LOCKED).
-    #[arg(
-        long = "ignore-errors",
-        alias = "mysql-ignore-errors",
-        value_delimiter = ','
-    )]
+    #[arg(long = "ignore-errors", alias = "mysql-ignore-errors", value_delimiter = ',')]
     pub ignore_errors: Vec<String>,
     /// Seconds a client keeps trying to reconnect after losing its connection.
     #[arg(long = "reconnect-timeout", default_value_t = 10)]
     pub reconnect_timeout: u32,
+    /// Open loop: events per second over all clients, on a schedule that does not wait for
+    /// the server; latency is measured from each event's intended start. Without it: closed loop.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Open-loop arrivals: fixed (evenly spaced) or poisson.
+    #[arg(long, default_value = "fixed", requires = "rate")]
+    pub arrival: String,
+    /// Open loop: most events allowed to be due but not started before the oldest are
+    /// dropped and counted (default: 10 seconds of arrivals).
+    #[arg(long = "max-backlog", requires = "rate")]
+    pub max_backlog: Option<u64>,
     /// Loader threads when bench has to prepare (default: --threads).
     #[arg(long = "prepare-threads")]
     pub prepare_threads: Option<u32>,
@@ -225,12 +207,8 @@ fn switch(s: &str) -> Result<bool, String> {
 
 impl WorkloadArgs {
     pub fn workload(&self) -> Result<Workload, String> {
-        Workload::parse(&self.workload).ok_or_else(|| {
-            format!(
-                "unknown workload {:?}: run `fairbench list` for the workloads",
-                self.workload
-            )
-        })
+        Workload::parse(&self.workload)
+            .ok_or_else(|| format!("unknown workload {:?}: run `fairbench list` for the workloads", self.workload))
     }
 
     pub fn oltp(&self) -> OltpOptions {
@@ -257,10 +235,7 @@ impl WorkloadArgs {
 
     pub fn distribution(&self) -> Result<DistributionSpec, String> {
         let kind = DistributionKind::parse(&self.rand_type).ok_or_else(|| {
-            format!(
-                "unknown --rand-type {:?}: use uniform, gaussian, special, pareto or zipfian",
-                self.rand_type
-            )
+            format!("unknown --rand-type {:?}: use uniform, gaussian, special, pareto or zipfian", self.rand_type)
         })?;
         let spec = DistributionSpec {
             kind,
@@ -279,9 +254,7 @@ impl WorkloadArgs {
         if self.rand_seed != 0 {
             return self.rand_seed;
         }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         (now.as_nanos() as u64 ^ std::process::id() as u64).max(1)
     }
 }
@@ -306,10 +279,7 @@ impl RunArgs {
             oltp: self.workload.oltp(),
             distribution: self.workload.distribution()?,
             threads: self.threads,
-            stop: StopCondition {
-                time,
-                events: self.events,
-            },
+            stop: StopCondition { time, events: self.events },
             warmup_s: self.warmup,
             report_interval_s: self.report_interval,
             percentile: self.percentile,
@@ -317,14 +287,21 @@ impl RunArgs {
             retry_codes: if self.ignore_errors.is_empty() {
                 default_retry.iter().map(|s| s.to_string()).collect()
             } else {
-                self.ignore_errors
-                    .iter()
-                    .map(|s| s.trim().to_uppercase())
-                    .filter(|s| s != "NONE")
-                    .collect()
+                self.ignore_errors.iter().map(|s| s.trim().to_uppercase()).filter(|s| s != "NONE").collect()
             },
             rand_seed: self.workload.seed(),
-            loop_model: LoopModel::Closed,
+            loop_model: match self.rate {
+                None => LoopModel::Closed,
+                Some(rate) => LoopModel::Open {
+                    rate,
+                    arrival: match self.arrival.as_str() {
+                        "fixed" => Arrival::Fixed,
+                        "poisson" => Arrival::Poisson,
+                        a => return Err(format!("unknown --arrival {a:?}: use fixed or poisson")),
+                    },
+                    max_backlog: self.max_backlog.unwrap_or_else(|| (rate * 10.0).ceil().max(1.0) as u64),
+                },
+            },
             reconnect_timeout_s: self.reconnect_timeout,
         };
         plan.validate()?;

@@ -34,19 +34,14 @@ impl LocalRuntime {
 
 pub fn local_runtime() -> LocalRuntime {
     LocalRuntime {
-        rt: tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("tokio runtime"),
+        rt: tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime"),
         local: tokio::task::LocalSet::new(),
     }
 }
 
 /// Cores this process may use.
 pub fn cpu_count() -> u32 {
-    std::thread::available_parallelism()
-        .map(|n| n.get() as u32)
-        .unwrap_or(1)
+    std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
 }
 
 /// This host's name, for the report's `compute` column.

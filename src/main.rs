@@ -21,27 +21,19 @@ fn main() -> ExitCode {
 fn flag_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
             ExitCode::SUCCESS
         }
         _ => {
             let rendered = e.to_string();
-            let first = rendered
-                .lines()
-                .next()
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
-            let hint = if rendered.contains("--mysql-")
-                || rendered.contains("--pgsql-")
-                || rendered.contains("--db-driver")
-            {
-                " (fairbench takes the server as a URL: --target mysql://user:pass@host:port/db)"
-            } else {
-                " (see --help)"
-            };
+            let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+            let hint =
+                if rendered.contains("--mysql-") || rendered.contains("--pgsql-") || rendered.contains("--db-driver") {
+                    " (fairbench takes the server as a URL: --target mysql://user:pass@host:port/db)"
+                } else {
+                    " (see --help)"
+                };
             eprintln!("error: {first}{hint}");
             ExitCode::from(2)
         }

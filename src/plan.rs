@@ -13,13 +13,51 @@ pub enum LoopModel {
     /// --rate). Latency is service time at maximum throughput: stalls that stop a client
     /// also stop it from sending, so percentiles understate what waiting users would see.
     Closed,
+    /// Events arrive on a schedule of their own, whatever the server does; latency is
+    /// measured from each event's intended start (no coordinated omission).
+    Open {
+        /// Events per second over all clients.
+        rate: f64,
+        arrival: Arrival,
+        /// Most events allowed to be due but not yet started; older ones are dropped
+        /// (counted) so that a recovered server is not hit by an unbounded burst.
+        max_backlog: u64,
+    },
+}
+
+/// Spacing of intended start times in an open loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// Exactly 1/rate apart.
+    Fixed,
+    /// Exponentially distributed gaps with mean 1/rate (a Poisson process), seeded by --rand-seed.
+    Poisson,
 }
 
 impl LoopModel {
-    pub fn describe(&self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
-            LoopModel::Closed => "closed loop (each client sends its next event when the previous one ends; latency = service time at maximum throughput)",
+            LoopModel::Closed => "closed",
+            LoopModel::Open { .. } => "open",
         }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            LoopModel::Closed => "closed loop (each client sends its next event when the previous one ends; latency = service time at maximum throughput)".into(),
+            LoopModel::Open { rate, arrival, max_backlog } => format!(
+                "open loop at {rate} events/s, {} arrivals (latency measured from each event's intended start; service time reported separately; backlog bounded at {max_backlog} events)",
+                match arrival {
+                    Arrival::Fixed => "fixed-interval",
+                    Arrival::Poisson => "Poisson",
+                }
+            ),
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        matches!(self, LoopModel::Open { .. })
     }
 }
 
@@ -78,18 +116,19 @@ impl RunPlan {
         if !(self.percentile > 0.0 && self.percentile <= 100.0) {
             return Err("--percentile must be in (0, 100]".into());
         }
-        if let Some(p) = self
-            .percentiles
-            .iter()
-            .find(|p| !(**p > 0.0 && **p <= 100.0))
-        {
+        if let Some(p) = self.percentiles.iter().find(|p| !(**p > 0.0 && **p <= 100.0)) {
             return Err(format!("--percentiles: {p} is not in (0, 100]"));
         }
+        if let LoopModel::Open { rate, max_backlog, .. } = self.loop_model {
+            if !(rate > 0.0 && rate.is_finite()) {
+                return Err("--rate must be a positive number of events per second".into());
+            }
+            if max_backlog == 0 {
+                return Err("--max-backlog must be at least 1 event".into());
+            }
+        }
         if self.report_interval_s == Some(0) {
-            return Err(
-                "--report-interval must be at least 1 second (omit it for no interval lines)"
-                    .into(),
-            );
+            return Err("--report-interval must be at least 1 second (omit it for no interval lines)".into());
         }
         Ok(())
     }

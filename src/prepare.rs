@@ -76,34 +76,20 @@ pub fn prepare<D: Database>(
     let rows_per_table = plan.workload.rows_to_load(&plan.oltp);
     let total = rows_per_table * plan.oltp.tables as u64;
     // SQLite has one writer at a time: more loaders would only queue on its lock.
-    let loaders = if db.dialect() == Dialect::Sqlite {
-        1
-    } else {
-        plan.threads.clamp(1, plan.oltp.tables)
-    };
+    let loaders = if db.dialect() == Dialect::Sqlite { 1 } else { plan.threads.clamp(1, plan.oltp.tables) };
     let loaded = Arc::new(AtomicU64::new(0));
     let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let started = Instant::now();
     let mut handles = Vec::new();
     for l in 0..loaders {
-        let (db, plan, loaded, failure) =
-            (db.clone(), plan.clone(), loaded.clone(), failure.clone());
+        let (db, plan, loaded, failure) = (db.clone(), plan.clone(), loaded.clone(), failure.clone());
         handles.push(std::thread::spawn(move || {
             let rt = crate::local_runtime();
             let result = rt.block_on(async {
                 let mut conn = db.connect().await.map_err(|e| e.to_string())?;
                 // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
                 for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
-                    load_table(
-                        &mut conn,
-                        db.dialect(),
-                        &plan,
-                        table,
-                        rows_per_table,
-                        &loaded,
-                        &failure,
-                    )
-                    .await?;
+                    load_table(&mut conn, db.dialect(), &plan, table, rows_per_table, &loaded, &failure).await?;
                 }
                 Ok::<(), String>(())
             });
@@ -123,12 +109,7 @@ pub fn prepare<D: Database>(
     if let Some(e) = failure.lock().unwrap().take() {
         return Err(format!("prepare failed: {e}"));
     }
-    Ok(PrepareOutcome {
-        tables: plan.oltp.tables,
-        rows: total,
-        seconds: started.elapsed().as_secs_f64(),
-        loaders,
-    })
+    Ok(PrepareOutcome { tables: plan.oltp.tables, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 
 async fn load_table<C: Connection>(
@@ -165,14 +146,10 @@ async fn load_table<C: Connection>(
         conn.simple("COMMIT").await.map_err(ctx)?;
     }
     if plan.oltp.create_secondary {
-        conn.simple(&schema::create_k_index(table))
-            .await
-            .map_err(ctx)?;
+        conn.simple(&schema::create_k_index(table)).await.map_err(ctx)?;
     }
     if dialect == Dialect::Postgres {
-        conn.simple(&format!("ANALYZE sbtest{table}"))
-            .await
-            .map_err(ctx)?;
+        conn.simple(&format!("ANALYZE sbtest{table}")).await.map_err(ctx)?;
     }
     Ok(())
 }
@@ -190,22 +167,15 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, String> {
     rt.block_on(async {
         let mut conn = db.connect().await.map_err(|e| e.to_string())?;
         let tables = conn.tables("sbtest").await.map_err(|e| e.to_string())?;
-        let mut out = CleanupOutcome {
-            dropped: Vec::new(),
-            foreign: Vec::new(),
-        };
+        let mut out = CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
         for t in tables {
-            let numbered = t
-                .name
-                .strip_prefix("sbtest")
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let numbered =
+                t.name.strip_prefix("sbtest").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
             if !numbered {
                 continue;
             }
             if t.created_by_fairbench {
-                conn.simple(&schema::drop_table(&t.name))
-                    .await
-                    .map_err(|e| format!("cannot drop {}: {e}", t.name))?;
+                conn.simple(&schema::drop_table(&t.name)).await.map_err(|e| format!("cannot drop {}: {e}", t.name))?;
                 out.dropped.push(t.name);
             } else {
                 out.foreign.push(t.name);

@@ -25,9 +25,7 @@ impl Rng {
         };
         let s = [next(), next()];
         // The all-zero state is the one state xoroshiro cannot leave.
-        Rng {
-            s: if s == [0, 0] { [1, 0] } else { s },
-        }
+        Rng { s: if s == [0, 0] { [1, 0] } else { s } }
     }
 
     /// The stream of client `client` under run seed `seed`.
@@ -63,11 +61,7 @@ impl Rng {
     pub fn fill_digits(&mut self, template: &[u8], out: &mut Vec<u8>) {
         out.clear();
         for &ch in template {
-            out.push(if ch == b'#' {
-                self.uniform(b'0' as u32, b'9' as u32) as u8
-            } else {
-                ch
-            });
+            out.push(if ch == b'#' { self.uniform(b'0' as u32, b'9' as u32) as u8 } else { ch });
         }
     }
 }
@@ -210,9 +204,7 @@ impl Distribution {
                 let t = b as f64 - a as f64 + 1.0;
                 a.wrapping_add((t * rng.next_f64().powf(self.pareto_power)) as u32)
             }
-            DistributionKind::Zipfian => a
-                .wrapping_add(self.zipfian_int(rng, b - a + 1))
-                .wrapping_sub(1),
+            DistributionKind::Zipfian => a.wrapping_add(self.zipfian_int(rng, b - a + 1)).wrapping_sub(1),
         }
     }
 

@@ -1,56 +1,110 @@
 //! What clients record: one latency histogram per statement kind and one per event, plus
-//! errors by code and reconnects. One [`Recorder`] per worker thread; the collector swaps
-//! it out every interval. Recording allocates nothing except on errors.
+//! errors by code, reconnects and a sample of commit latencies for scatter plots. One
+//! [`Recorder`] per worker thread; the collector swaps it out every interval. Recording
+//! allocates nothing except on errors.
+//!
+//! In an open loop every latency is measured from the event's intended start; service
+//! times (from the actual start) are kept alongside, with the time events waited to start.
 
 use crate::stats::LatencyHistogram;
 use crate::workload::{StatementClass, StatementKind};
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const NO_SLOT: u8 = u8::MAX;
+/// Points per interval kept for the commit-latency scatter.
+pub const SCATTER_POINTS: usize = 100;
+/// An event that starts this much after its intended start is counted as late.
+pub const LATE_AFTER: Duration = Duration::from_millis(1);
 
 #[derive(Clone, Debug)]
 pub struct Recorder {
     /// Index into `statements` per [`StatementKind`], or NO_SLOT when the workload never sends it.
     slot: [u8; StatementKind::COUNT],
     statements: Vec<(StatementKind, LatencyHistogram)>,
-    /// Whole events (sysbench's "latency"): from the first statement to the last.
+    /// Whole events (sysbench's "latency"): first statement start (open loop: intended
+    /// start) to last statement end.
     pub events: LatencyHistogram,
+    /// Open loop only: the same without the wait before the event started.
+    open: Option<OpenLoop>,
     /// Errors retried, by the database's own code.
     pub errors: BTreeMap<String, u64>,
     pub reconnects: u64,
+    /// Latency samples for a scatter plot: COMMITs, or events when there is no COMMIT.
+    pub scatter: Reservoir,
+}
+
+#[derive(Clone, Debug)]
+pub struct OpenLoop {
+    pub service: Vec<LatencyHistogram>,
+    pub service_events: LatencyHistogram,
+    /// Actual start minus intended start.
+    pub queue: LatencyHistogram,
+    pub late: u64,
+    pub dropped: u64,
 }
 
 impl Recorder {
-    pub fn new(kinds: &[StatementKind]) -> Self {
+    pub fn new(kinds: &[StatementKind], open_loop: bool) -> Self {
         let mut slot = [NO_SLOT; StatementKind::COUNT];
         for (i, k) in kinds.iter().enumerate() {
             slot[*k as usize] = i as u8;
         }
         Recorder {
             slot,
-            statements: kinds
-                .iter()
-                .map(|&k| (k, LatencyHistogram::new()))
-                .collect(),
+            statements: kinds.iter().map(|&k| (k, LatencyHistogram::new())).collect(),
             events: LatencyHistogram::new(),
+            open: open_loop.then(|| OpenLoop {
+                service: kinds.iter().map(|_| LatencyHistogram::new()).collect(),
+                service_events: LatencyHistogram::new(),
+                queue: LatencyHistogram::new(),
+                late: 0,
+                dropped: 0,
+            }),
             errors: BTreeMap::new(),
             reconnects: 0,
+            scatter: Reservoir::new(if kinds.contains(&StatementKind::Commit) { "commit" } else { "event" }),
         }
     }
 
+    /// A statement took `service`; `waited` is how late its event started (zero in a closed loop).
     #[inline]
-    pub fn statement(&mut self, kind: StatementKind, latency: Duration) {
+    pub fn statement(&mut self, kind: StatementKind, service: Duration, waited: Duration, at: Instant) {
         let slot = self.slot[kind as usize];
         debug_assert!(slot != NO_SLOT, "{kind:?} was not declared by the workload");
-        if let Some((_, h)) = self.statements.get_mut(slot as usize) {
-            h.record(latency);
+        let Some((_, h)) = self.statements.get_mut(slot as usize) else { return };
+        let latency = service + waited;
+        h.record(latency);
+        if let Some(o) = &mut self.open {
+            o.service[slot as usize].record(service);
+        }
+        if kind == StatementKind::Commit {
+            self.scatter.offer(at, latency);
         }
     }
 
+    /// An event ended: `latency` from its (intended) start, `service` from its actual start.
     #[inline]
-    pub fn event(&mut self, latency: Duration) {
+    pub fn event(&mut self, latency: Duration, service: Duration, at: Instant) {
         self.events.record(latency);
+        if let Some(o) = &mut self.open {
+            o.service_events.record(service);
+        }
+        if self.scatter.of == "event" {
+            self.scatter.offer(at, latency);
+        }
+    }
+
+    /// Open loop: an event started `waited` after its intended start.
+    #[inline]
+    pub fn started(&mut self, waited: Duration, dropped_before: u64) {
+        if let Some(o) = &mut self.open {
+            o.queue.record(waited);
+            if waited > LATE_AFTER {
+                o.late += 1;
+            }
+            o.dropped += dropped_before;
+        }
     }
 
     pub fn error(&mut self, code: &str) {
@@ -67,10 +121,20 @@ impl Recorder {
             mine.add(theirs);
         }
         self.events.add(&other.events);
+        if let (Some(mine), Some(theirs)) = (&mut self.open, &other.open) {
+            for (m, t) in mine.service.iter_mut().zip(&theirs.service) {
+                m.add(t);
+            }
+            mine.service_events.add(&theirs.service_events);
+            mine.queue.add(&theirs.queue);
+            mine.late += theirs.late;
+            mine.dropped += theirs.dropped;
+        }
         for (code, n) in &other.errors {
             *self.errors.entry(code.clone()).or_default() += n;
         }
         self.reconnects += other.reconnects;
+        self.scatter.merge(&other.scatter);
     }
 
     pub fn reset(&mut self) {
@@ -78,30 +142,56 @@ impl Recorder {
             h.reset();
         }
         self.events.reset();
+        if let Some(o) = &mut self.open {
+            o.service.iter_mut().for_each(LatencyHistogram::reset);
+            o.service_events.reset();
+            o.queue.reset();
+            o.late = 0;
+            o.dropped = 0;
+        }
         self.errors.clear();
         self.reconnects = 0;
+        self.scatter.clear();
     }
 
     pub fn statements(&self) -> impl Iterator<Item = (StatementKind, &LatencyHistogram)> {
         self.statements.iter().map(|(k, h)| (*k, h))
     }
 
-    /// All statements of one class merged.
-    pub fn class(&self, class: StatementClass) -> LatencyHistogram {
-        let mut h = LatencyHistogram::new();
-        for (k, s) in &self.statements {
-            if k.class() == class {
-                h.add(s);
-            }
-        }
-        h
+    pub fn open_loop(&self) -> Option<&OpenLoop> {
+        self.open.as_ref()
+    }
+
+    /// Service times per statement kind (open loop only).
+    pub fn service_statements(&self) -> impl Iterator<Item = (StatementKind, &LatencyHistogram)> {
+        let service = self.open.as_ref().map(|o| o.service.as_slice()).unwrap_or(&[]);
+        self.statements.iter().zip(service).map(|((k, _), h)| (*k, h))
+    }
+
+    /// All statements of one class merged (latency, or service time with `service`).
+    pub fn class(&self, class: StatementClass, service: bool) -> LatencyHistogram {
+        self.merged(|k| k.class() == class, service)
     }
 
     /// Every statement merged.
-    pub fn total(&self) -> LatencyHistogram {
+    pub fn total(&self, service: bool) -> LatencyHistogram {
+        self.merged(|_| true, service)
+    }
+
+    fn merged(&self, pick: impl Fn(StatementKind) -> bool, service: bool) -> LatencyHistogram {
         let mut h = LatencyHistogram::new();
-        for (_, s) in &self.statements {
-            h.add(s);
+        if service {
+            for (k, s) in self.service_statements() {
+                if pick(k) {
+                    h.add(s);
+                }
+            }
+        } else {
+            for (k, s) in &self.statements {
+                if pick(*k) {
+                    h.add(s);
+                }
+            }
         }
         h
     }
@@ -111,29 +201,129 @@ impl Recorder {
     }
 }
 
+/// A uniform sample of at most [`SCATTER_POINTS`] (time, latency) points (reservoir
+/// sampling, Vitter's algorithm R); merged samples stay uniform over everything seen.
+#[derive(Clone, Debug)]
+pub struct Reservoir {
+    /// What the latencies are of: `commit` or `event`.
+    pub of: &'static str,
+    pub points: Vec<(Instant, Duration)>,
+    pub seen: u64,
+    state: u64,
+}
+
+impl Reservoir {
+    fn new(of: &'static str) -> Self {
+        Reservoir { of, points: Vec::with_capacity(SCATTER_POINTS), seen: 0, state: 0x9E37_79B9_7F4A_7C15 }
+    }
+
+    fn next(&mut self) -> u64 {
+        // xorshift64*: cheap and good enough to pick sample slots.
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    #[inline]
+    fn offer(&mut self, at: Instant, latency: Duration) {
+        self.seen += 1;
+        if self.points.len() < SCATTER_POINTS {
+            self.points.push((at, latency));
+        } else {
+            let j = self.next() % self.seen;
+            if (j as usize) < SCATTER_POINTS {
+                self.points[j as usize] = (at, latency);
+            }
+        }
+    }
+
+    /// Keeps a uniform sample of both: each point stands for seen/len events of its side.
+    fn merge(&mut self, other: &Reservoir) {
+        if other.seen == 0 {
+            return;
+        }
+        if self.seen == 0 {
+            self.points.clone_from(&other.points);
+            self.seen = other.seen;
+            return;
+        }
+        let (w_self, w_other) =
+            (self.seen as f64 / self.points.len() as f64, other.seen as f64 / other.points.len() as f64);
+        let mut keyed: Vec<(f64, (Instant, Duration))> = Vec::with_capacity(self.points.len() + other.points.len());
+        let mine = std::mem::take(&mut self.points);
+        for p in mine {
+            let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+            keyed.push((u.powf(1.0 / w_self), p)); // Efraimidis-Spirakis weighted keys
+        }
+        for p in &other.points {
+            let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+            keyed.push((u.powf(1.0 / w_other), *p));
+        }
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        self.points = keyed.into_iter().take(SCATTER_POINTS).map(|(_, p)| p).collect();
+        self.points.sort_by_key(|p| p.0);
+        self.seen += other.seen;
+    }
+
+    fn clear(&mut self) {
+        self.points.clear();
+        self.seen = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn classes_merge_their_statements() {
-        let mut r = Recorder::new(&[
-            StatementKind::Begin,
-            StatementKind::PointSelect,
-            StatementKind::SumRange,
-            StatementKind::Commit,
-        ]);
-        r.statement(StatementKind::PointSelect, Duration::from_micros(10));
-        r.statement(StatementKind::SumRange, Duration::from_micros(30));
-        r.statement(StatementKind::Commit, Duration::from_micros(50));
-        assert_eq!(r.class(StatementClass::Read).count(), 2);
-        assert_eq!(r.class(StatementClass::Commit).count(), 1);
-        assert_eq!(r.class(StatementClass::Write).count(), 0);
-        assert_eq!(r.total().count(), 3);
+        let now = Instant::now();
+        let mut r = Recorder::new(
+            &[StatementKind::Begin, StatementKind::PointSelect, StatementKind::SumRange, StatementKind::Commit],
+            false,
+        );
+        r.statement(StatementKind::PointSelect, Duration::from_micros(10), Duration::ZERO, now);
+        r.statement(StatementKind::SumRange, Duration::from_micros(30), Duration::ZERO, now);
+        r.statement(StatementKind::Commit, Duration::from_micros(50), Duration::ZERO, now);
+        assert_eq!(r.class(StatementClass::Read, false).count(), 2);
+        assert_eq!(r.class(StatementClass::Commit, false).count(), 1);
+        assert_eq!(r.class(StatementClass::Write, false).count(), 0);
+        assert_eq!(r.total(false).count(), 3);
+        assert_eq!(r.scatter.points.len(), 1);
         let mut other = r.clone();
         other.error("1213");
         r.add(&other);
-        assert_eq!(r.total().count(), 6);
+        assert_eq!(r.total(false).count(), 6);
         assert_eq!(r.errors.get("1213"), Some(&1));
+    }
+
+    #[test]
+    fn open_loop_keeps_service_time_apart() {
+        let now = Instant::now();
+        let mut r = Recorder::new(&[StatementKind::PointSelect], true);
+        r.started(Duration::from_millis(5), 3);
+        r.statement(StatementKind::PointSelect, Duration::from_micros(100), Duration::from_millis(5), now);
+        r.event(Duration::from_micros(5100), Duration::from_micros(100), now);
+        assert_eq!(r.total(false).max_ns(), 5_100_000);
+        assert_eq!(r.total(true).max_ns(), 100_000);
+        let o = r.open_loop().unwrap();
+        assert_eq!((o.late, o.dropped), (1, 3));
+    }
+
+    #[test]
+    fn scatter_stays_bounded_and_covers_both_sides() {
+        let t0 = Instant::now();
+        let mut a = Recorder::new(&[StatementKind::PointSelect], false);
+        let mut b = a.clone();
+        for i in 0..10_000u64 {
+            a.event(Duration::from_micros(10), Duration::ZERO, t0 + Duration::from_micros(i));
+            b.event(Duration::from_micros(99), Duration::ZERO, t0 + Duration::from_micros(i));
+        }
+        a.add(&b);
+        assert_eq!(a.scatter.points.len(), SCATTER_POINTS);
+        assert_eq!(a.scatter.seen, 20_000);
+        let slow = a.scatter.points.iter().filter(|p| p.1 == Duration::from_micros(99)).count();
+        assert!((25..=75).contains(&slow), "{slow}");
     }
 }

@@ -8,10 +8,7 @@ const N: usize = 200_000;
 const MAX: u32 = 10_000;
 
 fn draws(kind: DistributionKind, n: usize, seed: u64) -> Vec<u32> {
-    let spec = DistributionSpec {
-        kind,
-        ..Default::default()
-    };
+    let spec = DistributionSpec { kind, ..Default::default() };
     let d = spec.sampler();
     let mut rng = Rng::seeded(seed);
     (0..n).map(|_| d.sample(&mut rng, 1, MAX)).collect()
@@ -58,10 +55,7 @@ fn pareto_puts_80_percent_on_the_lowest_20_percent() {
 
 #[test]
 fn zipfian_follows_one_over_k_to_the_exponent() {
-    let spec = DistributionSpec {
-        kind: DistributionKind::Zipfian,
-        ..Default::default()
-    };
+    let spec = DistributionSpec { kind: DistributionKind::Zipfian, ..Default::default() };
     let d = spec.sampler();
     let mut rng = Rng::seeded(5);
     let n = 100u32;
@@ -90,15 +84,8 @@ fn sysbench_draws(rand_type: &str) -> Vec<u32> {
         .arg("prepare")
         .output()
         .expect("sysbench is installed by scripts/test.sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Vec<u32> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Vec<u32> = String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.trim().parse().ok()).collect();
     assert_eq!(v.len(), N);
     v
 }
@@ -143,10 +130,7 @@ fn same_distributions_as_the_sysbench_binary() {
         let (stat, dof) = chi_square(&ours, &theirs, &edges);
         // Critical value for p = 0.0001 is below dof + 5.5*sqrt(2*dof) for these dofs.
         let critical = dof as f64 + 5.5 * (2.0 * dof as f64).sqrt();
-        assert!(
-            stat < critical,
-            "{name}: chi-square {stat:.1} with {dof} dof (critical {critical:.1})"
-        );
+        assert!(stat < critical, "{name}: chi-square {stat:.1} with {dof} dof (critical {critical:.1})");
         // Sanity: the test can fail: uniform against special is rejected.
         if name == "special" {
             let (other, _) = chi_square(&draws(DistributionKind::Uniform, N, 12), &theirs, &edges);

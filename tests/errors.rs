@@ -12,16 +12,9 @@ fn one_line_error(args: &[&str], code: i32) -> String {
     let o = fairbench_in(dir.path(), &args);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(code), "{args:?}\n{}", text(&o));
-    assert_eq!(
-        err.trim().lines().count(),
-        1,
-        "{args:?}: expected one line, got:\n{err}"
-    );
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: expected one line, got:\n{err}");
     assert!(err.starts_with("error: "), "{err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("backtrace"),
-        "{err}"
-    );
+    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
     err
 }
 
@@ -36,117 +29,43 @@ fn with_user(base: &str, user_pass: &str) -> String {
 fn bad_urls() {
     let e = one_line_error(&["run", "oltp_read_write", "--target=mongodb://h/db"], 2);
     assert!(e.contains("unknown scheme"), "{e}");
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_read_write",
-            "--target=mysql://u:hunter2@h:99999/db",
-        ],
-        2,
-    );
-    assert!(
-        e.contains("invalid --target") && !e.contains("hunter2"),
-        "{e}"
-    );
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_read_write",
-            "--target=postgres://u@127.0.0.1:5432",
-        ],
-        2,
-    );
+    let e = one_line_error(&["run", "oltp_read_write", "--target=mysql://u:hunter2@h:99999/db"], 2);
+    assert!(e.contains("invalid --target") && !e.contains("hunter2"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--target=postgres://u@127.0.0.1:5432"], 2);
     assert!(e.contains("no database"), "{e}");
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_read_write",
-            "--target=mysql://u@h/db?tls=maybe",
-        ],
-        2,
-    );
+    let e = one_line_error(&["run", "oltp_read_write", "--target=mysql://u@h/db?tls=maybe"], 2);
     assert!(e.contains("tls=maybe"), "{e}");
 }
 
 #[test]
 fn unreachable_hosts() {
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_point_select",
-            "--target=mysql://u:hunter2@127.0.0.1:1/db",
-        ],
-        2,
-    );
-    assert!(
-        e.contains("cannot connect to MySQL at 127.0.0.1:1") && !e.contains("hunter2"),
-        "{e}"
-    );
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_point_select",
-            "--target=postgres://u:hunter2@127.0.0.1:1/db",
-        ],
-        2,
-    );
-    assert!(
-        e.contains("cannot connect to PostgreSQL at 127.0.0.1:1") && !e.contains("hunter2"),
-        "{e}"
-    );
+    let e = one_line_error(&["run", "oltp_point_select", "--target=mysql://u:hunter2@127.0.0.1:1/db"], 2);
+    assert!(e.contains("cannot connect to MySQL at 127.0.0.1:1") && !e.contains("hunter2"), "{e}");
+    let e = one_line_error(&["run", "oltp_point_select", "--target=postgres://u:hunter2@127.0.0.1:1/db"], 2);
+    assert!(e.contains("cannot connect to PostgreSQL at 127.0.0.1:1") && !e.contains("hunter2"), "{e}");
 }
 
 #[test]
 fn wrong_credentials() {
-    let url = format!(
-        "{}/mysql",
-        with_user(&mysql_base(), "fairbench_test:NotThePassword42")
-    );
+    let url = format!("{}/mysql", with_user(&mysql_base(), "fairbench_test:NotThePassword42"));
+    let e = one_line_error(&["run", "oltp_point_select", &format!("--target={url}")], 2);
+    assert!(e.contains("access denied for user 'fairbench_test'") && !e.contains("NotThePassword42"), "{e}");
+    let url = format!("{}/postgres", with_user(&postgres_base(), "fairbench_no_such_role:NotThePassword42"));
     let e = one_line_error(&["run", "oltp_point_select", &format!("--target={url}")], 2);
     assert!(
-        e.contains("access denied for user 'fairbench_test'") && !e.contains("NotThePassword42"),
-        "{e}"
-    );
-    let url = format!(
-        "{}/postgres",
-        with_user(&postgres_base(), "fairbench_no_such_role:NotThePassword42")
-    );
-    let e = one_line_error(&["run", "oltp_point_select", &format!("--target={url}")], 2);
-    assert!(
-        e.contains("authentication failed for user 'fairbench_no_such_role'")
-            && !e.contains("NotThePassword42"),
+        e.contains("authentication failed for user 'fairbench_no_such_role'") && !e.contains("NotThePassword42"),
         "{e}"
     );
 }
 
 #[test]
 fn missing_databases() {
-    let e = one_line_error(
-        &[
-            "prepare",
-            "oltp_point_select",
-            &format!("--target={}/fb_no_such_db", mysql_base()),
-        ],
-        2,
-    );
+    let e = one_line_error(&["prepare", "oltp_point_select", &format!("--target={}/fb_no_such_db", mysql_base())], 2);
     assert!(e.contains("database 'fb_no_such_db' does not exist"), "{e}");
-    let e = one_line_error(
-        &[
-            "prepare",
-            "oltp_point_select",
-            &format!("--target={}/fb_no_such_db", postgres_base()),
-        ],
-        2,
-    );
+    let e =
+        one_line_error(&["prepare", "oltp_point_select", &format!("--target={}/fb_no_such_db", postgres_base())], 2);
     assert!(e.contains("database 'fb_no_such_db' does not exist"), "{e}");
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_point_select",
-            "--target=sqlite:///nonexistent/dir/x.db",
-        ],
-        2,
-    );
+    let e = one_line_error(&["run", "oltp_point_select", "--target=sqlite:///nonexistent/dir/x.db"], 2);
     assert!(e.contains("does not exist"), "{e}");
 }
 
@@ -169,19 +88,10 @@ fn invalid_flags_and_values() {
 #[test]
 fn ctrl_c_still_reports_and_saves() {
     let db = TestDb::new(Kind::Sqlite);
-    assert!(db
-        .fairbench(&["prepare", "oltp_point_select", "--table-size=1000"])
-        .status
-        .success());
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
     let child = std::process::Command::new(bin())
-        .args([
-            "run",
-            "oltp_point_select",
-            "--table-size=1000",
-            "--time=60",
-            "--threads=2",
-        ])
+        .args(["run", "oltp_point_select", "--table-size=1000", "--time=60", "--threads=2"])
         .arg(format!("--target={}", db.url))
         .arg(format!("--out={}", out.display()))
         .current_dir(db.dir.path())
@@ -195,8 +105,7 @@ fn ctrl_c_still_reports_and_saves() {
     let o = child.wait_with_output().unwrap();
     assert!(t.elapsed() < Duration::from_secs(15));
     assert_eq!(o.status.code(), Some(130), "{}", text(&o));
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(doc["run"]["status"], "interrupted");
     assert!(doc["run"]["events"].as_u64().unwrap() > 100);
     assert!(String::from_utf8_lossy(&o.stdout).contains("QPS"));
@@ -205,19 +114,10 @@ fn ctrl_c_still_reports_and_saves() {
 #[test]
 fn killed_connections_reconnect_and_are_counted() {
     let db = TestDb::new(Kind::Postgres);
-    assert!(db
-        .fairbench(&["prepare", "oltp_point_select", "--table-size=1000"])
-        .status
-        .success());
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
     let child = std::process::Command::new(bin())
-        .args([
-            "run",
-            "oltp_point_select",
-            "--table-size=1000",
-            "--time=4",
-            "--threads=2",
-        ])
+        .args(["run", "oltp_point_select", "--table-size=1000", "--time=4", "--threads=2"])
         .arg(format!("--target={}", db.url))
         .arg(format!("--out={}", out.display()))
         .stdout(std::process::Stdio::null())
@@ -231,33 +131,18 @@ fn killed_connections_reconnect_and_are_counted() {
     ));
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(doc["run"]["status"], "completed");
-    assert!(
-        doc["errors"]["reconnects"].as_u64().unwrap() >= 2,
-        "{}",
-        doc["errors"]
-    );
+    assert!(doc["errors"]["reconnects"].as_u64().unwrap() >= 2, "{}", doc["errors"]);
 }
 
 #[test]
 fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     let db = TestDb::new(Kind::Postgres);
-    assert!(db
-        .fairbench(&["prepare", "oltp_point_select", "--table-size=1000"])
-        .status
-        .success());
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
     let child = std::process::Command::new(bin())
-        .args([
-            "run",
-            "oltp_point_select",
-            "--table-size=1000",
-            "--time=30",
-            "--threads=2",
-            "--reconnect-timeout=1",
-        ])
+        .args(["run", "oltp_point_select", "--table-size=1000", "--time=30", "--threads=2", "--reconnect-timeout=1"])
         .arg(format!("--target={}", db.url))
         .arg(format!("--out={}", out.display()))
         .stdout(std::process::Stdio::null())
@@ -276,21 +161,10 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.trim()
-            .lines()
-            .last()
-            .unwrap()
-            .contains("could not reconnect"),
-        "{err}"
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(err.trim().lines().last().unwrap().contains("could not reconnect"), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(doc["run"]["status"], "failed");
-    assert!(
-        doc["run"]["events"].as_u64().unwrap() > 100,
-        "measured events are kept"
-    );
+    assert!(doc["run"]["events"].as_u64().unwrap() > 100, "measured events are kept");
 }
 
 #[test]
@@ -302,12 +176,7 @@ fn tls_is_stated_and_enforced() {
     let dir = db.dir.path();
     let p = fairbench_in(
         dir,
-        &[
-            "prepare".into(),
-            "oltp_point_select".into(),
-            "--table-size=100".into(),
-            format!("--target={tls_url}"),
-        ],
+        &["prepare".into(), "oltp_point_select".into(), "--table-size=100".into(), format!("--target={tls_url}")],
     );
     assert!(p.status.success(), "{}", text(&p));
     let r = fairbench_in(
@@ -321,33 +190,9 @@ fn tls_is_stated_and_enforced() {
         ],
     );
     assert!(r.status.success(), "{}", text(&r));
-    assert!(
-        String::from_utf8_lossy(&r.stdout).contains("TLS require"),
-        "{}",
-        text(&r)
-    );
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_point_select",
-            &format!("--target={}?tls=verify", db.url),
-        ],
-        2,
-    );
-    assert!(
-        e.contains("cannot connect to PostgreSQL") && e.to_lowercase().contains("certificate"),
-        "{e}"
-    );
-    let e = one_line_error(
-        &[
-            "run",
-            "oltp_point_select",
-            &format!("--target={}/mysql?tls=require", mysql_base()),
-        ],
-        2,
-    );
-    assert!(
-        e.contains("SSL") && !e.contains("is the server running"),
-        "{e}"
-    );
+    assert!(String::from_utf8_lossy(&r.stdout).contains("TLS require"), "{}", text(&r));
+    let e = one_line_error(&["run", "oltp_point_select", &format!("--target={}?tls=verify", db.url)], 2);
+    assert!(e.contains("cannot connect to PostgreSQL") && e.to_lowercase().contains("certificate"), "{e}");
+    let e = one_line_error(&["run", "oltp_point_select", &format!("--target={}/mysql?tls=require", mysql_base())], 2);
+    assert!(e.contains("SSL") && !e.contains("is the server running"), "{e}");
 }

@@ -10,77 +10,33 @@ fn stderr(o: &std::process::Output) -> String {
 
 fn lifecycle(kind: Kind) {
     let db = TestDb::new(kind);
-    let p = db.fairbench(&[
-        "prepare",
-        "oltp_read_write",
-        "--tables=2",
-        "--table-size=500",
-        "--threads=2",
-    ]);
+    let p = db.fairbench(&["prepare", "oltp_read_write", "--tables=2", "--table-size=500", "--threads=2"]);
     assert!(p.status.success(), "{}", text(&p));
     assert_eq!(db.tables(), vec!["sbtest1", "sbtest2"]);
     assert_eq!((db.count("sbtest1"), db.count("sbtest2")), (500, 500));
 
     // Existing tables are never overwritten silently.
-    let again = db.fairbench(&[
-        "prepare",
-        "oltp_read_write",
-        "--tables=2",
-        "--table-size=500",
-    ]);
+    let again = db.fairbench(&["prepare", "oltp_read_write", "--tables=2", "--table-size=500"]);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
-    assert!(
-        stderr(&again).contains("already exists"),
-        "{}",
-        text(&again)
-    );
-    let over = db.fairbench(&[
-        "prepare",
-        "oltp_read_write",
-        "--tables=2",
-        "--table-size=300",
-        "--overwrite",
-    ]);
+    assert!(stderr(&again).contains("already exists"), "{}", text(&again));
+    let over = db.fairbench(&["prepare", "oltp_read_write", "--tables=2", "--table-size=300", "--overwrite"]);
     assert!(over.status.success(), "{}", text(&over));
     assert_eq!(db.count("sbtest2"), 300);
 
     // A run of N events on prepared tables.
-    let doc = db.run_json(&[
-        "run",
-        "oltp_read_write",
-        "--tables=2",
-        "--table-size=300",
-        "--events=40",
-        "--threads=2",
-    ]);
+    let doc = db.run_json(&["run", "oltp_read_write", "--tables=2", "--table-size=300", "--events=40", "--threads=2"]);
     assert_eq!(doc["run"]["status"], "completed");
     assert_eq!(doc["run"]["events"], 40);
     assert_eq!(doc["run"]["loop_model"], "closed");
     assert!(!doc["intervals"].as_array().unwrap().is_empty());
-    assert!(
-        !doc.to_string().contains("fairbench_test:fairbench_test"),
-        "no password in results"
-    );
+    assert!(!doc.to_string().contains("fairbench_test:fairbench_test"), "no password in results");
     for class in ["total", "read", "write", "commit", "other", "event"] {
         let s = &doc["stats"][class];
-        for key in [
-            "count",
-            "min_us",
-            "max_us",
-            "mean_us",
-            "p50_us",
-            "p95_us",
-            "p99_us",
-            "p999_us",
-            "qps",
-            "histogram",
-        ] {
+        for key in ["count", "min_us", "max_us", "mean_us", "p50_us", "p95_us", "p99_us", "p999_us", "qps", "histogram"]
+        {
             assert!(!s[key].is_null(), "stats.{class}.{key} missing");
         }
-        assert!(
-            s["min_us"].as_f64() <= s["p50_us"].as_f64()
-                && s["p999_us"].as_f64() <= s["max_us"].as_f64()
-        );
+        assert!(s["min_us"].as_f64() <= s["p50_us"].as_f64() && s["p999_us"].as_f64() <= s["max_us"].as_f64());
     }
 
     // A table fairbench did not create survives cleanup, and blocks writes.
@@ -94,20 +50,13 @@ fn lifecycle(kind: Kind) {
     let r = db.fairbench(&["run", "oltp_point_select", "--time=1"]);
     assert_eq!(r.status.code(), Some(2), "{}", text(&r));
     let err = stderr(&r);
-    assert!(
-        err.contains("sbtest1 does not exist") && err.contains("fairbench prepare"),
-        "{err}"
-    );
+    assert!(err.contains("sbtest1 does not exist") && err.contains("fairbench prepare"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 
     db.exec("CREATE TABLE sbtest1 (id INTEGER PRIMARY KEY, k INTEGER, c CHAR(120), pad CHAR(60))");
     let w = db.fairbench(&["run", "oltp_update_index", "--events=5"]);
     assert_eq!(w.status.code(), Some(2), "{}", text(&w));
-    assert!(
-        stderr(&w).contains("not created by fairbench"),
-        "{}",
-        text(&w)
-    );
+    assert!(stderr(&w).contains("not created by fairbench"), "{}", text(&w));
     let p = db.fairbench(&["prepare", "oltp_update_index", "--overwrite"]);
     assert_eq!(p.status.code(), Some(2), "{}", text(&p));
     assert_eq!(db.count("sbtest1"), 0, "foreign table untouched");
@@ -115,22 +64,10 @@ fn lifecycle(kind: Kind) {
     db.exec("DROP TABLE sbtest9");
 
     // sysbench's quirk: oltp_insert with --auto-inc=off prepares EMPTY tables.
-    let p = db.fairbench(&[
-        "prepare",
-        "oltp_insert",
-        "--auto-inc=off",
-        "--table-size=1000",
-    ]);
+    let p = db.fairbench(&["prepare", "oltp_insert", "--auto-inc=off", "--table-size=1000"]);
     assert!(p.status.success(), "{}", text(&p));
     assert_eq!(db.count("sbtest1"), 0);
-    let doc = db.run_json(&[
-        "run",
-        "oltp_insert",
-        "--auto-inc=off",
-        "--table-size=1000",
-        "--events=50",
-        "--threads=2",
-    ]);
+    let doc = db.run_json(&["run", "oltp_insert", "--auto-inc=off", "--table-size=1000", "--events=50", "--threads=2"]);
     assert_eq!(doc["statements"]["inserts"]["count"], 50);
     assert_eq!(db.count("sbtest1"), 50);
     let c = db.fairbench(&["cleanup"]);
@@ -141,24 +78,11 @@ fn lifecycle(kind: Kind) {
 fn mix(kind: Kind, events: u64) {
     let db = TestDb::new(kind);
     for w in WORKLOADS {
-        let p = db.fairbench(&[
-            "prepare",
-            w,
-            "--tables=2",
-            "--table-size=2000",
-            "--threads=2",
-        ]);
+        let p = db.fairbench(&["prepare", w, "--tables=2", "--table-size=2000", "--threads=2"]);
         assert!(p.status.success(), "{}", text(&p));
         let ev = events.to_string();
         let ev_arg = format!("--events={ev}");
-        let doc = db.run_json(&[
-            "run",
-            w,
-            "--tables=2",
-            "--table-size=2000",
-            &ev_arg,
-            "--threads=2",
-        ]);
+        let doc = db.run_json(&["run", w, "--tables=2", "--table-size=2000", &ev_arg, "--threads=2"]);
         assert_statement_counts(&doc, w, events);
         let c = db.fairbench(&["cleanup"]);
         assert!(c.status.success(), "{}", text(&c));
@@ -193,10 +117,7 @@ fn postgres_every_workload_sends_the_contract_mix() {
 #[test]
 fn skip_trx_and_range_selects_off_change_the_mix() {
     let db = TestDb::new(Kind::Sqlite);
-    assert!(db
-        .fairbench(&["prepare", "oltp_read_only", "--table-size=500"])
-        .status
-        .success());
+    assert!(db.fairbench(&["prepare", "oltp_read_only", "--table-size=500"]).status.success());
     let doc = db.run_json(&[
         "run",
         "oltp_read_only",

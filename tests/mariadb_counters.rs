@@ -7,16 +7,7 @@ use common::*;
 
 /// Server counter -> fairbench statement names it counts.
 const COUNTERS: [(&str, &[&str]); 6] = [
-    (
-        "Com_select",
-        &[
-            "point_selects",
-            "simple_ranges",
-            "sum_ranges",
-            "order_ranges",
-            "distinct_ranges",
-        ],
-    ),
+    ("Com_select", &["point_selects", "simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges"]),
     ("Com_update", &["index_updates", "non_index_updates"]),
     ("Com_delete", &["deletes"]),
     ("Com_insert", &["inserts"]),
@@ -29,41 +20,22 @@ fn mariadb_counts_exactly_the_contract_mix() {
     let db = TestDb::new(Kind::Mysql);
     let events = 500u64;
     for w in WORKLOADS {
-        let p = db.fairbench(&[
-            "prepare",
-            w,
-            "--tables=4",
-            "--table-size=5000",
-            "--threads=2",
-        ]);
+        let p = db.fairbench(&["prepare", w, "--tables=4", "--table-size=5000", "--threads=2"]);
         assert!(p.status.success(), "{}", text(&p));
         // Writers on one connection: a deadlock retry would resend statements.
-        let threads = if w.contains("read_only") || w.contains("point_select") {
-            "--threads=4"
-        } else {
-            "--threads=1"
-        };
+        let threads = if w.contains("read_only") || w.contains("point_select") { "--threads=4" } else { "--threads=1" };
         let before = mysql_counters();
         let ev = format!("--events={events}");
         let doc = db.run_json(&["run", w, "--tables=4", "--table-size=5000", &ev, threads]);
         let after = mysql_counters();
-        assert_eq!(
-            doc["errors"]["total"], 0,
-            "{w}: retried errors would change the counts"
-        );
+        assert_eq!(doc["errors"]["total"], 0, "{w}: retried errors would change the counts");
         let mix = contract_mix(w);
         for (counter, names) in COUNTERS {
-            let expected: u64 = names
-                .iter()
-                .map(|n| mix.get(n).copied().unwrap_or(0))
-                .sum::<u64>()
-                * events;
+            let expected: u64 = names.iter().map(|n| mix.get(n).copied().unwrap_or(0)).sum::<u64>() * events;
             let got = after[counter] - before[counter];
             assert_eq!(got, expected as i64, "{w}: {counter}");
             // fairbench's own reading of the same counters agrees.
-            let own = doc["server_counters"]["delta"][counter]
-                .as_i64()
-                .unwrap_or(0);
+            let own = doc["server_counters"]["delta"][counter].as_i64().unwrap_or(0);
             assert_eq!(own, expected as i64, "{w}: {counter} in the result file");
         }
         assert_statement_counts(&doc, w, events);

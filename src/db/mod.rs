@@ -64,30 +64,18 @@ pub struct DbError {
 
 impl DbError {
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        DbError {
-            code: code.into(),
-            message: message.into(),
-            connection_lost: false,
-        }
+        DbError { code: code.into(), message: message.into(), connection_lost: false }
     }
 
     pub fn lost(message: impl Into<String>) -> Self {
-        DbError {
-            code: "connection".into(),
-            message: message.into(),
-            connection_lost: true,
-        }
+        DbError { code: "connection".into(), message: message.into(), connection_lost: true }
     }
 }
 
 /// " (is the server running?)" when a connection attempt found nobody listening.
 pub(crate) fn unreachable_hint(message: &str) -> &'static str {
     let m = message.to_ascii_lowercase();
-    if m.contains("refused")
-        || m.contains("timed out")
-        || m.contains("no such file")
-        || m.contains("unreachable")
-    {
+    if m.contains("refused") || m.contains("timed out") || m.contains("no such file") || m.contains("unreachable") {
         " (is the server running?)"
     } else {
         ""
@@ -96,8 +84,7 @@ pub(crate) fn unreachable_hint(message: &str) -> &'static str {
 
 /// MySQL error numbers and SQLSTATEs are worth printing; fairbench's own labels are not.
 fn is_server_code(code: &str) -> bool {
-    code.bytes().all(|b| b.is_ascii_digit())
-        || (code.len() == 5 && code.bytes().all(|b| b.is_ascii_alphanumeric()))
+    code.bytes().all(|b| b.is_ascii_digit()) || (code.len() == 5 && code.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 impl fmt::Display for DbError {
@@ -127,13 +114,7 @@ impl fmt::Display for Transport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
             "embedded" => write!(f, "embedded (in-process), file {}", self.address),
-            kind => write!(
-                f,
-                "{} {}, TLS {}",
-                kind.to_uppercase(),
-                self.address,
-                self.tls
-            ),
+            kind => write!(f, "{} {}, TLS {}", kind.to_uppercase(), self.address, self.tls),
         }
     }
 }

@@ -1,10 +1,7 @@
 //! MySQL, MariaDB, Percona and compatible services over mysql_async (binary protocol,
 //! server-side prepared statements; BEGIN/COMMIT as text, like sysbench's driver).
 
-use super::{
-    Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
-    Transport,
-};
+use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport};
 use crate::workload::schema::MARKER;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
@@ -39,9 +36,7 @@ impl MysqlDatabase {
             TlsMode::Off => {}
             TlsMode::Require => {
                 b = b.ssl_opts(
-                    SslOpts::default()
-                        .with_danger_accept_invalid_certs(true)
-                        .with_danger_skip_domain_validation(true),
+                    SslOpts::default().with_danger_accept_invalid_certs(true).with_danger_skip_domain_validation(true),
                 )
             }
             TlsMode::Verify => {
@@ -52,10 +47,7 @@ impl MysqlDatabase {
                 b = b.ssl_opts(ssl);
             }
         }
-        Ok(MysqlDatabase {
-            opts: b.into(),
-            target: target.clone(),
-        })
+        Ok(MysqlDatabase { opts: b.into(), target: target.clone() })
     }
 }
 
@@ -63,13 +55,8 @@ impl Database for MysqlDatabase {
     type Conn = MysqlConnection;
 
     async fn connect(&self) -> Result<MysqlConnection, DbError> {
-        let conn = Conn::new(self.opts.clone())
-            .await
-            .map_err(|e| connect_error(e, &self.target))?;
-        Ok(MysqlConnection {
-            conn,
-            statements: Vec::new(),
-        })
+        let conn = Conn::new(self.opts.clone()).await.map_err(|e| connect_error(e, &self.target))?;
+        Ok(MysqlConnection { conn, statements: Vec::new() })
     }
 
     fn dialect(&self) -> Dialect {
@@ -78,11 +65,7 @@ impl Database for MysqlDatabase {
 
     fn transport(&self) -> Transport {
         match &self.target.socket {
-            Some(s) => Transport {
-                kind: "socket",
-                address: s.display().to_string(),
-                tls: "off",
-            },
+            Some(s) => Transport { kind: "socket", address: s.display().to_string(), tls: "off" },
             None => Transport {
                 kind: "tcp",
                 address: format!("{}:{}", self.target.host, self.target.port),
@@ -112,10 +95,7 @@ impl Connection for MysqlConnection {
                 Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
             })
             .collect();
-        self.conn
-            .exec_drop(&self.statements[stmt], Params::Positional(values))
-            .await
-            .map_err(error)
+        self.conn.exec_drop(&self.statements[stmt], Params::Positional(values)).await.map_err(error)
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
@@ -124,27 +104,15 @@ impl Connection for MysqlConnection {
 
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
         // SHOW (not SELECT ... information_schema) so Com_select stays the workload's own.
-        let rows: Vec<Row> = self
-            .conn
-            .query(format!(
-                "SHOW TABLE STATUS LIKE '{}%'",
-                prefix.replace('\'', "")
-            ))
-            .await
-            .map_err(error)?;
+        let rows: Vec<Row> =
+            self.conn.query(format!("SHOW TABLE STATUS LIKE '{}%'", prefix.replace('\'', ""))).await.map_err(error)?;
         Ok(rows
             .into_iter()
             .map(|row| {
                 let name: String = row.get_opt(0).and_then(|r| r.ok()).unwrap_or_default();
-                let comment: String = row
-                    .get_opt::<Option<String>, _>("Comment")
-                    .and_then(|r| r.ok())
-                    .flatten()
-                    .unwrap_or_default();
-                TableInfo {
-                    created_by_fairbench: comment.contains(MARKER),
-                    name,
-                }
+                let comment: String =
+                    row.get_opt::<Option<String>, _>("Comment").and_then(|r| r.ok()).flatten().unwrap_or_default();
+                TableInfo { created_by_fairbench: comment.contains(MARKER), name }
             })
             .collect())
     }
@@ -164,28 +132,18 @@ impl Connection for MysqlConnection {
         } else {
             "MySQL"
         };
-        Ok(ServerInfo {
-            product: product.into(),
-            version,
-        })
+        Ok(ServerInfo { product: product.into(), version })
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
-        let rows: Vec<(String, Option<String>)> =
-            self.conn.query("SHOW GLOBAL STATUS").await.map_err(error)?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(k, v)| v?.parse::<i64>().ok().map(|v| (k, v)))
-            .collect())
+        let rows: Vec<(String, Option<String>)> = self.conn.query("SHOW GLOBAL STATUS").await.map_err(error)?;
+        Ok(rows.into_iter().filter_map(|(k, v)| v?.parse::<i64>().ok().map(|v| (k, v))).collect())
     }
 }
 
 async fn show_pairs(conn: &mut Conn, sql: &str) -> Result<BTreeMap<String, String>, DbError> {
     let rows: Vec<(String, Option<String>)> = conn.query(sql).await.map_err(error)?;
-    Ok(rows
-        .into_iter()
-        .map(|(k, v)| (k.to_lowercase(), v.unwrap_or_default()))
-        .collect())
+    Ok(rows.into_iter().map(|(k, v)| (k.to_lowercase(), v.unwrap_or_default())).collect())
 }
 
 fn error(e: mysql_async::Error) -> DbError {
@@ -193,21 +151,13 @@ fn error(e: mysql_async::Error) -> DbError {
         mysql_async::Error::Server(s) => {
             // 2006/2013 can come back as server errors from proxies.
             let lost = matches!(s.code, 2006 | 2013 | 2055 | 1927 | 4031);
-            DbError {
-                code: s.code.to_string(),
-                message: s.message,
-                connection_lost: lost,
-            }
+            DbError { code: s.code.to_string(), message: s.message, connection_lost: lost }
         }
         mysql_async::Error::Io(io) => DbError::lost(format!("connection lost: {io}")),
         mysql_async::Error::Driver(mysql_async::DriverError::ConnectionClosed) => {
             DbError::lost("connection closed by the server")
         }
-        other => DbError {
-            code: "client".into(),
-            message: other.to_string(),
-            connection_lost: other.is_fatal(),
-        },
+        other => DbError { code: "client".into(), message: other.to_string(), connection_lost: other.is_fatal() },
     }
 }
 
@@ -219,12 +169,18 @@ fn connect_error(e: mysql_async::Error, t: &TargetUrl) -> DbError {
     };
     let mut err = error(e);
     err.message = match err.code.as_str() {
-        "1045" => format!("access denied for user '{}' at {at}: check the user and password (URL or MYSQL_PWD)", t.user),
+        "1045" => {
+            format!("access denied for user '{}' at {at}: check the user and password (URL or MYSQL_PWD)", t.user)
+        }
         "1049" => format!(
             "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
             t.database, t.database
         ),
-        _ => format!("cannot connect to MySQL at {at}: {}{}", err.message.trim_start_matches("connection lost: "), super::unreachable_hint(&err.message)),
+        _ => format!(
+            "cannot connect to MySQL at {at}: {}{}",
+            err.message.trim_start_matches("connection lost: "),
+            super::unreachable_hint(&err.message)
+        ),
     };
     err.connection_lost = false;
     err

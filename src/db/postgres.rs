@@ -1,9 +1,7 @@
 //! PostgreSQL and compatible services over tokio-postgres (extended protocol, statements
 //! prepared once per connection; `?` placeholders become `$n`).
 
-use super::{
-    Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport,
-};
+use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
 use crate::workload::schema::MARKER;
 use bytes::BytesMut;
 use std::collections::BTreeMap;
@@ -20,21 +18,14 @@ pub struct PostgresDatabase {
 impl PostgresDatabase {
     pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
         let mut config = Config::new();
-        config
-            .user(&target.user)
-            .dbname(&target.database)
-            .port(target.port)
-            .application_name("fairbench");
+        config.user(&target.user).dbname(&target.database).port(target.port).application_name("fairbench");
         if !target.password.is_empty() {
             config.password(target.password.expose());
         }
         match &target.socket {
             // libpq takes the socket's directory; accept the file path too.
             Some(sock) => {
-                let dir = if sock
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with(".s.PGSQL"))
-                {
+                let dir = if sock.file_name().is_some_and(|n| n.to_string_lossy().starts_with(".s.PGSQL")) {
                     sock.parent().unwrap_or(sock).to_path_buf()
                 } else {
                     sock.clone()
@@ -49,11 +40,7 @@ impl PostgresDatabase {
         if tls.is_some() {
             config.ssl_mode(tokio_postgres::config::SslMode::Require);
         }
-        Ok(PostgresDatabase {
-            config,
-            tls,
-            target: target.clone(),
-        })
+        Ok(PostgresDatabase { config, tls, target: target.clone() })
     }
 }
 
@@ -63,11 +50,7 @@ impl Database for PostgresDatabase {
     async fn connect(&self) -> Result<PostgresConnection, DbError> {
         let client = match &self.tls {
             None => {
-                let (client, conn) = self
-                    .config
-                    .connect(NoTls)
-                    .await
-                    .map_err(|e| connect_error(e, &self.target))?;
+                let (client, conn) = self.config.connect(NoTls).await.map_err(|e| connect_error(e, &self.target))?;
                 tokio::task::spawn_local(async move {
                     let _ = conn.await;
                 });
@@ -75,21 +58,14 @@ impl Database for PostgresDatabase {
             }
             Some(tls) => {
                 let make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
-                let (client, conn) = self
-                    .config
-                    .connect(make)
-                    .await
-                    .map_err(|e| connect_error(e, &self.target))?;
+                let (client, conn) = self.config.connect(make).await.map_err(|e| connect_error(e, &self.target))?;
                 tokio::task::spawn_local(async move {
                     let _ = conn.await;
                 });
                 client
             }
         };
-        Ok(PostgresConnection {
-            client,
-            statements: Vec::new(),
-        })
+        Ok(PostgresConnection { client, statements: Vec::new() })
     }
 
     fn dialect(&self) -> Dialect {
@@ -98,11 +74,7 @@ impl Database for PostgresDatabase {
 
     fn transport(&self) -> Transport {
         match &self.target.socket {
-            Some(s) => Transport {
-                kind: "socket",
-                address: s.display().to_string(),
-                tls: "off",
-            },
+            Some(s) => Transport { kind: "socket", address: s.display().to_string(), tls: "off" },
             None => Transport {
                 kind: "tcp",
                 address: format!("{}:{}", self.target.host, self.target.port),
@@ -138,11 +110,7 @@ fn numbered_placeholders(sql: &str) -> String {
 struct PgParam<'a>(Param<'a>);
 
 impl ToSql for PgParam<'_> {
-    fn to_sql(
-        &self,
-        ty: &Type,
-        out: &mut BytesMut,
-    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
         match self.0 {
             Param::Int(i) if *ty == Type::INT8 => (i as i64).to_sql(ty, out),
             Param::Int(i) if *ty == Type::INT2 => (i as i16).to_sql(ty, out),
@@ -152,10 +120,7 @@ impl ToSql for PgParam<'_> {
     }
 
     fn accepts(ty: &Type) -> bool {
-        matches!(
-            *ty,
-            Type::INT2 | Type::INT4 | Type::INT8 | Type::BPCHAR | Type::VARCHAR | Type::TEXT
-        )
+        matches!(*ty, Type::INT2 | Type::INT4 | Type::INT8 | Type::BPCHAR | Type::VARCHAR | Type::TEXT)
     }
 
     to_sql_checked!();
@@ -163,25 +128,16 @@ impl ToSql for PgParam<'_> {
 
 impl Connection for PostgresConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
-        let stmt = self
-            .client
-            .prepare(&numbered_placeholders(sql))
-            .await
-            .map_err(error)?;
+        let stmt = self.client.prepare(&numbered_placeholders(sql)).await.map_err(error)?;
         self.statements.push(stmt);
         Ok(self.statements.len() - 1)
     }
 
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
         const MAX: usize = 4;
-        let wrapped: [PgParam; MAX] =
-            std::array::from_fn(|i| PgParam(params.get(i).copied().unwrap_or(Param::Int(0))));
-        let refs: [&(dyn ToSql + Sync); MAX] =
-            std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
-        self.client
-            .execute(&self.statements[stmt], &refs[..params.len().min(MAX)])
-            .await
-            .map_err(error)?;
+        let wrapped: [PgParam; MAX] = std::array::from_fn(|i| PgParam(params.get(i).copied().unwrap_or(Param::Int(0))));
+        let refs: [&(dyn ToSql + Sync); MAX] = std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
+        self.client.execute(&self.statements[stmt], &refs[..params.len().min(MAX)]).await.map_err(error)?;
         Ok(())
     }
 
@@ -202,29 +158,16 @@ impl Connection for PostgresConnection {
             .map_err(error)?;
         Ok(rows
             .iter()
-            .map(|r| TableInfo {
-                name: r.get(0),
-                created_by_fairbench: r.get::<_, String>(1).contains(MARKER),
-            })
+            .map(|r| TableInfo { name: r.get(0), created_by_fairbench: r.get::<_, String>(1).contains(MARKER) })
             .collect())
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
-        let row = self
-            .client
-            .query_one("SELECT version(), current_setting('server_version')", &[])
-            .await
-            .map_err(error)?;
+        let row =
+            self.client.query_one("SELECT version(), current_setting('server_version')", &[]).await.map_err(error)?;
         let full: String = row.get(0);
-        let product = if full.contains("CockroachDB") {
-            "CockroachDB"
-        } else {
-            "PostgreSQL"
-        };
-        Ok(ServerInfo {
-            product: product.into(),
-            version: row.get(1),
-        })
+        let product = if full.contains("CockroachDB") { "CockroachDB" } else { "PostgreSQL" };
+        Ok(ServerInfo { product: product.into(), version: row.get(1) })
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
@@ -241,20 +184,10 @@ impl Connection for PostgresConnection {
             "conflicts",
             "deadlocks",
         ];
-        let select: Vec<String> = COLUMNS
-            .iter()
-            .map(|c| format!("coalesce({c}, 0)::int8"))
-            .collect();
-        let sql = format!(
-            "SELECT {} FROM pg_stat_database WHERE datname = current_database()",
-            select.join(", ")
-        );
+        let select: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8")).collect();
+        let sql = format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", select.join(", "));
         let row = self.client.query_one(&sql, &[]).await.map_err(error)?;
-        Ok(COLUMNS
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.to_string(), row.get::<_, i64>(i)))
-            .collect())
+        Ok(COLUMNS.iter().enumerate().map(|(i, c)| (c.to_string(), row.get::<_, i64>(i))).collect())
     }
 }
 
@@ -263,19 +196,12 @@ fn error(e: tokio_postgres::Error) -> DbError {
         let code = db.code().code();
         // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now.
         let lost = matches!(code, "57P01" | "57P02" | "57P03");
-        return DbError {
-            code: code.to_string(),
-            message: db.message().to_string(),
-            connection_lost: lost,
-        };
+        return DbError { code: code.to_string(), message: db.message().to_string(), connection_lost: lost };
     }
     if e.is_closed() {
         return DbError::lost("connection closed by the server");
     }
-    let detail = e
-        .source()
-        .map(|s| s.to_string())
-        .unwrap_or_else(|| e.to_string());
+    let detail = e.source().map(|s| s.to_string()).unwrap_or_else(|| e.to_string());
     DbError::lost(format!("connection lost: {detail}"))
 }
 
@@ -308,9 +234,6 @@ fn connect_error(e: tokio_postgres::Error, t: &TargetUrl) -> DbError {
 mod tests {
     #[test]
     fn placeholders_are_numbered() {
-        assert_eq!(
-            super::numbered_placeholders("a=? AND b BETWEEN ? AND ?"),
-            "a=$1 AND b BETWEEN $2 AND $3"
-        );
+        assert_eq!(super::numbered_placeholders("a=? AND b BETWEEN ? AND ?"), "a=$1 AND b BETWEEN $2 AND $3");
     }
 }

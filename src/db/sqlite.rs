@@ -1,8 +1,6 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
 
-use super::{
-    Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport,
-};
+use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
 use crate::workload::schema::MARKER;
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
@@ -15,9 +13,7 @@ pub struct SqliteDatabase {
 
 impl SqliteDatabase {
     pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
-        Ok(SqliteDatabase {
-            path: target.path.clone(),
-        })
+        Ok(SqliteDatabase { path: target.path.clone() })
     }
 
     /// Creates the database file when missing (prepare only), in WAL mode so that readers
@@ -27,16 +23,12 @@ impl SqliteDatabase {
             return Ok(false);
         }
         let conn = rusqlite::Connection::open(&self.path).map_err(|e| self.open_error(e))?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(error)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(error)?;
         Ok(true)
     }
 
     fn open_error(&self, e: rusqlite::Error) -> DbError {
-        DbError::new(
-            "SQLITE_CANTOPEN",
-            format!("cannot open SQLite file {}: {e}", self.path.display()),
-        )
+        DbError::new("SQLITE_CANTOPEN", format!("cannot open SQLite file {}: {e}", self.path.display()))
     }
 }
 
@@ -47,24 +39,15 @@ impl Database for SqliteDatabase {
         if !self.path.exists() {
             return Err(DbError::new(
                 "SQLITE_CANTOPEN",
-                format!(
-                    "SQLite file {} does not exist: run `fairbench prepare` first",
-                    self.path.display()
-                ),
+                format!("SQLite file {} does not exist: run `fairbench prepare` first", self.path.display()),
             ));
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let conn = rusqlite::Connection::open_with_flags(&self.path, flags)
-            .map_err(|e| self.open_error(e))?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+        let conn = rusqlite::Connection::open_with_flags(&self.path, flags).map_err(|e| self.open_error(e))?;
         // Writers queue for the lock instead of failing at once; SQLITE_BUSY after this is
         // retried like a MySQL lock wait timeout.
         conn.busy_timeout(Duration::from_secs(10)).map_err(error)?;
-        Ok(SqliteConnection {
-            conn,
-            statements: Vec::new(),
-        })
+        Ok(SqliteConnection { conn, statements: Vec::new() })
     }
 
     fn dialect(&self) -> Dialect {
@@ -72,11 +55,7 @@ impl Database for SqliteDatabase {
     }
 
     fn transport(&self) -> Transport {
-        Transport {
-            kind: "embedded",
-            address: self.path.display().to_string(),
-            tls: "off",
-        }
+        Transport { kind: "embedded", address: self.path.display().to_string(), tls: "off" }
     }
 
     fn blocking(&self) -> bool {
@@ -107,10 +86,7 @@ impl Connection for SqliteConnection {
     }
 
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
-        let mut st = self
-            .conn
-            .prepare_cached(&self.statements[stmt])
-            .map_err(error)?;
+        let mut st = self.conn.prepare_cached(&self.statements[stmt]).map_err(error)?;
         for (i, p) in params.iter().enumerate() {
             let value: &dyn ToSql = match p {
                 Param::Int(v) => v,
@@ -138,20 +114,14 @@ impl Connection for SqliteConnection {
             .map_err(error)?;
         let rows = st
             .query_map([format!("{prefix}%")], |r| {
-                Ok(TableInfo {
-                    name: r.get(0)?,
-                    created_by_fairbench: r.get::<_, String>(1)?.contains(MARKER),
-                })
+                Ok(TableInfo { name: r.get(0)?, created_by_fairbench: r.get::<_, String>(1)?.contains(MARKER) })
             })
             .map_err(error)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(error)
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
-        Ok(ServerInfo {
-            product: "SQLite".into(),
-            version: rusqlite::version().to_string(),
-        })
+        Ok(ServerInfo { product: "SQLite".into(), version: rusqlite::version().to_string() })
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {

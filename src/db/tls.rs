@@ -20,9 +20,7 @@ pub fn client_config(target: &TargetUrl) -> Result<Option<ClientConfig>, String>
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
             .with_no_client_auth(),
-        TlsMode::Verify => builder
-            .with_root_certificates(root_store(target)?)
-            .with_no_client_auth(),
+        TlsMode::Verify => builder.with_root_certificates(root_store(target)?).with_no_client_auth(),
     };
     Ok(Some(config))
 }
@@ -31,19 +29,13 @@ fn root_store(target: &TargetUrl) -> Result<RootCertStore, String> {
     let mut roots = RootCertStore::empty();
     match &target.ca_file {
         Some(path) => {
-            let file = std::fs::File::open(path)
-                .map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?;
+            let file = std::fs::File::open(path).map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?;
             for cert in rustls_pemfile::certs(&mut std::io::BufReader::new(file)) {
                 let cert = cert.map_err(|e| format!("CA file {}: {e}", path.display()))?;
-                roots
-                    .add(cert)
-                    .map_err(|e| format!("CA file {}: {e}", path.display()))?;
+                roots.add(cert).map_err(|e| format!("CA file {}: {e}", path.display()))?;
             }
             if roots.is_empty() {
-                return Err(format!(
-                    "CA file {} holds no PEM certificate",
-                    path.display()
-                ));
+                return Err(format!("CA file {} holds no PEM certificate", path.display()));
             }
         }
         None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
@@ -73,12 +65,7 @@ impl ServerCertVerifier for AcceptAnyCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
+        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
     }
 
     fn verify_tls13_signature(
@@ -87,12 +74,7 @@ impl ServerCertVerifier for AcceptAnyCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
+        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {

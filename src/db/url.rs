@@ -67,15 +67,10 @@ impl TargetUrl {
     /// Parses a URL; `env` looks up MYSQL_PWD / PGPASSWORD / PGUSER (injected for tests).
     pub fn parse(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<TargetUrl, String> {
         let bad = |why: &str| format!("invalid --target {:?}: {why}", redact_str(s));
-        if let Some(rest) = s
-            .strip_prefix("sqlite://")
-            .or_else(|| s.strip_prefix("sqlite:"))
-        {
+        if let Some(rest) = s.strip_prefix("sqlite://").or_else(|| s.strip_prefix("sqlite:")) {
             let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
             if path.is_empty() {
-                return Err(bad(
-                    "no file: use sqlite://PATH, e.g. sqlite://fairbench.db",
-                ));
+                return Err(bad("no file: use sqlite://PATH, e.g. sqlite://fairbench.db"));
             }
             if !query.is_empty() {
                 return Err(bad("SQLite URLs take no ?options"));
@@ -97,50 +92,28 @@ impl TargetUrl {
         let dialect = match parsed.scheme() {
             "mysql" | "mariadb" => Dialect::Mysql,
             "postgres" | "postgresql" => Dialect::Postgres,
-            other => {
-                return Err(bad(&format!(
-                    "unknown scheme {other:?}: use sqlite://, mysql:// or postgres://"
-                )))
-            }
+            other => return Err(bad(&format!("unknown scheme {other:?}: use sqlite://, mysql:// or postgres://"))),
         };
-        let decode = |v: &str| {
-            percent_encoding::percent_decode_str(v)
-                .decode_utf8_lossy()
-                .into_owned()
-        };
+        let decode = |v: &str| percent_encoding::percent_decode_str(v).decode_utf8_lossy().into_owned();
         let (default_port, default_user, pwd_var) = match dialect {
             Dialect::Mysql => (3306, "root".to_string(), "MYSQL_PWD"),
-            _ => (
-                5432,
-                env("PGUSER").unwrap_or_else(|| "postgres".into()),
-                "PGPASSWORD",
-            ),
+            _ => (5432, env("PGUSER").unwrap_or_else(|| "postgres".into()), "PGPASSWORD"),
         };
-        let user = if parsed.username().is_empty() {
-            default_user
-        } else {
-            decode(parsed.username())
-        };
+        let user = if parsed.username().is_empty() { default_user } else { decode(parsed.username()) };
         let password = match parsed.password() {
             Some(p) => decode(p),
             None => env(pwd_var).unwrap_or_default(),
         };
         let database = decode(parsed.path().trim_start_matches('/'));
         if database.is_empty() {
-            return Err(bad(
-                "no database: add /DBNAME, e.g. mysql://root@127.0.0.1:3306/sbtest",
-            ));
+            return Err(bad("no database: add /DBNAME, e.g. mysql://root@127.0.0.1:3306/sbtest"));
         }
         if database.contains('/') {
             return Err(bad("the database name cannot contain '/'"));
         }
         let mut target = TargetUrl {
             dialect,
-            host: parsed
-                .host_str()
-                .unwrap_or("127.0.0.1")
-                .trim_matches(['[', ']'])
-                .to_string(),
+            host: parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string(),
             port: parsed.port().unwrap_or(default_port),
             user,
             password: Secret(password),
@@ -165,17 +138,11 @@ impl TargetUrl {
                     }
                 }
                 "ca" | "sslrootcert" => target.ca_file = Some(PathBuf::from(&*value)),
-                k => {
-                    return Err(bad(&format!(
-                        "unknown option ?{k}= (known: socket, tls, ca)"
-                    )))
-                }
+                k => return Err(bad(&format!("unknown option ?{k}= (known: socket, tls, ca)"))),
             }
         }
         if target.socket.is_some() && target.tls != TlsMode::Off {
-            return Err(bad(
-                "TLS over a Unix socket is not supported: drop ?tls or ?socket",
-            ));
+            return Err(bad("TLS over a Unix socket is not supported: drop ?tls or ?socket"));
         }
         if target.ca_file.is_some() && target.tls == TlsMode::Off {
             target.tls = TlsMode::Verify;
@@ -189,14 +156,7 @@ impl TargetUrl {
             Dialect::Sqlite => format!("sqlite://{}", self.path.display()),
             d => {
                 let pw = if self.password.is_empty() { "" } else { ":***" };
-                let mut s = format!(
-                    "{}://{}{pw}@{}:{}/{}",
-                    d.name(),
-                    self.user,
-                    self.host,
-                    self.port,
-                    self.database
-                );
+                let mut s = format!("{}://{}{pw}@{}:{}/{}", d.name(), self.user, self.host, self.port, self.database);
                 let mut q = Vec::new();
                 if let Some(sock) = &self.socket {
                     q.push(format!("socket={}", sock.display()));
@@ -228,12 +188,7 @@ pub fn redact_str(s: &str) -> String {
     let authority = &rest[..authority_end];
     match (authority.rfind('@'), authority.find(':')) {
         (Some(at), Some(colon)) if colon < at => {
-            format!(
-                "{}{}:***{}",
-                &s[..scheme_end + 3],
-                &authority[..colon],
-                &rest[at..]
-            )
+            format!("{}{}:***{}", &s[..scheme_end + 3], &authority[..colon], &rest[at..])
         }
         _ => s.to_string(),
     }
@@ -251,10 +206,7 @@ mod tests {
     fn mysql_url_with_password_is_redacted() {
         let t = TargetUrl::parse("mysql://bob:s3cret@db.example:3307/shop", no_env).unwrap();
         assert_eq!(t.dialect, Dialect::Mysql);
-        assert_eq!(
-            (t.host.as_str(), t.port, t.user.as_str()),
-            ("db.example", 3307, "bob")
-        );
+        assert_eq!((t.host.as_str(), t.port, t.user.as_str()), ("db.example", 3307, "bob"));
         assert_eq!(t.password.expose(), "s3cret");
         assert!(!t.redacted().contains("s3cret"));
         assert!(!format!("{t:?}").contains("s3cret"));
@@ -272,12 +224,8 @@ mod tests {
     fn sqlite_default_and_errors() {
         let t = TargetUrl::parse("sqlite://fairbench.db", no_env).unwrap();
         assert_eq!(t.path, PathBuf::from("fairbench.db"));
-        assert!(TargetUrl::parse("mongodb://x/y", no_env)
-            .unwrap_err()
-            .contains("unknown scheme"));
-        assert!(TargetUrl::parse("mysql://h:3306", no_env)
-            .unwrap_err()
-            .contains("no database"));
+        assert!(TargetUrl::parse("mongodb://x/y", no_env).unwrap_err().contains("unknown scheme"));
+        assert!(TargetUrl::parse("mysql://h:3306", no_env).unwrap_err().contains("no database"));
         assert!(TargetUrl::parse("mysql://h/db?tls=maybe", no_env).is_err());
         let e = TargetUrl::parse("mysql://a:pw@h:notaport/db", no_env).unwrap_err();
         assert!(!e.contains("pw@"), "{e}");
@@ -285,11 +233,7 @@ mod tests {
 
     #[test]
     fn socket_and_tls_options() {
-        let t = TargetUrl::parse(
-            "mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock",
-            no_env,
-        )
-        .unwrap();
+        let t = TargetUrl::parse("mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock", no_env).unwrap();
         assert_eq!(t.socket, Some(PathBuf::from("/run/mysqld/mysqld.sock")));
         let t = TargetUrl::parse("postgres://u@h/db?tls=require", no_env).unwrap();
         assert_eq!(t.tls, TlsMode::Require);

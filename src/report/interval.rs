@@ -33,7 +33,10 @@ impl<W: Write> IntervalPrinter<W> {
             ms(s.commit.pick(percentile)),
             s.errors as f64 / secs,
             s.reconnects as f64 / secs,
-        )
+        ) + &match (s.late, s.dropped) {
+            (Some(late), Some(dropped)) => format!(" late/s: {:.2} dropped/s: {:.2}", late as f64 / secs, dropped as f64 / secs),
+            _ => String::new(),
+        }
     }
 }
 

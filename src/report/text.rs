@@ -16,47 +16,25 @@ impl Report for TextReport {
         let mut o = String::new();
         let r = &d.run;
         let t = &d.target;
-        let _ = writeln!(
-            o,
-            "fairbench {}: {} on {} {}",
-            d.fairbench_version, d.workload.name, t.product, t.version
-        );
+        let _ = writeln!(o, "fairbench {}: {} on {} {}", d.fairbench_version, d.workload.name, t.product, t.version);
         let _ = writeln!(o, "target:       {}", t.url);
         let transport = match t.transport.as_str() {
             "embedded" => format!("embedded (in-process), file {}", t.address),
             kind => format!("{} {}, TLS {}", kind.to_uppercase(), t.address, t.tls),
         };
         let _ = writeln!(o, "transport:    {transport}");
-        let _ = writeln!(
-            o,
-            "distribution: {} (rand seed {})",
-            d.workload.distribution_description, r.rand_seed
-        );
-        let _ = writeln!(
-            o,
-            "load:         {} clients, {}",
-            r.threads, r.loop_model_description
-        );
+        let _ = writeln!(o, "distribution: {} (rand seed {})", d.workload.distribution_description, r.rand_seed);
+        let _ = writeln!(o, "load:         {} clients, {}", r.threads, r.loop_model_description);
         let _ = writeln!(
             o,
             "time:         {:.2} s measured after {} s warmup; status: {}{}",
             r.measured_s,
             r.warmup_s,
             r.status,
-            r.failure
-                .as_ref()
-                .map(|f| format!(" ({f})"))
-                .unwrap_or_default()
+            r.failure.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
         );
         let s = |k: &str| d.stats.get(k).cloned().unwrap_or_else(empty);
-        let (ev, tot, rd, wr, cm, ot) = (
-            s("event"),
-            s("total"),
-            s("read"),
-            s("write"),
-            s("commit"),
-            s("other"),
-        );
+        let (ev, tot, rd, wr, cm, ot) = (s("event"), s("total"), s("read"), s("write"), s("commit"), s("other"));
 
         let _ = writeln!(o, "\nSQL statistics:");
         let _ = writeln!(
@@ -79,12 +57,7 @@ impl Report for TextReport {
             d.errors.reconnects as f64 / secs
         );
         if !d.errors.by_code.is_empty() {
-            let codes: Vec<String> = d
-                .errors
-                .by_code
-                .iter()
-                .map(|(c, n)| format!("{c}: {n}"))
-                .collect();
+            let codes: Vec<String> = d.errors.by_code.iter().map(|(c, n)| format!("{c}: {n}")).collect();
             let _ = writeln!(o, "    errors by code: {}", codes.join(", "));
         }
 
@@ -112,64 +85,54 @@ impl Report for TextReport {
             ("c_max".into(), thousands(cm.max_us)),
             ("errors".into(), thousands(d.errors.total as f64)),
         ];
-        let _ = writeln!(
-            o,
-            "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):"
-        );
+        let _ = writeln!(o, "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):");
         let widths: Vec<usize> = cols.iter().map(|(h, v)| h.len().max(v.len())).collect();
-        let header: Vec<String> = cols
-            .iter()
-            .zip(&widths)
-            .map(|((h, _), w)| format!("{h:>w$}"))
-            .collect();
-        let values: Vec<String> = cols
-            .iter()
-            .zip(&widths)
-            .map(|((_, v), w)| format!("{v:>w$}"))
-            .collect();
+        let header: Vec<String> = cols.iter().zip(&widths).map(|((h, _), w)| format!("{h:>w$}")).collect();
+        let values: Vec<String> = cols.iter().zip(&widths).map(|((_, v), w)| format!("{v:>w$}")).collect();
         let _ = writeln!(o, "{}|compute", header.join("|"));
         let _ = writeln!(o, "{}|{}", values.join("|"), crate::hostname());
         if cm.count == 0 {
-            let _ = writeln!(o, "(no COMMIT statements: this workload runs in autocommit mode, so TPS is 0; events/s = {:.2})", ev.qps);
+            let _ = writeln!(
+                o,
+                "(no COMMIT statements: this workload runs in autocommit mode, so TPS is 0; events/s = {:.2})",
+                ev.qps
+            );
         }
 
-        let _ = writeln!(o, "\nLatency by class (microseconds):");
-        let extra: Vec<String> = d
-            .stats
-            .get("event")
-            .map(|c| c.percentiles_us.keys().cloned().collect())
-            .unwrap_or_default();
-        let mut head = format!(
-            "{:<8}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
-            "class", "count", "min", "mean", "p50", "p95", "p99", "p99.9", "max"
-        );
-        for k in &extra {
-            head.push_str(&format!("{k:>12}"));
+        let title = if d.open_loop.is_some() {
+            "Latency by class (microseconds, from each event's intended start):"
+        } else {
+            "Latency by class (microseconds):"
+        };
+        class_table(&mut o, title, &d.stats);
+        if let Some(service) = &d.service {
+            class_table(&mut o, "Service time by class (microseconds, from each event's actual start):", service);
         }
-        let _ = writeln!(o, "{head}");
-        for class in CLASSES {
-            let c = s(class);
-            let mut line = format!(
-                "{:<8}{:>12}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}",
-                class,
-                c.count,
-                c.min_us,
-                c.mean_us,
-                c.p50_us,
-                c.p95_us,
-                c.p99_us,
-                c.p999_us,
-                c.max_us
+        if let Some(ol) = &d.open_loop {
+            let q = &ol.start_delay;
+            let _ = writeln!(
+                o,
+                "Open loop: {} events/s, {} arrivals; late (started > 1 ms after due): {}; dropped (backlog over {}): {}; start delay p50 {:.1} / p99 {:.1} / max {:.1} us",
+                ol.rate, ol.arrival, ol.late, ol.max_backlog, ol.dropped, q.p50_us, q.p99_us, q.max_us
             );
-            for k in &extra {
-                line.push_str(&format!(
-                    "{:>12.1}",
-                    c.percentiles_us.get(k).copied().unwrap_or(0.0)
-                ));
-            }
-            let _ = writeln!(o, "{line}");
         }
         let _ = writeln!(o, "{}", r.percentile_method);
+        let c = &d.client;
+        let _ = writeln!(
+            o,
+            "Client: {:.2} s CPU ({:.1}% of {} cores), {:.2} us CPU per query, {:.1} us per event; busiest of {} worker threads {:.0}% busy; peak RSS {:.1} MB",
+            c.cpu_s,
+            c.cpu_utilization_pct,
+            c.cores,
+            c.cpu_per_query_us,
+            c.cpu_per_event_us,
+            c.worker_threads,
+            c.busiest_worker_pct,
+            c.peak_rss_bytes as f64 / 1_048_576.0
+        );
+        if let Some(w) = &c.warning {
+            let _ = writeln!(o, "warning: {w}");
+        }
         if !d.server_counters.delta.is_empty() {
             let interesting: Vec<String> = d
                 .server_counters
@@ -179,14 +142,35 @@ impl Report for TextReport {
                 .map(|(k, v)| format!("{k} {v}"))
                 .collect();
             if !interesting.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "\nServer counters (delta over the measured phase): {}",
-                    interesting.join(", ")
-                );
+                let _ = writeln!(o, "\nServer counters (delta over the measured phase): {}", interesting.join(", "));
             }
         }
         o
+    }
+}
+
+/// One row per class: count, min, mean, p50, p95, p99, p99.9, max and any extra percentiles.
+fn class_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<String, ClassStats>) {
+    let _ = writeln!(o, "\n{title}");
+    let extra: Vec<String> = stats.get("event").map(|c| c.percentiles_us.keys().cloned().collect()).unwrap_or_default();
+    let mut head = format!(
+        "{:<8}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
+        "class", "count", "min", "mean", "p50", "p95", "p99", "p99.9", "max"
+    );
+    for k in &extra {
+        head.push_str(&format!("{k:>12}"));
+    }
+    let _ = writeln!(o, "{head}");
+    for class in CLASSES {
+        let Some(c) = stats.get(class) else { continue };
+        let mut line = format!(
+            "{:<8}{:>12}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}",
+            class, c.count, c.min_us, c.mean_us, c.p50_us, c.p95_us, c.p99_us, c.p999_us, c.max_us
+        );
+        for k in &extra {
+            line.push_str(&format!("{:>12.1}", c.percentiles_us.get(k).copied().unwrap_or(0.0)));
+        }
+        let _ = writeln!(o, "{line}");
     }
 }
 
@@ -216,11 +200,7 @@ fn pick(c: &ClassStats, p: f64) -> f64 {
         p if p == 99.0 => c.p99_us,
         p if p == 99.9 => c.p999_us,
         p if p == 100.0 => c.max_us,
-        p => c
-            .percentiles_us
-            .get(&percentile_key(p))
-            .copied()
-            .unwrap_or(c.p95_us),
+        p => c.percentiles_us.get(&percentile_key(p)).copied().unwrap_or(c.p95_us),
     }
 }
 

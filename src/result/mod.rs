@@ -23,13 +23,22 @@ pub struct ResultDocument {
     pub workload: WorkloadRecord,
     pub run: RunRecord,
     /// Keys `total`, `read`, `write`, `commit`, `other` (statements) and `event`
-    /// (whole events: sysbench's "latency").
+    /// (whole events: sysbench's "latency"). Open loop: latency from each event's intended
+    /// start (a statement's latency includes the time its event waited to start).
     pub stats: BTreeMap<String, ClassStats>,
     /// Per statement kind (sysbench's names: `point_selects`, ...).
     pub statements: BTreeMap<String, ClassStats>,
     pub errors: ErrorRecord,
     /// One entry per second of the run, warmup included (flagged).
     pub intervals: Vec<IntervalStats>,
+    /// Open loop only: the same keys as `stats`, service time (actual start to end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<BTreeMap<String, ClassStats>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_statements: Option<BTreeMap<String, ClassStats>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopRecord>,
+    pub client: ClientRecord,
     /// Server-wide counters around the measured phase (MySQL `SHOW GLOBAL STATUS`,
     /// PostgreSQL `pg_stat_database`); `delta` = after - before, non-zero entries only.
     pub server_counters: ServerCounters,
@@ -110,11 +119,7 @@ impl ServerCounters {
                 (d != 0 && before.contains_key(k)).then(|| (k.clone(), d))
             })
             .collect();
-        ServerCounters {
-            before,
-            after,
-            delta,
-        }
+        ServerCounters { before, after, delta }
     }
 }
 
@@ -126,7 +131,7 @@ pub struct IntervalStats {
     pub duration_s: f64,
     pub warmup: bool,
     pub threads: u32,
-    /// Whole events; `per_s` is TPS.
+    /// Whole events; `per_s` is TPS. Open loop: latency from the intended start.
     pub event: CompactStats,
     /// Every statement; `per_s` is QPS.
     pub total: CompactStats,
@@ -134,56 +139,130 @@ pub struct IntervalStats {
     pub write: CompactStats,
     pub commit: CompactStats,
     pub other: CompactStats,
+    /// Open loop only: event service time (actual start to end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_service: Option<CompactStats>,
+    /// Open loop only: events that started more than 1 ms after their intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<u64>,
+    /// Open loop only: events dropped because the backlog was full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
     pub errors: u64,
     pub reconnects: u64,
+    /// CPU used by the fairbench process in this interval, percent of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_pct: Option<f64>,
+    /// A uniform sample (at most 100 points) of latencies for a scatter plot.
+    pub scatter: Scatter,
+}
+
+/// Sampled (time, latency) points: COMMIT latencies, or event latencies when the workload
+/// has no COMMIT.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Scatter {
+    /// `commit` or `event`.
+    pub of: String,
+    /// How many latencies the sample was drawn from.
+    pub seen: u64,
+    /// `[seconds since the run started, latency in microseconds]`, in time order.
+    pub points: Vec<[f64; 2]>,
 }
 
 impl IntervalStats {
-    pub fn of(r: &Recorder, from_s: f64, secs: f64, threads: u32, warmup: bool) -> Self {
-        let c = |class| CompactStats::of(&r.class(class), secs);
+    pub fn of(r: &Recorder, start: std::time::Instant, from_s: f64, secs: f64, threads: u32, warmup: bool) -> Self {
+        let c = |class| CompactStats::of(&r.class(class, false), secs);
+        let open = r.open_loop();
         IntervalStats {
             from_s,
             duration_s: secs,
             warmup,
             threads,
             event: CompactStats::of(&r.events, secs),
-            total: CompactStats::of(&r.total(), secs),
+            total: CompactStats::of(&r.total(false), secs),
             read: c(StatementClass::Read),
             write: c(StatementClass::Write),
             commit: c(StatementClass::Commit),
             other: c(StatementClass::Other),
+            event_service: open.map(|o| CompactStats::of(&o.service_events, secs)),
+            late: open.map(|o| o.late),
+            dropped: open.map(|o| o.dropped),
             errors: r.error_count(),
             reconnects: r.reconnects,
+            client_cpu_pct: None,
+            scatter: Scatter {
+                of: r.scatter.of.to_string(),
+                seen: r.scatter.seen,
+                points: r
+                    .scatter
+                    .points
+                    .iter()
+                    .map(|(at, lat)| {
+                        [at.saturating_duration_since(start).as_secs_f64(), lat.as_nanos() as f64 / 1000.0]
+                    })
+                    .collect(),
+            },
         }
     }
 }
 
-/// The `stats` and `statements` sections from the run's totals.
+/// The `stats` (or, with `service`, the open loop's `service`) and `statements` sections.
 pub fn class_stats(
     totals: &Recorder,
     secs: f64,
     extra: &[f64],
+    service: bool,
 ) -> (BTreeMap<String, ClassStats>, BTreeMap<String, ClassStats>) {
     let mut stats = BTreeMap::new();
-    stats.insert(
-        "total".to_string(),
-        ClassStats::of(&totals.total(), secs, extra),
-    );
+    stats.insert("total".to_string(), ClassStats::of(&totals.total(service), secs, extra));
     for class in StatementClass::ALL {
-        stats.insert(
-            class.name().to_string(),
-            ClassStats::of(&totals.class(class), secs, extra),
-        );
+        stats.insert(class.name().to_string(), ClassStats::of(&totals.class(class, service), secs, extra));
     }
-    stats.insert(
-        "event".to_string(),
-        ClassStats::of(&totals.events, secs, extra),
-    );
-    let statements = totals
-        .statements()
-        .map(|(k, h)| (k.name().to_string(), ClassStats::of(h, secs, extra)))
-        .collect();
+    let events = match (service, totals.open_loop()) {
+        (true, Some(o)) => &o.service_events,
+        _ => &totals.events,
+    };
+    stats.insert("event".to_string(), ClassStats::of(events, secs, extra));
+    let statements = if service {
+        totals.service_statements().map(|(k, h)| (k.name().to_string(), ClassStats::of(h, secs, extra))).collect()
+    } else {
+        totals.statements().map(|(k, h)| (k.name().to_string(), ClassStats::of(h, secs, extra))).collect()
+    };
     (stats, statements)
+}
+
+/// Open-loop facts of a run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OpenLoopRecord {
+    /// Target events per second over all clients.
+    pub rate: f64,
+    /// `fixed` or `poisson`.
+    pub arrival: String,
+    pub max_backlog: u64,
+    /// Events that started more than 1 ms after their intended start.
+    pub late: u64,
+    /// Events never sent because the backlog was full.
+    pub dropped: u64,
+    /// Actual start minus intended start, over all measured events.
+    pub start_delay: ClassStats,
+}
+
+/// The load generator's own cost (issue: a heavy client steals CPU from the server).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClientRecord {
+    pub cpu_s: f64,
+    pub cpu_per_event_us: f64,
+    pub cpu_per_query_us: f64,
+    /// Process CPU over measured wall time, percent of all cores.
+    pub cpu_utilization_pct: f64,
+    pub cores: u32,
+    pub worker_threads: u32,
+    /// Busiest worker thread's CPU over wall time, percent of one core.
+    pub busiest_worker_pct: f64,
+    pub peak_rss_bytes: u64,
+    pub saturated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 impl ResultDocument {
@@ -194,16 +273,14 @@ impl ResultDocument {
     /// Writes atomically (temp file + rename), so a crash never leaves half a file.
     pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, self.to_json())
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::write(&tmp, self.to_json()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
     pub fn read(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let doc: ResultDocument = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a fairbench result: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let doc: ResultDocument =
+            serde_json::from_str(&text).map_err(|e| format!("{} is not a fairbench result: {e}", path.display()))?;
         if doc.schema != SCHEMA_NAME || doc.schema_version > SCHEMA_VERSION {
             return Err(format!(
                 "{} has schema {} version {}; this fairbench reads {SCHEMA_NAME} up to version {SCHEMA_VERSION}",
@@ -253,16 +330,10 @@ mod tests {
 
     #[test]
     fn counter_delta_keeps_changes_only() {
-        let before = BTreeMap::from([
-            ("com_select".to_string(), 10),
-            ("uptime".to_string(), 5),
-            ("same".to_string(), 1),
-        ]);
-        let after = BTreeMap::from([
-            ("com_select".to_string(), 25),
-            ("uptime".to_string(), 6),
-            ("same".to_string(), 1),
-        ]);
+        let before =
+            BTreeMap::from([("com_select".to_string(), 10), ("uptime".to_string(), 5), ("same".to_string(), 1)]);
+        let after =
+            BTreeMap::from([("com_select".to_string(), 25), ("uptime".to_string(), 6), ("same".to_string(), 1)]);
         let c = ServerCounters::new(before, after);
         assert_eq!(c.delta.get("com_select"), Some(&15));
         assert!(!c.delta.contains_key("same"));

@@ -1,6 +1,7 @@
 //! One client: its connection, prepared statements and random stream, and the loop that
 //! runs events. The loop only executes statements and records their latencies.
 
+use super::timer::PreciseTimer;
 use super::Shared;
 use crate::db::{Connection, Database, DbError, Dialect, Param};
 use crate::random::{Distribution, Rng};
@@ -25,6 +26,7 @@ pub struct ClientSpec {
     pub seed: u64,
     pub retry_codes: Vec<String>,
     pub reconnect_timeout: Duration,
+    pub open_loop: bool,
 }
 
 struct Client<C> {
@@ -50,25 +52,49 @@ pub async fn run<D: Database>(
         Ok(c) => c,
         Err(e) => return shared.fail(format!("client {id}: {e}")),
     };
-    shared.ready();
-    let Some(_) = shared.wait_start().await else {
-        return;
+    let mut timer = match spec.open_loop {
+        true => match PreciseTimer::new() {
+            Ok(t) => Some(t),
+            Err(e) => return shared.fail(format!("client {id}: cannot create a timer: {e}")),
+        },
+        false => None,
     };
+    shared.ready();
+    let Some(_) = shared.wait_start().await else { return };
     loop {
         if shared.stopping() {
             return;
         }
-        let t0 = Instant::now();
-        let measured = shared.measuring(t0);
-        if measured && !shared.claim_event() {
+        // Closed loop: the event is due now. Open loop: when the schedule says.
+        let (intended, dropped) = match (shared.schedule.get(), &mut timer) {
+            (Some(schedule), Some(timer)) => {
+                let slot = schedule.claim(Instant::now());
+                if let Err(e) = timer.sleep_until(slot.intended).await {
+                    return shared.fail(format!("client {id}: timer failed: {e}"));
+                }
+                if shared.stopping() {
+                    return;
+                }
+                (slot.intended, slot.dropped)
+            }
+            _ => (Instant::now(), 0),
+        };
+        if shared.measuring(intended) && !shared.claim_event() {
             return;
         }
-        // Retry the same event until it succeeds, so --events counts completed events.
-        let mut t_start = t0;
+        if spec.open_loop {
+            rec.lock().unwrap().started(intended.elapsed(), dropped);
+        }
+        // Retry the same event until it succeeds, so --events counts completed events. Its
+        // latency runs from the intended start (closed loop: the first attempt), its service
+        // time from the attempt that succeeded.
+        let mut attempt = Instant::now();
         loop {
-            match client.event(&spec, &shared, &rec).await {
+            let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
+            match client.event(&spec, &shared, &rec, waited).await {
                 Ok(()) => {
-                    rec.lock().unwrap().event(t_start.elapsed());
+                    let end = Instant::now();
+                    rec.lock().unwrap().event(end - intended, end - attempt, end);
                     break;
                 }
                 Err(e) if e.connection_lost => {
@@ -93,16 +119,12 @@ pub async fn run<D: Database>(
             if shared.stopping() {
                 return;
             }
-            t_start = Instant::now();
+            attempt = Instant::now();
         }
     }
 }
 
-async fn connect<D: Database>(
-    db: &D,
-    spec: &ClientSpec,
-    id: u64,
-) -> Result<Client<D::Conn>, DbError> {
+async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Client<D::Conn>, DbError> {
     let mut conn = db.connect().await?;
     let dialect = db.dialect();
     let mut handles = vec![[NOT_PREPARED; StatementKind::COUNT]; spec.tables as usize];
@@ -110,9 +132,7 @@ async fn connect<D: Database>(
     for (t, slots) in handles.iter_mut().enumerate() {
         for &kind in &spec.kinds {
             if !kind.is_transaction_control() {
-                slots[kind as usize] = conn
-                    .prepare(&kind.sql(t as u32 + 1, dialect, new_row))
-                    .await?;
+                slots[kind as usize] = conn.prepare(&kind.sql(t as u32 + 1, dialect, new_row)).await?;
             }
         }
     }
@@ -155,32 +175,32 @@ async fn reconnect<D: Database>(
 
 impl<C: Connection> Client<C> {
     /// One event: the workload's steps, each statement timed and recorded.
+    /// `waited`: how long after its intended start this attempt began (zero in a closed loop).
     async fn event(
         &mut self,
         spec: &ClientSpec,
         shared: &Shared,
         rec: &Mutex<Recorder>,
+        waited: Duration,
     ) -> Result<(), DbError> {
         for step in &spec.steps {
             match *step {
                 Step::Begin => {
                     let t = Instant::now();
                     self.conn.simple(self.begin_sql).await?;
-                    rec.lock()
-                        .unwrap()
-                        .statement(StatementKind::Begin, t.elapsed());
+                    let end = Instant::now();
+                    rec.lock().unwrap().statement(StatementKind::Begin, end - t, waited, end);
                 }
                 Step::Commit => {
                     let t = Instant::now();
                     self.conn.simple("COMMIT").await?;
-                    rec.lock()
-                        .unwrap()
-                        .statement(StatementKind::Commit, t.elapsed());
+                    let end = Instant::now();
+                    rec.lock().unwrap().statement(StatementKind::Commit, end - t, waited, end);
                 }
                 Step::Repeat(kind, n) => {
                     let table = self.rng.uniform(1, spec.tables);
                     for _ in 0..n {
-                        self.repeatable(spec, table, kind, rec).await?;
+                        self.repeatable(spec, table, kind, rec, waited).await?;
                     }
                 }
                 Step::DeleteInserts(n) => {
@@ -190,17 +210,11 @@ impl<C: Connection> Client<C> {
                         let k = self.id(spec);
                         self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
                         self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
-                        self.exec(table, StatementKind::Delete, &[Param::Int(id)], rec)
-                            .await?;
+                        self.exec(table, StatementKind::Delete, &[Param::Int(id)], rec, waited).await?;
                         let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
-                        let params = [
-                            Param::Int(id),
-                            Param::Int(k),
-                            Param::Text(c),
-                            Param::Text(pad),
-                        ];
+                        let params = [Param::Int(id), Param::Int(k), Param::Text(c), Param::Text(pad)];
                         let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
                     }
                 }
                 Step::NewRowInsert => {
@@ -213,24 +227,14 @@ impl<C: Connection> Client<C> {
                     if !spec.auto_inc {
                         // sysbench: a unique uint32 shifted into INTEGER range.
                         let id = (shared.unique.next() as i64 - 2_147_483_648) as i32;
-                        let params = [
-                            Param::Int(id),
-                            Param::Int(k),
-                            Param::Text(c),
-                            Param::Text(pad),
-                        ];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                        let params = [Param::Int(id), Param::Int(k), Param::Text(c), Param::Text(pad)];
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
                     } else if self.dialect == Dialect::Mysql {
-                        let params = [
-                            Param::Int(0),
-                            Param::Int(k),
-                            Param::Text(c),
-                            Param::Text(pad),
-                        ];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                        let params = [Param::Int(0), Param::Int(k), Param::Text(c), Param::Text(pad)];
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
                     } else {
                         let params = [Param::Int(k), Param::Text(c), Param::Text(pad)];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec).await?;
+                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
                     }
                 }
             }
@@ -245,6 +249,7 @@ impl<C: Connection> Client<C> {
         table: u32,
         kind: StatementKind,
         rec: &Mutex<Recorder>,
+        waited: Duration,
     ) -> Result<(), DbError> {
         match kind {
             StatementKind::SimpleRange
@@ -253,19 +258,18 @@ impl<C: Connection> Client<C> {
             | StatementKind::DistinctRange => {
                 let id = self.id(spec);
                 let end = (id as i64 + spec.range_size as i64 - 1).min(i32::MAX as i64) as i32;
-                self.exec(table, kind, &[Param::Int(id), Param::Int(end)], rec)
-                    .await
+                self.exec(table, kind, &[Param::Int(id), Param::Int(end)], rec, waited).await
             }
             StatementKind::NonIndexUpdate => {
                 self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
                 let id = self.id(spec);
                 let h = self.handles[table as usize - 1][kind as usize];
                 let params = [Param::Text(text(&self.c_buf)), Param::Int(id)];
-                timed(&mut self.conn, h, &params, kind, rec).await
+                timed(&mut self.conn, h, &params, kind, rec, waited).await
             }
             _ => {
                 let id = self.id(spec);
-                self.exec(table, kind, &[Param::Int(id)], rec).await
+                self.exec(table, kind, &[Param::Int(id)], rec, waited).await
             }
         }
     }
@@ -281,9 +285,10 @@ impl<C: Connection> Client<C> {
         kind: StatementKind,
         params: &[Param<'_>],
         rec: &Mutex<Recorder>,
+        waited: Duration,
     ) -> Result<(), DbError> {
         let h = self.handles[table as usize - 1][kind as usize];
-        timed(&mut self.conn, h, params, kind, rec).await
+        timed(&mut self.conn, h, params, kind, rec, waited).await
     }
 }
 
@@ -294,10 +299,12 @@ async fn timed<C: Connection>(
     params: &[Param<'_>],
     kind: StatementKind,
     rec: &Mutex<Recorder>,
+    waited: Duration,
 ) -> Result<(), DbError> {
     let t = Instant::now();
     conn.execute(handle, params).await?;
-    rec.lock().unwrap().statement(kind, t.elapsed());
+    let end = Instant::now();
+    rec.lock().unwrap().statement(kind, end - t, waited, end);
     Ok(())
 }
 

@@ -5,10 +5,13 @@
 //! runtime per core, shared-nothing); blocking drivers (SQLite) get a thread per client.
 
 mod client;
+pub mod cpu;
+mod schedule;
 pub mod signal;
+mod timer;
 
 use crate::db::{Connection as _, Database};
-use crate::plan::RunPlan;
+use crate::plan::{LoopModel, RunPlan};
 use crate::random::UniqueSequence;
 use crate::recorder::Recorder;
 use crate::result::IntervalStats;
@@ -60,6 +63,23 @@ pub struct RunOutcome {
     /// Server counters just before the first event and just after the last.
     pub counters_before: BTreeMap<String, i64>,
     pub counters_after: BTreeMap<String, i64>,
+    pub client: ClientCpu,
+}
+
+/// The client's own CPU use over the measured phase (from the OS).
+#[derive(Clone, Debug, Default)]
+pub struct ClientCpu {
+    /// User + system CPU seconds of the whole fairbench process.
+    pub cpu_s: f64,
+    pub wall_s: f64,
+    pub cores: u32,
+    /// Threads that ran clients.
+    pub worker_threads: u32,
+    /// CPU seconds of the busiest worker thread / wall seconds (1.0 = always busy).
+    pub busiest_worker: f64,
+    /// Whether workers are event loops shared by many clients (async drivers); for
+    /// embedded databases the worker thread also runs the database itself.
+    pub shared_event_loops: bool,
 }
 
 /// State shared by the collector and all clients.
@@ -72,6 +92,8 @@ pub(crate) struct Shared {
     limit: u64,
     failure: Mutex<Option<String>>,
     pub unique: UniqueSequence,
+    /// Open loop only, set when the run starts.
+    schedule: OnceLock<schedule::Schedule>,
 }
 
 impl Shared {
@@ -87,12 +109,7 @@ impl Shared {
     /// Waits for the start signal; `None` if the run was called off first.
     async fn wait_start(&self) -> Option<Instant> {
         let mut rx = self.start.subscribe();
-        let start = rx
-            .wait_for(|s| s.is_some() || self.stopping())
-            .await
-            .ok()?
-            .as_ref()
-            .copied();
+        let start = rx.wait_for(|s| s.is_some() || self.stopping()).await.ok()?.as_ref().copied();
         start.filter(|_| !self.stopping())
     }
 
@@ -115,11 +132,7 @@ impl Shared {
 }
 
 /// Runs the plan's workload against `db` and returns what was measured.
-pub fn run<D: Database>(
-    db: Arc<D>,
-    plan: &RunPlan,
-    observer: &mut dyn RunObserver,
-) -> Result<RunOutcome, String> {
+pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, observer: &mut dyn RunObserver) -> Result<RunOutcome, String> {
     signal::install();
     let kinds = plan.workload.statement_kinds(&plan.oltp);
     let spec = Arc::new(ClientSpec {
@@ -134,6 +147,7 @@ pub fn run<D: Database>(
         seed: plan.rand_seed,
         retry_codes: plan.retry_codes.clone(),
         reconnect_timeout: Duration::from_secs(plan.reconnect_timeout_s as u64),
+        open_loop: plan.loop_model.is_open(),
     });
     let (start_tx, _) = tokio::sync::watch::channel(None);
     let shared = Arc::new(Shared {
@@ -145,25 +159,21 @@ pub fn run<D: Database>(
         limit: plan.stop.events.unwrap_or(u64::MAX),
         failure: Mutex::new(None),
         unique: UniqueSequence::new(plan.rand_seed),
+        schedule: OnceLock::new(),
     });
 
     // A connection of our own for the server's counters around the measured phase.
     let admin_rt = crate::local_runtime();
     let mut admin = admin_rt.block_on(db.connect()).map_err(|e| e.to_string())?;
 
-    let workers = if db.blocking() {
-        plan.threads
-    } else {
-        plan.threads.min(crate::cpu_count())
-    };
+    let open = plan.loop_model.is_open();
+    let workers = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
     let mut recorders = Vec::new();
-    let mut handles: Vec<JoinHandle<()>> = Vec::new();
+    let mut handles: Vec<JoinHandle<Duration>> = Vec::new();
     for w in 0..workers {
-        let rec = Arc::new(Mutex::new(Recorder::new(&kinds)));
+        let rec = Arc::new(Mutex::new(Recorder::new(&kinds, open)));
         recorders.push(rec.clone());
-        let ids: Vec<u64> = (0..plan.threads as u64)
-            .filter(|i| i % workers as u64 == w as u64)
-            .collect();
+        let ids: Vec<u64> = (0..plan.threads as u64).filter(|i| i % workers as u64 == w as u64).collect();
         let (db, spec, shared) = (db.clone(), spec.clone(), shared.clone());
         let handle = std::thread::Builder::new()
             .name(format!("fairbench-worker-{w}"))
@@ -186,6 +196,7 @@ pub fn run<D: Database>(
                         let _ = t.await;
                     }
                 });
+                cpu::current_thread()
             })
             .map_err(|e| format!("cannot start worker thread: {e}"))?;
         handles.push(handle);
@@ -196,31 +207,32 @@ pub fn run<D: Database>(
         if shared.stopping() || signal::presses() > 0 {
             shared.stop.store(true, Ordering::SeqCst);
             shared.start.send_replace(None);
-            let msg = shared
-                .failure
-                .lock()
-                .unwrap()
-                .clone()
-                .unwrap_or_else(|| "interrupted while connecting".into());
+            let msg = shared.failure.lock().unwrap().clone().unwrap_or_else(|| "interrupted while connecting".into());
             join_all(handles, Instant::now() + GRACE);
             return Err(msg);
         }
         std::thread::sleep(Duration::from_millis(2));
     }
 
-    let counters_before = admin_rt
-        .block_on(admin.status_counters())
-        .unwrap_or_default();
+    let counters_before = admin_rt.block_on(admin.status_counters()).unwrap_or_default();
     let started_at = SystemTime::now();
     let start = Instant::now();
     let warmup = Duration::from_secs(plan.warmup_s as u64);
     let _ = shared.measure_from.set(start + warmup);
+    if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
+        let _ = shared.schedule.set(schedule::Schedule::new(start, rate, arrival, max_backlog, plan.rand_seed));
+    }
+    // CPU readings at the start of the measured phase (now, or when warmup ends).
+    let cpu_reading = |handles: &[JoinHandle<Duration>]| -> (Duration, Vec<Duration>) {
+        (cpu::process(), handles.iter().map(|h| cpu::thread(h).unwrap_or_default()).collect())
+    };
+    let mut cpu_mark = warmup.is_zero().then(|| cpu_reading(&handles));
     let deadline = plan.stop.time.map(|t| start + warmup + t);
     shared.start.send_replace(Some(start));
     observer.started();
 
     let mut collector = Collector::new(&kinds, plan, start, warmup);
-    let mut spare = Recorder::new(&kinds);
+    let mut spare = Recorder::new(&kinds, open);
     let mut next_tick = start + TICK;
     let mut stopped_at: Option<Instant> = None;
     let mut status = RunStatus::Completed;
@@ -230,10 +242,7 @@ pub fn run<D: Database>(
             if signal::presses() > 0 {
                 status = RunStatus::Interrupted;
             }
-            if status == RunStatus::Interrupted
-                || deadline.is_some_and(|d| now >= d)
-                || shared.stopping()
-            {
+            if status == RunStatus::Interrupted || deadline.is_some_and(|d| now >= d) || shared.stopping() {
                 shared.stop.store(true, Ordering::SeqCst);
                 stopped_at = Some(now);
             }
@@ -246,24 +255,51 @@ pub fn run<D: Database>(
         if now >= next_tick {
             collector.collect(&recorders, &mut spare, next_tick, observer);
             next_tick += TICK;
+            if cpu_mark.is_none() && now >= start + warmup {
+                cpu_mark = Some(cpu_reading(&handles));
+            }
         }
-        let wait = next_tick
-            .saturating_duration_since(Instant::now())
-            .min(Duration::from_millis(5));
+        let wait = next_tick.saturating_duration_since(Instant::now()).min(Duration::from_millis(5));
         std::thread::sleep(wait);
     }
     let end = Instant::now();
+    // Finished workers report their own CPU time; running ones are read from outside.
+    let mut worker_cpu = Vec::with_capacity(handles.len());
+    let mut running = Vec::new();
+    for h in handles {
+        if h.is_finished() {
+            worker_cpu.push(h.join().unwrap_or_default());
+        } else {
+            worker_cpu.push(cpu::thread(&h).unwrap_or_default());
+            running.push(h);
+        }
+    }
+    let measured_wall = end.saturating_duration_since(start + warmup).as_secs_f64();
+    let client = match cpu_mark {
+        Some((process0, threads0)) => ClientCpu {
+            cpu_s: cpu::process().saturating_sub(process0).as_secs_f64(),
+            wall_s: measured_wall,
+            cores: crate::cpu_count(),
+            worker_threads: workers,
+            busiest_worker: worker_cpu
+                .iter()
+                .zip(&threads0)
+                .map(|(t, t0)| t.saturating_sub(*t0).as_secs_f64())
+                .fold(0.0, f64::max)
+                / measured_wall.max(1e-9),
+            shared_event_loops: !db.blocking(),
+        },
+        None => ClientCpu::default(),
+    };
     collector.collect(&recorders, &mut spare, end, observer);
     collector.flush_window(observer);
     let ended_at = SystemTime::now();
-    join_all(handles, end + Duration::from_millis(100));
+    join_all(running, end + Duration::from_millis(100));
 
     if let Some(msg) = shared.failure.lock().unwrap().clone() {
         status = RunStatus::Failed(msg);
     }
-    let counters_after = admin_rt
-        .block_on(admin.status_counters())
-        .unwrap_or_default();
+    let counters_after = admin_rt.block_on(admin.status_counters()).unwrap_or_default();
     let measured_s = end.saturating_duration_since(start + warmup).as_secs_f64();
     Ok(RunOutcome {
         totals: collector.totals,
@@ -274,10 +310,11 @@ pub fn run<D: Database>(
         ended_at,
         counters_before,
         counters_after,
+        client,
     })
 }
 
-fn join_all(handles: Vec<JoinHandle<()>>, until: Instant) {
+fn join_all<T>(handles: Vec<JoinHandle<T>>, until: Instant) {
     for h in handles {
         while !h.is_finished() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
@@ -301,27 +338,25 @@ struct Collector {
     window_ticks: u32,
     totals: Recorder,
     timeline: Vec<IntervalStats>,
+    cpu_at_last: Duration,
 }
 
 impl Collector {
-    fn new(
-        kinds: &[crate::workload::StatementKind],
-        plan: &RunPlan,
-        start: Instant,
-        warmup: Duration,
-    ) -> Self {
+    fn new(kinds: &[crate::workload::StatementKind], plan: &RunPlan, start: Instant, warmup: Duration) -> Self {
+        let open = plan.loop_model.is_open();
         Collector {
             start,
             warmup,
             threads: plan.threads,
             report_every: plan.report_interval_s,
             last: start,
-            tick: Recorder::new(kinds),
-            window: Recorder::new(kinds),
+            tick: Recorder::new(kinds, open),
+            window: Recorder::new(kinds, open),
             window_from: start,
             window_ticks: 0,
-            totals: Recorder::new(kinds),
+            totals: Recorder::new(kinds, open),
             timeline: Vec::new(),
+            cpu_at_last: cpu::process(),
         }
     }
 
@@ -343,13 +378,11 @@ impl Collector {
         let warmup = until <= self.start + self.warmup;
         let from_s = self.last.duration_since(self.start).as_secs_f64();
         let secs = until.duration_since(self.last).as_secs_f64();
-        self.timeline.push(IntervalStats::of(
-            &self.tick,
-            from_s,
-            secs,
-            self.threads,
-            warmup,
-        ));
+        let cpu_now = cpu::process();
+        let mut stats = IntervalStats::of(&self.tick, self.start, from_s, secs, self.threads, warmup);
+        stats.client_cpu_pct = Some(cpu_now.saturating_sub(self.cpu_at_last).as_secs_f64() / secs.max(1e-9) * 100.0);
+        self.cpu_at_last = cpu_now;
+        self.timeline.push(stats);
         if !warmup {
             self.totals.add(&self.tick);
         }
@@ -374,13 +407,7 @@ impl Collector {
         let from_s = self.window_from.duration_since(self.start).as_secs_f64();
         let secs = until.duration_since(self.window_from).as_secs_f64();
         let warmup = until <= self.start + self.warmup;
-        observer.interval(&IntervalStats::of(
-            &self.window,
-            from_s,
-            secs,
-            self.threads,
-            warmup,
-        ));
+        observer.interval(&IntervalStats::of(&self.window, self.start, from_s, secs, self.threads, warmup));
         self.window.reset();
         self.window_ticks = 0;
         self.window_from = until;

@@ -28,8 +28,7 @@ impl Default for LatencyHistogram {
 impl LatencyHistogram {
     pub fn new() -> Self {
         LatencyHistogram {
-            hist: Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS)
-                .expect("valid bounds"),
+            hist: Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS).expect("valid bounds"),
             min_ns: u64::MAX,
             max_ns: 0,
             sum_ns: 0,
@@ -109,9 +108,7 @@ impl LatencyHistogram {
     /// V2 + DEFLATE encoding (HdrHistogram's interchange format), base64: mergeable later.
     pub fn encode(&self) -> String {
         let mut buf = Vec::new();
-        V2DeflateSerializer::new()
-            .serialize(&self.hist, &mut buf)
-            .expect("in-memory serialization");
+        V2DeflateSerializer::new().serialize(&self.hist, &mut buf).expect("in-memory serialization");
         base64::engine::general_purpose::STANDARD.encode(buf)
     }
 
@@ -124,9 +121,7 @@ impl LatencyHistogram {
             .deserialize(&mut bytes.as_slice())
             .map_err(|e| format!("histogram cannot be decoded: {e:?}"))?;
         let mut h = LatencyHistogram::new();
-        h.hist
-            .add(&decoded)
-            .map_err(|e| format!("histogram has other bounds: {e:?}"))?;
+        h.hist.add(&decoded).map_err(|e| format!("histogram has other bounds: {e:?}"))?;
         if h.count() > 0 {
             h.min_ns = min_ns;
             h.max_ns = max_ns;
@@ -163,11 +158,7 @@ mod tests {
 
     #[test]
     fn merge_equals_recording_everything_in_one() {
-        let (mut a, mut b, mut all) = (
-            LatencyHistogram::new(),
-            LatencyHistogram::new(),
-            LatencyHistogram::new(),
-        );
+        let (mut a, mut b, mut all) = (LatencyHistogram::new(), LatencyHistogram::new(), LatencyHistogram::new());
         for i in 0..50_000u64 {
             let ns = (i * 7919) % 10_000_000 + 1;
             if i % 3 == 0 {
@@ -193,8 +184,7 @@ mod tests {
         for i in 1..1000u64 {
             h.record_ns(i * 1500);
         }
-        let back =
-            LatencyHistogram::decode(&h.encode(), h.min_ns(), h.max_ns(), h.sum_ns()).unwrap();
+        let back = LatencyHistogram::decode(&h.encode(), h.min_ns(), h.max_ns(), h.sum_ns()).unwrap();
         assert_eq!(back.count(), h.count());
         assert_eq!(back.percentile_ns(99.0), h.percentile_ns(99.0));
     }

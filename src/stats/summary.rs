@@ -42,15 +42,8 @@ impl ClassStats {
             p95_us: us(h.percentile_ns(95.0)),
             p99_us: us(h.percentile_ns(99.0)),
             p999_us: us(h.percentile_ns(99.9)),
-            percentiles_us: extra
-                .iter()
-                .map(|&p| (percentile_key(p), us(h.percentile_ns(p))))
-                .collect(),
-            qps: if seconds > 0.0 {
-                h.count() as f64 / seconds
-            } else {
-                0.0
-            },
+            percentiles_us: extra.iter().map(|&p| (percentile_key(p), us(h.percentile_ns(p)))).collect(),
+            qps: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
             sum_us: h.sum_ns() as f64 / 1000.0,
             histogram: h.encode(),
         }
@@ -84,11 +77,7 @@ impl CompactStats {
     pub fn of(h: &LatencyHistogram, seconds: f64) -> Self {
         CompactStats {
             count: h.count(),
-            per_s: if seconds > 0.0 {
-                h.count() as f64 / seconds
-            } else {
-                0.0
-            },
+            per_s: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
             min_us: us(h.min_ns()),
             p50_us: us(h.percentile_ns(50.0)),
             p95_us: us(h.percentile_ns(95.0)),

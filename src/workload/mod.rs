@@ -58,13 +58,9 @@ impl Workload {
 
     pub fn description(self) -> &'static str {
         match self {
-            Workload::OltpReadWrite => {
-                "BEGIN, 10 point selects, 4 ranges, 2 updates, delete+insert, COMMIT"
-            }
+            Workload::OltpReadWrite => "BEGIN, 10 point selects, 4 ranges, 2 updates, delete+insert, COMMIT",
             Workload::OltpReadOnly => "BEGIN, 10 point selects, 4 ranges, COMMIT",
-            Workload::OltpWriteOnly => {
-                "BEGIN, index update, non-index update, delete+insert, COMMIT"
-            }
+            Workload::OltpWriteOnly => "BEGIN, index update, non-index update, delete+insert, COMMIT",
             Workload::OltpPointSelect => "one point select, autocommit",
             Workload::OltpUpdateIndex => "one UPDATE of the indexed column k, autocommit",
             Workload::OltpUpdateNonIndex => "one UPDATE of the non-indexed column c, autocommit",
@@ -125,9 +121,7 @@ impl Workload {
             // sysbench forces point_selects=1 for this script.
             Workload::OltpPointSelect => steps.push(Step::Repeat(K::PointSelect, 1)),
             Workload::OltpUpdateIndex => steps.push(Step::Repeat(K::IndexUpdate, o.index_updates)),
-            Workload::OltpUpdateNonIndex => {
-                steps.push(Step::Repeat(K::NonIndexUpdate, o.non_index_updates))
-            }
+            Workload::OltpUpdateNonIndex => steps.push(Step::Repeat(K::NonIndexUpdate, o.non_index_updates)),
             Workload::OltpInsert => steps.push(Step::NewRowInsert),
             Workload::OltpDelete => steps.push(Step::Repeat(K::Delete, 1)),
         }
@@ -150,11 +144,7 @@ impl Workload {
                 Step::NewRowInsert => counts[StatementKind::Insert as usize] += 1,
             }
         }
-        StatementKind::ALL
-            .iter()
-            .map(|&k| (k, counts[k as usize]))
-            .filter(|&(_, n)| n > 0)
-            .collect()
+        StatementKind::ALL.iter().map(|&k| (k, counts[k as usize])).filter(|&(_, n)| n > 0).collect()
     }
 
     /// The statement kinds this workload prepares.
@@ -228,23 +218,14 @@ impl OltpOptions {
             return Err("--tables must be at least 1".into());
         }
         if self.table_size > i32::MAX as u64 {
-            return Err(format!(
-                "--table-size must be at most {} (ids are INTEGER)",
-                i32::MAX
-            ));
+            return Err(format!("--table-size must be at most {} (ids are INTEGER)", i32::MAX));
         }
         if self.range_size == 0 {
             return Err("--range-size must be at least 1".into());
         }
         let engine = &self.mysql_storage_engine;
-        if engine.is_empty()
-            || !engine
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            return Err(format!(
-                "--mysql-storage-engine {engine:?} is not an engine name"
-            ));
+        if engine.is_empty() || !engine.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("--mysql-storage-engine {engine:?} is not an engine name"));
         }
         Ok(())
     }
@@ -260,10 +241,7 @@ mod tests {
     use super::*;
 
     fn mix_of(w: Workload) -> Vec<(&'static str, u64)> {
-        w.mix(&OltpOptions::default())
-            .into_iter()
-            .map(|(k, n)| (k.name(), n))
-            .collect()
+        w.mix(&OltpOptions::default()).into_iter().map(|(k, n)| (k.name(), n)).collect()
     }
 
     #[test]
@@ -281,35 +259,22 @@ mod tests {
 
     #[test]
     fn skip_trx_and_range_selects_off() {
-        let o = OltpOptions {
-            skip_trx: true,
-            range_selects: false,
-            ..Default::default()
-        };
+        let o = OltpOptions { skip_trx: true, range_selects: false, ..Default::default() };
         let m = Workload::OltpReadOnly.mix(&o);
         assert_eq!(m, vec![(StatementKind::PointSelect, 10)]);
     }
 
     #[test]
     fn insert_auto_inc_off_prepares_empty_tables() {
-        let o = OltpOptions {
-            auto_inc: false,
-            ..Default::default()
-        };
+        let o = OltpOptions { auto_inc: false, ..Default::default() };
         assert_eq!(Workload::OltpInsert.rows_to_load(&o), 0);
         assert_eq!(Workload::OltpReadWrite.rows_to_load(&o), 10_000);
     }
 
     #[test]
     fn names_parse_in_sysbench_spellings() {
-        assert_eq!(
-            Workload::parse("oltp_read_write.lua"),
-            Some(Workload::OltpReadWrite)
-        );
-        assert_eq!(
-            Workload::parse("/usr/share/sysbench/oltp_insert.lua"),
-            Some(Workload::OltpInsert)
-        );
+        assert_eq!(Workload::parse("oltp_read_write.lua"), Some(Workload::OltpReadWrite));
+        assert_eq!(Workload::parse("/usr/share/sysbench/oltp_insert.lua"), Some(Workload::OltpInsert));
         assert_eq!(Workload::parse("oltp-delete"), Some(Workload::OltpDelete));
         assert_eq!(Workload::parse("tpcc"), None);
     }

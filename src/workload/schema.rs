@@ -21,35 +21,19 @@ pub const BULK_INSERT_BYTES: usize = 512 * 1024;
 
 /// CREATE TABLE for `sbtest<n>` (plus the marker statement where the dialect needs one).
 pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
-    let key = if o.secondary {
-        "KEY xid"
-    } else {
-        "PRIMARY KEY"
-    };
+    let key = if o.secondary { "KEY xid" } else { "PRIMARY KEY" };
     match dialect {
         Dialect::Mysql => {
-            let id = if o.auto_inc {
-                "INTEGER NOT NULL AUTO_INCREMENT"
-            } else {
-                "INTEGER NOT NULL"
-            };
+            let id = if o.auto_inc { "INTEGER NOT NULL AUTO_INCREMENT" } else { "INTEGER NOT NULL" };
             vec![format!(
                 "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) /*! ENGINE = {} */ COMMENT='{MARKER}'",
                 o.mysql_storage_engine
             )]
         }
         Dialect::Postgres => {
-            let id = if o.auto_inc {
-                "SERIAL"
-            } else {
-                "INTEGER NOT NULL"
-            };
+            let id = if o.auto_inc { "SERIAL" } else { "INTEGER NOT NULL" };
             // PostgreSQL has no inline KEY: --secondary becomes a separate index.
-            let pk = if o.secondary {
-                String::new()
-            } else {
-                ",\n  PRIMARY KEY (id)".into()
-            };
+            let pk = if o.secondary { String::new() } else { ",\n  PRIMARY KEY (id)".into() };
             let mut v = vec![
                 format!(
                     "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
@@ -114,15 +98,9 @@ impl<'a> RowBatcher<'a> {
     pub fn next_statement(&mut self, rng: &mut Rng, mut next: u64, last: u64) -> (String, u64) {
         let mut sql = String::with_capacity(BULK_INSERT_BYTES + 256);
         if self.explicit_id {
-            sql.push_str(&format!(
-                "INSERT INTO sbtest{}(id, k, c, pad) VALUES",
-                self.table
-            ));
+            sql.push_str(&format!("INSERT INTO sbtest{}(id, k, c, pad) VALUES", self.table));
         } else {
-            sql.push_str(&format!(
-                "INSERT INTO sbtest{}(k, c, pad) VALUES",
-                self.table
-            ));
+            sql.push_str(&format!("INSERT INTO sbtest{}(k, c, pad) VALUES", self.table));
         }
         let mut first = true;
         while next <= last && sql.len() < BULK_INSERT_BYTES {
@@ -163,10 +141,7 @@ mod tests {
 
     #[test]
     fn batches_stay_under_512k_and_cover_all_rows() {
-        let o = OltpOptions {
-            table_size: 10_000,
-            ..Default::default()
-        };
+        let o = OltpOptions { table_size: 10_000, ..Default::default() };
         let dist = DistributionSpec::default().sampler();
         let mut b = RowBatcher::new(1, &o, &dist);
         let mut rng = Rng::seeded(1);

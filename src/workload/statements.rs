@@ -18,12 +18,8 @@ pub enum StatementClass {
 }
 
 impl StatementClass {
-    pub const ALL: [StatementClass; 4] = [
-        StatementClass::Read,
-        StatementClass::Write,
-        StatementClass::Commit,
-        StatementClass::Other,
-    ];
+    pub const ALL: [StatementClass; 4] =
+        [StatementClass::Read, StatementClass::Write, StatementClass::Commit, StatementClass::Other];
 
     pub fn name(self) -> &'static str {
         match self {

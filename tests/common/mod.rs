@@ -22,10 +22,7 @@ pub fn postgres_base() -> String {
 }
 
 pub fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,11 +41,7 @@ pub struct TestDb {
 }
 
 fn unique_name() -> String {
-    format!(
-        "fbtest_{}_{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::SeqCst)
-    )
+    format!("fbtest_{}_{}", std::process::id(), SEQ.fetch_add(1, Ordering::SeqCst))
 }
 
 impl TestDb {
@@ -62,19 +55,11 @@ impl TestDb {
                 format!("{}/{name}", mysql_base())
             }
             Kind::Postgres => {
-                pg_exec(
-                    &format!("{}/postgres", postgres_base()),
-                    &format!("CREATE DATABASE {name}"),
-                );
+                pg_exec(&format!("{}/postgres", postgres_base()), &format!("CREATE DATABASE {name}"));
                 format!("{}/{name}", postgres_base())
             }
         };
-        TestDb {
-            kind,
-            name,
-            url,
-            dir,
-        }
+        TestDb { kind, name, url, dir }
     }
 
     /// Runs fairbench with `--target` set to this database, in the test's own directory.
@@ -86,19 +71,12 @@ impl TestDb {
 
     /// Runs fairbench and parses the result file it wrote to `--out`.
     pub fn run_json(&self, args: &[&str]) -> Value {
-        let out = self.dir.path().join(format!(
-            "result-{}.json",
-            SEQ.fetch_add(1, Ordering::SeqCst)
-        ));
+        let out = self.dir.path().join(format!("result-{}.json", SEQ.fetch_add(1, Ordering::SeqCst)));
         let mut all: Vec<&str> = args.to_vec();
         let out_arg = format!("--out={}", out.display());
         all.push(&out_arg);
         let o = self.fairbench(&all);
-        assert!(
-            o.status.success(),
-            "fairbench {args:?} failed:\n{}",
-            text(&o)
-        );
+        assert!(o.status.success(), "fairbench {args:?} failed:\n{}", text(&o));
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
     }
 
@@ -109,10 +87,7 @@ impl TestDb {
             Kind::Postgres => pg_exec(&self.url, sql),
             Kind::Sqlite => {
                 let path = self.url.trim_start_matches("sqlite://");
-                rusqlite::Connection::open(path)
-                    .unwrap()
-                    .execute_batch(sql)
-                    .unwrap();
+                rusqlite::Connection::open(path).unwrap().execute_batch(sql).unwrap();
             }
         }
     }
@@ -128,18 +103,13 @@ impl TestDb {
                 n.unwrap()
             }),
             Kind::Postgres => rt().block_on(async {
-                let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
-                    .await
-                    .unwrap();
+                let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
                 tokio::spawn(conn);
                 c.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0)
             }),
             Kind::Sqlite => {
                 let path = self.url.trim_start_matches("sqlite://");
-                rusqlite::Connection::open(path)
-                    .unwrap()
-                    .query_row(&sql, [], |r| r.get(0))
-                    .unwrap()
+                rusqlite::Connection::open(path).unwrap().query_row(&sql, [], |r| r.get(0)).unwrap()
             }
         }
     }
@@ -154,30 +124,20 @@ impl TestDb {
                 v
             }),
             Kind::Postgres => rt().block_on(async {
-                let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls)
-                    .await
-                    .unwrap();
+                let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
                 tokio::spawn(conn);
-                c.query(
-                    "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'",
-                    &[],
-                )
-                .await
-                .unwrap()
-                .iter()
-                .map(|r| r.get(0))
-                .collect()
+                c.query("SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'", &[])
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect()
             }),
             Kind::Sqlite => {
                 let path = self.url.trim_start_matches("sqlite://");
                 let c = rusqlite::Connection::open(path).unwrap();
-                let mut st = c
-                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-                    .unwrap();
-                st.query_map([], |r| r.get(0))
-                    .unwrap()
-                    .map(|r| r.unwrap())
-                    .collect()
+                let mut st = c.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").unwrap();
+                st.query_map([], |r| r.get(0)).unwrap().map(|r| r.unwrap()).collect()
             }
         };
         v.sort();
@@ -228,12 +188,8 @@ pub fn mysql_exec(sql: &str) {
 
 pub fn mysql_exec_in(url: &str, sql: &str) {
     rt().block_on(async {
-        let mut c = mysql_async::Conn::from_url(url)
-            .await
-            .unwrap_or_else(|e| panic!("MariaDB at {url}: {e}"));
-        c.query_drop(sql)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let mut c = mysql_async::Conn::from_url(url).await.unwrap_or_else(|e| panic!("MariaDB at {url}: {e}"));
+        c.query_drop(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
         c.disconnect().await.unwrap();
     })
 }
@@ -244,9 +200,7 @@ pub fn pg_exec(url: &str, sql: &str) {
             .await
             .unwrap_or_else(|e| panic!("PostgreSQL at {url}: {e}"));
         tokio::spawn(conn);
-        c.batch_execute(sql)
-            .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        c.batch_execute(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
     })
 }
 
@@ -261,31 +215,18 @@ pub fn mysql_counters() -> BTreeMap<String, i64> {
         .max_allowed_packet(Some(16 << 20))
         .wait_timeout(Some(28_800));
         let mut c = mysql_async::Conn::new(opts).await.unwrap();
-        let rows: Vec<(String, String)> =
-            c.query("SHOW GLOBAL STATUS LIKE 'Com\\_%'").await.unwrap();
+        let rows: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS LIKE 'Com\\_%'").await.unwrap();
         c.disconnect().await.unwrap();
-        rows.into_iter()
-            .filter_map(|(k, v)| v.parse().ok().map(|v| (k, v)))
-            .collect()
+        rows.into_iter().filter_map(|(k, v)| v.parse().ok().map(|v| (k, v))).collect()
     })
 }
 
 /// The statements one event of each workload sends, from sysbench-compat.md (the contract),
 /// keyed by fairbench's statement names.
 pub fn contract_mix(workload: &str) -> BTreeMap<&'static str, u64> {
-    let reads = [
-        ("point_selects", 10),
-        ("simple_ranges", 1),
-        ("sum_ranges", 1),
-        ("order_ranges", 1),
-        ("distinct_ranges", 1),
-    ];
-    let writes = [
-        ("index_updates", 1),
-        ("non_index_updates", 1),
-        ("deletes", 1),
-        ("inserts", 1),
-    ];
+    let reads =
+        [("point_selects", 10), ("simple_ranges", 1), ("sum_ranges", 1), ("order_ranges", 1), ("distinct_ranges", 1)];
+    let writes = [("index_updates", 1), ("non_index_updates", 1), ("deletes", 1), ("inserts", 1)];
     let trx = [("begin", 1), ("commit", 1)];
     let v: Vec<(&'static str, u64)> = match workload {
         "oltp_read_write" => trx.iter().chain(&reads).chain(&writes).copied().collect(),
@@ -317,22 +258,10 @@ pub fn assert_statement_counts(doc: &Value, workload: &str, events: u64) {
     let mix = contract_mix(workload);
     let statements = doc["statements"].as_object().unwrap();
     for (name, per_event) in &mix {
-        let got = statements
-            .get(*name)
-            .map(|s| s["count"].as_u64().unwrap())
-            .unwrap_or(0);
+        let got = statements.get(*name).map(|s| s["count"].as_u64().unwrap()).unwrap_or(0);
         assert_eq!(got, per_event * events, "{workload}: {name}");
     }
-    assert_eq!(
-        statements.len(),
-        mix.len(),
-        "{workload}: statements sent {:?}",
-        statements.keys().collect::<Vec<_>>()
-    );
-    assert_eq!(
-        doc["run"]["events"].as_u64().unwrap(),
-        events,
-        "{workload}: events"
-    );
+    assert_eq!(statements.len(), mix.len(), "{workload}: statements sent {:?}", statements.keys().collect::<Vec<_>>());
+    assert_eq!(doc["run"]["events"].as_u64().unwrap(), events, "{workload}: events");
     assert_eq!(doc["stats"]["event"]["count"].as_u64().unwrap(), events);
 }

@@ -1,0 +1,112 @@
+//! The open-loop schedule: intended start times of all events of a run, shared by clients.
+//! A free client takes the next due event; if too many are overdue, the oldest are dropped
+//! (and counted) instead of being fired in one burst when the server recovers.
+
+use crate::plan::Arrival;
+use crate::random::Rng;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub struct Schedule {
+    start: Instant,
+    rate: f64,
+    arrival: Arrival,
+    max_backlog: u64,
+    state: Mutex<State>,
+}
+
+struct State {
+    index: u64,
+    /// Intended start of event `index`, as an offset from `start`.
+    next: Duration,
+    rng: Rng,
+}
+
+/// The event a client should run next.
+pub struct Slot {
+    pub intended: Instant,
+    /// Events skipped because the backlog was full.
+    pub dropped: u64,
+}
+
+impl Schedule {
+    pub fn new(start: Instant, rate: f64, arrival: Arrival, max_backlog: u64, seed: u64) -> Self {
+        let mut state = State { index: 0, next: Duration::ZERO, rng: Rng::seeded(seed ^ 0x5eed_a771_7a15) };
+        if arrival == Arrival::Poisson {
+            state.next = exponential(&mut state.rng, rate);
+        }
+        Schedule { start, rate, arrival, max_backlog, state: Mutex::new(state) }
+    }
+
+    /// Takes the next event, dropping overdue ones beyond the backlog bound.
+    pub fn claim(&self, now: Instant) -> Slot {
+        let mut s = self.state.lock().unwrap();
+        let elapsed = now.saturating_duration_since(self.start);
+        let mut dropped = 0;
+        match self.arrival {
+            Arrival::Fixed => {
+                // Events 0..=due are due now; the backlog is due - index + 1.
+                let due = (elapsed.as_secs_f64() * self.rate).floor() as u64;
+                if s.index <= due && due + 1 - s.index > self.max_backlog {
+                    dropped = due + 1 - s.index - self.max_backlog;
+                    s.index += dropped;
+                    s.next = Duration::from_secs_f64(s.index as f64 / self.rate);
+                }
+            }
+            Arrival::Poisson => {
+                let max_lag = Duration::from_secs_f64(self.max_backlog as f64 / self.rate);
+                while s.next + max_lag < elapsed {
+                    self.advance(&mut s);
+                    dropped += 1;
+                }
+            }
+        }
+        let intended = self.start + s.next;
+        self.advance(&mut s);
+        Slot { intended, dropped }
+    }
+
+    fn advance(&self, s: &mut State) {
+        s.index += 1;
+        s.next = match self.arrival {
+            Arrival::Fixed => Duration::from_secs_f64(s.index as f64 / self.rate),
+            Arrival::Poisson => s.next + exponential(&mut s.rng, self.rate),
+        };
+    }
+}
+
+/// An exponentially distributed gap with mean 1/rate.
+fn exponential(rng: &mut Rng, rate: f64) -> Duration {
+    Duration::from_secs_f64(-(1.0 - rng.next_f64()).ln() / rate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_spacing_and_bounded_backlog() {
+        let start = Instant::now();
+        let s = Schedule::new(start, 100.0, Arrival::Fixed, 50, 1);
+        let a = s.claim(start);
+        let b = s.claim(start);
+        assert_eq!(a.intended, start);
+        assert_eq!(b.intended - a.intended, Duration::from_millis(10));
+        // 3 s later 301 events are due, 2 taken: the backlog of 299 is cut to 50.
+        let c = s.claim(start + Duration::from_secs(3));
+        assert_eq!(c.dropped, 249);
+        assert_eq!(c.intended, start + Duration::from_millis(2510));
+    }
+
+    #[test]
+    fn poisson_has_the_right_mean_rate() {
+        let start = Instant::now();
+        let s = Schedule::new(start, 1000.0, Arrival::Poisson, u64::MAX / 4, 7);
+        let mut last = start;
+        for _ in 0..100_000 {
+            last = s.claim(start).intended;
+        }
+        let secs = (last - start).as_secs_f64();
+        assert!((secs - 100.0).abs() < 2.0, "{secs}");
+    }
+}
