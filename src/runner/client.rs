@@ -48,7 +48,7 @@ pub async fn run<D: Database>(
     id: u64,
     rec: Arc<Mutex<Recorder>>,
 ) {
-    let mut client = match connect(&*db, &spec, id).await {
+    let mut client = match connect_gated(&*db, &spec, &shared, id).await {
         Ok(c) => c,
         Err(e) => return shared.fail(format!("client {id}: {e}")),
     };
@@ -124,6 +124,36 @@ pub async fn run<D: Database>(
     }
 }
 
+/// How many clients of a process may be connecting at once: a burst of thousands overflows
+/// the server's listen backlog (MySQL back_log is 80 by default), and a connection whose
+/// final ACK was dropped waits forever for a greeting that never comes.
+pub const CONNECTING_AT_ONCE: usize = 32;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const CONNECT_ATTEMPTS: u32 = 3;
+
+async fn connect_gated<D: Database>(
+    db: &D,
+    spec: &ClientSpec,
+    shared: &Shared,
+    id: u64,
+) -> Result<Client<D::Conn>, DbError> {
+    let _permit = shared.connect_gate.acquire().await.expect("never closed");
+    for _ in 1..CONNECT_ATTEMPTS {
+        if let Ok(result) = tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, id)).await {
+            return result;
+        }
+    }
+    tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, id)).await.unwrap_or_else(|_| {
+        Err(DbError::new(
+            "timeout",
+            format!(
+                "no answer within {} s, {CONNECT_ATTEMPTS} times: is the server overloaded by connections?",
+                CONNECT_TIMEOUT.as_secs()
+            ),
+        ))
+    })
+}
+
 async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Client<D::Conn>, DbError> {
     let mut conn = db.connect().await?;
     let dialect = db.dialect();
@@ -158,7 +188,7 @@ async fn reconnect<D: Database>(
     let deadline = Instant::now() + spec.reconnect_timeout;
     let mut last = cause.clone();
     while Instant::now() < deadline && !shared.stopping() {
-        match connect(db, spec, id).await {
+        match connect_gated(db, spec, shared, id).await {
             Ok(c) => return Some(c),
             Err(e) => last = e,
         }

@@ -92,6 +92,8 @@ pub(crate) struct Shared {
     limit: u64,
     failure: Mutex<Option<String>>,
     pub unique: UniqueSequence,
+    /// Limits concurrent connection attempts (see client::CONNECTING_AT_ONCE).
+    connect_gate: tokio::sync::Semaphore,
     /// Open loop only, set when the run starts.
     schedule: OnceLock<schedule::Schedule>,
 }
@@ -160,6 +162,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, observer: &mut dyn RunObserv
         failure: Mutex::new(None),
         unique: UniqueSequence::new(plan.rand_seed),
         schedule: OnceLock::new(),
+        connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
     });
 
     // A connection of our own for the server's counters around the measured phase.
