@@ -3,13 +3,13 @@
 
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
 use crate::db::{Connection as _, Database, TargetUrl};
-use crate::plan::{LoopModel, RunPlan};
 use crate::prepare::{self, PreparePlan};
 use crate::report::{IntervalPrinter, Report, ReportOptions, TextReport};
-use crate::result::{self, ResultDocument, RunRecord, ServerCounters, TargetRecord, WorkloadRecord};
-use crate::runner::{self, RunOutcome, RunStatus};
+use crate::result::{self, ResultDocument};
+use crate::runner;
 use crate::with_database;
-use crate::workload::{StatementKind, Workload};
+use crate::workload::Workload;
+use crate::{audit, conditions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -42,6 +42,7 @@ impl From<String> for Failure {
 
 pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
+        Command::Audit(args) => audit_cmd(&args),
         Command::List => {
             print!("{}", list());
             Ok(ExitCode::SUCCESS)
@@ -190,16 +191,20 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         }
     }
     let server = rt.block_on(admin.server_info())?;
+    let transport = db.transport();
+    let table_names: Vec<String> = plan.oltp.table_names().collect();
+    let declared = plan.workload.rows_to_load(&plan.oltp);
+    let server_conditions = rt.block_on(conditions::server(&mut admin, target.dialect, &transport, server))?;
+    let tables_at_start = rt.block_on(admin.table_sizes(&table_names, declared))?;
     drop(admin);
 
     let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
     eprintln!(
-        "fairbench {}: {} on {} {} via {}; {} clients, {}; distribution {}",
+        "fairbench {}: {} on {} {} via {transport}; {} clients, {}; distribution {}",
         env!("CARGO_PKG_VERSION"),
         plan.workload.name(),
-        server.product,
-        server.version,
-        db.transport(),
+        server_conditions.product,
+        server_conditions.version,
         plan.threads,
         match plan.stop {
             s if s.time.is_some() && s.events.is_some() =>
@@ -212,7 +217,24 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     );
     let mut printer = IntervalPrinter::new(std::io::stderr(), plan.percentile);
     let outcome = runner::run(db.clone(), &plan, &mut printer).map_err(Failure::input)?;
-    let doc = document(&plan, target, &*db, server, outcome);
+    // The dataset after the run; a server that went away leaves it unknown.
+    let tables_at_end = rt
+        .block_on(async {
+            let mut conn = db.connect().await?;
+            conn.table_sizes(&table_names, declared).await
+        })
+        .unwrap_or_default();
+    let mut doc = result::build::document(result::build::Inputs {
+        plan: &plan,
+        target,
+        transport,
+        begin_sql: db.begin_sql(plan.workload.writes()),
+        server: server_conditions,
+        tables_at_start,
+        tables_at_end,
+        outcome,
+    });
+    doc.audit = audit::audit(&doc);
     // Saved before printing: whatever happens next, the measurements are on disk.
     if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
@@ -220,158 +242,34 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     doc.write(&out_path)?;
     let opts = ReportOptions { percentile: plan.percentile };
     print!("{}", TextReport.render(&doc, &opts));
+    print!("\n{}", audit::render(&doc.audit));
     eprintln!("Result saved to {}", out_path.display());
-    Ok(match doc.run.status.as_str() {
+    let run = &doc.conditions.run;
+    Ok(match run.status.as_str() {
         "completed" => ExitCode::SUCCESS,
         "interrupted" => ExitCode::from(130),
         _ => {
-            eprintln!("error: {}", doc.run.failure.as_deref().unwrap_or("the run failed"));
+            eprintln!("error: {}", run.failure.as_deref().unwrap_or("the run failed"));
             ExitCode::from(1)
         }
     })
+}
+
+fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Failure> {
+    let doc = ResultDocument::read(&args.result)?;
+    let findings = audit::audit(&doc);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&findings).expect("findings serialize"));
+    } else {
+        print!("{}", audit::render(&findings));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn default_out(w: Workload) -> PathBuf {
     let stamp = result::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
     PathBuf::from("fairbench-results").join(format!("{}-{}.json", w.name(), stamp.trim_end_matches('Z')))
 }
-
-/// Assembles the result document from the plan and what was measured.
-pub fn document<D: Database>(
-    plan: &RunPlan,
-    target: &TargetUrl,
-    db: &D,
-    server: crate::db::ServerInfo,
-    outcome: RunOutcome,
-) -> ResultDocument {
-    let extra: Vec<f64> = plan.percentiles.clone();
-    let secs = outcome.measured_s;
-    let (stats, statements) = result::class_stats(&outcome.totals, secs, &extra, false);
-    let (service, service_statements) = match plan.loop_model.is_open() {
-        true => {
-            let (a, b) = result::class_stats(&outcome.totals, secs, &extra, true);
-            (Some(a), Some(b))
-        }
-        false => (None, None),
-    };
-    let open_loop = match (plan.loop_model, outcome.totals.open_loop()) {
-        (LoopModel::Open { rate, arrival, max_backlog }, Some(o)) => Some(result::OpenLoopRecord {
-            rate,
-            arrival: format!("{arrival:?}").to_lowercase(),
-            max_backlog,
-            late: o.late,
-            dropped: o.dropped,
-            start_delay: crate::stats::ClassStats::of(&o.queue, secs, &extra),
-        }),
-        _ => None,
-    };
-    let client = client_record(&outcome.client, outcome.totals.events.count(), outcome.totals.total(false).count());
-    let transport = db.transport();
-    let mix = plan.workload.mix(&plan.oltp);
-    let new_row = plan.workload == Workload::OltpInsert && plan.oltp.auto_inc;
-    let (status, failure) = match outcome.status {
-        RunStatus::Completed => ("completed", None),
-        RunStatus::Interrupted => ("interrupted", None),
-        RunStatus::Failed(m) => ("failed", Some(m)),
-    };
-    ResultDocument {
-        schema: result::SCHEMA_NAME.into(),
-        schema_version: result::SCHEMA_VERSION,
-        fairbench_version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args().map(|a| crate::db::url::redact_str(&a)).collect(),
-        target: TargetRecord {
-            url: target.redacted(),
-            driver: target.dialect.name().into(),
-            transport: transport.kind.into(),
-            address: transport.address,
-            tls: transport.tls.into(),
-            product: server.product,
-            version: server.version,
-        },
-        workload: WorkloadRecord {
-            name: plan.workload.name().into(),
-            options: serde_json::to_value(&plan.oltp).unwrap_or_default(),
-            distribution: serde_json::to_value(&plan.distribution).unwrap_or_default(),
-            distribution_description: plan.distribution.describe(),
-            mix_per_event: mix.iter().map(|(k, n)| (k.name().to_string(), *n)).collect(),
-            statements_sql: mix
-                .iter()
-                .map(|(k, _)| {
-                    let sql = match k {
-                        StatementKind::Begin => db.begin_sql(plan.workload.writes()).to_string(),
-                        k => k.sql(1, target.dialect, new_row),
-                    };
-                    (k.name().to_string(), sql)
-                })
-                .collect(),
-            statement_classes: mix.iter().map(|(k, _)| (k.name().to_string(), k.class().name().to_string())).collect(),
-        },
-        run: RunRecord {
-            loop_model: plan.loop_model.name().into(),
-            loop_model_description: plan.loop_model.describe().into(),
-            threads: plan.threads,
-            time_limit_s: plan.stop.time.map(|t| t.as_secs_f64()),
-            events_limit: plan.stop.events,
-            warmup_s: plan.warmup_s,
-            measured_s: outcome.measured_s,
-            events: outcome.totals.events.count(),
-            rand_seed: plan.rand_seed,
-            percentile_method: PERCENTILE_METHOD.into(),
-            status: status.into(),
-            failure,
-            started_at: result::rfc3339(outcome.started_at),
-            ended_at: result::rfc3339(outcome.ended_at),
-        },
-        stats,
-        statements,
-        errors: result::ErrorRecord {
-            total: outcome.totals.error_count(),
-            by_code: outcome.totals.errors.clone(),
-            reconnects: outcome.totals.reconnects,
-        },
-        intervals: outcome.timeline,
-        service,
-        service_statements,
-        open_loop,
-        client,
-        server_counters: ServerCounters::new(outcome.counters_before, outcome.counters_after),
-    }
-}
-
-/// The client's cost, and whether it limited the measurement.
-fn client_record(c: &runner::ClientCpu, events: u64, queries: u64) -> result::ClientRecord {
-    let utilization = c.cpu_s / (c.wall_s * c.cores.max(1) as f64).max(1e-9);
-    // Saturated: the machine had no CPU left for the client, or one of its event loops
-    // was busy nearly all the time (its clients then wait for the loop, not the server).
-    let warning = if utilization >= 0.9 {
-        Some(format!(
-            "the client used {:.0}% of all {} cores: it may have limited throughput and inflated latency; run it on another host or with fewer threads",
-            utilization * 100.0,
-            c.cores
-        ))
-    } else if c.shared_event_loops && c.busiest_worker >= 0.9 {
-        Some(format!(
-            "a client worker thread was busy {:.0}% of the time: the load generator, not the server, may be the bottleneck",
-            c.busiest_worker * 100.0
-        ))
-    } else {
-        None
-    };
-    result::ClientRecord {
-        cpu_s: c.cpu_s,
-        cpu_per_event_us: c.cpu_s * 1e6 / events.max(1) as f64,
-        cpu_per_query_us: c.cpu_s * 1e6 / queries.max(1) as f64,
-        cpu_utilization_pct: utilization * 100.0,
-        cores: c.cores,
-        worker_threads: c.worker_threads,
-        busiest_worker_pct: c.busiest_worker * 100.0,
-        peak_rss_bytes: runner::cpu::max_rss_bytes(),
-        saturated: warning.is_some(),
-        warning,
-    }
-}
-
-pub const PERCENTILE_METHOD: &str = "percentiles: HdrHistogram of nanosecond latencies, 3 significant digits (<= 0.1% relative error); a percentile is the upper bound of the bucket holding that rank, clamped to the exact min and max";
 
 fn list() -> String {
     let mut s = String::from("Workloads (sysbench 1.0 OLTP, statement-exact):\n");

@@ -30,8 +30,19 @@ pub enum Command {
     Cleanup(CleanupArgs),
     /// Prepare when the tables are missing, then run and report.
     Bench(RunArgs),
+    /// Audit a result file: what in its conditions makes the numbers misleading.
+    Audit(AuditArgs),
     /// List the workloads and their options.
     List,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AuditArgs {
+    /// A result file written by `run` or `bench` (--out).
+    pub result: PathBuf,
+    /// Print the findings as a JSON array (id, severity, title, evidence, advice).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]

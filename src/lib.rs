@@ -5,7 +5,9 @@
 //! is a thin layer: the library never touches the terminal except through the report types.
 
 pub mod app;
+pub mod audit;
 pub mod cli;
+pub mod conditions;
 pub mod db;
 pub mod plan;
 pub mod prepare;

@@ -106,8 +106,8 @@ fn ctrl_c_still_reports_and_saves() {
     assert!(t.elapsed() < Duration::from_secs(15));
     assert_eq!(o.status.code(), Some(130), "{}", text(&o));
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(doc["run"]["status"], "interrupted");
-    assert!(doc["run"]["events"].as_u64().unwrap() > 100);
+    assert_eq!(doc["conditions"]["run"]["status"], "interrupted");
+    assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 100);
     assert!(String::from_utf8_lossy(&o.stdout).contains("QPS"));
 }
 
@@ -132,7 +132,7 @@ fn killed_connections_reconnect_and_are_counted() {
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(doc["run"]["status"], "completed");
+    assert_eq!(doc["conditions"]["run"]["status"], "completed");
     assert!(doc["errors"]["reconnects"].as_u64().unwrap() >= 2, "{}", doc["errors"]);
 }
 
@@ -163,8 +163,8 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.trim().lines().last().unwrap().contains("could not reconnect"), "{err}");
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(doc["run"]["status"], "failed");
-    assert!(doc["run"]["events"].as_u64().unwrap() > 100, "measured events are kept");
+    assert_eq!(doc["conditions"]["run"]["status"], "failed");
+    assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 100, "measured events are kept");
 }
 
 #[test]

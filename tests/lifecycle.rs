@@ -25,9 +25,9 @@ fn lifecycle(kind: Kind) {
 
     // A run of N events on prepared tables.
     let doc = db.run_json(&["run", "oltp_read_write", "--tables=2", "--table-size=300", "--events=40", "--threads=2"]);
-    assert_eq!(doc["run"]["status"], "completed");
-    assert_eq!(doc["run"]["events"], 40);
-    assert_eq!(doc["run"]["loop_model"], "closed");
+    assert_eq!(doc["conditions"]["run"]["status"], "completed");
+    assert_eq!(doc["conditions"]["run"]["events"], 40);
+    assert_eq!(doc["conditions"]["run"]["loop_model"], "closed");
     assert!(!doc["intervals"].as_array().unwrap().is_empty());
     assert!(!doc.to_string().contains("fairbench_test:fairbench_test"), "no password in results");
     for class in ["total", "read", "write", "commit", "other", "event"] {

@@ -35,7 +35,7 @@ fn mariadb_counts_exactly_the_contract_mix() {
             let got = after[counter] - before[counter];
             assert_eq!(got, expected as i64, "{w}: {counter}");
             // fairbench's own reading of the same counters agrees.
-            let own = doc["server_counters"]["delta"][counter].as_i64().unwrap_or(0);
+            let own = doc["conditions"]["server"]["status_delta"][counter].as_i64().unwrap_or(0);
             assert_eq!(own, expected as i64, "{w}: {counter} in the result file");
         }
         assert_statement_counts(&doc, w, events);

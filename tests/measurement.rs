@@ -52,8 +52,8 @@ fn a_one_second_stall_shows_in_open_loop_p99_and_hides_in_closed_loop() {
     stall(&db);
     let closed = finish(child, &closed_out);
 
-    assert_eq!(open["run"]["loop_model"], "open");
-    assert_eq!(closed["run"]["loop_model"], "closed");
+    assert_eq!(open["conditions"]["run"]["loop_model"], "open");
+    assert_eq!(closed["conditions"]["run"]["loop_model"], "closed");
     let us = |d: &Value, path: &[&str]| path.iter().fold(d, |v, k| &v[*k]).as_f64().unwrap();
     // Open loop: ~200 events were due during the stall and waited up to 1 s: p99 sees it.
     let open_p99 = us(&open, &["stats", "event", "p99_us"]);
@@ -134,7 +134,7 @@ fn timelines_keep_commit_latency_and_a_bounded_scatter() {
         assert!(i["client_cpu_pct"].as_f64().unwrap() >= 0.0);
     }
     assert_eq!(commits, doc["stats"]["commit"]["count"].as_u64().unwrap());
-    let client = &doc["client"];
+    let client = &doc["client_cost"];
     assert!(client["cpu_s"].as_f64().unwrap() > 0.0 && client["cpu_per_query_us"].as_f64().unwrap() > 0.0);
     assert!(client["busiest_worker_pct"].as_f64().unwrap() > 0.0);
 }
@@ -198,7 +198,7 @@ fn an_overloaded_open_loop_drops_beyond_its_backlog_and_never_aborts() {
         "--time=2",
         "--threads=1",
     ]);
-    assert_eq!(doc["run"]["status"], "completed");
+    assert_eq!(doc["conditions"]["run"]["status"], "completed");
     let ol = &doc["open_loop"];
     assert!(ol["dropped"].as_u64().unwrap() > 100_000, "{ol}");
     assert!(ol["late"].as_u64().unwrap() > 0, "{ol}");

@@ -12,6 +12,7 @@ pub mod sqlite;
 mod tls;
 pub mod url;
 
+use crate::conditions::TableSize;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -149,6 +150,13 @@ pub trait Connection: 'static {
     /// Server-wide statement counters (MySQL `Com_*`, PostgreSQL `pg_stat_database`), read
     /// without changing them, so deltas around a run count exactly what the run sent.
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError>;
+    /// Every server setting (MySQL SHOW GLOBAL VARIABLES, pg_settings, SQLite PRAGMAs).
+    async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError>;
+    /// `primary`, `replica`, `standalone` or `embedded`, with the evidence in parentheses.
+    async fn replication_role(&mut self) -> Result<String, DbError>;
+    /// Rows and bytes of the named tables. Row counts are the database's estimates unless
+    /// an estimate is below half of `declared_rows` (then counted, up to `declared_rows`).
+    async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError>;
 }
 
 /// A database target: where to connect and how.

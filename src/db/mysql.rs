@@ -2,6 +2,7 @@
 //! server-side prepared statements; BEGIN/COMMIT as text, like sysbench's driver).
 
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport};
+use crate::conditions::TableSize;
 use crate::workload::schema::MARKER;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
@@ -138,6 +139,55 @@ impl Connection for MysqlConnection {
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
         let rows: Vec<(String, Option<String>)> = self.conn.query("SHOW GLOBAL STATUS").await.map_err(error)?;
         Ok(rows.into_iter().filter_map(|(k, v)| v?.parse::<i64>().ok().map(|v| (k, v))).collect())
+    }
+
+    async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError> {
+        let rows: Vec<(String, Option<String>)> = self.conn.query("SHOW GLOBAL VARIABLES").await.map_err(error)?;
+        Ok(rows.into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect())
+    }
+
+    async fn replication_role(&mut self) -> Result<String, DbError> {
+        // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling.
+        let rows: Vec<Row> = match self.conn.query("SHOW REPLICA STATUS").await {
+            Ok(r) => r,
+            Err(_) => self.conn.query("SHOW SLAVE STATUS").await.map_err(error)?,
+        };
+        if !rows.is_empty() {
+            return Ok("replica (SHOW REPLICA STATUS has a source)".into());
+        }
+        let log_bin = show_pairs(&mut self.conn, "SHOW GLOBAL VARIABLES LIKE 'log_bin'").await?;
+        Ok(match log_bin.get("log_bin").map(String::as_str) {
+            Some("ON") => "primary (binary log on, not a replica)".into(),
+            _ => "standalone (no binary log, not a replica)".into(),
+        })
+    }
+
+    async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
+        let rows: Vec<Row> = self.conn.query("SHOW TABLE STATUS LIKE 'sbtest%'").await.map_err(error)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let name: String = row.get_opt(0).and_then(|r| r.ok()).unwrap_or_default();
+            if !tables.contains(&name) {
+                continue;
+            }
+            let num = |col: &str| row.get_opt::<Option<u64>, _>(col).and_then(|r| r.ok()).flatten().unwrap_or(0);
+            let mut size = TableSize {
+                rows: num("Rows"),
+                rows_exact: false,
+                data_bytes: num("Data_length"),
+                index_bytes: num("Index_length"),
+                name,
+            };
+            if size.rows < declared_rows / 2 {
+                // The only SELECT fairbench sends outside the workload (before the counters).
+                let sql = format!("SELECT COUNT(*) FROM (SELECT 1 FROM {} LIMIT {declared_rows}) t", size.name);
+                size.rows = self.conn.query_first::<u64, _>(sql).await.map_err(error)?.unwrap_or(0);
+                size.rows_exact = true;
+            }
+            out.push(size);
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
     }
 }
 

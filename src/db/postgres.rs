@@ -2,6 +2,7 @@
 //! prepared once per connection; `?` placeholders become `$n`).
 
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
+use crate::conditions::TableSize;
 use crate::workload::schema::MARKER;
 use bytes::BytesMut;
 use std::collections::BTreeMap;
@@ -187,7 +188,85 @@ impl Connection for PostgresConnection {
         let select: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8")).collect();
         let sql = format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", select.join(", "));
         let row = self.client.query_one(&sql, &[]).await.map_err(error)?;
-        Ok(COLUMNS.iter().enumerate().map(|(i, c)| (c.to_string(), row.get::<_, i64>(i))).collect())
+        let mut out: BTreeMap<String, i64> =
+            COLUMNS.iter().enumerate().map(|(i, c)| (c.to_string(), row.get::<_, i64>(i))).collect();
+        // Views differ across versions (pg_stat_wal 14+, pg_stat_checkpointer 17+): read
+        // whichever exist, every numeric column, prefixed by the view.
+        for view in ["pg_stat_bgwriter", "pg_stat_wal", "pg_stat_checkpointer"] {
+            let sql = format!("SELECT row_to_json(v)::text FROM {view} v");
+            let Ok(rows) = self.client.query(&sql, &[]).await else { continue };
+            let Some(json) = rows.first().map(|r| r.get::<_, String>(0)) else { continue };
+            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&json) {
+                let prefix = view.trim_start_matches("pg_stat_");
+                for (k, v) in map {
+                    if let Some(n) = v.as_i64() {
+                        out.insert(format!("{prefix}.{k}"), n);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError> {
+        let rows = self
+            .client
+            .query("SELECT name, coalesce(setting, ''), coalesce(unit, '') FROM pg_settings", &[])
+            .await
+            .map_err(error)?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let (setting, unit): (String, String) = (r.get(1), r.get(2));
+                (r.get(0), if unit.is_empty() { setting } else { format!("{setting} {unit}") })
+            })
+            .collect())
+    }
+
+    async fn replication_role(&mut self) -> Result<String, DbError> {
+        let row = self
+            .client
+            .query_one("SELECT pg_is_in_recovery(), (SELECT count(*) FROM pg_stat_replication)", &[])
+            .await
+            .map_err(error)?;
+        let (recovery, replicas): (bool, i64) = (row.get(0), row.get(1));
+        Ok(match (recovery, replicas) {
+            (true, _) => "replica (pg_is_in_recovery)".into(),
+            (false, 0) => "standalone (no replica connected)".into(),
+            (false, n) => format!("primary ({n} replica(s) in pg_stat_replication)"),
+        })
+    }
+
+    async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
+        let names: Vec<&str> = tables.iter().map(String::as_str).collect();
+        let rows = self
+            .client
+            .query(
+                "SELECT c.relname::text, c.reltuples::int8, pg_table_size(c.oid), pg_indexes_size(c.oid) \
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE n.nspname = current_schema() AND c.relname = ANY($1) ORDER BY 1",
+                &[&names],
+            )
+            .await
+            .map_err(error)?;
+        let mut out = Vec::new();
+        for r in rows {
+            let estimate: i64 = r.get(1); // -1: never analyzed
+            let mut size = TableSize {
+                name: r.get(0),
+                rows: estimate.max(0) as u64,
+                rows_exact: false,
+                data_bytes: r.get::<_, i64>(2) as u64,
+                index_bytes: r.get::<_, i64>(3) as u64,
+            };
+            if estimate < 0 || size.rows < declared_rows / 2 {
+                let sql = format!("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT {declared_rows}) t", size.name);
+                size.rows = self.client.query_one(&sql, &[]).await.map_err(error)?.get::<_, i64>(0) as u64;
+                size.rows_exact = true;
+            }
+            out.push(size);
+        }
+        Ok(out)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
 
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
+use crate::conditions::TableSize;
 use crate::workload::schema::MARKER;
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
@@ -9,11 +10,12 @@ use std::time::Duration;
 
 pub struct SqliteDatabase {
     path: PathBuf,
+    pragmas: Vec<(String, String)>,
 }
 
 impl SqliteDatabase {
     pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
-        Ok(SqliteDatabase { path: target.path.clone() })
+        Ok(SqliteDatabase { path: target.path.clone(), pragmas: target.pragmas.clone() })
     }
 
     /// Creates the database file when missing (prepare only), in WAL mode so that readers
@@ -47,6 +49,10 @@ impl Database for SqliteDatabase {
         // Writers queue for the lock instead of failing at once; SQLITE_BUSY after this is
         // retried like a MySQL lock wait timeout.
         conn.busy_timeout(Duration::from_secs(10)).map_err(error)?;
+        for (k, v) in &self.pragmas {
+            // Names and values were validated by the URL parser.
+            conn.execute_batch(&format!("PRAGMA {k} = {v}")).map_err(error)?;
+        }
         Ok(SqliteConnection { conn, statements: Vec::new() })
     }
 
@@ -125,8 +131,79 @@ impl Connection for SqliteConnection {
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
-        // An embedded library keeps no server-wide statement counters.
-        Ok(BTreeMap::new())
+        // An embedded library keeps no statement counters across connections: what the file
+        // itself says is all there is.
+        let mut out = BTreeMap::new();
+        for pragma in ["page_count", "freelist_count", "data_version"] {
+            let v: i64 = self.conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0)).map_err(error)?;
+            out.insert(pragma.to_string(), v);
+        }
+        Ok(out)
+    }
+
+    async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError> {
+        const PRAGMAS: [&str; 12] = [
+            "journal_mode",
+            "synchronous",
+            "cache_size",
+            "page_size",
+            "page_count",
+            "freelist_count",
+            "mmap_size",
+            "locking_mode",
+            "wal_autocheckpoint",
+            "temp_store",
+            "auto_vacuum",
+            "busy_timeout",
+        ];
+        let mut out = BTreeMap::new();
+        for p in PRAGMAS {
+            let v: rusqlite::types::Value =
+                self.conn.query_row(&format!("PRAGMA {p}"), [], |r| r.get(0)).map_err(error)?;
+            let text = match v {
+                rusqlite::types::Value::Integer(i) => i.to_string(),
+                rusqlite::types::Value::Text(t) => t,
+                rusqlite::types::Value::Real(f) => f.to_string(),
+                _ => String::new(),
+            };
+            out.insert(p.to_string(), text);
+        }
+        out.insert("sqlite_version".into(), rusqlite::version().into());
+        Ok(out)
+    }
+
+    async fn replication_role(&mut self) -> Result<String, DbError> {
+        Ok("embedded (in-process library, no replication)".into())
+    }
+
+    async fn table_sizes(&mut self, tables: &[String], _declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
+        // Exact counts are cheap here; sizes from the dbstat virtual table (pages in use).
+        let mut out = Vec::new();
+        for name in tables {
+            let rows: i64 =
+                self.conn.query_row(&format!("SELECT count(*) FROM {name}"), [], |r| r.get(0)).map_err(error)?;
+            let data: i64 = self
+                .conn
+                .query_row("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ?1", [name], |r| r.get(0))
+                .map_err(error)?;
+            let index: i64 = self
+                .conn
+                .query_row(
+                    "SELECT coalesce(sum(d.pgsize), 0) FROM dbstat d JOIN sqlite_master m ON m.name = d.name \
+                     WHERE m.type = 'index' AND m.tbl_name = ?1",
+                    [name],
+                    |r| r.get(0),
+                )
+                .map_err(error)?;
+            out.push(TableSize {
+                name: name.clone(),
+                rows: rows as u64,
+                rows_exact: true,
+                data_bytes: data as u64,
+                index_bytes: index as u64,
+            });
+        }
+        Ok(out)
     }
 }
 

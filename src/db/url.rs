@@ -61,7 +61,13 @@ pub struct TargetUrl {
     pub ca_file: Option<PathBuf>,
     /// SQLite's database file.
     pub path: PathBuf,
+    /// SQLite only: PRAGMAs set on every connection (`?synchronous=off&journal_mode=memory`).
+    pub pragmas: Vec<(String, String)>,
 }
+
+/// PRAGMAs a SQLite URL may set (each is recorded and audited like a server variable).
+pub const SQLITE_PRAGMAS: [&str; 6] =
+    ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store", "locking_mode"];
 
 impl TargetUrl {
     /// Parses a URL; `env` looks up MYSQL_PWD / PGPASSWORD / PGUSER (injected for tests).
@@ -72,8 +78,16 @@ impl TargetUrl {
             if path.is_empty() {
                 return Err(bad("no file: use sqlite://PATH, e.g. sqlite://fairbench.db"));
             }
-            if !query.is_empty() {
-                return Err(bad("SQLite URLs take no ?options"));
+            let mut pragmas = Vec::new();
+            for pair in query.split('&').filter(|p| !p.is_empty()) {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                if !SQLITE_PRAGMAS.contains(&k) {
+                    return Err(bad(&format!("unknown SQLite option ?{k}= (known: {})", SQLITE_PRAGMAS.join(", "))));
+                }
+                if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                    return Err(bad(&format!("?{k}={v} is not a PRAGMA value")));
+                }
+                pragmas.push((k.to_string(), v.to_string()));
             }
             return Ok(TargetUrl {
                 dialect: Dialect::Sqlite,
@@ -86,6 +100,7 @@ impl TargetUrl {
                 tls: TlsMode::Off,
                 ca_file: None,
                 path: PathBuf::from(path),
+                pragmas,
             });
         }
         let parsed = url::Url::parse(s).map_err(|e| bad(&e.to_string()))?;
@@ -122,6 +137,7 @@ impl TargetUrl {
             tls: TlsMode::Off,
             ca_file: None,
             path: PathBuf::new(),
+            pragmas: Vec::new(),
         };
         if target.host.is_empty() {
             target.host = "127.0.0.1".into();
@@ -153,7 +169,11 @@ impl TargetUrl {
     /// The URL as reports show it: password replaced by `***`.
     pub fn redacted(&self) -> String {
         match self.dialect {
-            Dialect::Sqlite => format!("sqlite://{}", self.path.display()),
+            Dialect::Sqlite => {
+                let q: Vec<String> = self.pragmas.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let q = if q.is_empty() { String::new() } else { format!("?{}", q.join("&")) };
+                format!("sqlite://{}{q}", self.path.display())
+            }
             d => {
                 let pw = if self.password.is_empty() { "" } else { ":***" };
                 let mut s = format!("{}://{}{pw}@{}:{}/{}", d.name(), self.user, self.host, self.port, self.database);
@@ -224,6 +244,10 @@ mod tests {
     fn sqlite_default_and_errors() {
         let t = TargetUrl::parse("sqlite://fairbench.db", no_env).unwrap();
         assert_eq!(t.path, PathBuf::from("fairbench.db"));
+        let t = TargetUrl::parse("sqlite://x.db?synchronous=off&journal_mode=memory", no_env).unwrap();
+        assert_eq!(t.pragmas.len(), 2);
+        assert!(TargetUrl::parse("sqlite://x.db?evil=1", no_env).is_err());
+        assert!(TargetUrl::parse("sqlite://x.db?synchronous=off;drop", no_env).is_err());
         assert!(TargetUrl::parse("mongodb://x/y", no_env).unwrap_err().contains("unknown scheme"));
         assert!(TargetUrl::parse("mysql://h:3306", no_env).unwrap_err().contains("no database"));
         assert!(TargetUrl::parse("mysql://h/db?tls=maybe", no_env).is_err());

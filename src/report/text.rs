@@ -14,16 +14,22 @@ const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"
 impl Report for TextReport {
     fn render(&self, d: &ResultDocument, opts: &ReportOptions) -> String {
         let mut o = String::new();
-        let r = &d.run;
+        let r = &d.conditions.run;
         let t = &d.target;
-        let _ = writeln!(o, "fairbench {}: {} on {} {}", d.fairbench_version, d.workload.name, t.product, t.version);
+        let server = &d.conditions.server;
+        let _ = writeln!(
+            o,
+            "fairbench {}: {} on {} {}",
+            d.fairbench_version, d.conditions.workload.name, server.product, server.version
+        );
         let _ = writeln!(o, "target:       {}", t.url);
         let transport = match t.transport.as_str() {
             "embedded" => format!("embedded (in-process), file {}", t.address),
             kind => format!("{} {}, TLS {}", kind.to_uppercase(), t.address, t.tls),
         };
         let _ = writeln!(o, "transport:    {transport}");
-        let _ = writeln!(o, "distribution: {} (rand seed {})", d.workload.distribution_description, r.rand_seed);
+        let _ =
+            writeln!(o, "distribution: {} (rand seed {})", d.conditions.workload.distribution_description, r.rand_seed);
         let _ = writeln!(o, "load:         {} clients, {}", r.threads, r.loop_model_description);
         let _ = writeln!(
             o,
@@ -33,6 +39,22 @@ impl Report for TextReport {
             r.status,
             r.failure.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
         );
+        let ds = &d.conditions.dataset;
+        let rows: u64 = ds.tables_at_start.iter().map(|t| t.rows).sum();
+        let exact = if ds.tables_at_start.iter().all(|t| t.rows_exact) { "exact" } else { "estimated" };
+        let cache: Vec<String> =
+            ds.cache.iter().map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1_048_576.0)).collect();
+        let _ = writeln!(
+            o,
+            "dataset:      {} table(s), {rows} rows ({exact}), {:.1} MB data+index; cache: {}{}",
+            ds.tables_at_start.len(),
+            ds.total_bytes as f64 / 1_048_576.0,
+            if cache.is_empty() { "unknown".to_string() } else { cache.join(", ") },
+            ds.server_host_memory_bytes
+                .map(|b| format!("; host RAM {:.1} GB", b as f64 / 1_073_741_824.0))
+                .unwrap_or_default()
+        );
+        let _ = writeln!(o, "server role:  {}", server.replication_role);
         let s = |k: &str| d.stats.get(k).cloned().unwrap_or_else(empty);
         let (ev, tot, rd, wr, cm, ot) = (s("event"), s("total"), s("read"), s("write"), s("commit"), s("other"));
 
@@ -117,7 +139,7 @@ impl Report for TextReport {
             );
         }
         let _ = writeln!(o, "{}", r.percentile_method);
-        let c = &d.client;
+        let c = &d.client_cost;
         let _ = writeln!(
             o,
             "Client: {:.2} s CPU ({:.1}% of {} cores), {:.2} us CPU per query, {:.1} us per event; busiest of {} worker threads {:.0}% busy; peak RSS {:.1} MB",
@@ -133,10 +155,11 @@ impl Report for TextReport {
         if let Some(w) = &c.warning {
             let _ = writeln!(o, "warning: {w}");
         }
-        if !d.server_counters.delta.is_empty() {
+        if !d.conditions.server.status_delta.is_empty() {
             let interesting: Vec<String> = d
-                .server_counters
-                .delta
+                .conditions
+                .server
+                .status_delta
                 .iter()
                 .filter(|(k, _)| is_statement_counter(k))
                 .map(|(k, v)| format!("{k} {v}"))

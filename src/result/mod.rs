@@ -1,6 +1,8 @@
 //! The result document: one versioned JSON file per run, documented in docs/result-schema.md.
 //! Reports, audits and comparisons read this, never the runner's internals.
 
+pub mod build;
+
 use crate::recorder::Recorder;
 use crate::stats::{ClassStats, CompactStats};
 use crate::workload::StatementClass;
@@ -8,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Bumped whenever a field changes meaning or disappears (additions keep the version).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 pub const SCHEMA_NAME: &str = "fairbench.result";
 
 /// The top-level document.
@@ -17,20 +19,15 @@ pub struct ResultDocument {
     pub schema: String,
     pub schema_version: u32,
     pub fairbench_version: String,
-    /// Command line with any password removed.
-    pub command_line: Vec<String>,
     pub target: TargetRecord,
-    pub workload: WorkloadRecord,
-    pub run: RunRecord,
+    /// Everything the numbers depend on: client host, server, dataset, workload, run.
+    pub conditions: crate::conditions::Conditions,
     /// Keys `total`, `read`, `write`, `commit`, `other` (statements) and `event`
     /// (whole events: sysbench's "latency"). Open loop: latency from each event's intended
     /// start (a statement's latency includes the time its event waited to start).
     pub stats: BTreeMap<String, ClassStats>,
     /// Per statement kind (sysbench's names: `point_selects`, ...).
     pub statements: BTreeMap<String, ClassStats>,
-    pub errors: ErrorRecord,
-    /// One entry per second of the run, warmup included (flagged).
-    pub intervals: Vec<IntervalStats>,
     /// Open loop only: the same keys as `stats`, service time (actual start to end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<BTreeMap<String, ClassStats>>,
@@ -38,10 +35,14 @@ pub struct ResultDocument {
     pub service_statements: Option<BTreeMap<String, ClassStats>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoopRecord>,
-    pub client: ClientRecord,
-    /// Server-wide counters around the measured phase (MySQL `SHOW GLOBAL STATUS`,
-    /// PostgreSQL `pg_stat_database`); `delta` = after - before, non-zero entries only.
-    pub server_counters: ServerCounters,
+    /// The load generator's own CPU and memory.
+    pub client_cost: ClientRecord,
+    pub errors: ErrorRecord,
+    /// One entry per second of the run, warmup included (flagged).
+    pub intervals: Vec<IntervalStats>,
+    /// What the audit found when the result was written (`fairbench audit` recomputes).
+    #[serde(default)]
+    pub audit: Vec<crate::audit::Finding>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -54,8 +55,6 @@ pub struct TargetRecord {
     pub address: String,
     /// `off`, `require` or `verify`.
     pub tls: String,
-    pub product: String,
-    pub version: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -101,26 +100,6 @@ pub struct ErrorRecord {
     /// Retried errors by the database's own code (MySQL errno, SQLSTATE, SQLite code).
     pub by_code: BTreeMap<String, u64>,
     pub reconnects: u64,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ServerCounters {
-    pub before: BTreeMap<String, i64>,
-    pub after: BTreeMap<String, i64>,
-    pub delta: BTreeMap<String, i64>,
-}
-
-impl ServerCounters {
-    pub fn new(before: BTreeMap<String, i64>, after: BTreeMap<String, i64>) -> Self {
-        let delta = after
-            .iter()
-            .filter_map(|(k, a)| {
-                let d = a - before.get(k).copied().unwrap_or(0);
-                (d != 0 && before.contains_key(k)).then(|| (k.clone(), d))
-            })
-            .collect();
-        ServerCounters { before, after, delta }
-    }
 }
 
 /// Statistics of one timeline interval (or one --report-interval window).
@@ -326,16 +305,5 @@ mod tests {
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_000_000_123);
         assert_eq!(rfc3339(t), "2026-11-18T11:06:40.123Z");
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-    }
-
-    #[test]
-    fn counter_delta_keeps_changes_only() {
-        let before =
-            BTreeMap::from([("com_select".to_string(), 10), ("uptime".to_string(), 5), ("same".to_string(), 1)]);
-        let after =
-            BTreeMap::from([("com_select".to_string(), 25), ("uptime".to_string(), 6), ("same".to_string(), 1)]);
-        let c = ServerCounters::new(before, after);
-        assert_eq!(c.delta.get("com_select"), Some(&15));
-        assert!(!c.delta.contains_key("same"));
     }
 }

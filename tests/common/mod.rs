@@ -262,6 +262,6 @@ pub fn assert_statement_counts(doc: &Value, workload: &str, events: u64) {
         assert_eq!(got, per_event * events, "{workload}: {name}");
     }
     assert_eq!(statements.len(), mix.len(), "{workload}: statements sent {:?}", statements.keys().collect::<Vec<_>>());
-    assert_eq!(doc["run"]["events"].as_u64().unwrap(), events, "{workload}: events");
+    assert_eq!(doc["conditions"]["run"]["events"].as_u64().unwrap(), events, "{workload}: events");
     assert_eq!(doc["stats"]["event"]["count"].as_u64().unwrap(), events);
 }

@@ -1,0 +1,399 @@
+//! The audit rules. Each looks at the result document and returns findings with evidence.
+
+use super::{Finding, Severity};
+use crate::result::ResultDocument;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// A run shorter than this is too short to show steady state (checkpoints, purge, caches).
+const LONG_ENOUGH_S: f64 = 300.0;
+
+pub fn all(d: &ResultDocument) -> Vec<Finding> {
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 13] = [
+        durability_off,
+        dataset_fits_in_memory,
+        tables_empty,
+        mix_mismatch,
+        client_saturated,
+        closed_loop_latency,
+        too_short,
+        no_warmup,
+        single_run,
+        high_variance,
+        errors,
+        connections,
+        incomplete_run,
+    ];
+    rules.iter().flat_map(|rule| rule(d)).collect()
+}
+
+fn finding(
+    id: &str,
+    severity: Severity,
+    title: impl Into<String>,
+    evidence: Vec<(&str, Value)>,
+    advice: impl Into<String>,
+) -> Finding {
+    Finding {
+        id: id.into(),
+        severity,
+        title: title.into(),
+        evidence: evidence.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<BTreeMap<_, _>>(),
+        advice: advice.into(),
+    }
+}
+
+fn var<'a>(d: &'a ResultDocument, name: &str) -> Option<&'a str> {
+    d.conditions.server.variables.get(name).map(String::as_str)
+}
+
+fn is_off(v: &str) -> bool {
+    matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no")
+}
+
+fn durability_off(d: &ResultDocument) -> Vec<Finding> {
+    let mut evidence = Vec::new();
+    match d.target.driver.as_str() {
+        "mysql" => {
+            if let Some(v) = var(d, "innodb_flush_log_at_trx_commit").filter(|v| *v != "1") {
+                evidence.push(("innodb_flush_log_at_trx_commit", json!(v)));
+            }
+            let binlog_on = var(d, "log_bin").is_some_and(|v| v.eq_ignore_ascii_case("on"));
+            if let Some(v) = var(d, "sync_binlog").filter(|v| binlog_on && *v != "1") {
+                evidence.push(("sync_binlog", json!(v)));
+                evidence.push(("log_bin", json!("ON")));
+            }
+        }
+        "postgres" => {
+            for name in ["fsync", "synchronous_commit", "full_page_writes"] {
+                if let Some(v) = var(d, name).filter(|v| is_off(v)) {
+                    evidence.push((name, json!(v)));
+                }
+            }
+        }
+        "sqlite" => {
+            // PRAGMA synchronous: 0 = OFF.
+            if let Some(v) = var(d, "synchronous").filter(|v| *v == "0" || is_off(v)) {
+                evidence.push(("synchronous", json!(v)));
+            }
+            if let Some(v) =
+                var(d, "journal_mode").filter(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "memory"))
+            {
+                evidence.push(("journal_mode", json!(v)));
+            }
+        }
+        _ => {}
+    }
+    if evidence.is_empty() {
+        return vec![];
+    }
+    vec![finding(
+        "durability-off",
+        Severity::Critical,
+        "durability is switched off: committed transactions can be lost on a crash",
+        evidence,
+        "compare products only with the same durability (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync, synchronous_commit and full_page_writes on; SQLite synchronous FULL with a journal); a vendor template with it off made stock MySQL look slower than it is",
+    )]
+}
+
+fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
+    let ds = &d.conditions.dataset;
+    if ds.total_bytes == 0 {
+        return vec![];
+    }
+    let mut evidence = vec![("dataset_bytes", json!(ds.total_bytes))];
+    let in_cache = ds.cache.iter().find(|(_, bytes)| ds.total_bytes <= **bytes);
+    for (name, bytes) in &ds.cache {
+        evidence.push((name.as_str(), json!(bytes)));
+    }
+    if let Some(ram) = ds.server_host_memory_bytes {
+        evidence.push(("host_memory_bytes", json!(ram)));
+    }
+    let in_ram = ds.server_host_memory_bytes.is_some_and(|ram| ds.total_bytes * 2 <= ram);
+    let (severity, title) = match (in_cache, in_ram) {
+        (Some((name, _)), _) => {
+            (Severity::Warn, format!("the whole dataset fits in {name}: this measures memory, not storage"))
+        }
+        (None, true) => (Severity::Info, "the dataset fits in the server host's RAM (page cache)".to_string()),
+        _ => return vec![],
+    };
+    vec![finding(
+        "dataset-fits-in-memory",
+        severity,
+        title,
+        evidence,
+        "size the data like production (sweep --table-size and --tables until it exceeds the cache) before claiming storage or write performance; 4.5 GB on a 244 GB host was an in-memory test",
+    )]
+}
+
+fn tables_empty(d: &ResultDocument) -> Vec<Finding> {
+    let ds = &d.conditions.dataset;
+    let declared = d.conditions.workload.options.get("table_size").and_then(Value::as_u64).unwrap_or(0);
+    let insert_only = d.conditions.workload.name == "oltp_insert";
+    let empty: Vec<&str> = ds.tables_at_start.iter().filter(|t| t.rows == 0).map(|t| t.name.as_str()).collect();
+    let thin: Vec<&str> = ds
+        .tables_at_start
+        .iter()
+        .filter(|t| t.rows > 0 && declared > 0 && t.rows < declared / 2)
+        .map(|t| t.name.as_str())
+        .collect();
+    if empty.is_empty() && thin.is_empty() {
+        return vec![];
+    }
+    let rows: Vec<Value> =
+        ds.tables_at_start.iter().map(|t| json!({"table": t.name, "rows": t.rows, "exact": t.rows_exact})).collect();
+    let (severity, title) = if !empty.is_empty() {
+        let sev = if insert_only { Severity::Warn } else { Severity::Critical };
+        (sev, format!("{} of {} tables were EMPTY when the run started", empty.len(), ds.tables_at_start.len()))
+    } else {
+        (Severity::Warn, format!("{} table(s) held less than half of --table-size={declared} rows", thin.len()))
+    };
+    vec![finding(
+        "tables-empty",
+        severity,
+        title,
+        vec![("declared_rows", json!(declared)), ("tables", Value::Array(rows))],
+        "reads of empty tables find nothing and writes into them skip index maintenance; sysbench's oltp_insert --auto-inc=off prepares empty tables: prepare with the size you mean to test",
+    )]
+}
+
+/// Server counter -> statement names of fairbench it counts (MySQL's Com_*).
+const MYSQL_COUNTERS: [(&str, &[&str]); 6] = [
+    ("Com_select", &["point_selects", "simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges"]),
+    ("Com_update", &["index_updates", "non_index_updates"]),
+    ("Com_delete", &["deletes"]),
+    ("Com_insert", &["inserts"]),
+    ("Com_begin", &["begin"]),
+    ("Com_commit", &["commit"]),
+];
+
+fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let w = &d.conditions.workload;
+    let sent = |names: &[&str]| -> u64 { names.iter().filter_map(|n| d.statements.get(*n)).map(|s| s.count).sum() };
+    // 1. A workload presented as read-write or write that changed nothing but inserts.
+    let presented_as_write = w.name.contains("write");
+    let updates_or_deletes = sent(&["index_updates", "non_index_updates", "deletes"]);
+    if (presented_as_write || w.name == "oltp_insert") && updates_or_deletes == 0 && d.conditions.run.events > 0 {
+        out.push(finding(
+            "mix-mismatch",
+            if presented_as_write { Severity::Critical } else { Severity::Warn },
+            format!("{} performed no UPDATE or DELETE", w.name),
+            vec![("workload", json!(w.name)), ("inserts", json!(sent(&["inserts"]))), ("updates_and_deletes", json!(0))],
+            "an INSERT-only run is not a write or read-write benchmark (the vendor's \"100,000 UPDATEs/s\" ran oltp_insert and Com_update stayed 0): say what was measured, or run oltp_write_only / oltp_read_write",
+        ));
+    }
+    // 2. The server counted a different mix than the workload sent (MySQL only: its
+    //    counters are per statement kind).
+    if d.target.driver == "mysql" && !d.conditions.server.status_delta.is_empty() {
+        let retried = d.errors.total;
+        let mut evidence = Vec::new();
+        for (counter, names) in MYSQL_COUNTERS {
+            let expected = sent(names) as i64;
+            let counted = d.conditions.server.status_delta.get(counter).copied().unwrap_or(0);
+            // Retried events resend statements; allow 5% plus the retries' statements.
+            let slack = (expected as f64 * 0.05) as i64 + retried as i64 * 20 + 10;
+            if (counted - expected).abs() > slack {
+                evidence.push((counter, json!({"sent": expected, "server_counted": counted})));
+            }
+        }
+        if !evidence.is_empty() {
+            out.push(finding(
+                "mix-mismatch",
+                Severity::Warn,
+                "the server counted a different statement mix than fairbench sent: other load ran on the server, or a proxy changed the statements",
+                evidence,
+                "benchmark a server nothing else uses, and check what the server itself counted (SHOW GLOBAL STATUS LIKE 'Com_%')",
+            ));
+        }
+    }
+    out
+}
+
+fn client_saturated(d: &ResultDocument) -> Vec<Finding> {
+    let c = &d.client_cost;
+    let Some(warning) = &c.warning else { return vec![] };
+    let embedded = d.target.transport == "embedded";
+    vec![finding(
+        "client-saturated",
+        Severity::Warn,
+        warning.clone(),
+        vec![
+            ("client_cpu_pct_of_all_cores", json!((c.cpu_utilization_pct * 10.0).round() / 10.0)),
+            ("busiest_worker_pct", json!((c.busiest_worker_pct * 10.0).round() / 10.0)),
+            ("cores", json!(c.cores)),
+        ],
+        if embedded {
+            "an embedded database runs inside the client process: the numbers include the database's own CPU; leave cores free or compare at fixed --rate"
+        } else {
+            "run the client on another host, or with fewer clients per core; a saturated client lowers throughput and adds latency that is not the server's"
+        },
+    )]
+}
+
+fn closed_loop_latency(d: &ResultDocument) -> Vec<Finding> {
+    if d.conditions.run.loop_model != "closed" {
+        return vec![];
+    }
+    vec![finding(
+        "closed-loop-latency",
+        Severity::Info,
+        "latency percentiles come from a closed loop at maximum throughput",
+        vec![("loop_model", json!("closed")), ("threads", json!(d.conditions.run.threads))],
+        "a stalled server also stops a closed-loop client from sending, so stalls hide from the percentiles (coordinated omission); for latency claims, run an open loop with --rate below the measured throughput",
+    )]
+}
+
+fn too_short(d: &ResultDocument) -> Vec<Finding> {
+    let r = &d.conditions.run;
+    let mut out = Vec::new();
+    if r.measured_s < LONG_ENOUGH_S {
+        out.push(finding(
+            "too-short",
+            Severity::Warn,
+            format!("the run measured only {:.0} s", r.measured_s),
+            vec![("measured_s", json!((r.measured_s * 10.0).round() / 10.0)), ("minimum_s", json!(LONG_ENOUGH_S))],
+            "run at least several minutes (checkpoints, purge and cache effects take that long to appear); the studies ran 10 minutes to 2 hours",
+        ));
+    }
+    // Intervals had not settled: throughput of the last third far from the middle third.
+    let tps: Vec<f64> = measured_intervals(d).map(|i| i.event.per_s).collect();
+    if tps.len() >= 9 {
+        let third = tps.len() / 3;
+        let mid: f64 = tps[third..2 * third].iter().sum::<f64>() / third as f64;
+        let last: f64 = tps[2 * third..].iter().sum::<f64>() / (tps.len() - 2 * third) as f64;
+        if mid > 0.0 && ((last - mid) / mid).abs() > 0.2 {
+            out.push(finding(
+                "too-short",
+                Severity::Warn,
+                "throughput had not settled: the last third of the run differs by more than 20% from the middle third",
+                vec![("middle_third_tps", json!(mid.round())), ("last_third_tps", json!(last.round()))],
+                "run longer (and with --warmup) until per-interval throughput is flat",
+            ));
+        }
+    }
+    out
+}
+
+fn no_warmup(d: &ResultDocument) -> Vec<Finding> {
+    if d.conditions.run.warmup_s > 0 {
+        return vec![];
+    }
+    vec![finding(
+        "no-warmup",
+        Severity::Warn,
+        "no warmup: the statistics include cold caches and connection start",
+        vec![("warmup_s", json!(0))],
+        "add --warmup (e.g. 60 s, or until the buffer pool is warm) so that cold-start effects are not averaged into steady state",
+    )]
+}
+
+fn single_run(d: &ResultDocument) -> Vec<Finding> {
+    vec![finding(
+        "single-run",
+        Severity::Info,
+        "a single run: its spread is unknown",
+        vec![("runs", json!(1)), ("workload", json!(d.conditions.workload.name))],
+        "repeat the run (3 or more times) and report the median with its spread before comparing products",
+    )]
+}
+
+fn measured_intervals(d: &ResultDocument) -> impl Iterator<Item = &crate::result::IntervalStats> {
+    // Full seconds after warmup (the last, partial interval would skew rates).
+    d.intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.99)
+}
+
+fn high_variance(d: &ResultDocument) -> Vec<Finding> {
+    let tps: Vec<f64> = measured_intervals(d).map(|i| i.event.per_s).collect();
+    if tps.len() < 3 {
+        return vec![];
+    }
+    let mean = tps.iter().sum::<f64>() / tps.len() as f64;
+    if mean <= 0.0 {
+        return vec![];
+    }
+    let sd = (tps.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (tps.len() - 1) as f64).sqrt();
+    let cv = sd / mean;
+    if cv <= 0.2 {
+        return vec![];
+    }
+    let (min, max) = tps.iter().fold((f64::MAX, 0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    vec![finding(
+        "high-variance",
+        Severity::Warn,
+        format!("throughput varied a lot between seconds (coefficient of variation {:.0}%)", cv * 100.0),
+        vec![
+            ("cv_pct", json!((cv * 1000.0).round() / 10.0)),
+            ("mean_tps", json!(mean.round())),
+            ("min_tps", json!(min.round())),
+            ("max_tps", json!(max.round())),
+            ("intervals", json!(tps.len())),
+        ],
+        "look at the timeline for stalls (checkpoints, flushing, other load); a mean over an unstable run hides them",
+    )]
+}
+
+fn errors(d: &ResultDocument) -> Vec<Finding> {
+    let e = &d.errors;
+    let events = d.conditions.run.events;
+    if e.total == 0 && e.reconnects == 0 {
+        return vec![];
+    }
+    let rate = e.total as f64 / (events + e.total).max(1) as f64;
+    let severity = match rate {
+        r if r >= 0.1 => Severity::Critical,
+        r if r >= 0.01 => Severity::Warn,
+        _ if e.reconnects > 0 => Severity::Warn,
+        _ => Severity::Info,
+    };
+    vec![finding(
+        "errors",
+        severity,
+        format!("{} errors were retried ({:.2}% of attempts), {} reconnects", e.total, rate * 100.0, e.reconnects),
+        vec![("by_code", json!(e.by_code)), ("error_rate_pct", json!((rate * 10000.0).round() / 100.0)), ("reconnects", json!(e.reconnects))],
+        "deadlocks and retries cost throughput and shape latency: compare products only at similar error rates (fewer clients, more rows, or another distribution)",
+    )]
+}
+
+fn connections(d: &ResultDocument) -> Vec<Finding> {
+    let threads = d.conditions.run.threads as u64;
+    let mut out = Vec::new();
+    if d.conditions.server.same_host_as_client && d.target.transport != "embedded" {
+        let cores = d.conditions.client.host.cores as u64;
+        if threads > 4 * cores {
+            out.push(finding(
+                "connections",
+                Severity::Warn,
+                format!("{threads} clients on a server with {cores} cores"),
+                vec![("clients", json!(threads)), ("server_cores", json!(cores))],
+                "far more clients than cores measure queueing and context switching; sweep --threads to find where throughput peaks",
+            ));
+        }
+    }
+    if let Some(max) = var(d, "max_connections").and_then(|v| v.parse::<u64>().ok()) {
+        if max > 0 && threads * 10 >= max * 9 {
+            out.push(finding(
+                "connections",
+                Severity::Warn,
+                format!("{threads} clients is close to max_connections={max}"),
+                vec![("clients", json!(threads)), ("max_connections", json!(max))],
+                "near the connection limit, other clients (and reconnects) are refused: raise max_connections or use fewer clients",
+            ));
+        }
+    }
+    out
+}
+
+fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
+    let r = &d.conditions.run;
+    if r.status == "completed" {
+        return vec![];
+    }
+    vec![finding(
+        "incomplete-run",
+        if r.status == "failed" { Severity::Critical } else { Severity::Warn },
+        format!("the run did not complete: {}", r.failure.as_deref().unwrap_or(&r.status)),
+        vec![("status", json!(r.status)), ("measured_s", json!(r.measured_s))],
+        "the numbers cover only part of the planned run; rerun before comparing",
+    )]
+}
