@@ -165,6 +165,8 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(doc["conditions"]["run"]["status"], "failed");
     assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 100, "measured events are kept");
+    let incomplete = doc["audit"].as_array().unwrap().iter().find(|f| f["id"] == "incomplete-run").unwrap();
+    assert_eq!(incomplete["severity"], "critical");
 }
 
 #[test]

@@ -221,6 +221,7 @@ fn client_saturated(d: &ResultDocument) -> Vec<Finding> {
         vec![
             ("client_cpu_pct_of_all_cores", json!((c.cpu_utilization_pct * 10.0).round() / 10.0)),
             ("busiest_worker_pct", json!((c.busiest_worker_pct * 10.0).round() / 10.0)),
+            ("host_cpu_busy_pct", json!(c.host_cpu_busy_pct.map(|b| (b * 10.0).round() / 10.0))),
             ("cores", json!(c.cores)),
         ],
         if embedded {

@@ -154,8 +154,9 @@ pub trait Connection: 'static {
     async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError>;
     /// `primary`, `replica`, `standalone` or `embedded`, with the evidence in parentheses.
     async fn replication_role(&mut self) -> Result<String, DbError>;
-    /// Rows and bytes of the named tables. Row counts are the database's estimates unless
-    /// an estimate is below half of `declared_rows` (then counted, up to `declared_rows`).
+    /// Rows and bytes of the named tables. Row counts are exact where counting is cheap or
+    /// the database's estimate looks wrong (below half of `declared_rows`); counting stops
+    /// at max(declared_rows, 1,000,000) rows. Otherwise they are the database's estimates.
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError>;
 }
 

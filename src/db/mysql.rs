@@ -180,9 +180,10 @@ impl Connection for MysqlConnection {
             };
             if size.rows < declared_rows / 2 {
                 // The only SELECT fairbench sends outside the workload (before the counters).
-                let sql = format!("SELECT COUNT(*) FROM (SELECT 1 FROM {} LIMIT {declared_rows}) t", size.name);
+                let bound = declared_rows.max(1_000_000);
+                let sql = format!("SELECT COUNT(*) FROM (SELECT 1 FROM {} LIMIT {bound}) t", size.name);
                 size.rows = self.conn.query_first::<u64, _>(sql).await.map_err(error)?.unwrap_or(0);
-                size.rows_exact = true;
+                size.rows_exact = size.rows < bound;
             }
             out.push(size);
         }

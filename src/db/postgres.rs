@@ -259,10 +259,13 @@ impl Connection for PostgresConnection {
                 data_bytes: r.get::<_, i64>(2) as u64,
                 index_bytes: r.get::<_, i64>(3) as u64,
             };
-            if estimate < 0 || size.rows < declared_rows / 2 {
-                let sql = format!("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT {declared_rows}) t", size.name);
+            // reltuples lags behind deletes until the next ANALYZE: count when it is cheap
+            // (up to a million rows) or when the estimate looks wrong.
+            if declared_rows <= 1_000_000 || estimate < 0 || size.rows < declared_rows / 2 {
+                let bound = declared_rows.max(1_000_000);
+                let sql = format!("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT {bound}) t", size.name);
                 size.rows = self.client.query_one(&sql, &[]).await.map_err(error)?.get::<_, i64>(0) as u64;
-                size.rows_exact = true;
+                size.rows_exact = size.rows < bound;
             }
             out.push(size);
         }

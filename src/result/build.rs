@@ -143,11 +143,18 @@ fn client_record(c: &ClientCpu, events: u64, queries: u64) -> ClientRecord {
     let utilization = c.cpu_s / (c.wall_s * c.cores.max(1) as f64).max(1e-9);
     // Saturated: the machine had no CPU left for the client, or one of its event loops
     // was busy nearly all the time (its clients then wait for the loop, not the server).
+    let host_busy = c.host_busy.unwrap_or(0.0);
     let warning = if utilization >= 0.9 {
         Some(format!(
             "the client used {:.0}% of all {} cores: it may have limited throughput and inflated latency",
             utilization * 100.0,
             c.cores
+        ))
+    } else if host_busy >= 0.9 && utilization >= 0.25 {
+        Some(format!(
+            "the host's CPUs were {:.0}% busy and the client itself used {:.0}% of them: it competed for CPU with what it measured",
+            host_busy * 100.0,
+            utilization * 100.0
         ))
     } else if c.shared_event_loops && c.busiest_worker >= 0.9 {
         Some(format!(
@@ -165,6 +172,7 @@ fn client_record(c: &ClientCpu, events: u64, queries: u64) -> ClientRecord {
         cores: c.cores,
         worker_threads: c.worker_threads,
         busiest_worker_pct: c.busiest_worker * 100.0,
+        host_cpu_busy_pct: c.host_busy.map(|b| b * 100.0),
         peak_rss_bytes: crate::runner::cpu::max_rss_bytes(),
         saturated: warning.is_some(),
         warning,

@@ -238,6 +238,9 @@ pub struct ClientRecord {
     pub worker_threads: u32,
     /// Busiest worker thread's CPU over wall time, percent of one core.
     pub busiest_worker_pct: f64,
+    /// The whole host's CPU busy time over the measured phase (all processes), percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu_busy_pct: Option<f64>,
     pub peak_rss_bytes: u64,
     pub saturated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -80,6 +80,8 @@ pub struct ClientCpu {
     /// Whether workers are event loops shared by many clients (async drivers); for
     /// embedded databases the worker thread also runs the database itself.
     pub shared_event_loops: bool,
+    /// Fraction of all the host's CPU time that was busy (any process), when readable.
+    pub host_busy: Option<f64>,
 }
 
 /// State shared by the collector and all clients.
@@ -226,8 +228,8 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, observer: &mut dyn RunObserv
         let _ = shared.schedule.set(schedule::Schedule::new(start, rate, arrival, max_backlog, plan.rand_seed));
     }
     // CPU readings at the start of the measured phase (now, or when warmup ends).
-    let cpu_reading = |handles: &[JoinHandle<Duration>]| -> (Duration, Vec<Duration>) {
-        (cpu::process(), handles.iter().map(|h| cpu::thread(h).unwrap_or_default()).collect())
+    let cpu_reading = |handles: &[JoinHandle<Duration>]| -> (Duration, Vec<Duration>, Option<(u64, u64)>) {
+        (cpu::process(), handles.iter().map(|h| cpu::thread(h).unwrap_or_default()).collect(), cpu::host_ticks())
     };
     let mut cpu_mark = warmup.is_zero().then(|| cpu_reading(&handles));
     let deadline = plan.stop.time.map(|t| start + warmup + t);
@@ -279,7 +281,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, observer: &mut dyn RunObserv
     }
     let measured_wall = end.saturating_duration_since(start + warmup).as_secs_f64();
     let client = match cpu_mark {
-        Some((process0, threads0)) => ClientCpu {
+        Some((process0, threads0, host0)) => ClientCpu {
             cpu_s: cpu::process().saturating_sub(process0).as_secs_f64(),
             wall_s: measured_wall,
             cores: crate::cpu_count(),
@@ -291,6 +293,10 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, observer: &mut dyn RunObserv
                 .fold(0.0, f64::max)
                 / measured_wall.max(1e-9),
             shared_event_loops: !db.blocking(),
+            host_busy: match (host0, cpu::host_ticks()) {
+                (Some((b0, t0)), Some((b1, t1))) if t1 > t0 => Some((b1 - b0) as f64 / (t1 - t0) as f64),
+                _ => None,
+            },
         },
         None => ClientCpu::default(),
     };

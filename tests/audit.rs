@@ -1,0 +1,264 @@
+//! The audit: each rule that can be triggered here is triggered against a real server and
+//! its finding and severity asserted; a clean, durable setup yields no critical finding.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Tests that change MariaDB globals or read its global counters run one at a time.
+static MARIADB: Mutex<()> = Mutex::new(());
+
+fn findings<'a>(doc: &'a Value, id: &str) -> Vec<&'a Value> {
+    doc["audit"].as_array().unwrap().iter().filter(|f| f["id"] == id).collect()
+}
+
+fn severity(doc: &Value, id: &str) -> Option<String> {
+    findings(doc, id).iter().map(|f| f["severity"].as_str().unwrap().to_string()).max_by_key(|s| match s.as_str() {
+        "critical" => 2,
+        "warn" => 1,
+        _ => 0,
+    })
+}
+
+fn criticals(doc: &Value) -> Vec<String> {
+    doc["audit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "critical")
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn prepared(kind: Kind, workload: &str, size: u32) -> TestDb {
+    let db = TestDb::new(kind);
+    let size = format!("--table-size={size}");
+    let p = db.fairbench(&["prepare", workload, &size]);
+    assert!(p.status.success(), "{}", text(&p));
+    db
+}
+
+fn mysql_global(name: &str) -> String {
+    rt().block_on(async {
+        use mysql_async::prelude::Queryable;
+        let mut c = mysql_async::Conn::from_url(format!("{}/mysql", mysql_base())).await.unwrap();
+        let v: Option<String> = c.query_first(format!("SELECT @@GLOBAL.{name}")).await.unwrap();
+        c.disconnect().await.unwrap();
+        v.unwrap()
+    })
+}
+
+#[test]
+fn mariadb_with_flush_log_at_trx_commit_0_is_critical_durability_off() {
+    let _lock = MARIADB.lock().unwrap_or_else(|e| e.into_inner());
+    let db = prepared(Kind::Mysql, "oltp_read_write", 1000);
+    let before = mysql_global("innodb_flush_log_at_trx_commit");
+    mysql_exec("SET GLOBAL innodb_flush_log_at_trx_commit = 0");
+    let out = db.dir.path().join("r.json");
+    let o = db.fairbench(&[
+        "run",
+        "oltp_read_write",
+        "--table-size=1000",
+        "--events=200",
+        &format!("--out={}", out.display()),
+    ]);
+    mysql_exec(&format!("SET GLOBAL innodb_flush_log_at_trx_commit = {before}"));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[critical] durability-off"), "{}", text(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let f = findings(&doc, "durability-off");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0]["severity"], "critical");
+    assert_eq!(f[0]["evidence"]["innodb_flush_log_at_trx_commit"], "0");
+    assert!(!f[0]["advice"].as_str().unwrap().is_empty() && !f[0]["title"].as_str().unwrap().is_empty());
+    // `fairbench audit --json` on the saved file finds the same.
+    let a = fairbench_in(db.dir.path(), &["audit".into(), out.display().to_string(), "--json".into()]);
+    assert!(a.status.success(), "{}", text(&a));
+    let again: Value = serde_json::from_slice(&a.stdout).unwrap();
+    let ids: Vec<&str> = again.as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"durability-off"), "{ids:?}");
+    for f in again.as_array().unwrap() {
+        for key in ["id", "severity", "title", "evidence", "advice"] {
+            assert!(!f[key].is_null(), "{key} missing in {f}");
+        }
+    }
+}
+
+#[test]
+fn a_clean_durable_setup_has_no_critical_finding() {
+    let _lock = MARIADB.lock().unwrap_or_else(|e| e.into_inner());
+    assert_eq!(mysql_global("innodb_flush_log_at_trx_commit"), "1", "the test server must be durable");
+    let db = prepared(Kind::Mysql, "oltp_read_write", 2000);
+    let doc = db.run_json(&["run", "oltp_read_write", "--table-size=2000", "--time=3", "--warmup=1", "--threads=2"]);
+    assert_eq!(criticals(&doc), Vec::<String>::new(), "{}", doc["audit"]);
+    // The conditions are all recorded.
+    let c = &doc["conditions"];
+    assert!(c["client"]["cpu_model"].as_str().is_some() && c["client"]["memory_bytes"].as_u64().unwrap() > 0);
+    assert!(c["client"]["kernel"].as_str().is_some() && c["client"]["os"].as_str().is_some());
+    assert_eq!(c["server"]["product"], "MariaDB");
+    assert!(c["server"]["variables"].as_object().unwrap().len() > 300);
+    assert!(c["server"]["status_before"].as_object().unwrap().len() > 100);
+    assert!(c["server"]["replication_role"].as_str().unwrap().starts_with("standalone"));
+    let t = &c["dataset"]["tables_at_start"][0];
+    assert!(t["data_bytes"].as_u64().unwrap() > 0 && t["rows"].as_u64().unwrap() > 1000);
+    assert!(c["dataset"]["cache"]["innodb_buffer_pool_size"].as_u64().unwrap() > 0);
+    assert_eq!(c["run"]["warmup_s"], 1);
+    assert!(findings(&doc, "no-warmup").is_empty());
+    assert!(!c["client"]["command_line"].to_string().contains("fairbench_test:fairbench_test"));
+}
+
+#[test]
+fn postgres_synchronous_commit_off_is_critical() {
+    let db = prepared(Kind::Postgres, "oltp_update_index", 1000);
+    db.exec(&format!("ALTER DATABASE {} SET synchronous_commit = off", db.name));
+    let doc = db.run_json(&["run", "oltp_update_index", "--table-size=1000", "--events=100"]);
+    assert_eq!(severity(&doc, "durability-off").as_deref(), Some("critical"));
+    assert_eq!(findings(&doc, "durability-off")[0]["evidence"]["synchronous_commit"], "off");
+    assert!(doc["conditions"]["server"]["variables"]["shared_buffers"].as_str().unwrap().ends_with("8kB"));
+}
+
+#[test]
+fn sqlite_without_sync_or_journal_is_critical() {
+    let db = prepared(Kind::Sqlite, "oltp_update_index", 1000);
+    let url = format!("--target={}?synchronous=off&journal_mode=memory", db.url);
+    let out = db.dir.path().join("r.json");
+    let o = fairbench_in(
+        db.dir.path(),
+        &[
+            "run".into(),
+            "oltp_update_index".into(),
+            "--table-size=1000".into(),
+            "--events=100".into(),
+            url,
+            format!("--out={}", out.display()),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let f = findings(&doc, "durability-off");
+    assert_eq!(f[0]["severity"], "critical");
+    assert_eq!(f[0]["evidence"]["synchronous"], "0");
+    assert_eq!(f[0]["evidence"]["journal_mode"], "memory");
+}
+
+#[test]
+fn empty_and_thin_tables() {
+    // sysbench's quirk reproduced: oltp_insert --auto-inc=off prepares EMPTY tables.
+    let db = prepared(Kind::Sqlite, "oltp_read_write", 1000);
+    assert!(db.fairbench(&["cleanup"]).status.success());
+    assert!(db.fairbench(&["prepare", "oltp_insert", "--auto-inc=off", "--table-size=1000"]).status.success());
+    let doc = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--events=50"]);
+    assert_eq!(severity(&doc, "tables-empty").as_deref(), Some("critical"));
+    assert_eq!(doc["conditions"]["dataset"]["tables_at_start"][0]["rows"], 0);
+
+    let db = prepared(Kind::Postgres, "oltp_point_select", 1000);
+    db.exec("DELETE FROM sbtest1 WHERE id > 300");
+    let doc = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--events=50"]);
+    assert_eq!(severity(&doc, "tables-empty").as_deref(), Some("warn"));
+    let t = &doc["conditions"]["dataset"]["tables_at_start"][0];
+    assert_eq!((t["rows"].as_u64(), t["rows_exact"].as_bool()), (Some(300), Some(true)));
+}
+
+#[test]
+fn a_write_workload_without_updates_and_foreign_load_are_mix_mismatches() {
+    let _lock = MARIADB.lock().unwrap_or_else(|e| e.into_inner());
+    let db = prepared(Kind::Mysql, "oltp_read_write", 1000);
+    let doc = db.run_json(&[
+        "run",
+        "oltp_read_write",
+        "--table-size=1000",
+        "--events=100",
+        "--index-updates=0",
+        "--non-index-updates=0",
+        "--delete-inserts=0",
+    ]);
+    let f = findings(&doc, "mix-mismatch");
+    assert!(
+        f.iter().any(|f| f["severity"] == "critical" && f["title"].as_str().unwrap().contains("no UPDATE or DELETE")),
+        "{f:?}"
+    );
+
+    // Other load on the server during the run: the server counts SELECTs fairbench never sent.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let url = db.url.clone();
+    let noise = std::thread::spawn(move || {
+        rt().block_on(async {
+            use mysql_async::prelude::Queryable;
+            let mut c = mysql_async::Conn::from_url(url).await.unwrap();
+            while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+                let _: Option<i64> = c.query_first("SELECT 1").await.unwrap();
+            }
+            c.disconnect().await.unwrap();
+        })
+    });
+    let doc = db.run_json(&["run", "oltp_update_index", "--table-size=1000", "--time=2"]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    noise.join().unwrap();
+    let f = findings(&doc, "mix-mismatch");
+    assert!(f.iter().any(|f| f["severity"] == "warn" && !f["evidence"]["Com_select"].is_null()), "{}", doc["audit"]);
+}
+
+#[test]
+fn short_closed_loop_runs_say_so() {
+    let db = prepared(Kind::Sqlite, "oltp_point_select", 1000);
+    let doc = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--time=2"]);
+    assert_eq!(severity(&doc, "too-short").as_deref(), Some("warn"));
+    assert_eq!(severity(&doc, "no-warmup").as_deref(), Some("warn"));
+    assert_eq!(severity(&doc, "closed-loop-latency").as_deref(), Some("info"));
+    assert_eq!(severity(&doc, "single-run").as_deref(), Some("info"));
+    assert_eq!(severity(&doc, "dataset-fits-in-memory").as_deref(), Some("warn"));
+    let open = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--time=2", "--rate=100", "--warmup=1"]);
+    assert!(findings(&open, "closed-loop-latency").is_empty());
+    assert!(findings(&open, "no-warmup").is_empty());
+}
+
+#[test]
+fn an_embedded_database_saturating_the_client_is_flagged() {
+    let db = prepared(Kind::Sqlite, "oltp_read_only", 2000);
+    let threads = format!("--threads={}", 2 * std::thread::available_parallelism().unwrap().get());
+    let doc = db.run_json(&["run", "oltp_read_only", "--table-size=2000", "--time=3", &threads]);
+    assert_eq!(severity(&doc, "client-saturated").as_deref(), Some("warn"), "{}", doc["client_cost"]);
+    assert_eq!(doc["client_cost"]["saturated"], true);
+}
+
+#[test]
+fn a_stall_makes_high_variance() {
+    let db = prepared(Kind::Postgres, "oltp_point_select", 1000);
+    let out = db.dir.path().join("r.json");
+    let child = std::process::Command::new(bin())
+        .args(["run", "oltp_point_select", "--table-size=1000", "--time=5", "--threads=2"])
+        .arg(format!("--target={}", db.url))
+        .arg(format!("--out={}", out.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    db.exec("BEGIN; LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT;");
+    assert!(child.wait_with_output().unwrap().status.success());
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(severity(&doc, "high-variance").as_deref(), Some("warn"), "{}", doc["audit"]);
+}
+
+#[test]
+fn deadlocks_and_duplicates_are_error_findings() {
+    // 8 clients on 10 rows: deadlocks (40P01) and duplicate keys (23505) are retried.
+    let db = prepared(Kind::Postgres, "oltp_read_write", 10);
+    let doc = db.run_json(&["run", "oltp_read_write", "--table-size=10", "--range-size=5", "--time=3", "--threads=8"]);
+    let f = findings(&doc, "errors");
+    assert_eq!(f.len(), 1, "{}", doc["errors"]);
+    assert!(f[0]["severity"] != "info" || doc["errors"]["total"].as_u64().unwrap() > 0);
+    assert!(!f[0]["evidence"]["by_code"].as_object().unwrap().is_empty());
+}
+
+#[test]
+fn many_more_clients_than_cores() {
+    let _lock = MARIADB.lock().unwrap_or_else(|e| e.into_inner());
+    let db = prepared(Kind::Mysql, "oltp_point_select", 1000);
+    let threads = format!("--threads={}", 4 * std::thread::available_parallelism().unwrap().get() + 1);
+    let doc = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--time=1", &threads]);
+    assert_eq!(severity(&doc, "connections").as_deref(), Some("warn"), "{}", doc["audit"]);
+}
