@@ -7,6 +7,7 @@
 #![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
 
 pub mod mysql;
+mod mysql_wire;
 pub mod postgres;
 pub mod sqlite;
 mod tls;

@@ -1,12 +1,16 @@
-//! MySQL, MariaDB, Percona and compatible services over mysql_async (binary protocol,
-//! server-side prepared statements; BEGIN/COMMIT as text, like sysbench's driver).
+//! MySQL, MariaDB, Percona and compatible services: server-side prepared statements over
+//! the binary protocol, BEGIN/COMMIT as text (like sysbench's driver). Plain TCP and socket
+//! connections use fairbench's lean protocol client (mysql_wire.rs); TLS and the
+//! authentication it does not speak go through mysql_async.
 
+use super::mysql_wire::{ConnectError, WireConn};
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport};
 use crate::conditions::TableSize;
 use crate::workload::schema::MARKER;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
 use std::collections::BTreeMap;
+use tokio::net::{TcpStream, UnixStream};
 
 pub struct MysqlDatabase {
     opts: mysql_async::Opts,
@@ -56,8 +60,30 @@ impl Database for MysqlDatabase {
     type Conn = MysqlConnection;
 
     async fn connect(&self) -> Result<MysqlConnection, DbError> {
-        let conn = Conn::new(self.opts.clone()).await.map_err(|e| connect_error(e, &self.target))?;
-        Ok(MysqlConnection { conn, statements: Vec::new() })
+        let t = &self.target;
+        if t.tls == TlsMode::Off {
+            let (user, password, db) = (&t.user, t.password.expose(), &t.database);
+            let lean = match &t.socket {
+                Some(path) => match UnixStream::connect(path).await {
+                    Ok(s) => WireConn::connect(s, user, password, db, true).await.map(Inner::Unix),
+                    Err(e) => Err(ConnectError::Db(DbError::lost(format!("connection lost: {e}")))),
+                },
+                None => match TcpStream::connect((t.host.as_str(), t.port)).await {
+                    Ok(s) => {
+                        let _ = s.set_nodelay(true);
+                        WireConn::connect(s, user, password, db, false).await.map(Inner::Tcp)
+                    }
+                    Err(e) => Err(ConnectError::Db(DbError::lost(format!("connection lost: {e}")))),
+                },
+            };
+            match lean {
+                Ok(inner) => return Ok(MysqlConnection { inner }),
+                Err(ConnectError::Db(e)) => return Err(describe_connect_error(e, t)),
+                Err(ConnectError::Unsupported) => {} // mysql_async below
+            }
+        }
+        let conn = Conn::new(self.opts.clone()).await.map_err(|e| describe_connect_error(error(e), t))?;
+        Ok(MysqlConnection { inner: Inner::Async { conn, statements: Vec::new() } })
     }
 
     fn dialect(&self) -> Dialect {
@@ -77,49 +103,100 @@ impl Database for MysqlDatabase {
 }
 
 pub struct MysqlConnection {
-    conn: Conn,
-    statements: Vec<Statement>,
+    inner: Inner,
+}
+
+enum Inner {
+    Tcp(WireConn<TcpStream>),
+    Unix(WireConn<UnixStream>),
+    Async { conn: Conn, statements: Vec<Statement> },
+}
+
+/// Runs the same call on whichever lean connection this is.
+macro_rules! wire {
+    ($inner:expr, |$w:ident| $body:expr, |$conn:ident, $st:ident| $fallback:expr) => {
+        match $inner {
+            Inner::Tcp($w) => $body,
+            Inner::Unix($w) => $body,
+            Inner::Async { conn: $conn, statements: $st } => $fallback,
+        }
+    };
+}
+
+impl MysqlConnection {
+    /// A text query's rows as strings: what every SHOW below reads.
+    async fn rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        wire!(&mut self.inner, |w| w.query_rows(sql).await, |conn, _st| {
+            let rows: Vec<Row> = conn.query(sql).await.map_err(error)?;
+            Ok(rows
+                .into_iter()
+                .map(|r| {
+                    r.unwrap()
+                        .into_iter()
+                        .map(|v| match v {
+                            Value::NULL => None,
+                            Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                            other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+                        })
+                        .collect()
+                })
+                .collect())
+        })
+    }
+
+    async fn pairs(&mut self, sql: &str) -> Result<BTreeMap<String, String>, DbError> {
+        Ok(self
+            .rows(sql)
+            .await?
+            .into_iter()
+            .filter_map(|mut r| {
+                let v = r.get_mut(1).and_then(Option::take).unwrap_or_default();
+                r.into_iter().next().flatten().map(|k| (k, v))
+            })
+            .collect())
+    }
 }
 
 impl Connection for MysqlConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
-        let stmt = self.conn.prep(sql).await.map_err(error)?;
-        self.statements.push(stmt);
-        Ok(self.statements.len() - 1)
+        wire!(&mut self.inner, |w| w.prepare(sql).await, |conn, statements| {
+            statements.push(conn.prep(sql).await.map_err(error)?);
+            Ok(statements.len() - 1)
+        })
     }
 
+    #[inline]
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
-        let values = params
-            .iter()
-            .map(|p| match *p {
-                Param::Int(i) => Value::Int(i as i64),
-                Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
-            })
-            .collect();
-        self.conn.exec_drop(&self.statements[stmt], Params::Positional(values)).await.map_err(error)
+        wire!(&mut self.inner, |w| w.execute(stmt, params).await, |conn, statements| {
+            let values = params
+                .iter()
+                .map(|p| match *p {
+                    Param::Int(i) => Value::Int(i as i64),
+                    Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
+                })
+                .collect();
+            conn.exec_drop(&statements[stmt], Params::Positional(values)).await.map_err(error)
+        })
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
-        self.conn.query_drop(sql).await.map_err(error)
+        wire!(&mut self.inner, |w| w.simple(sql).await, |conn, _st| conn.query_drop(sql).await.map_err(error))
     }
 
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
         // SHOW (not SELECT ... information_schema) so Com_select stays the workload's own.
-        let rows: Vec<Row> =
-            self.conn.query(format!("SHOW TABLE STATUS LIKE '{}%'", prefix.replace('\'', ""))).await.map_err(error)?;
+        let rows = self.rows(&format!("SHOW TABLE STATUS LIKE '{}%'", prefix.replace('\'', ""))).await?;
         Ok(rows
             .into_iter()
-            .map(|row| {
-                let name: String = row.get_opt(0).and_then(|r| r.ok()).unwrap_or_default();
-                let comment: String =
-                    row.get_opt::<Option<String>, _>("Comment").and_then(|r| r.ok()).flatten().unwrap_or_default();
-                TableInfo { created_by_fairbench: comment.contains(MARKER), name }
+            .map(|r| TableInfo {
+                created_by_fairbench: r.get(COMMENT).cloned().flatten().unwrap_or_default().contains(MARKER),
+                name: r.into_iter().next().flatten().unwrap_or_default(),
             })
             .collect())
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
-        let vars = show_pairs(&mut self.conn, "SHOW GLOBAL VARIABLES LIKE 'version%'").await?;
+        let vars = self.pairs("SHOW GLOBAL VARIABLES LIKE 'version%'").await?;
         let version = vars.get("version").cloned().unwrap_or_default();
         let comment = vars.get("version_comment").cloned().unwrap_or_default();
         let product = if version.contains("MariaDB") {
@@ -137,25 +214,24 @@ impl Connection for MysqlConnection {
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
-        let rows: Vec<(String, Option<String>)> = self.conn.query("SHOW GLOBAL STATUS").await.map_err(error)?;
-        Ok(rows.into_iter().filter_map(|(k, v)| v?.parse::<i64>().ok().map(|v| (k, v))).collect())
+        let pairs = self.pairs("SHOW GLOBAL STATUS").await?;
+        Ok(pairs.into_iter().filter_map(|(k, v)| v.parse::<i64>().ok().map(|v| (k, v))).collect())
     }
 
     async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError> {
-        let rows: Vec<(String, Option<String>)> = self.conn.query("SHOW GLOBAL VARIABLES").await.map_err(error)?;
-        Ok(rows.into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect())
+        self.pairs("SHOW GLOBAL VARIABLES").await
     }
 
     async fn replication_role(&mut self) -> Result<String, DbError> {
         // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling.
-        let rows: Vec<Row> = match self.conn.query("SHOW REPLICA STATUS").await {
+        let rows = match self.rows("SHOW REPLICA STATUS").await {
             Ok(r) => r,
-            Err(_) => self.conn.query("SHOW SLAVE STATUS").await.map_err(error)?,
+            Err(_) => self.rows("SHOW SLAVE STATUS").await?,
         };
         if !rows.is_empty() {
             return Ok("replica (SHOW REPLICA STATUS has a source)".into());
         }
-        let log_bin = show_pairs(&mut self.conn, "SHOW GLOBAL VARIABLES LIKE 'log_bin'").await?;
+        let log_bin = self.pairs("SHOW GLOBAL VARIABLES LIKE 'log_bin'").await?;
         Ok(match log_bin.get("log_bin").map(String::as_str) {
             Some("ON") => "primary (binary log on, not a replica)".into(),
             _ => "standalone (no binary log, not a replica)".into(),
@@ -163,26 +239,31 @@ impl Connection for MysqlConnection {
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
-        let rows: Vec<Row> = self.conn.query("SHOW TABLE STATUS LIKE 'sbtest%'").await.map_err(error)?;
+        let rows = self.rows("SHOW TABLE STATUS LIKE 'sbtest%'").await?;
         let mut out = Vec::new();
         for row in rows {
-            let name: String = row.get_opt(0).and_then(|r| r.ok()).unwrap_or_default();
+            let name = row.first().cloned().flatten().unwrap_or_default();
             if !tables.contains(&name) {
                 continue;
             }
-            let num = |col: &str| row.get_opt::<Option<u64>, _>(col).and_then(|r| r.ok()).flatten().unwrap_or(0);
+            let num = |i: usize| row.get(i).cloned().flatten().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
             let mut size = TableSize {
-                rows: num("Rows"),
+                rows: num(ROWS),
                 rows_exact: false,
-                data_bytes: num("Data_length"),
-                index_bytes: num("Index_length"),
+                data_bytes: num(DATA_LENGTH),
+                index_bytes: num(INDEX_LENGTH),
                 name,
             };
             if size.rows < declared_rows / 2 {
                 // The only SELECT fairbench sends outside the workload (before the counters).
                 let bound = declared_rows.max(1_000_000);
                 let sql = format!("SELECT COUNT(*) FROM (SELECT 1 FROM {} LIMIT {bound}) t", size.name);
-                size.rows = self.conn.query_first::<u64, _>(sql).await.map_err(error)?.unwrap_or(0);
+                let counted = self.rows(&sql).await?;
+                size.rows = counted
+                    .first()
+                    .and_then(|r| r.first().cloned().flatten())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
                 size.rows_exact = size.rows < bound;
             }
             out.push(size);
@@ -192,10 +273,11 @@ impl Connection for MysqlConnection {
     }
 }
 
-async fn show_pairs(conn: &mut Conn, sql: &str) -> Result<BTreeMap<String, String>, DbError> {
-    let rows: Vec<(String, Option<String>)> = conn.query(sql).await.map_err(error)?;
-    Ok(rows.into_iter().map(|(k, v)| (k.to_lowercase(), v.unwrap_or_default())).collect())
-}
+/// Columns of SHOW TABLE STATUS (the same positions in MySQL and MariaDB).
+const ROWS: usize = 4;
+const DATA_LENGTH: usize = 6;
+const INDEX_LENGTH: usize = 8;
+const COMMENT: usize = 17;
 
 fn error(e: mysql_async::Error) -> DbError {
     match e {
@@ -213,12 +295,11 @@ fn error(e: mysql_async::Error) -> DbError {
 }
 
 /// Turns connection failures into advice naming the server.
-fn connect_error(e: mysql_async::Error, t: &TargetUrl) -> DbError {
+fn describe_connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
     let at = match &t.socket {
         Some(s) => format!("socket {}", s.display()),
         None => format!("{}:{}", t.host, t.port),
     };
-    let mut err = error(e);
     err.message = match err.code.as_str() {
         "1045" => {
             format!("access denied for user '{}' at {at}: check the user and password (URL or MYSQL_PWD)", t.user)
