@@ -137,10 +137,10 @@ impl DistributionSpec {
         if self.spec_res >= 100 {
             return Err("--rand-spec-res must be between 0 and 99".into());
         }
-        if !(self.pareto_h > 0.0 && self.pareto_h < 1.0) {
+        if self.pareto_h.is_nan() || self.pareto_h <= 0.0 || self.pareto_h >= 1.0 {
             return Err("--rand-pareto-h must be between 0 and 1 (exclusive)".into());
         }
-        if !(self.zipfian_exp >= 0.0) {
+        if self.zipfian_exp.is_nan() || self.zipfian_exp < 0.0 {
             return Err("--rand-zipfian-exp must be >= 0".into());
         }
         Ok(())
@@ -271,7 +271,7 @@ fn helper1(x: f64) -> f64 {
     if x.abs() > 1e-8 {
         x.ln_1p() / x
     } else {
-        1.0 - x * (0.5 - x * (0.333_333_333_333_333_33 - 0.25 * x))
+        1.0 - x * (0.5 - x * ((1.0 / 3.0) - 0.25 * x))
     }
 }
 
@@ -280,7 +280,7 @@ fn helper2(x: f64) -> f64 {
     if x.abs() > 1e-8 {
         x.exp_m1() / x
     } else {
-        1.0 + x * 0.5 * (1.0 + x * 0.333_333_333_333_333_33 * (1.0 + 0.25 * x))
+        1.0 + x * 0.5 * (1.0 + x * (1.0 / 3.0) * (1.0 + 0.25 * x))
     }
 }
 

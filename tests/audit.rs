@@ -228,18 +228,10 @@ fn an_embedded_database_saturating_the_client_is_flagged() {
 fn a_stall_makes_high_variance() {
     let db = prepared(Kind::Postgres, "oltp_point_select", 1000);
     let out = db.dir.path().join("r.json");
-    let child = std::process::Command::new(bin())
-        .args(["run", "oltp_point_select", "--table-size=1000", "--time=5", "--threads=2"])
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--out={}", out.display()))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=5", "--threads=2"], &out);
     std::thread::sleep(Duration::from_millis(1500));
     db.exec("BEGIN; LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT;");
-    assert!(child.wait_with_output().unwrap().status.success());
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let doc = finish(child, &out);
     assert_eq!(severity(&doc, "high-variance").as_deref(), Some("warn"), "{}", doc["audit"]);
 }
 

@@ -90,15 +90,7 @@ fn ctrl_c_still_reports_and_saves() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
-    let child = std::process::Command::new(bin())
-        .args(["run", "oltp_point_select", "--table-size=1000", "--time=60", "--threads=2"])
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--out={}", out.display()))
-        .current_dir(db.dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=60", "--threads=2"], &out);
     std::thread::sleep(Duration::from_millis(2500));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = Instant::now();
@@ -116,14 +108,7 @@ fn killed_connections_reconnect_and_are_counted() {
     let db = TestDb::new(Kind::Postgres);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
-    let child = std::process::Command::new(bin())
-        .args(["run", "oltp_point_select", "--table-size=1000", "--time=4", "--threads=2"])
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--out={}", out.display()))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=4", "--threads=2"], &out);
     std::thread::sleep(Duration::from_millis(1500));
     db.exec(&format!(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid() AND application_name = 'fairbench'",
@@ -141,14 +126,11 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     let db = TestDb::new(Kind::Postgres);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
-    let child = std::process::Command::new(bin())
-        .args(["run", "oltp_point_select", "--table-size=1000", "--time=30", "--threads=2", "--reconnect-timeout=1"])
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--out={}", out.display()))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(
+        &db,
+        &["run", "oltp_point_select", "--table-size=1000", "--time=30", "--threads=2", "--reconnect-timeout=1"],
+        &out,
+    );
     std::thread::sleep(Duration::from_millis(1500));
     // The database stops accepting connections, then every session is terminated.
     pg_exec(

@@ -5,25 +5,7 @@ mod common;
 use common::*;
 use fairbench::stats::LatencyHistogram;
 use serde_json::Value;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-fn spawn_run(db: &TestDb, args: &[&str], out: &std::path::Path) -> Child {
-    Command::new(bin())
-        .args(args)
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--out={}", out.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-fn finish(child: Child, out: &std::path::Path) -> Value {
-    let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
-}
 
 /// Holds an exclusive lock on sbtest1 for one second (every query on it waits).
 fn stall(db: &TestDb) {

@@ -139,25 +139,6 @@ pub fn cache_memory(dialect: Dialect, vars: &BTreeMap<String, String>) -> BTreeM
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bytes_in_server_spellings() {
-        assert_eq!(parse_bytes("134217728"), Some(134_217_728));
-        assert_eq!(parse_bytes("16384 8kB"), Some(16384 * 8192));
-        assert_eq!(parse_bytes("4GB"), Some(4 << 30));
-        assert_eq!(parse_bytes("on"), None);
-    }
-
-    #[test]
-    fn sqlite_cache_size_negative_is_kib() {
-        let vars = BTreeMap::from([("cache_size".to_string(), "-2000".to_string())]);
-        assert_eq!(cache_memory(Dialect::Sqlite, &vars)["cache_size"], 2_048_000);
-    }
-}
-
 /// Reads what the server says about itself before a run (counters come later).
 pub async fn server<C: crate::db::Connection>(
     conn: &mut C,
@@ -206,4 +187,23 @@ pub async fn server<C: crate::db::Connection>(
         host,
         ..Default::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_in_server_spellings() {
+        assert_eq!(parse_bytes("134217728"), Some(134_217_728));
+        assert_eq!(parse_bytes("16384 8kB"), Some(16384 * 8192));
+        assert_eq!(parse_bytes("4GB"), Some(4 << 30));
+        assert_eq!(parse_bytes("on"), None);
+    }
+
+    #[test]
+    fn sqlite_cache_size_negative_is_kib() {
+        let vars = BTreeMap::from([("cache_size".to_string(), "-2000".to_string())]);
+        assert_eq!(cache_memory(Dialect::Sqlite, &vars)["cache_size"], 2_048_000);
+    }
 }

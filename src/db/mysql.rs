@@ -91,14 +91,7 @@ impl Database for MysqlDatabase {
     }
 
     fn transport(&self) -> Transport {
-        match &self.target.socket {
-            Some(s) => Transport { kind: "socket", address: s.display().to_string(), tls: "off" },
-            None => Transport {
-                kind: "tcp",
-                address: format!("{}:{}", self.target.host, self.target.port),
-                tls: self.target.tls.name(),
-            },
-        }
+        self.target.network_transport()
     }
 }
 

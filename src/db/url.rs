@@ -166,6 +166,16 @@ impl TargetUrl {
         Ok(target)
     }
 
+    /// TCP or socket, as a client/server target reaches its server.
+    pub fn network_transport(&self) -> super::Transport {
+        match &self.socket {
+            Some(s) => super::Transport { kind: "socket", address: s.display().to_string(), tls: "off" },
+            None => {
+                super::Transport { kind: "tcp", address: format!("{}:{}", self.host, self.port), tls: self.tls.name() }
+            }
+        }
+    }
+
     /// The URL as reports show it: password replaced by `***`.
     pub fn redacted(&self) -> String {
         match self.dialect {

@@ -28,9 +28,9 @@ impl<W: Write> IntervalPrinter<W> {
             s.write.per_s,
             s.commit.per_s + s.other.per_s,
             crate::stats::summary::trim_float(percentile),
-            ms(s.event.pick(percentile)),
+            ms(s.event.pick(percentile).unwrap_or(s.event.p95_us)),
             crate::stats::summary::trim_float(percentile),
-            ms(s.commit.pick(percentile)),
+            ms(s.commit.pick(percentile).unwrap_or(s.commit.p95_us)),
             s.errors as f64 / secs,
             s.reconnects as f64 / secs,
         ) + &match (s.late, s.dropped) {

@@ -3,7 +3,7 @@
 
 use super::{thousands, Report, ReportOptions};
 use crate::result::ResultDocument;
-use crate::stats::summary::{percentile_key, trim_float};
+use crate::stats::summary::trim_float;
 use crate::stats::ClassStats;
 use std::fmt::Write;
 
@@ -84,7 +84,7 @@ impl Report for TextReport {
         }
 
         let p = opts.percentile;
-        let pick = |c: &ClassStats| pick(c, p);
+        let pick = |c: &ClassStats| c.at(p).unwrap_or(c.p95_us);
         let pname = format!("P{}", trim_float(p));
         let cols: Vec<(String, String)> = vec![
             ("runtime".into(), thousands(r.measured_s)),
@@ -214,17 +214,6 @@ fn is_statement_counter(k: &str) -> bool {
             | "tup_deleted"
             | "deadlocks"
     )
-}
-
-fn pick(c: &ClassStats, p: f64) -> f64 {
-    match p {
-        p if p == 50.0 => c.p50_us,
-        p if p == 95.0 => c.p95_us,
-        p if p == 99.0 => c.p99_us,
-        p if p == 99.9 => c.p999_us,
-        p if p == 100.0 => c.max_us,
-        p => c.percentiles_us.get(&percentile_key(p)).copied().unwrap_or(c.p95_us),
-    }
 }
 
 fn empty() -> ClassStats {

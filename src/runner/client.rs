@@ -107,7 +107,7 @@ pub async fn run<D: Database>(
                         None => return,
                     }
                 }
-                Err(e) if spec.retry_codes.iter().any(|c| *c == e.code) => {
+                Err(e) if spec.retry_codes.contains(&e.code) => {
                     rec.lock().unwrap().error(&e.code);
                     if spec.steps.first() == Some(&Step::Begin) {
                         // Ends the failed transaction; a failure here surfaces on the retry.

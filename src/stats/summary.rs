@@ -32,6 +32,12 @@ pub struct ClassStats {
 }
 
 impl ClassStats {
+    /// Percentile p: a fixed one, or one asked for with `--percentiles`.
+    pub fn at(&self, p: f64) -> Option<f64> {
+        fixed_percentile(p, [self.p50_us, self.p95_us, self.p99_us, self.p999_us, self.max_us])
+            .or_else(|| self.percentiles_us.get(&percentile_key(p)).copied())
+    }
+
     pub fn of(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> Self {
         ClassStats {
             count: h.count(),
@@ -87,16 +93,15 @@ impl CompactStats {
         }
     }
 
-    /// The percentile the report's P column shows (any of the fixed ones, else p95).
-    pub fn pick(&self, p: f64) -> f64 {
-        match p {
-            p if p == 50.0 => self.p50_us,
-            p if p == 99.0 => self.p99_us,
-            p if p == 99.9 => self.p999_us,
-            p if p == 100.0 => self.max_us,
-            _ => self.p95_us,
-        }
+    /// One of the fixed percentiles (50, 95, 99, 99.9, 100); `None` for others.
+    pub fn pick(&self, p: f64) -> Option<f64> {
+        fixed_percentile(p, [self.p50_us, self.p95_us, self.p99_us, self.p999_us, self.max_us])
     }
+}
+
+/// The value for p among (p50, p95, p99, p99.9, max), the percentiles every summary keeps.
+fn fixed_percentile(p: f64, values: [f64; 5]) -> Option<f64> {
+    [50.0, 95.0, 99.0, 99.9, 100.0].iter().position(|&f| f == p).map(|i| values[i])
 }
 
 #[cfg(test)]

@@ -265,3 +265,23 @@ pub fn assert_statement_counts(doc: &Value, workload: &str, events: u64) {
     assert_eq!(doc["conditions"]["run"]["events"].as_u64().unwrap(), events, "{workload}: events");
     assert_eq!(doc["stats"]["event"]["count"].as_u64().unwrap(), events);
 }
+
+/// Starts `fairbench ARGS --target=DB --out=OUT` in the background.
+pub fn spawn_run(db: &TestDb, args: &[&str], out: &Path) -> std::process::Child {
+    Command::new(bin())
+        .args(args)
+        .arg(format!("--target={}", db.url))
+        .arg(format!("--out={}", out.display()))
+        .current_dir(db.dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for a successful run and parses its result file.
+pub fn finish(child: std::process::Child, out: &Path) -> Value {
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
