@@ -13,7 +13,8 @@ EVENTS=${1:-1000}
 COUNTERS="Com_select Com_insert Com_update Com_delete Com_begin Com_commit"
 SQL="mariadb --protocol=tcp -h127.0.0.1 -P3306 -u$FB_TEST_USER -p$FB_TEST_PASSWORD"
 $SQL -e "DROP DATABASE IF EXISTS fb_mix_fairbench; CREATE DATABASE fb_mix_fairbench; DROP DATABASE IF EXISTS fb_mix_sysbench; CREATE DATABASE fb_mix_sysbench"
-trap '$SQL -e "DROP DATABASE IF EXISTS fb_mix_fairbench; DROP DATABASE IF EXISTS fb_mix_sysbench"' EXIT
+OUT=$(mktemp -d)
+trap '$SQL -e "DROP DATABASE IF EXISTS fb_mix_fairbench; DROP DATABASE IF EXISTS fb_mix_sysbench"; rm -rf "$OUT"' EXIT
 
 counters() { $SQL -N -e "SHOW GLOBAL STATUS WHERE Variable_name IN ('${COUNTERS// /\',\'}')" | sort; }
 delta() { join <(echo "$1") <(echo "$2") | awk '{printf "%s=%d ", $1, $3-$2}'; }
@@ -28,7 +29,7 @@ for w in oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_u
 
   T="--target=$FAIRBENCH_TEST_MYSQL/fb_mix_fairbench"
   $FB prepare $w "$T" --tables=2 --table-size=10000 2>/dev/null
-  b=$(counters); $FB run $w "$T" --tables=2 --table-size=10000 --threads=1 --events=$EVENTS --out=/dev/null >/dev/null 2>&1 || true; a=$(counters)
+  b=$(counters); $FB run $w "$T" --tables=2 --table-size=10000 --threads=1 --events=$EVENTS --out=$OUT/r.json >/dev/null 2>&1 || true; a=$(counters)
   printf "%-22s %-8s %s\n" "" fairbench "$(delta "$b" "$a")"
   $FB cleanup "$T" 2>/dev/null
 done

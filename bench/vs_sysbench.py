@@ -11,6 +11,7 @@ PASSWORD = os.environ.get("FB_PASSWORD", "fairbench_test")
 DB = "fb_vs_sysbench"
 TABLE_SIZE = 100_000
 FB = "target/release/fairbench"
+OUT = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fairbench-vs-sysbench-{os.getpid()}.json")
 TARGET = f"mysql://{USER}:{PASSWORD}@127.0.0.1:3306/{DB}"
 MYSQL = ["mariadb", "--protocol=tcp", "-h127.0.0.1", "-P3306", f"-u{USER}", f"-p{PASSWORD}", "-N", "-e"]
 
@@ -45,7 +46,7 @@ def sysbench(workload, threads):
 
 def fairbench(workload, threads, seconds=SECONDS):
     return [FB, "run", workload, f"--target={TARGET}", "--tables=1", f"--table-size={TABLE_SIZE}",
-            f"--threads={threads}", f"--time={seconds}", "--out=/dev/null"]
+            f"--threads={threads}", f"--time={seconds}", f"--out={OUT}"]
 
 
 def main():
@@ -91,6 +92,8 @@ def main():
         sql(f"SET GLOBAL max_connections = {old_max}")
     finally:
         sql(f"DROP DATABASE IF EXISTS {DB}")
+        if os.path.exists(OUT):
+            os.remove(OUT)
 
 
 main()

@@ -180,3 +180,29 @@ fn tls_is_stated_and_enforced() {
     let e = one_line_error(&["run", "oltp_point_select", &format!("--target={}/mysql?tls=require", mysql_base())], 2);
     assert!(e.contains("SSL") && !e.contains("is the server running"), "{e}");
 }
+
+#[test]
+fn an_out_path_that_is_not_a_regular_file_is_written_in_place() {
+    // `--out /dev/null` must never replace the device: a FIFO stands in for it here.
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());
+    let fifo = db.dir.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = db.fairbench(&[
+        "run",
+        "oltp_point_select",
+        "--table-size=100",
+        "--events=10",
+        &format!("--out={}", fifo.display()),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let json = reader.join().unwrap();
+    assert!(json.contains("fairbench.result"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+}

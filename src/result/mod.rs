@@ -252,8 +252,13 @@ impl ResultDocument {
         serde_json::to_string_pretty(self).expect("result serializes")
     }
 
-    /// Writes atomically (temp file + rename), so a crash never leaves half a file.
+    /// Writes atomically (temp file + rename), so a crash never leaves half a file. A path
+    /// that exists and is not a regular file (/dev/null, a pipe) is written in place: a
+    /// rename would replace the device.
     pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return std::fs::write(path, self.to_json()).map_err(|e| format!("cannot write {}: {e}", path.display()));
+        }
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, self.to_json()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
