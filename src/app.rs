@@ -4,7 +4,7 @@
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
 use crate::db::{Connection as _, Database, TargetUrl};
 use crate::prepare::{self, PreparePlan};
-use crate::report::{IntervalPrinter, Report, ReportOptions, TextReport};
+use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, TextReport};
 use crate::result::{self, ResultDocument};
 use crate::runner;
 use crate::with_database;
@@ -241,8 +241,12 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     }
     doc.write(&out_path)?;
     let opts = ReportOptions { percentile: plan.percentile };
-    print!("{}", TextReport.render(&doc, &opts));
-    print!("\n{}", audit::render(&doc.audit));
+    if args.format == "json" {
+        println!("{}", JsonReport.render(&doc, &opts));
+    } else {
+        print!("{}", TextReport.render(&doc, &opts));
+        print!("\n{}", audit::render(&doc.audit));
+    }
     eprintln!("Result saved to {}", out_path.display());
     let run = &doc.conditions.run;
     Ok(match run.status.as_str() {

@@ -173,6 +173,9 @@ pub struct RunArgs {
     /// Further percentiles to report for every class, e.g. 90,99.99.
     #[arg(long, value_delimiter = ',')]
     pub percentiles: Vec<f64>,
+    /// What to print when the run ends: the text report (with the audit) or the result JSON.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    pub format: String,
     /// Result file (JSON); default fairbench-results/<workload>-<time>.json.
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -35,10 +35,6 @@ pub trait RunObserver {
     fn interval(&mut self, _stats: &IntervalStats) {}
 }
 
-/// A no-op observer.
-pub struct Silent;
-impl RunObserver for Silent {}
-
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case", tag = "status", content = "reason")]
