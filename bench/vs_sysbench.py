@@ -17,6 +17,14 @@ MYSQL = ["mariadb", "--protocol=tcp", "-h127.0.0.1", "-P3306", f"-u{USER}", f"-p
 
 
 def sql(q):
+    # Right after thousands of connections close, the server may still refuse new ones.
+    for _ in range(30):
+        try:
+            return subprocess.check_output(MYSQL + [q], text=True, stderr=subprocess.PIPE).strip()
+        except subprocess.CalledProcessError as e:
+            if "Too many connections" not in (e.stderr or ""):
+                raise
+            time.sleep(1)
     return subprocess.check_output(MYSQL + [q], text=True).strip()
 
 
