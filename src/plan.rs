@@ -110,9 +110,6 @@ impl RunPlan {
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
         }
-        if self.stop.time.is_none() && self.stop.events.is_none() {
-            // Allowed: runs until Ctrl-C, which still reports and saves.
-        }
         if !(self.percentile > 0.0 && self.percentile <= 100.0) {
             return Err("--percentile must be in (0, 100]".into());
         }

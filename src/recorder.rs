@@ -63,7 +63,7 @@ impl Recorder {
             }),
             errors: BTreeMap::new(),
             reconnects: 0,
-            scatter: Reservoir::new(if kinds.contains(&StatementKind::Commit) { "commit" } else { "event" }),
+            scatter: Reservoir::new(kinds.contains(&StatementKind::Commit)),
         }
     }
 
@@ -90,7 +90,7 @@ impl Recorder {
         if let Some(o) = &mut self.open {
             o.service_events.record(service);
         }
-        if self.scatter.of == "event" {
+        if !self.scatter.of_commits {
             self.scatter.offer(at, latency);
         }
     }
@@ -205,16 +205,16 @@ impl Recorder {
 /// sampling, Vitter's algorithm R); merged samples stay uniform over everything seen.
 #[derive(Clone, Debug)]
 pub struct Reservoir {
-    /// What the latencies are of: `commit` or `event`.
-    pub of: &'static str,
+    /// COMMIT latencies when true, event latencies otherwise.
+    pub of_commits: bool,
     pub points: Vec<(Instant, Duration)>,
     pub seen: u64,
     state: u64,
 }
 
 impl Reservoir {
-    fn new(of: &'static str) -> Self {
-        Reservoir { of, points: Vec::with_capacity(SCATTER_POINTS), seen: 0, state: 0x9E37_79B9_7F4A_7C15 }
+    fn new(of_commits: bool) -> Self {
+        Reservoir { of_commits, points: Vec::with_capacity(SCATTER_POINTS), seen: 0, state: 0x9E37_79B9_7F4A_7C15 }
     }
 
     fn next(&mut self) -> u64 {

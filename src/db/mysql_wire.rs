@@ -139,6 +139,15 @@ fn sha2_scramble(password: &[u8], nonce: &[u8]) -> Vec<u8> {
     h1.iter().zip(h.finalize()).map(|(a, b)| a ^ b).collect()
 }
 
+/// The auth response for `plugin`, or None for a plugin this client does not speak.
+fn scramble(plugin: &str, password: &str, nonce: &[u8]) -> Option<Vec<u8>> {
+    match plugin {
+        "mysql_native_password" => Some(native_scramble(password.as_bytes(), nonce)),
+        "caching_sha2_password" => Some(sha2_scramble(password.as_bytes(), nonce)),
+        _ => None,
+    }
+}
+
 /// Whether an OK/EOF packet announces another result set.
 fn more_results(caps: u32, p: &[u8]) -> bool {
     let status = if p[0] == 0xfe && p.len() < 9 && caps & CLIENT_DEPRECATE_EOF == 0 {
@@ -204,11 +213,7 @@ impl<S: Socket> WireConn<S> {
             | CLIENT_PLUGIN_AUTH
             | CLIENT_DEPRECATE_EOF)
             & server_caps;
-        let response = match plugin.as_str() {
-            "mysql_native_password" => native_scramble(password.as_bytes(), &nonce),
-            "caching_sha2_password" => sha2_scramble(password.as_bytes(), &nonce),
-            _ => return Err(ConnectError::Unsupported),
-        };
+        let response = scramble(&plugin, password, &nonce).ok_or(ConnectError::Unsupported)?;
         c.out.clear();
         c.out.extend_from_slice(&c.caps.to_le_bytes());
         c.out.extend_from_slice(&(16u32 << 20).to_le_bytes());
@@ -235,11 +240,7 @@ impl<S: Socket> WireConn<S> {
                     let name = String::from_utf8_lossy(&p[1..e]).into_owned();
                     let data = p.get(e + 1..).unwrap_or_default();
                     let data = data.strip_suffix(&[0]).unwrap_or(data);
-                    let resp = match name.as_str() {
-                        "mysql_native_password" => native_scramble(password.as_bytes(), data),
-                        "caching_sha2_password" => sha2_scramble(password.as_bytes(), data),
-                        _ => return Err(ConnectError::Unsupported),
-                    };
+                    let resp = scramble(&name, password, data).ok_or(ConnectError::Unsupported)?;
                     c.out.clear();
                     c.out.extend_from_slice(&resp);
                     c.send().await?;

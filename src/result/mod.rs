@@ -170,7 +170,7 @@ impl IntervalStats {
             reconnects: r.reconnects,
             client_cpu_pct: None,
             scatter: Scatter {
-                of: r.scatter.of.to_string(),
+                of: if r.scatter.of_commits { "commit" } else { "event" }.into(),
                 seen: r.scatter.seen,
                 points: r
                     .scatter

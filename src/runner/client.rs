@@ -254,18 +254,17 @@ impl<C: Connection> Client<C> {
                     self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
                     let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
                     let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
-                    if !spec.auto_inc {
+                    let id = match (spec.auto_inc, self.dialect) {
                         // sysbench: a unique uint32 shifted into INTEGER range.
-                        let id = (shared.unique.next() as i64 - 2_147_483_648) as i32;
-                        let params = [Param::Int(id), Param::Int(k), Param::Text(c), Param::Text(pad)];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
-                    } else if self.dialect == Dialect::Mysql {
-                        let params = [Param::Int(0), Param::Int(k), Param::Text(c), Param::Text(pad)];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
-                    } else {
-                        let params = [Param::Int(k), Param::Text(c), Param::Text(pad)];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
-                    }
+                        (false, _) => Some((shared.unique.next() as i64 - 2_147_483_648) as i32),
+                        // id=0 asks MySQL for the next AUTO_INCREMENT value.
+                        (true, Dialect::Mysql) => Some(0),
+                        // PostgreSQL and SQLite: the id column is left out of the INSERT.
+                        (true, _) => None,
+                    };
+                    let params = [Param::Int(id.unwrap_or(0)), Param::Int(k), Param::Text(c), Param::Text(pad)];
+                    let params = if id.is_some() { &params[..] } else { &params[1..] };
+                    timed(&mut self.conn, h, params, StatementKind::Insert, rec, waited).await?;
                 }
             }
         }

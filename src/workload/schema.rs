@@ -47,13 +47,9 @@ pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
         }
         Dialect::Sqlite => {
             // INTEGER PRIMARY KEY is SQLite's auto-increment (rowid alias).
-            let (id, pk) = if o.secondary {
-                ("INTEGER NOT NULL", String::new())
-            } else {
-                ("INTEGER NOT NULL PRIMARY KEY", String::new())
-            };
+            let id = if o.secondary { "INTEGER NOT NULL" } else { "INTEGER NOT NULL PRIMARY KEY" };
             let mut v = vec![format!(
-                "CREATE TABLE sbtest{n}( /* {MARKER} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
+                "CREATE TABLE sbtest{n}( /* {MARKER} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
             )];
             if o.secondary {
                 v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
