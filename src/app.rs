@@ -152,7 +152,7 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode,
 }
 
 fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Failure> {
-    let plan = args.plan(db.dialect().default_retry_codes())?;
+    let plan = args.plan(db.dialect())?;
     if bench {
         create_if_missing(target)?;
     }

@@ -211,6 +211,32 @@ pub struct CleanupArgs {
     pub tables: Option<u32>,
 }
 
+/// `--ignore-errors`: codes of the target's dialect, `all` (every server error, as sysbench)
+/// or `none`; empty: the dialect's defaults.
+fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crate::model::RetryPolicy, String> {
+    use crate::model::{ErrorCode, RetryPolicy};
+    let words: Vec<&str> = if given.is_empty() {
+        dialect.default_retry_codes().to_vec()
+    } else {
+        given.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect()
+    };
+    let mut policy = RetryPolicy::default();
+    for w in words {
+        match w.to_ascii_lowercase().as_str() {
+            "all" => policy.all_server_errors = true,
+            "none" => {}
+            _ => policy.codes.push(ErrorCode::parse(dialect, w).ok_or_else(|| {
+                format!(
+                    "--ignore-errors: {w:?} is not a {} error code (e.g. {}), `all` or `none`",
+                    dialect.name(),
+                    dialect.default_retry_codes().join(", ")
+                )
+            })?),
+        }
+    }
+    Ok(policy)
+}
+
 fn switch(s: &str) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
@@ -274,8 +300,8 @@ impl WorkloadArgs {
 }
 
 impl RunArgs {
-    /// The validated run plan; `default_retry` is the target dialect's retry list.
-    pub fn plan(&self, default_retry: &[&str]) -> Result<RunPlan, String> {
+    /// The validated run plan for a target of `dialect` (which decides what error codes mean).
+    pub fn plan(&self, dialect: crate::model::Dialect) -> Result<RunPlan, String> {
         let time = match (self.time, self.events) {
             (Some(0), _) => None,
             (Some(t), _) => Some(Duration::from_secs(t)),
@@ -298,11 +324,7 @@ impl RunArgs {
             report_interval_s: self.report_interval,
             percentile: self.percentile,
             percentiles: self.percentiles.clone(),
-            retry_codes: if self.ignore_errors.is_empty() {
-                default_retry.iter().map(|s| s.to_string()).collect()
-            } else {
-                self.ignore_errors.iter().map(|s| s.trim().to_uppercase()).filter(|s| s != "NONE").collect()
-            },
+            retry: retry_policy(dialect, &self.ignore_errors)?,
             rand_seed: self.workload.seed(),
             loop_model: match self.rate {
                 None => LoopModel::Closed,

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod cli;
 pub mod conditions;
 pub mod db;
+pub mod model;
 pub mod plan;
 pub mod prepare;
 pub mod random;

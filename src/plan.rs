@@ -79,7 +79,7 @@ fn ser_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S
 }
 
 /// Everything `run` needs, validated.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct RunPlan {
     pub workload: Workload,
     pub oltp: OltpOptions,
@@ -94,8 +94,8 @@ pub struct RunPlan {
     pub percentile: f64,
     /// Further percentiles reported for every class.
     pub percentiles: Vec<f64>,
-    /// Error codes that roll back and retry the event.
-    pub retry_codes: Vec<String>,
+    /// Errors that roll back and retry the event.
+    pub retry: crate::model::RetryPolicy,
     /// Seed of every client's random stream (client i uses seed and i).
     pub rand_seed: u64,
     pub loop_model: LoopModel,

@@ -149,7 +149,7 @@ pub async fn server<C: crate::db::Connection>(
     let variables = conn.variables().await?;
     let replication_role = conn.replication_role().await?;
     let same_host_as_client = match transport.kind {
-        "embedded" | "socket" => true,
+        crate::db::TransportKind::Embedded | crate::db::TransportKind::Socket => true,
         _ => {
             let host = transport.address.rsplit_once(':').map(|(h, _)| h).unwrap_or(&transport.address);
             matches!(host.trim_matches(['[', ']']), "127.0.0.1" | "localhost" | "::1") || host.starts_with("127.")

@@ -6,6 +6,7 @@
 
 #![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
 
+mod error;
 pub mod mysql;
 mod mysql_wire;
 pub mod postgres;
@@ -15,110 +16,17 @@ pub mod url;
 
 use crate::conditions::TableSize;
 use std::collections::BTreeMap;
-use std::fmt;
 
-pub use url::{TargetUrl, TlsMode};
-
-/// SQL dialects fairbench speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    Mysql,
-    Postgres,
-    Sqlite,
-}
-
-impl Dialect {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::Mysql => "mysql",
-            Dialect::Postgres => "postgres",
-            Dialect::Sqlite => "sqlite",
-        }
-    }
-
-    /// The error codes retried by default, as sysbench does (MySQL --mysql-ignore-errors
-    /// default; PostgreSQL codes hard-coded in sysbench; SQLite's busy/locked).
-    pub fn default_retry_codes(self) -> &'static [&'static str] {
-        match self {
-            Dialect::Mysql => &["1213", "1205", "1020"],
-            Dialect::Postgres => &["40001", "40P01", "23505"],
-            Dialect::Sqlite => &["SQLITE_BUSY", "SQLITE_LOCKED"],
-        }
-    }
-}
+pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
+pub use error::{ClientFault, DbError, ErrorCode};
+pub(crate) use error::unreachable_hint;
+pub use url::TargetUrl;
 
 /// A statement parameter. Ids and k are INTEGER; c and pad are CHAR.
 #[derive(Clone, Copy, Debug)]
 pub enum Param<'a> {
     Int(i32),
     Text(&'a str),
-}
-
-/// A database error with the server's own code (MySQL errno, SQLSTATE, SQLite code name).
-#[derive(Clone, Debug)]
-pub struct DbError {
-    pub code: String,
-    pub message: String,
-    /// The connection is gone; reconnecting may help.
-    pub connection_lost: bool,
-}
-
-impl DbError {
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        DbError { code: code.into(), message: message.into(), connection_lost: false }
-    }
-
-    pub fn lost(message: impl Into<String>) -> Self {
-        DbError { code: "connection".into(), message: message.into(), connection_lost: true }
-    }
-}
-
-/// " (is the server running?)" when a connection attempt found nobody listening.
-pub(crate) fn unreachable_hint(message: &str) -> &'static str {
-    let m = message.to_ascii_lowercase();
-    if m.contains("refused") || m.contains("timed out") || m.contains("no such file") || m.contains("unreachable") {
-        " (is the server running?)"
-    } else {
-        ""
-    }
-}
-
-/// MySQL error numbers and SQLSTATEs are worth printing; fairbench's own labels are not.
-fn is_server_code(code: &str) -> bool {
-    code.bytes().all(|b| b.is_ascii_digit()) || (code.len() == 5 && code.bytes().all(|b| b.is_ascii_alphanumeric()))
-}
-
-impl fmt::Display for DbError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.code.is_empty() || self.connection_lost || !is_server_code(&self.code) {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{} (error {})", self.message, self.code)
-        }
-    }
-}
-
-impl std::error::Error for DbError {}
-
-/// How the client reached the server, stated in every report.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Transport {
-    /// `tcp`, `socket` or `embedded`.
-    pub kind: &'static str,
-    /// `host:port`, the socket path, or the file.
-    pub address: String,
-    /// TLS mode in force: `off`, `require` (encrypted, certificate not checked) or `verify`.
-    pub tls: &'static str,
-}
-
-impl fmt::Display for Transport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
-            "embedded" => write!(f, "embedded (in-process), file {}", self.address),
-            kind => write!(f, "{} {}, TLS {}", kind.to_uppercase(), self.address, self.tls),
-        }
-    }
 }
 
 /// The server as it describes itself.

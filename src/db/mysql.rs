@@ -275,15 +275,18 @@ const COMMENT: usize = 17;
 fn error(e: mysql_async::Error) -> DbError {
     match e {
         mysql_async::Error::Server(s) => {
-            // 2006/2013 can come back as server errors from proxies.
-            let lost = matches!(s.code, 2006 | 2013 | 2055 | 1927 | 4031);
-            DbError { code: s.code.to_string(), message: s.message, connection_lost: lost }
+            // 2006/2013 can come back as server errors from proxies (DbError::mysql knows).
+            DbError::mysql(s.code, s.message)
         }
         mysql_async::Error::Io(io) => DbError::lost(format!("connection lost: {io}")),
         mysql_async::Error::Driver(mysql_async::DriverError::ConnectionClosed) => {
             DbError::lost("connection closed by the server")
         }
-        other => DbError { code: "client".into(), message: other.to_string(), connection_lost: other.is_fatal() },
+        other => {
+            let mut e = DbError::client(super::ClientFault::Other, other.to_string());
+            e.connection_lost = other.is_fatal();
+            e
+        }
     }
 }
 
@@ -293,11 +296,11 @@ fn describe_connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
         Some(s) => format!("socket {}", s.display()),
         None => format!("{}:{}", t.host, t.port),
     };
-    err.message = match err.code.as_str() {
-        "1045" => {
+    err.message = match err.code {
+        super::ErrorCode::Mysql(1045) => {
             format!("access denied for user '{}' at {at}: check the user and password (URL or MYSQL_PWD)", t.user)
         }
-        "1049" => format!(
+        super::ErrorCode::Mysql(1049) => format!(
             "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
             t.database, t.database
         ),

@@ -109,8 +109,7 @@ fn err_packet(p: &[u8]) -> DbError {
     let code = u16::from_le_bytes([p.get(1).copied().unwrap_or(0), p.get(2).copied().unwrap_or(0)]);
     let msg_start = if p.get(3) == Some(&b'#') { 9 } else { 3 };
     let message = String::from_utf8_lossy(p.get(msg_start..).unwrap_or_default()).into_owned();
-    let lost = matches!(code, 2006 | 2013 | 1927 | 4031);
-    DbError { code: code.to_string(), message, connection_lost: lost }
+    DbError::mysql(code, message)
 }
 
 /// mysql_native_password: SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw))).
@@ -181,7 +180,7 @@ impl<S: Socket> WireConn<S> {
         if greeting.first() == Some(&0xff) {
             return Err(err_packet(&greeting).into());
         }
-        let bad = || DbError::new("client", "unexpected handshake from the server");
+        let bad = || DbError::protocol("unexpected handshake from the server");
         let nul = |from: usize| greeting[from..].iter().position(|&b| b == 0).map(|p| from + p);
         let v_end = nul(1).ok_or_else(bad)?;
         c.server_version = String::from_utf8_lossy(&greeting[1..v_end]).into_owned();
@@ -256,7 +255,7 @@ impl<S: Socket> WireConn<S> {
                     c.out.push(0);
                     c.send().await?;
                 }
-                _ => return Err(DbError::new("client", "unexpected authentication reply").into()),
+                _ => return Err(DbError::protocol("unexpected authentication reply").into()),
             }
         }
     }
@@ -428,7 +427,7 @@ impl<S: Socket> WireConn<S> {
             return Err(err_packet(p));
         }
         if p.len() < 12 {
-            return Err(DbError::new("client", "short COM_STMT_PREPARE reply"));
+            return Err(DbError::protocol("short COM_STMT_PREPARE reply"));
         }
         let id = u32::from_le_bytes([p[1], p[2], p[3], p[4]]);
         let columns = u16::from_le_bytes([p[5], p[6]]);
@@ -450,7 +449,7 @@ impl<S: Socket> WireConn<S> {
         let s = &self.statements[stmt];
         let (id, n) = (s.id, s.params as usize);
         if n != params.len() {
-            return Err(DbError::new("client", format!("statement takes {n} parameters, {} given", params.len())));
+            return Err(DbError::client(super::ClientFault::Other, format!("statement takes {n} parameters, {} given", params.len())));
         }
         self.command(0x17, |out| {
             out.extend_from_slice(&id.to_le_bytes());

@@ -37,7 +37,7 @@ impl PostgresDatabase {
                 config.host(&target.host);
             }
         }
-        let tls = super::tls::client_config(target).map_err(|m| DbError::new("tls", m))?;
+        let tls = super::tls::client_config(target).map_err(|m| DbError::client(super::ClientFault::Tls, m))?;
         if tls.is_some() {
             config.ssl_mode(tokio_postgres::config::SslMode::Require);
         }
@@ -268,10 +268,7 @@ impl Connection for PostgresConnection {
 
 fn error(e: tokio_postgres::Error) -> DbError {
     if let Some(db) = e.as_db_error() {
-        let code = db.code().code();
-        // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now.
-        let lost = matches!(code, "57P01" | "57P02" | "57P03");
-        return DbError { code: code.to_string(), message: db.message().to_string(), connection_lost: lost };
+        return DbError::sqlstate(db.code().code(), db.message());
     }
     if e.is_closed() {
         return DbError::lost("connection closed by the server");
@@ -286,7 +283,11 @@ fn connect_error(e: tokio_postgres::Error, t: &TargetUrl) -> DbError {
         None => format!("{}:{}", t.host, t.port),
     };
     let mut err = error(e);
-    err.message = match err.code.as_str() {
+    let sqlstate = match &err.code {
+        super::ErrorCode::Sqlstate(s) => s.as_str(),
+        _ => "",
+    };
+    err.message = match sqlstate {
         "28P01" | "28000" => format!(
             "authentication failed for user '{}' at {at}: check the user and password (URL or PGPASSWORD)",
             t.user

@@ -30,7 +30,7 @@ impl SqliteDatabase {
     }
 
     fn open_error(&self, e: rusqlite::Error) -> DbError {
-        DbError::new("SQLITE_CANTOPEN", format!("cannot open SQLite file {}: {e}", self.path.display()))
+        DbError::sqlite("SQLITE_CANTOPEN", format!("cannot open SQLite file {}: {e}", self.path.display()))
     }
 }
 
@@ -39,7 +39,7 @@ impl Database for SqliteDatabase {
 
     async fn connect(&self) -> Result<SqliteConnection, DbError> {
         if !self.path.exists() {
-            return Err(DbError::new(
+            return Err(DbError::sqlite(
                 "SQLITE_CANTOPEN",
                 format!("SQLite file {} does not exist: run `fairbench prepare` first", self.path.display()),
             ));
@@ -61,7 +61,7 @@ impl Database for SqliteDatabase {
     }
 
     fn transport(&self) -> Transport {
-        Transport { kind: "embedded", address: self.path.display().to_string(), tls: "off" }
+        Transport { kind: super::TransportKind::Embedded, address: self.path.display().to_string(), tls: super::TlsMode::Off }
     }
 
     fn blocking(&self) -> bool {
@@ -216,8 +216,8 @@ fn error(e: rusqlite::Error) -> DbError {
                 rusqlite::ErrorCode::ConstraintViolation => "SQLITE_CONSTRAINT".to_string(),
                 other => format!("SQLITE_{other:?}").to_uppercase(),
             };
-            DbError::new(code, msg.clone().unwrap_or_else(|| e.to_string()))
+            DbError::sqlite(code, msg.clone().unwrap_or_else(|| e.to_string()))
         }
-        _ => DbError::new("SQLITE", e.to_string()),
+        _ => DbError::client(super::ClientFault::Other, e.to_string()),
     }
 }

@@ -3,7 +3,7 @@
 //! The password never leaves this module in printable form: [`TargetUrl::redacted`] is what
 //! reports and result files show.
 
-use super::Dialect;
+use super::{Dialect, TlsMode, Transport, TransportKind};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -23,27 +23,6 @@ impl Secret {
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("***")
-    }
-}
-
-/// `?tls=` of the URL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TlsMode {
-    /// No TLS (the default; sockets never use it).
-    Off,
-    /// Encrypt, but do not check the certificate (like libpq's sslmode=require).
-    Require,
-    /// Encrypt and verify the certificate and host name (`?ca=FILE`, else public roots).
-    Verify,
-}
-
-impl TlsMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            TlsMode::Off => "off",
-            TlsMode::Require => "require",
-            TlsMode::Verify => "verify",
-        }
     }
 }
 
@@ -167,12 +146,10 @@ impl TargetUrl {
     }
 
     /// TCP or socket, as a client/server target reaches its server.
-    pub fn network_transport(&self) -> super::Transport {
+    pub fn network_transport(&self) -> Transport {
         match &self.socket {
-            Some(s) => super::Transport { kind: "socket", address: s.display().to_string(), tls: "off" },
-            None => {
-                super::Transport { kind: "tcp", address: format!("{}:{}", self.host, self.port), tls: self.tls.name() }
-            }
+            Some(s) => Transport { kind: TransportKind::Socket, address: s.display().to_string(), tls: TlsMode::Off },
+            None => Transport { kind: TransportKind::Tcp, address: format!("{}:{}", self.host, self.port), tls: self.tls },
         }
     }
 

@@ -107,9 +107,9 @@ pub fn document(i: Inputs<'_>) -> ResultDocument {
         target: TargetRecord {
             url: target.redacted(),
             driver: target.dialect.name().into(),
-            transport: transport.kind.into(),
+            transport: transport.kind.name().into(),
             address: transport.address,
-            tls: transport.tls.into(),
+            tls: transport.tls.name().into(),
         },
         conditions: Conditions {
             client: ClientConditions {

@@ -24,7 +24,7 @@ pub struct ClientSpec {
     pub auto_inc: bool,
     pub dist: Distribution,
     pub seed: u64,
-    pub retry_codes: Vec<String>,
+    pub retry: crate::model::RetryPolicy,
     pub reconnect_timeout: Duration,
     pub open_loop: bool,
 }
@@ -98,7 +98,7 @@ pub async fn run<D: Database>(
                     break;
                 }
                 Err(e) if e.connection_lost => {
-                    rec.lock().unwrap().error(&e.code);
+                    rec.lock().unwrap().error(&e.code.to_string());
                     match reconnect(&*db, &spec, &shared, id, &e).await {
                         Some(c) => {
                             client = c;
@@ -107,8 +107,8 @@ pub async fn run<D: Database>(
                         None => return,
                     }
                 }
-                Err(e) if spec.retry_codes.contains(&e.code) => {
-                    rec.lock().unwrap().error(&e.code);
+                Err(e) if spec.retry.retries(&e.code) => {
+                    rec.lock().unwrap().error(&e.code.to_string());
                     if spec.steps.first() == Some(&Step::Begin) {
                         // Ends the failed transaction; a failure here surfaces on the retry.
                         let _ = client.conn.simple("ROLLBACK").await;
@@ -144,8 +144,7 @@ async fn connect_gated<D: Database>(
         }
     }
     tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, id)).await.unwrap_or_else(|_| {
-        Err(DbError::new(
-            "timeout",
+        Err(DbError::timeout(
             format!(
                 "no answer within {} s, {CONNECT_ATTEMPTS} times: is the server overloaded by connections?",
                 CONNECT_TIMEOUT.as_secs()

@@ -145,7 +145,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, observer: &mut dyn RunObserv
         auto_inc: plan.oltp.auto_inc,
         dist: plan.distribution.sampler(),
         seed: plan.rand_seed,
-        retry_codes: plan.retry_codes.clone(),
+        retry: plan.retry.clone(),
         reconnect_timeout: Duration::from_secs(plan.reconnect_timeout_s as u64),
         open_loop: plan.loop_model.is_open(),
     });
