@@ -2,45 +2,50 @@
 //! that prints, apart from the report formats it calls.
 
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
-use crate::db::{Connection as _, Database, TargetUrl};
-use crate::prepare::{self, PreparePlan};
+use crate::collector::{Collector, Progress};
+use crate::db::{Connection as _, Database, DbError, TargetUrl, UrlError};
+use crate::model::{IntervalStats, ResultDocument, ResultFileError, RunStatus, ServerConditions, TableSize};
+use crate::plan::{ConfigError, RunPlan};
+use crate::prepare::{self, PrepareError, PreparePlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, TextReport};
-use crate::result::{self, ResultDocument};
-use crate::runner;
+use crate::runner::{self, RunError};
 use crate::with_database;
 use crate::workload::Workload;
-use crate::{audit, conditions};
+use crate::{audit, conditions, result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// An error for the user: one line, and the exit code it maps to.
-#[derive(Debug)]
-pub struct Failure {
-    pub message: String,
-    pub code: u8,
+/// Everything a command can fail with. The exit code is decided here, from the type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Target(#[from] UrlError),
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error(transparent)]
+    ResultFile(#[from] ResultFileError),
 }
 
-impl Failure {
-    /// Bad input, unreachable or misconfigured target (exit 2).
-    pub fn input(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), code: 2 }
+impl Error {
+    /// 2: bad input, unreachable or misconfigured target; 1: measured work was lost
+    /// (a result could not be written); 130: interrupted before measuring.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Run(RunError::Interrupted) => 130,
+            Error::ResultFile(ResultFileError::Write { .. }) => 1,
+            _ => 2,
+        }
     }
 }
 
-impl From<crate::db::DbError> for Failure {
-    fn from(e: crate::db::DbError) -> Self {
-        Failure::input(e.to_string())
-    }
-}
-
-impl From<String> for Failure {
-    fn from(s: String) -> Self {
-        Failure::input(s)
-    }
-}
-
-pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
+pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
         Command::List => {
@@ -66,11 +71,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-fn target(args: &TargetArgs) -> Result<TargetUrl, Failure> {
-    TargetUrl::parse(&args.target, |k| std::env::var(k).ok()).map_err(Failure::input)
+fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
+    Ok(TargetUrl::parse(&args.target, |k| std::env::var(k).ok()).map_err(UrlError)?)
 }
 
-fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Failure> {
+fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
     let plan = PreparePlan {
         workload: args.workload.workload()?,
         oltp: args.workload.oltp(),
@@ -79,21 +84,21 @@ fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) 
         seed: args.workload.seed(),
         overwrite: args.overwrite,
     };
-    plan.oltp.validate()?;
+    plan.oltp.validate().map_err(ConfigError)?;
     create_if_missing(target)?;
     do_prepare(db, &plan, target)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// SQLite: prepare creates the file (other targets need an existing database).
-fn create_if_missing(target: &TargetUrl) -> Result<(), Failure> {
+fn create_if_missing(target: &TargetUrl) -> Result<(), Error> {
     if target.dialect == crate::db::Dialect::Sqlite {
         crate::db::sqlite::SqliteDatabase::new(target)?.create_if_missing()?;
     }
     Ok(())
 }
 
-fn do_prepare<D: Database>(db: Arc<D>, plan: &PreparePlan, target: &TargetUrl) -> Result<(), Failure> {
+fn do_prepare<D: Database>(db: Arc<D>, plan: &PreparePlan, target: &TargetUrl) -> Result<(), Error> {
     let rows = plan.workload.rows_to_load(&plan.oltp);
     let transport = db.transport();
     let bar = indicatif::ProgressBar::new(rows * plan.oltp.tables as u64);
@@ -137,7 +142,7 @@ fn do_prepare<D: Database>(db: Arc<D>, plan: &PreparePlan, target: &TargetUrl) -
     Ok(())
 }
 
-fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode, Failure> {
+fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode, Error> {
     let out = prepare::cleanup(db)?;
     for t in &out.dropped {
         eprintln!("Dropped table {t}");
@@ -151,11 +156,63 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode,
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Failure> {
+/// What `run` reads before measuring.
+struct Before {
+    server: ServerConditions,
+    tables: Vec<TableSize>,
+}
+
+fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Error> {
     let plan = args.plan(db.dialect())?;
     if bench {
         create_if_missing(target)?;
     }
+    let before = check_dataset(db.clone(), args, &plan, target, bench)?;
+    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
+    announce(&plan, &before.server, &db.transport());
+
+    let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile));
+    let kinds = plan.workload.statement_kinds(&plan.oltp);
+    let mut collector =
+        Collector::new(&kinds, plan.loop_model.is_open(), plan.threads, plan.report_interval_s, &mut progress);
+    let outcome = runner::run(db.clone(), &plan, &mut collector)?;
+    let collected = collector.finish();
+
+    // The dataset after the run; a server that went away leaves it unknown.
+    let table_names: Vec<String> = plan.oltp.table_names().collect();
+    let declared = plan.workload.rows_to_load(&plan.oltp);
+    let tables_at_end = crate::local_runtime()
+        .block_on(async {
+            let mut conn = db.connect().await?;
+            conn.table_sizes(&table_names, declared).await
+        })
+        .unwrap_or_default();
+    let setting = result::Setting {
+        plan: &plan,
+        dialect: target.dialect,
+        redacted_url: target.redacted(),
+        transport: db.transport(),
+        begin_sql: db.begin_sql(plan.workload.writes()),
+        server: before.server,
+        host: conditions::host::read(),
+        command_line: std::env::args().map(|a| crate::db::url::redact_str(&a)).collect(),
+        tables_at_start: before.tables,
+        tables_at_end,
+    };
+    let mut doc = result::build(setting, outcome, collected);
+    doc.audit = audit::audit(&doc);
+    save_and_print(&doc, &out_path, args)
+}
+
+/// The tables exist (bench prepares them when all are missing) and may be written; then
+/// the server's conditions and the dataset's size before the run.
+fn check_dataset<D: Database>(
+    db: Arc<D>,
+    args: &RunArgs,
+    plan: &RunPlan,
+    target: &TargetUrl,
+    bench: bool,
+) -> Result<Before, Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect())?;
     let (present, missing) = rt.block_on(prepare::table_status(&mut admin, &plan.oltp))?;
@@ -171,95 +228,90 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
             };
             do_prepare(db.clone(), &pplan, target)?;
         } else {
-            return Err(Failure::input(format!(
+            return Err(ConfigError(format!(
                 "table {} does not exist in {}: run `fairbench prepare {} --target {}{}` first",
                 missing[0],
                 target.redacted(),
                 plan.workload.name(),
                 target.redacted(),
                 if plan.oltp.tables > 1 { format!(" --tables {}", plan.oltp.tables) } else { String::new() }
-            )));
+            ))
+            .into());
         }
     }
     if plan.workload.writes() {
-        if let Some(t) = present.iter().find(|t| !t.created_by_fairbench) {
-            return Err(Failure::input(format!(
+        if let Some(t) = present.iter().find(|t| !crate::workload::schema::owned(&t.definition)) {
+            return Err(PrepareError::Refused(format!(
                 "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench)",
                 plan.workload.name(),
                 t.name
-            )));
+            ))
+            .into());
         }
     }
-    let server = rt.block_on(admin.server_info())?;
-    let transport = db.transport();
+    let info = rt.block_on(admin.server_info())?;
+    let server = rt.block_on(conditions::server(&mut admin, target.dialect, &db.transport(), info))?;
     let table_names: Vec<String> = plan.oltp.table_names().collect();
-    let declared = plan.workload.rows_to_load(&plan.oltp);
-    let server_conditions = rt.block_on(conditions::server(&mut admin, target.dialect, &transport, server))?;
-    let tables_at_start = rt.block_on(admin.table_sizes(&table_names, declared))?;
-    drop(admin);
+    let tables = rt.block_on(admin.table_sizes(&table_names, plan.workload.rows_to_load(&plan.oltp)))?;
+    Ok(Before { server, tables })
+}
 
-    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
+fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model::Transport) {
+    let stop = match (plan.stop.time, plan.stop.events) {
+        (Some(t), Some(e)) => format!("{} s or {e} events", t.as_secs()),
+        (Some(t), None) => format!("{} s", t.as_secs()),
+        (None, Some(e)) => format!("{e} events"),
+        (None, None) => "until Ctrl-C".into(),
+    };
     eprintln!(
-        "fairbench {}: {} on {} {} via {transport}; {} clients, {}; distribution {}",
+        "fairbench {}: {} on {} {} via {transport}; {} clients, {stop}; distribution {}",
         env!("CARGO_PKG_VERSION"),
         plan.workload.name(),
-        server_conditions.product,
-        server_conditions.version,
+        server.product,
+        server.version,
         plan.threads,
-        match plan.stop {
-            s if s.time.is_some() && s.events.is_some() =>
-                format!("{} s or {} events", s.time.unwrap().as_secs(), s.events.unwrap()),
-            s if s.time.is_some() => format!("{} s", s.time.unwrap().as_secs()),
-            s if s.events.is_some() => format!("{} events", s.events.unwrap()),
-            _ => "until Ctrl-C".into(),
-        },
         plan.distribution.describe()
     );
-    let mut printer = IntervalPrinter::new(std::io::stderr(), plan.percentile);
-    let outcome = runner::run(db.clone(), &plan, &mut printer).map_err(Failure::input)?;
-    // The dataset after the run; a server that went away leaves it unknown.
-    let tables_at_end = rt
-        .block_on(async {
-            let mut conn = db.connect().await?;
-            conn.table_sizes(&table_names, declared).await
-        })
-        .unwrap_or_default();
-    let mut doc = result::build::document(result::build::Inputs {
-        plan: &plan,
-        target,
-        transport,
-        begin_sql: db.begin_sql(plan.workload.writes()),
-        server: server_conditions,
-        tables_at_start,
-        tables_at_end,
-        outcome,
-    });
-    doc.audit = audit::audit(&doc);
-    // Saved before printing: whatever happens next, the measurements are on disk.
+}
+
+/// Saved before printing: whatever happens next, the measurements are on disk.
+fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunArgs) -> Result<ExitCode, Error> {
     if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|source| ResultFileError::Write { path: dir.to_path_buf(), source })?;
     }
-    doc.write(&out_path)?;
-    let opts = ReportOptions { percentile: plan.percentile };
+    doc.write(out_path)?;
+    let opts = ReportOptions { percentile: args.percentile };
     if args.format == "json" {
-        println!("{}", JsonReport.render(&doc, &opts));
+        println!("{}", JsonReport.render(doc, &opts));
     } else {
-        print!("{}", TextReport.render(&doc, &opts));
+        print!("{}", TextReport.render(doc, &opts));
         print!("\n{}", audit::render(&doc.audit));
     }
     eprintln!("Result saved to {}", out_path.display());
     let run = &doc.conditions.run;
-    Ok(match run.status.as_str() {
-        "completed" => ExitCode::SUCCESS,
-        "interrupted" => ExitCode::from(130),
-        _ => {
+    Ok(match run.status {
+        RunStatus::Completed => ExitCode::SUCCESS,
+        RunStatus::Interrupted => ExitCode::from(130),
+        RunStatus::Failed => {
             eprintln!("error: {}", run.failure.as_deref().unwrap_or("the run failed"));
             ExitCode::from(1)
         }
     })
 }
 
-fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Failure> {
+/// The terminal's view of a run: sysbench's "Threads started!" and interval lines.
+struct TerminalProgress<W: std::io::Write>(IntervalPrinter<W>);
+
+impl<W: std::io::Write> Progress for TerminalProgress<W> {
+    fn started(&mut self) {
+        self.0.started();
+    }
+    fn window(&mut self, s: &IntervalStats) {
+        self.0.print(s);
+    }
+}
+
+fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Error> {
     let doc = ResultDocument::read(&args.result)?;
     let findings = audit::audit(&doc);
     if args.json {
@@ -271,7 +323,7 @@ fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Failure> {
 }
 
 fn default_out(w: Workload) -> PathBuf {
-    let stamp = result::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
+    let stamp = crate::model::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
     PathBuf::from("fairbench-results").join(format!("{}-{}.json", w.name(), stamp.trim_end_matches('Z')))
 }
 

@@ -1,7 +1,7 @@
 //! Command-line flags, parsed in one place and turned into validated plans (no I/O here).
 //! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`.
 
-use crate::plan::{Arrival, LoopModel, RunPlan, StopCondition};
+use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition};
 use crate::random::{DistributionKind, DistributionSpec};
 use crate::workload::{OltpOptions, Workload};
 use clap::{Args, Parser, Subcommand};
@@ -213,7 +213,7 @@ pub struct CleanupArgs {
 
 /// `--ignore-errors`: codes of the target's dialect, `all` (every server error, as sysbench)
 /// or `none`; empty: the dialect's defaults.
-fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crate::model::RetryPolicy, String> {
+fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crate::model::RetryPolicy, ConfigError> {
     use crate::model::{ErrorCode, RetryPolicy};
     let words: Vec<&str> = if given.is_empty() {
         dialect.default_retry_codes().to_vec()
@@ -246,9 +246,10 @@ fn switch(s: &str) -> Result<bool, String> {
 }
 
 impl WorkloadArgs {
-    pub fn workload(&self) -> Result<Workload, String> {
-        Workload::parse(&self.workload)
-            .ok_or_else(|| format!("unknown workload {:?}: run `fairbench list` for the workloads", self.workload))
+    pub fn workload(&self) -> Result<Workload, ConfigError> {
+        Workload::parse(&self.workload).ok_or_else(|| {
+            ConfigError(format!("unknown workload {:?}: run `fairbench list` for the workloads", self.workload))
+        })
     }
 
     pub fn oltp(&self) -> OltpOptions {
@@ -273,7 +274,7 @@ impl WorkloadArgs {
         }
     }
 
-    pub fn distribution(&self) -> Result<DistributionSpec, String> {
+    pub fn distribution(&self) -> Result<DistributionSpec, ConfigError> {
         let kind = DistributionKind::parse(&self.rand_type).ok_or_else(|| {
             format!("unknown --rand-type {:?}: use uniform, gaussian, special, pareto or zipfian", self.rand_type)
         })?;
@@ -301,7 +302,7 @@ impl WorkloadArgs {
 
 impl RunArgs {
     /// The validated run plan for a target of `dialect` (which decides what error codes mean).
-    pub fn plan(&self, dialect: crate::model::Dialect) -> Result<RunPlan, String> {
+    pub fn plan(&self, dialect: crate::model::Dialect) -> Result<RunPlan, ConfigError> {
         let time = match (self.time, self.events) {
             (Some(0), _) => None,
             (Some(t), _) => Some(Duration::from_secs(t)),
@@ -309,10 +310,10 @@ impl RunArgs {
             (None, None) => Some(Duration::from_secs(10)),
         };
         if !matches!(self.percentile, p if [50.0, 95.0, 99.0, 99.9, 100.0].contains(&p)) {
-            return Err(format!(
+            return Err(ConfigError(format!(
                 "--percentile {} is not one of 50, 95, 99, 99.9, 100 (use --percentiles for any others)",
                 self.percentile
-            ));
+            )));
         }
         let plan = RunPlan {
             workload: self.workload.workload()?,
@@ -333,7 +334,7 @@ impl RunArgs {
                     arrival: match self.arrival.as_str() {
                         "fixed" => Arrival::Fixed,
                         "poisson" => Arrival::Poisson,
-                        a => return Err(format!("unknown --arrival {a:?}: use fixed or poisson")),
+                        a => return Err(ConfigError(format!("unknown --arrival {a:?}: use fixed or poisson"))),
                     },
                     max_backlog: self.max_backlog.unwrap_or_else(|| (rate * 10.0).ceil().max(1.0) as u64),
                 },

@@ -1,12 +1,29 @@
 //! fairbench: database benchmarks whose numbers people can believe.
 //!
-//! Data flows one way: [`workload`] -> [`runner`] -> [`recorder`] -> [`result`] ->
-//! [`report`]. Databases sit behind one seam, [`db::Database`]. The CLI ([`cli`], [`app`])
-//! is a thin layer: the library never touches the terminal except through the report types.
+//! Data flows one way: workload -> runner -> recorder -> collector -> result document ->
+//! report / audit. Each module below may import only the modules listed after its arrow
+//! (`tests/module_graph.rs` fails on any other import, and on any cycle):
+//!
+//! - [`model`] -> nothing. The result document and everything in it, as typed data.
+//! - [`stats`] -> nothing. HdrHistogram latencies.
+//! - [`random`] -> nothing. sysbench's random streams and distributions.
+//! - [`workload`] -> model, random. What one event does, and the schema.
+//! - [`db`] -> model. The one seam to databases: [`db::Database`] opens [`db::Connection`]s.
+//! - [`plan`] -> model, random, workload. A validated run.
+//! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
+//! - [`collector`] -> model, recorder, workload. The local sink: timeline and totals.
+//! - [`conditions`] -> db, model. Reads the server and host the run depends on.
+//! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
+//! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
+//! - [`result`] -> collector, model, plan, recorder, runner, workload. Builds the document.
+//! - [`audit`], [`report`] -> model. Read result documents only.
+//! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
+//! - [`app`] -> everything. The commands; the only place that prints outside report.
 
 pub mod app;
 pub mod audit;
 pub mod cli;
+pub mod collector;
 pub mod conditions;
 pub mod db;
 pub mod model;
@@ -45,13 +62,4 @@ pub fn local_runtime() -> LocalRuntime {
 /// Cores this process may use.
 pub fn cpu_count() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
-}
-
-/// This host's name, for the report's `compute` column.
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "localhost".into())
 }

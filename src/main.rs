@@ -10,9 +10,9 @@ fn main() -> ExitCode {
     };
     match fairbench::app::run(cli) {
         Ok(code) => code,
-        Err(f) => {
-            eprintln!("error: {}", f.message);
-            ExitCode::from(f.code)
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
         }
     }
 }

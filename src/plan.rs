@@ -1,80 +1,34 @@
 //! A validated run: what the flags mean once checked, as plain data (no I/O).
 
+use crate::model::RetryPolicy;
+pub use crate::model::{Arrival, LoopModel};
 use crate::random::DistributionSpec;
 use crate::workload::{OltpOptions, Workload};
-use serde::Serialize;
 use std::time::Duration;
 
-/// How load is offered.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "model")]
-pub enum LoopModel {
-    /// Each client sends its next event as soon as the previous one ends (sysbench without
-    /// --rate). Latency is service time at maximum throughput: stalls that stop a client
-    /// also stop it from sending, so percentiles understate what waiting users would see.
-    Closed,
-    /// Events arrive on a schedule of their own, whatever the server does; latency is
-    /// measured from each event's intended start (no coordinated omission).
-    Open {
-        /// Events per second over all clients.
-        rate: f64,
-        arrival: Arrival,
-        /// Most events allowed to be due but not yet started; older ones are dropped
-        /// (counted) so that a recovered server is not hit by an unbounded burst.
-        max_backlog: u64,
-    },
-}
-
-/// Spacing of intended start times in an open loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Arrival {
-    /// Exactly 1/rate apart.
-    Fixed,
-    /// Exponentially distributed gaps with mean 1/rate (a Poisson process), seeded by --rand-seed.
-    Poisson,
-}
-
-impl LoopModel {
-    pub fn name(&self) -> &'static str {
-        match self {
-            LoopModel::Closed => "closed",
-            LoopModel::Open { .. } => "open",
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            LoopModel::Closed => "closed loop (each client sends its next event when the previous one ends; latency = service time at maximum throughput)".into(),
-            LoopModel::Open { rate, arrival, max_backlog } => format!(
-                "open loop at {rate} events/s, {} arrivals (latency measured from each event's intended start; service time reported separately; backlog bounded at {max_backlog} events)",
-                match arrival {
-                    Arrival::Fixed => "fixed-interval",
-                    Arrival::Poisson => "Poisson",
-                }
-            ),
-        }
-    }
-
-    pub fn is_open(&self) -> bool {
-        matches!(self, LoopModel::Open { .. })
-    }
-}
-
 /// When a run ends: whichever comes first.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StopCondition {
     /// Measured seconds (after warmup); `None`: no time limit.
-    #[serde(rename = "time_s", serialize_with = "ser_secs")]
     pub time: Option<Duration>,
     /// Events after warmup, over all clients; `None`: no limit.
     pub events: Option<u64>,
 }
 
-fn ser_secs<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match d {
-        Some(d) => s.serialize_some(&d.as_secs_f64()),
-        None => s.serialize_none(),
+/// Flags or options that cannot make a valid plan (bad input: exit 2).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl From<String> for ConfigError {
+    fn from(s: String) -> Self {
+        ConfigError(s)
+    }
+}
+
+impl From<&str> for ConfigError {
+    fn from(s: &str) -> Self {
+        ConfigError(s.into())
     }
 }
 
@@ -95,7 +49,7 @@ pub struct RunPlan {
     /// Further percentiles reported for every class.
     pub percentiles: Vec<f64>,
     /// Errors that roll back and retry the event.
-    pub retry: crate::model::RetryPolicy,
+    pub retry: RetryPolicy,
     /// Seed of every client's random stream (client i uses seed and i).
     pub rand_seed: u64,
     pub loop_model: LoopModel,
@@ -104,7 +58,7 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         self.oltp.validate()?;
         self.distribution.validate()?;
         if self.threads == 0 {
@@ -114,7 +68,7 @@ impl RunPlan {
             return Err("--percentile must be in (0, 100]".into());
         }
         if let Some(p) = self.percentiles.iter().find(|p| !(**p > 0.0 && **p <= 100.0)) {
-            return Err(format!("--percentiles: {p} is not in (0, 100]"));
+            return Err(format!("--percentiles: {p} is not in (0, 100]").into());
         }
         if let LoopModel::Open { rate, max_backlog, .. } = self.loop_model {
             if !(rate > 0.0 && rate.is_finite()) {

@@ -1,6 +1,6 @@
 //! prepare and cleanup: create and load `sbtest<n>` tables in parallel, drop only ours.
 
-use crate::db::{Connection, Database, Dialect, TableInfo};
+use crate::db::{Connection, Database, DbError, Dialect, TableInfo};
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::schema::{self, RowBatcher};
 use crate::workload::{OltpOptions, Workload};
@@ -19,6 +19,28 @@ pub struct PreparePlan {
     pub overwrite: bool,
 }
 
+/// Why prepare or cleanup stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// fairbench will not touch what is there (bad input: exit 2).
+    #[error("{0}")]
+    Refused(String),
+    /// The database failed; `context` names the table or step.
+    #[error("{context}{source}")]
+    Db { context: String, source: DbError },
+}
+
+impl From<DbError> for PrepareError {
+    fn from(source: DbError) -> Self {
+        PrepareError::Db { context: String::new(), source }
+    }
+}
+
+fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> PrepareError {
+    let context = context.into();
+    move |source| PrepareError::Db { context, source }
+}
+
 pub struct PrepareOutcome {
     pub tables: u32,
     pub rows: u64,
@@ -30,8 +52,8 @@ pub struct PrepareOutcome {
 pub async fn table_status<C: Connection>(
     conn: &mut C,
     o: &OltpOptions,
-) -> Result<(Vec<TableInfo>, Vec<String>), String> {
-    let existing = conn.tables("sbtest").await.map_err(|e| e.to_string())?;
+) -> Result<(Vec<TableInfo>, Vec<String>), DbError> {
+    let existing = conn.tables("sbtest").await?;
     let mut present = Vec::new();
     let mut missing = Vec::new();
     for name in o.table_names() {
@@ -49,26 +71,25 @@ pub fn prepare<D: Database>(
     db: Arc<D>,
     plan: &PreparePlan,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<PrepareOutcome, String> {
+) -> Result<PrepareOutcome, PrepareError> {
     let rt = crate::local_runtime();
-    let mut admin = rt.block_on(db.connect()).map_err(|e| e.to_string())?;
+    let mut admin = rt.block_on(db.connect())?;
     let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
-    if let Some(t) = present.iter().find(|t| !t.created_by_fairbench) {
-        return Err(format!(
+    if let Some(t) = present.iter().find(|t| !schema::owned(&t.definition)) {
+        return Err(PrepareError::Refused(format!(
             "table {} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database",
             t.name
-        ));
+        )));
     }
     if let Some(t) = present.first() {
         if !plan.overwrite {
-            return Err(format!(
+            return Err(PrepareError::Refused(format!(
                 "table {} already exists: run `fairbench cleanup` first, or prepare with --overwrite",
                 t.name
-            ));
+            )));
         }
         for t in &present {
-            rt.block_on(admin.simple(&schema::drop_table(&t.name)))
-                .map_err(|e| format!("cannot drop {}: {e}", t.name))?;
+            rt.block_on(admin.simple(&schema::drop_table(&t.name))).map_err(at(format!("cannot drop {}: ", t.name)))?;
         }
     }
     drop(admin);
@@ -78,7 +99,7 @@ pub fn prepare<D: Database>(
     // SQLite has one writer at a time: more loaders would only queue on its lock.
     let loaders = if db.dialect() == Dialect::Sqlite { 1 } else { plan.threads.clamp(1, plan.oltp.tables) };
     let loaded = Arc::new(AtomicU64::new(0));
-    let failure: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let failure: Arc<Mutex<Option<PrepareError>>> = Arc::new(Mutex::new(None));
     let started = Instant::now();
     let mut handles = Vec::new();
     for l in 0..loaders {
@@ -86,12 +107,12 @@ pub fn prepare<D: Database>(
         handles.push(std::thread::spawn(move || {
             let rt = crate::local_runtime();
             let result = rt.block_on(async {
-                let mut conn = db.connect().await.map_err(|e| e.to_string())?;
+                let mut conn = db.connect().await?;
                 // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
                 for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
                     load_table(&mut conn, db.dialect(), &plan, table, rows_per_table, &loaded, &failure).await?;
                 }
-                Ok::<(), String>(())
+                Ok::<(), PrepareError>(())
             });
             if let Err(e) = result {
                 failure.lock().unwrap().get_or_insert(e);
@@ -107,7 +128,7 @@ pub fn prepare<D: Database>(
     }
     progress(loaded.load(Ordering::Relaxed), total);
     if let Some(e) = failure.lock().unwrap().take() {
-        return Err(format!("prepare failed: {e}"));
+        return Err(e);
     }
     Ok(PrepareOutcome { tables: plan.oltp.tables, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
 }
@@ -119,9 +140,9 @@ async fn load_table<C: Connection>(
     table: u32,
     rows: u64,
     loaded: &AtomicU64,
-    failure: &Mutex<Option<String>>,
-) -> Result<(), String> {
-    let ctx = |e: crate::db::DbError| format!("sbtest{table}: {e}");
+    failure: &Mutex<Option<PrepareError>>,
+) -> Result<(), PrepareError> {
+    let ctx = |e: DbError| PrepareError::Db { context: format!("prepare failed: sbtest{table}: "), source: e };
     for sql in schema::create_table(table, dialect, &plan.oltp) {
         conn.simple(&sql).await.map_err(ctx)?;
     }
@@ -162,11 +183,11 @@ pub struct CleanupOutcome {
 }
 
 /// Drops every `sbtest<n>` table fairbench created; never any other table.
-pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, String> {
+pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> {
     let rt = crate::local_runtime();
     rt.block_on(async {
-        let mut conn = db.connect().await.map_err(|e| e.to_string())?;
-        let tables = conn.tables("sbtest").await.map_err(|e| e.to_string())?;
+        let mut conn = db.connect().await?;
+        let tables = conn.tables("sbtest").await?;
         let mut out = CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
         for t in tables {
             let numbered =
@@ -174,8 +195,8 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, String> {
             if !numbered {
                 continue;
             }
-            if t.created_by_fairbench {
-                conn.simple(&schema::drop_table(&t.name)).await.map_err(|e| format!("cannot drop {}: {e}", t.name))?;
+            if schema::owned(&t.definition) {
+                conn.simple(&schema::drop_table(&t.name)).await.map_err(at(format!("cannot drop {}: ", t.name)))?;
                 out.dropped.push(t.name);
             } else {
                 out.foreign.push(t.name);

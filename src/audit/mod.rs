@@ -3,40 +3,9 @@
 
 mod rules;
 
-use crate::result::ResultDocument;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::model::ResultDocument;
+pub use crate::model::{Finding, Severity};
 use std::fmt::Write;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warn,
-    Critical,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warn => "warn",
-            Severity::Critical => "critical",
-        }
-    }
-}
-
-/// One thing the audit found.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Finding {
-    /// Stable rule id, e.g. `durability-off`.
-    pub id: String,
-    pub severity: Severity,
-    pub title: String,
-    /// The numbers that triggered it.
-    pub evidence: BTreeMap<String, serde_json::Value>,
-    pub advice: String,
-}
 
 /// Every rule, most severe findings first.
 pub fn audit(doc: &ResultDocument) -> Vec<Finding> {

@@ -1,7 +1,7 @@
 //! The audit rules. Each looks at the result document and returns findings with evidence.
 
 use super::{Finding, Severity};
-use crate::result::ResultDocument;
+use crate::model::{Dialect, LoopKind, ResultDocument, RunStatus, TransportKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -53,8 +53,8 @@ fn is_off(v: &str) -> bool {
 
 fn durability_off(d: &ResultDocument) -> Vec<Finding> {
     let mut evidence = Vec::new();
-    match d.target.driver.as_str() {
-        "mysql" => {
+    match d.target.driver {
+        Dialect::Mysql => {
             if let Some(v) = var(d, "innodb_flush_log_at_trx_commit").filter(|v| *v != "1") {
                 evidence.push(("innodb_flush_log_at_trx_commit", json!(v)));
             }
@@ -64,14 +64,14 @@ fn durability_off(d: &ResultDocument) -> Vec<Finding> {
                 evidence.push(("log_bin", json!("ON")));
             }
         }
-        "postgres" => {
+        Dialect::Postgres => {
             for name in ["fsync", "synchronous_commit", "full_page_writes"] {
                 if let Some(v) = var(d, name).filter(|v| is_off(v)) {
                     evidence.push((name, json!(v)));
                 }
             }
         }
-        "sqlite" => {
+        Dialect::Sqlite => {
             // PRAGMA synchronous: 0 = OFF.
             if let Some(v) = var(d, "synchronous").filter(|v| *v == "0" || is_off(v)) {
                 evidence.push(("synchronous", json!(v)));
@@ -82,7 +82,6 @@ fn durability_off(d: &ResultDocument) -> Vec<Finding> {
                 evidence.push(("journal_mode", json!(v)));
             }
         }
-        _ => {}
     }
     if evidence.is_empty() {
         return vec![];
@@ -185,7 +184,7 @@ fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
     }
     // 2. The server counted a different mix than the workload sent (MySQL only: its
     //    counters are per statement kind).
-    if d.target.driver == "mysql" && !d.conditions.server.status_delta.is_empty() {
+    if d.target.driver == Dialect::Mysql && !d.conditions.server.status_delta.is_empty() {
         let retried = d.errors.total;
         let mut evidence = Vec::new();
         for (counter, names) in MYSQL_COUNTERS {
@@ -213,7 +212,7 @@ fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
 fn client_saturated(d: &ResultDocument) -> Vec<Finding> {
     let c = &d.client_cost;
     let Some(warning) = &c.warning else { return vec![] };
-    let embedded = d.target.transport == "embedded";
+    let embedded = d.target.transport == TransportKind::Embedded;
     vec![finding(
         "client-saturated",
         Severity::Warn,
@@ -233,7 +232,7 @@ fn client_saturated(d: &ResultDocument) -> Vec<Finding> {
 }
 
 fn closed_loop_latency(d: &ResultDocument) -> Vec<Finding> {
-    if d.conditions.run.loop_model != "closed" {
+    if d.conditions.run.loop_model != LoopKind::Closed {
         return vec![];
     }
     vec![finding(
@@ -299,7 +298,7 @@ fn single_run(d: &ResultDocument) -> Vec<Finding> {
     )]
 }
 
-fn measured_intervals(d: &ResultDocument) -> impl Iterator<Item = &crate::result::IntervalStats> {
+fn measured_intervals(d: &ResultDocument) -> impl Iterator<Item = &crate::model::IntervalStats> {
     // Full seconds after warmup (the last, partial interval would skew rates).
     d.intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.99)
 }
@@ -359,7 +358,7 @@ fn errors(d: &ResultDocument) -> Vec<Finding> {
 fn connections(d: &ResultDocument) -> Vec<Finding> {
     let threads = d.conditions.run.threads as u64;
     let mut out = Vec::new();
-    if d.conditions.server.same_host_as_client && d.target.transport != "embedded" {
+    if d.conditions.server.same_host_as_client && d.target.transport != TransportKind::Embedded {
         let cores = d.conditions.client.host.cores as u64;
         if threads > 4 * cores {
             out.push(finding(
@@ -387,13 +386,13 @@ fn connections(d: &ResultDocument) -> Vec<Finding> {
 
 fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
     let r = &d.conditions.run;
-    if r.status == "completed" {
+    if r.status == RunStatus::Completed {
         return vec![];
     }
     vec![finding(
         "incomplete-run",
-        if r.status == "failed" { Severity::Critical } else { Severity::Warn },
-        format!("the run did not complete: {}", r.failure.as_deref().unwrap_or(&r.status)),
+        if r.status == RunStatus::Failed { Severity::Critical } else { Severity::Warn },
+        format!("the run did not complete: {}", r.failure.as_deref().unwrap_or(r.status.name())),
         vec![("status", json!(r.status)), ("measured_s", json!(r.measured_s))],
         "the numbers cover only part of the planned run; rerun before comparing",
     )]

@@ -69,6 +69,11 @@ impl fmt::Display for DbError {
     }
 }
 
+/// A target URL that cannot be used; the message never holds a password.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UrlError(pub String);
+
 /// " (is the server running?)" when a connection attempt found nobody listening.
 pub(crate) fn unreachable_hint(message: &str) -> &'static str {
     let m = message.to_ascii_lowercase();

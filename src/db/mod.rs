@@ -14,12 +14,12 @@ pub mod sqlite;
 mod tls;
 pub mod url;
 
-use crate::conditions::TableSize;
+use crate::model::TableSize;
 use std::collections::BTreeMap;
 
 pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
-pub use error::{ClientFault, DbError, ErrorCode};
 pub(crate) use error::unreachable_hint;
+pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
 
 /// A statement parameter. Ids and k are INTEGER; c and pad are CHAR.
@@ -37,11 +37,13 @@ pub struct ServerInfo {
     pub version: String,
 }
 
-/// A table named like the workload's, and whether fairbench created it.
+/// A table named like the workload's, with the text that carries fairbench's ownership
+/// marker (decided above this layer, in `workload::schema`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
     pub name: String,
-    pub created_by_fairbench: bool,
+    /// The table comment (MySQL, PostgreSQL) or its CREATE statement (SQLite).
+    pub definition: String,
 }
 
 /// One client connection. Statements are prepared once and then executed by handle.

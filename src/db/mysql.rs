@@ -5,8 +5,7 @@
 
 use super::mysql_wire::{ConnectError, WireConn};
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport};
-use crate::conditions::TableSize;
-use crate::workload::schema::MARKER;
+use crate::model::TableSize;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
 use std::collections::BTreeMap;
@@ -182,7 +181,7 @@ impl Connection for MysqlConnection {
         Ok(rows
             .into_iter()
             .map(|r| TableInfo {
-                created_by_fairbench: r.get(COMMENT).cloned().flatten().unwrap_or_default().contains(MARKER),
+                definition: r.get(COMMENT).cloned().flatten().unwrap_or_default(),
                 name: r.into_iter().next().flatten().unwrap_or_default(),
             })
             .collect())

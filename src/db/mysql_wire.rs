@@ -449,7 +449,10 @@ impl<S: Socket> WireConn<S> {
         let s = &self.statements[stmt];
         let (id, n) = (s.id, s.params as usize);
         if n != params.len() {
-            return Err(DbError::client(super::ClientFault::Other, format!("statement takes {n} parameters, {} given", params.len())));
+            return Err(DbError::client(
+                super::ClientFault::Other,
+                format!("statement takes {n} parameters, {} given", params.len()),
+            ));
         }
         self.command(0x17, |out| {
             out.extend_from_slice(&id.to_le_bytes());

@@ -2,8 +2,7 @@
 //! prepared once per connection; `?` placeholders become `$n`).
 
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
-use crate::conditions::TableSize;
-use crate::workload::schema::MARKER;
+use crate::model::TableSize;
 use bytes::BytesMut;
 use std::collections::BTreeMap;
 use std::error::Error as _;
@@ -150,10 +149,7 @@ impl Connection for PostgresConnection {
             )
             .await
             .map_err(error)?;
-        Ok(rows
-            .iter()
-            .map(|r| TableInfo { name: r.get(0), created_by_fairbench: r.get::<_, String>(1).contains(MARKER) })
-            .collect())
+        Ok(rows.iter().map(|r| TableInfo { name: r.get(0), definition: r.get(1) }).collect())
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {

@@ -1,8 +1,7 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
 
 use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
-use crate::conditions::TableSize;
-use crate::workload::schema::MARKER;
+use crate::model::TableSize;
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -61,7 +60,11 @@ impl Database for SqliteDatabase {
     }
 
     fn transport(&self) -> Transport {
-        Transport { kind: super::TransportKind::Embedded, address: self.path.display().to_string(), tls: super::TlsMode::Off }
+        Transport {
+            kind: super::TransportKind::Embedded,
+            address: self.path.display().to_string(),
+            tls: super::TlsMode::Off,
+        }
     }
 
     fn blocking(&self) -> bool {
@@ -119,9 +122,7 @@ impl Connection for SqliteConnection {
             .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name LIKE ?1")
             .map_err(error)?;
         let rows = st
-            .query_map([format!("{prefix}%")], |r| {
-                Ok(TableInfo { name: r.get(0)?, created_by_fairbench: r.get::<_, String>(1)?.contains(MARKER) })
-            })
+            .query_map([format!("{prefix}%")], |r| Ok(TableInfo { name: r.get(0)?, definition: r.get(1)? }))
             .map_err(error)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(error)
     }

@@ -149,7 +149,9 @@ impl TargetUrl {
     pub fn network_transport(&self) -> Transport {
         match &self.socket {
             Some(s) => Transport { kind: TransportKind::Socket, address: s.display().to_string(), tls: TlsMode::Off },
-            None => Transport { kind: TransportKind::Tcp, address: format!("{}:{}", self.host, self.port), tls: self.tls },
+            None => {
+                Transport { kind: TransportKind::Tcp, address: format!("{}:{}", self.host, self.port), tls: self.tls }
+            }
         }
     }
 

@@ -56,8 +56,10 @@ impl ErrorCode {
                 .then(|| ErrorCode::Sqlstate(s.to_ascii_uppercase())),
             Dialect::Sqlite => {
                 let up = s.to_ascii_uppercase();
-                (up.starts_with("SQLITE_") && up.len() > 7 && up[7..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-                    .then_some(ErrorCode::Sqlite(up))
+                (up.starts_with("SQLITE_")
+                    && up.len() > 7
+                    && up[7..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                .then_some(ErrorCode::Sqlite(up))
             }
         }
     }
@@ -77,7 +79,6 @@ impl fmt::Display for ErrorCode {
         }
     }
 }
-
 
 /// Which errors roll back and retry the event (`--ignore-errors`).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]

@@ -1,8 +1,115 @@
-//! The result model: everything a result file holds, as typed data. Depends on nothing
-//! else in the crate; every other module builds or reads these values.
+//! The result model: everything a result file holds, as typed data (documented in
+//! docs/result-schema.md, machine-checked by docs/result-schema.json). This module depends
+//! on nothing else in the crate: the runner, conditions and audit build or read these values,
+//! and reports, compare and merge will read nothing else.
 
+pub mod conditions;
 pub mod error_code;
+pub mod file;
+pub mod finding;
 pub mod kinds;
+pub mod stats;
+mod time;
 
+pub use conditions::*;
 pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
+pub use file::ResultFileError;
+pub use finding::{Finding, Severity};
 pub use kinds::*;
+pub use stats::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf};
+pub use time::rfc3339;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Bumped whenever a field changes meaning or disappears (additions keep the version).
+pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_NAME: &str = "fairbench.result";
+
+/// The top-level document.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ResultDocument {
+    pub schema: String,
+    pub schema_version: u32,
+    pub fairbench_version: String,
+    pub target: TargetRecord,
+    /// Everything the numbers depend on: client host, server, dataset, workload, run.
+    pub conditions: Conditions,
+    /// Keys `total`, `read`, `write`, `commit`, `other` (statements) and `event`
+    /// (whole events: sysbench's "latency"). Open loop: latency from each event's intended
+    /// start (a statement's latency includes the time its event waited to start).
+    pub stats: BTreeMap<String, ClassStats>,
+    /// Per statement kind (sysbench's names: `point_selects`, ...).
+    pub statements: BTreeMap<String, ClassStats>,
+    /// Open loop only: the same keys as `stats`, service time (actual start to end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<BTreeMap<String, ClassStats>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_statements: Option<BTreeMap<String, ClassStats>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopRecord>,
+    /// The load generator's own CPU and memory.
+    pub client_cost: ClientRecord,
+    pub errors: ErrorRecord,
+    /// One entry per second of the run, warmup included (flagged).
+    pub intervals: Vec<IntervalStats>,
+    /// What the audit found when the result was written (`fairbench audit` recomputes).
+    #[serde(default)]
+    pub audit: Vec<Finding>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TargetRecord {
+    /// The URL with the password replaced by `***`.
+    pub url: String,
+    pub driver: Dialect,
+    pub transport: TransportKind,
+    /// `host:port`, the socket path, or the SQLite file.
+    pub address: String,
+    pub tls: TlsMode,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorRecord {
+    pub total: u64,
+    /// Retried errors by the database's own code (MySQL errno, SQLSTATE, SQLite code).
+    pub by_code: BTreeMap<String, u64>,
+    pub reconnects: u64,
+}
+
+/// Open-loop facts of a run.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct OpenLoopRecord {
+    /// Target events per second over all clients.
+    pub rate: f64,
+    pub arrival: Arrival,
+    pub max_backlog: u64,
+    /// Events that started more than 1 ms after their intended start.
+    pub late: u64,
+    /// Events never sent because the backlog was full.
+    pub dropped: u64,
+    /// Actual start minus intended start, over all measured events.
+    pub start_delay: ClassStats,
+}
+
+/// The load generator's own cost (issue: a heavy client steals CPU from the server).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ClientRecord {
+    pub cpu_s: f64,
+    pub cpu_per_event_us: f64,
+    pub cpu_per_query_us: f64,
+    /// Process CPU over measured wall time, percent of all cores.
+    pub cpu_utilization_pct: f64,
+    pub cores: u32,
+    pub worker_threads: u32,
+    /// Busiest worker thread's CPU over wall time, percent of one core.
+    pub busiest_worker_pct: f64,
+    /// The whole host's CPU busy time over the measured phase (all processes), percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu_busy_pct: Option<f64>,
+    pub peak_rss_bytes: u64,
+    pub saturated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}

@@ -1,7 +1,7 @@
 //! sysbench's `--report-interval` line, extended with commit latency.
 
-use crate::result::IntervalStats;
-use crate::runner::RunObserver;
+use crate::model::stats::trim_float;
+use crate::model::IntervalStats;
 use std::io::Write;
 
 pub struct IntervalPrinter<W: Write> {
@@ -27,9 +27,9 @@ impl<W: Write> IntervalPrinter<W> {
             s.read.per_s,
             s.write.per_s,
             s.commit.per_s + s.other.per_s,
-            crate::stats::summary::trim_float(percentile),
+            trim_float(percentile),
             ms(s.event.pick(percentile).unwrap_or(s.event.p95_us)),
-            crate::stats::summary::trim_float(percentile),
+            trim_float(percentile),
             ms(s.commit.pick(percentile).unwrap_or(s.commit.p95_us)),
             s.errors as f64 / secs,
             s.reconnects as f64 / secs,
@@ -40,12 +40,13 @@ impl<W: Write> IntervalPrinter<W> {
     }
 }
 
-impl<W: Write> RunObserver for IntervalPrinter<W> {
-    fn started(&mut self) {
+impl<W: Write> IntervalPrinter<W> {
+    /// sysbench's announcement that measurement starts.
+    pub fn started(&mut self) {
         let _ = writeln!(self.out, "Threads started!");
     }
 
-    fn interval(&mut self, s: &IntervalStats) {
+    pub fn print(&mut self, s: &IntervalStats) {
         let _ = writeln!(self.out, "{}", Self::line(s, self.percentile));
     }
 }

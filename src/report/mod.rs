@@ -6,7 +6,7 @@ mod text;
 pub use interval::IntervalPrinter;
 pub use text::TextReport;
 
-use crate::result::ResultDocument;
+use crate::model::ResultDocument;
 
 /// Rendering options shared by formats.
 #[derive(Clone, Debug)]

@@ -2,9 +2,9 @@
 //! every percentile per class.
 
 use super::{thousands, Report, ReportOptions};
-use crate::result::ResultDocument;
-use crate::stats::summary::trim_float;
-use crate::stats::ClassStats;
+use crate::model::stats::trim_float;
+use crate::model::ClassStats;
+use crate::model::{ResultDocument, Transport};
 use std::fmt::Write;
 
 pub struct TextReport;
@@ -14,113 +14,9 @@ const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"
 impl Report for TextReport {
     fn render(&self, d: &ResultDocument, opts: &ReportOptions) -> String {
         let mut o = String::new();
-        let r = &d.conditions.run;
-        let t = &d.target;
-        let server = &d.conditions.server;
-        let _ = writeln!(
-            o,
-            "fairbench {}: {} on {} {}",
-            d.fairbench_version, d.conditions.workload.name, server.product, server.version
-        );
-        let _ = writeln!(o, "target:       {}", t.url);
-        let transport = match t.transport.as_str() {
-            "embedded" => format!("embedded (in-process), file {}", t.address),
-            kind => format!("{} {}, TLS {}", kind.to_uppercase(), t.address, t.tls),
-        };
-        let _ = writeln!(o, "transport:    {transport}");
-        let _ =
-            writeln!(o, "distribution: {} (rand seed {})", d.conditions.workload.distribution_description, r.rand_seed);
-        let _ = writeln!(o, "load:         {} clients, {}", r.threads, r.loop_model_description);
-        let _ = writeln!(
-            o,
-            "time:         {:.2} s measured after {} s warmup; status: {}{}",
-            r.measured_s,
-            r.warmup_s,
-            r.status,
-            r.failure.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
-        );
-        let ds = &d.conditions.dataset;
-        let rows: u64 = ds.tables_at_start.iter().map(|t| t.rows).sum();
-        let exact = if ds.tables_at_start.iter().all(|t| t.rows_exact) { "exact" } else { "estimated" };
-        let cache: Vec<String> =
-            ds.cache.iter().map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1_048_576.0)).collect();
-        let _ = writeln!(
-            o,
-            "dataset:      {} table(s), {rows} rows ({exact}), {:.1} MB data+index; cache: {}{}",
-            ds.tables_at_start.len(),
-            ds.total_bytes as f64 / 1_048_576.0,
-            if cache.is_empty() { "unknown".to_string() } else { cache.join(", ") },
-            ds.server_host_memory_bytes
-                .map(|b| format!("; host RAM {:.1} GB", b as f64 / 1_073_741_824.0))
-                .unwrap_or_default()
-        );
-        let _ = writeln!(o, "server role:  {}", server.replication_role);
-        let s = |k: &str| d.stats.get(k).cloned().unwrap_or_else(empty);
-        let (ev, tot, rd, wr, cm, ot) = (s("event"), s("total"), s("read"), s("write"), s("commit"), s("other"));
-
-        let _ = writeln!(o, "\nSQL statistics:");
-        let _ = writeln!(
-            o,
-            "    queries performed: read {}, write {}, commit {}, other {}, total {}",
-            rd.count, wr.count, cm.count, ot.count, tot.count
-        );
-        let _ = writeln!(
-            o,
-            "    transactions: {} ({:.2} per sec.)   queries: {} ({:.2} per sec.)",
-            ev.count, ev.qps, tot.count, tot.qps
-        );
-        let secs = r.measured_s.max(1e-9);
-        let _ = writeln!(
-            o,
-            "    ignored errors: {} ({:.2} per sec.)   reconnects: {} ({:.2} per sec.)",
-            d.errors.total,
-            d.errors.total as f64 / secs,
-            d.errors.reconnects,
-            d.errors.reconnects as f64 / secs
-        );
-        if !d.errors.by_code.is_empty() {
-            let codes: Vec<String> = d.errors.by_code.iter().map(|(c, n)| format!("{c}: {n}")).collect();
-            let _ = writeln!(o, "    errors by code: {}", codes.join(", "));
-        }
-
-        let p = opts.percentile;
-        let pick = |c: &ClassStats| c.at(p).unwrap_or(c.p95_us);
-        let pname = format!("P{}", trim_float(p));
-        let cols: Vec<(String, String)> = vec![
-            ("runtime".into(), thousands(r.measured_s)),
-            ("clients".into(), r.threads.to_string()),
-            ("QPS".into(), thousands(tot.qps)),
-            ("min".into(), thousands(tot.min_us)),
-            (pname.clone(), thousands(pick(&tot))),
-            ("max".into(), thousands(tot.max_us)),
-            ("r_QPS".into(), thousands(rd.qps)),
-            ("r_min".into(), thousands(rd.min_us)),
-            (format!("r_{pname}"), thousands(pick(&rd))),
-            ("r_max".into(), thousands(rd.max_us)),
-            ("w_QPS".into(), thousands(wr.qps)),
-            ("w_min".into(), thousands(wr.min_us)),
-            (format!("w_{pname}"), thousands(pick(&wr))),
-            ("w_max".into(), thousands(wr.max_us)),
-            ("TPS".into(), thousands(cm.qps)),
-            ("c_min".into(), thousands(cm.min_us)),
-            (format!("c_{pname}"), thousands(pick(&cm))),
-            ("c_max".into(), thousands(cm.max_us)),
-            ("errors".into(), thousands(d.errors.total as f64)),
-        ];
-        let _ = writeln!(o, "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):");
-        let widths: Vec<usize> = cols.iter().map(|(h, v)| h.len().max(v.len())).collect();
-        let header: Vec<String> = cols.iter().zip(&widths).map(|((h, _), w)| format!("{h:>w$}")).collect();
-        let values: Vec<String> = cols.iter().zip(&widths).map(|((_, v), w)| format!("{v:>w$}")).collect();
-        let _ = writeln!(o, "{}|compute", header.join("|"));
-        let _ = writeln!(o, "{}|{}", values.join("|"), crate::hostname());
-        if cm.count == 0 {
-            let _ = writeln!(
-                o,
-                "(no COMMIT statements: this workload runs in autocommit mode, so TPS is 0; events/s = {:.2})",
-                ev.qps
-            );
-        }
-
+        conditions(&mut o, d);
+        sql_statistics(&mut o, d);
+        summary_table(&mut o, d, opts.percentile);
         let title = if d.open_loop.is_some() {
             "Latency by class (microseconds, from each event's intended start):"
         } else {
@@ -135,40 +31,164 @@ impl Report for TextReport {
             let _ = writeln!(
                 o,
                 "Open loop: {} events/s, {} arrivals; late (started > 1 ms after due): {}; dropped (backlog over {}): {}; start delay p50 {:.1} / p99 {:.1} / max {:.1} us",
-                ol.rate, ol.arrival, ol.late, ol.max_backlog, ol.dropped, q.p50_us, q.p99_us, q.max_us
+                ol.rate, ol.arrival.name(), ol.late, ol.max_backlog, ol.dropped, q.p50_us, q.p99_us, q.max_us
             );
         }
-        let _ = writeln!(o, "{}", r.percentile_method);
-        let c = &d.client_cost;
+        let _ = writeln!(o, "{}", d.conditions.run.percentile_method);
+        client_cost(&mut o, d);
+        server_counters(&mut o, d);
+        o
+    }
+}
+
+/// Who ran what where, and how: the lines above the numbers.
+fn conditions(o: &mut String, d: &ResultDocument) {
+    let r = &d.conditions.run;
+    let t = &d.target;
+    let server = &d.conditions.server;
+    let _ = writeln!(
+        o,
+        "fairbench {}: {} on {} {}",
+        d.fairbench_version, d.conditions.workload.name, server.product, server.version
+    );
+    let _ = writeln!(o, "target:       {}", t.url);
+    let transport = Transport { kind: t.transport, address: t.address.clone(), tls: t.tls };
+    let _ = writeln!(o, "transport:    {transport}");
+    let _ = writeln!(o, "distribution: {} (rand seed {})", d.conditions.workload.distribution_description, r.rand_seed);
+    let _ = writeln!(o, "load:         {} clients, {}", r.threads, r.loop_model_description);
+    let _ = writeln!(
+        o,
+        "time:         {:.2} s measured after {} s warmup; status: {}{}",
+        r.measured_s,
+        r.warmup_s,
+        r.status.name(),
+        r.failure.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
+    );
+    let ds = &d.conditions.dataset;
+    let rows: u64 = ds.tables_at_start.iter().map(|t| t.rows).sum();
+    let exact = if ds.tables_at_start.iter().all(|t| t.rows_exact) { "exact" } else { "estimated" };
+    let cache: Vec<String> = ds.cache.iter().map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1_048_576.0)).collect();
+    let _ = writeln!(
+        o,
+        "dataset:      {} table(s), {rows} rows ({exact}), {:.1} MB data+index; cache: {}{}",
+        ds.tables_at_start.len(),
+        ds.total_bytes as f64 / 1_048_576.0,
+        if cache.is_empty() { "unknown".to_string() } else { cache.join(", ") },
+        ds.server_host_memory_bytes
+            .map(|b| format!("; host RAM {:.1} GB", b as f64 / 1_073_741_824.0))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(o, "server role:  {}", server.replication_role);
+}
+
+fn stat(d: &ResultDocument, class: &str) -> ClassStats {
+    d.stats.get(class).cloned().unwrap_or_default()
+}
+
+/// sysbench's "SQL statistics" block.
+fn sql_statistics(o: &mut String, d: &ResultDocument) {
+    let (ev, tot, rd, wr, cm, ot) =
+        (stat(d, "event"), stat(d, "total"), stat(d, "read"), stat(d, "write"), stat(d, "commit"), stat(d, "other"));
+    let _ = writeln!(o, "\nSQL statistics:");
+    let _ = writeln!(
+        o,
+        "    queries performed: read {}, write {}, commit {}, other {}, total {}",
+        rd.count, wr.count, cm.count, ot.count, tot.count
+    );
+    let _ = writeln!(
+        o,
+        "    transactions: {} ({:.2} per sec.)   queries: {} ({:.2} per sec.)",
+        ev.count, ev.qps, tot.count, tot.qps
+    );
+    let secs = d.conditions.run.measured_s.max(1e-9);
+    let _ = writeln!(
+        o,
+        "    ignored errors: {} ({:.2} per sec.)   reconnects: {} ({:.2} per sec.)",
+        d.errors.total,
+        d.errors.total as f64 / secs,
+        d.errors.reconnects,
+        d.errors.reconnects as f64 / secs
+    );
+    if !d.errors.by_code.is_empty() {
+        let codes: Vec<String> = d.errors.by_code.iter().map(|(c, n)| format!("{c}: {n}")).collect();
+        let _ = writeln!(o, "    errors by code: {}", codes.join(", "));
+    }
+}
+
+/// The seed-000 table: one row of QPS and latencies per class, and the host that measured.
+fn summary_table(o: &mut String, d: &ResultDocument, p: f64) {
+    let r = &d.conditions.run;
+    let (ev, tot, rd, wr, cm) =
+        (stat(d, "event"), stat(d, "total"), stat(d, "read"), stat(d, "write"), stat(d, "commit"));
+    let pick = |c: &ClassStats| c.at(p).unwrap_or(c.p95_us);
+    let pname = format!("P{}", trim_float(p));
+    let cols: Vec<(String, String)> = vec![
+        ("runtime".into(), thousands(r.measured_s)),
+        ("clients".into(), r.threads.to_string()),
+        ("QPS".into(), thousands(tot.qps)),
+        ("min".into(), thousands(tot.min_us)),
+        (pname.clone(), thousands(pick(&tot))),
+        ("max".into(), thousands(tot.max_us)),
+        ("r_QPS".into(), thousands(rd.qps)),
+        ("r_min".into(), thousands(rd.min_us)),
+        (format!("r_{pname}"), thousands(pick(&rd))),
+        ("r_max".into(), thousands(rd.max_us)),
+        ("w_QPS".into(), thousands(wr.qps)),
+        ("w_min".into(), thousands(wr.min_us)),
+        (format!("w_{pname}"), thousands(pick(&wr))),
+        ("w_max".into(), thousands(wr.max_us)),
+        ("TPS".into(), thousands(cm.qps)),
+        ("c_min".into(), thousands(cm.min_us)),
+        (format!("c_{pname}"), thousands(pick(&cm))),
+        ("c_max".into(), thousands(cm.max_us)),
+        ("errors".into(), thousands(d.errors.total as f64)),
+    ];
+    let _ = writeln!(o, "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):");
+    let widths: Vec<usize> = cols.iter().map(|(h, v)| h.len().max(v.len())).collect();
+    let header: Vec<String> = cols.iter().zip(&widths).map(|((h, _), w)| format!("{h:>w$}")).collect();
+    let values: Vec<String> = cols.iter().zip(&widths).map(|((_, v), w)| format!("{v:>w$}")).collect();
+    let _ = writeln!(o, "{}|compute", header.join("|"));
+    // The host recorded in the result, not the one rendering it.
+    let _ = writeln!(o, "{}|{}", values.join("|"), d.conditions.client.host.hostname);
+    if cm.count == 0 {
         let _ = writeln!(
             o,
-            "Client: {:.2} s CPU ({:.1}% of {} cores), {:.2} us CPU per query, {:.1} us per event; busiest of {} worker threads {:.0}% busy; peak RSS {:.1} MB",
-            c.cpu_s,
-            c.cpu_utilization_pct,
-            c.cores,
-            c.cpu_per_query_us,
-            c.cpu_per_event_us,
-            c.worker_threads,
-            c.busiest_worker_pct,
-            c.peak_rss_bytes as f64 / 1_048_576.0
+            "(no COMMIT statements: this workload runs in autocommit mode, so TPS is 0; events/s = {:.2})",
+            ev.qps
         );
-        if let Some(w) = &c.warning {
-            let _ = writeln!(o, "warning: {w}");
-        }
-        if !d.conditions.server.status_delta.is_empty() {
-            let interesting: Vec<String> = d
-                .conditions
-                .server
-                .status_delta
-                .iter()
-                .filter(|(k, _)| is_statement_counter(k))
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            if !interesting.is_empty() {
-                let _ = writeln!(o, "\nServer counters (delta over the measured phase): {}", interesting.join(", "));
-            }
-        }
-        o
+    }
+}
+
+fn client_cost(o: &mut String, d: &ResultDocument) {
+    let c = &d.client_cost;
+    let _ = writeln!(
+        o,
+        "Client: {:.2} s CPU ({:.1}% of {} cores), {:.2} us CPU per query, {:.1} us per event; busiest of {} worker threads {:.0}% busy; peak RSS {:.1} MB",
+        c.cpu_s,
+        c.cpu_utilization_pct,
+        c.cores,
+        c.cpu_per_query_us,
+        c.cpu_per_event_us,
+        c.worker_threads,
+        c.busiest_worker_pct,
+        c.peak_rss_bytes as f64 / 1_048_576.0
+    );
+    if let Some(w) = &c.warning {
+        let _ = writeln!(o, "warning: {w}");
+    }
+}
+
+fn server_counters(o: &mut String, d: &ResultDocument) {
+    let interesting: Vec<String> = d
+        .conditions
+        .server
+        .status_delta
+        .iter()
+        .filter(|(k, _)| is_statement_counter(k))
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    if !interesting.is_empty() {
+        let _ = writeln!(o, "\nServer counters (delta over the measured phase): {}", interesting.join(", "));
     }
 }
 
@@ -214,8 +234,4 @@ fn is_statement_counter(k: &str) -> bool {
             | "tup_deleted"
             | "deadlocks"
     )
-}
-
-fn empty() -> ClassStats {
-    ClassStats::of(&crate::stats::LatencyHistogram::new(), 0.0, &[])
 }

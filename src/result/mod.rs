@@ -1,317 +1,152 @@
-//! The result document: one versioned JSON file per run, documented in docs/result-schema.md.
-//! Reports, audits and comparisons read this, never the runner's internals.
+//! Builds the result document from the plan, the conditions read before the run, what the
+//! runner reported and what the collector gathered. The document itself is [`crate::model`].
 
-pub mod build;
+mod client_cost;
 
-use crate::recorder::Recorder;
-use crate::stats::{ClassStats, CompactStats};
-use crate::workload::StatementClass;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::collector::Collected;
+use crate::model::{
+    ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, LoopModel, OpenLoopRecord,
+    ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, Transport, WorkloadRecord, SCHEMA_NAME,
+    SCHEMA_VERSION,
+};
+use crate::plan::RunPlan;
+use crate::recorder::summary::{class_and_statement_stats, class_stats};
+use crate::runner::RunOutcome;
+use crate::workload::{StatementKind, Workload};
 
-/// Bumped whenever a field changes meaning or disappears (additions keep the version).
-pub const SCHEMA_VERSION: u32 = 2;
-pub const SCHEMA_NAME: &str = "fairbench.result";
+pub const PERCENTILE_METHOD: &str = "percentiles: HdrHistogram of nanosecond latencies, 3 significant digits (<= 0.1% relative error); a percentile is the upper bound of the bucket holding that rank, clamped to the exact min and max";
 
-/// The top-level document.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ResultDocument {
-    pub schema: String,
-    pub schema_version: u32,
-    pub fairbench_version: String,
-    pub target: TargetRecord,
-    /// Everything the numbers depend on: client host, server, dataset, workload, run.
-    pub conditions: crate::conditions::Conditions,
-    /// Keys `total`, `read`, `write`, `commit`, `other` (statements) and `event`
-    /// (whole events: sysbench's "latency"). Open loop: latency from each event's intended
-    /// start (a statement's latency includes the time its event waited to start).
-    pub stats: BTreeMap<String, ClassStats>,
-    /// Per statement kind (sysbench's names: `point_selects`, ...).
-    pub statements: BTreeMap<String, ClassStats>,
-    /// Open loop only: the same keys as `stats`, service time (actual start to end).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service: Option<BTreeMap<String, ClassStats>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_statements: Option<BTreeMap<String, ClassStats>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_loop: Option<OpenLoopRecord>,
-    /// The load generator's own CPU and memory.
-    pub client_cost: ClientRecord,
-    pub errors: ErrorRecord,
-    /// One entry per second of the run, warmup included (flagged).
-    pub intervals: Vec<IntervalStats>,
-    /// What the audit found when the result was written (`fairbench audit` recomputes).
-    #[serde(default)]
-    pub audit: Vec<crate::audit::Finding>,
+/// Where the run went and what was known before it started.
+pub struct Setting<'a> {
+    pub plan: &'a RunPlan,
+    pub dialect: Dialect,
+    /// The target URL with any password replaced by `***`.
+    pub redacted_url: String,
+    pub transport: Transport,
+    /// The BEGIN this target's driver sends (SQLite: BEGIN IMMEDIATE for writers).
+    pub begin_sql: &'static str,
+    /// Server facts read before the run (its counters are filled in here).
+    pub server: ServerConditions,
+    pub host: HostFacts,
+    /// The command line, passwords redacted.
+    pub command_line: Vec<String>,
+    pub tables_at_start: Vec<TableSize>,
+    pub tables_at_end: Vec<TableSize>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TargetRecord {
-    /// The URL with the password replaced by `***`.
-    pub url: String,
-    pub driver: String,
-    /// `tcp`, `socket` or `embedded`.
-    pub transport: String,
-    pub address: String,
-    /// `off`, `require` or `verify`.
-    pub tls: String,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WorkloadRecord {
-    pub name: String,
-    pub options: serde_json::Value,
-    pub distribution: serde_json::Value,
-    /// Human description of the distribution (`uniform`, `special (...)`).
-    pub distribution_description: String,
-    /// Statements per event, by kind, as the workload sends them.
-    pub mix_per_event: BTreeMap<String, u64>,
-    /// SQL text of each statement kind (table 1, `?` placeholders).
-    pub statements_sql: BTreeMap<String, String>,
-    /// fairbench's classification of each statement kind.
-    pub statement_classes: BTreeMap<String, String>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunRecord {
-    /// `closed` (and, later, `open`), with its description.
-    pub loop_model: String,
-    pub loop_model_description: String,
-    pub threads: u32,
-    pub time_limit_s: Option<f64>,
-    pub events_limit: Option<u64>,
-    pub warmup_s: u32,
-    pub measured_s: f64,
-    pub events: u64,
-    pub rand_seed: u64,
-    pub percentile_method: String,
-    /// `completed`, `interrupted` or `failed`.
-    pub status: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<String>,
-    /// RFC 3339 UTC.
-    pub started_at: String,
-    pub ended_at: String,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ErrorRecord {
-    pub total: u64,
-    /// Retried errors by the database's own code (MySQL errno, SQLSTATE, SQLite code).
-    pub by_code: BTreeMap<String, u64>,
-    pub reconnects: u64,
-}
-
-/// Statistics of one timeline interval (or one --report-interval window).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct IntervalStats {
-    /// Start of the interval, seconds since the run started (warmup included).
-    pub from_s: f64,
-    pub duration_s: f64,
-    pub warmup: bool,
-    pub threads: u32,
-    /// Whole events; `per_s` is TPS. Open loop: latency from the intended start.
-    pub event: CompactStats,
-    /// Every statement; `per_s` is QPS.
-    pub total: CompactStats,
-    pub read: CompactStats,
-    pub write: CompactStats,
-    pub commit: CompactStats,
-    pub other: CompactStats,
-    /// Open loop only: event service time (actual start to end).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_service: Option<CompactStats>,
-    /// Open loop only: events that started more than 1 ms after their intended start.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub late: Option<u64>,
-    /// Open loop only: events dropped because the backlog was full.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<u64>,
-    pub errors: u64,
-    pub reconnects: u64,
-    /// CPU used by the fairbench process in this interval, percent of one core.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_cpu_pct: Option<f64>,
-    /// A uniform sample (at most 100 points) of latencies for a scatter plot.
-    pub scatter: Scatter,
-}
-
-/// Sampled (time, latency) points: COMMIT latencies, or event latencies when the workload
-/// has no COMMIT.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-pub struct Scatter {
-    /// `commit` or `event`.
-    pub of: String,
-    /// How many latencies the sample was drawn from.
-    pub seen: u64,
-    /// `[seconds since the run started, latency in microseconds]`, in time order.
-    pub points: Vec<[f64; 2]>,
-}
-
-impl IntervalStats {
-    pub fn of(r: &Recorder, start: std::time::Instant, from_s: f64, secs: f64, threads: u32, warmup: bool) -> Self {
-        let c = |class| CompactStats::of(&r.class(class, false), secs);
-        let open = r.open_loop();
-        IntervalStats {
-            from_s,
-            duration_s: secs,
-            warmup,
-            threads,
-            event: CompactStats::of(&r.events, secs),
-            total: CompactStats::of(&r.total(false), secs),
-            read: c(StatementClass::Read),
-            write: c(StatementClass::Write),
-            commit: c(StatementClass::Commit),
-            other: c(StatementClass::Other),
-            event_service: open.map(|o| CompactStats::of(&o.service_events, secs)),
-            late: open.map(|o| o.late),
-            dropped: open.map(|o| o.dropped),
-            errors: r.error_count(),
-            reconnects: r.reconnects,
-            client_cpu_pct: None,
-            scatter: Scatter {
-                of: if r.scatter.of_commits { "commit" } else { "event" }.into(),
-                seen: r.scatter.seen,
-                points: r
-                    .scatter
-                    .points
-                    .iter()
-                    .map(|(at, lat)| {
-                        [at.saturating_duration_since(start).as_secs_f64(), lat.as_nanos() as f64 / 1000.0]
-                    })
-                    .collect(),
-            },
+/// The result document of one run.
+pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) -> ResultDocument {
+    let plan = setting.plan;
+    let secs = outcome.measured_s;
+    let extra = &plan.percentiles;
+    let totals = &collected.totals;
+    let (stats, statements) = class_and_statement_stats(totals, secs, extra, false);
+    let (service, service_statements) = match plan.loop_model.is_open() {
+        true => {
+            let (a, b) = class_and_statement_stats(totals, secs, extra, true);
+            (Some(a), Some(b))
         }
-    }
-}
-
-/// The `stats` (or, with `service`, the open loop's `service`) and `statements` sections.
-pub fn class_stats(
-    totals: &Recorder,
-    secs: f64,
-    extra: &[f64],
-    service: bool,
-) -> (BTreeMap<String, ClassStats>, BTreeMap<String, ClassStats>) {
-    let mut stats = BTreeMap::new();
-    stats.insert("total".to_string(), ClassStats::of(&totals.total(service), secs, extra));
-    for class in StatementClass::ALL {
-        stats.insert(class.name().to_string(), ClassStats::of(&totals.class(class, service), secs, extra));
-    }
-    let events = match (service, totals.open_loop()) {
-        (true, Some(o)) => &o.service_events,
-        _ => &totals.events,
+        false => (None, None),
     };
-    stats.insert("event".to_string(), ClassStats::of(events, secs, extra));
-    let statements = if service {
-        totals.service_statements().map(|(k, h)| (k.name().to_string(), ClassStats::of(h, secs, extra))).collect()
-    } else {
-        totals.statements().map(|(k, h)| (k.name().to_string(), ClassStats::of(h, secs, extra))).collect()
+    let open_loop = match (plan.loop_model, totals.open_loop()) {
+        (LoopModel::Open { rate, arrival, max_backlog }, Some(o)) => Some(OpenLoopRecord {
+            rate,
+            arrival,
+            max_backlog,
+            late: o.late,
+            dropped: o.dropped,
+            start_delay: class_stats(&o.queue, secs, extra),
+        }),
+        _ => None,
     };
-    (stats, statements)
-}
-
-/// Open-loop facts of a run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct OpenLoopRecord {
-    /// Target events per second over all clients.
-    pub rate: f64,
-    /// `fixed` or `poisson`.
-    pub arrival: String,
-    pub max_backlog: u64,
-    /// Events that started more than 1 ms after their intended start.
-    pub late: u64,
-    /// Events never sent because the backlog was full.
-    pub dropped: u64,
-    /// Actual start minus intended start, over all measured events.
-    pub start_delay: ClassStats,
-}
-
-/// The load generator's own cost (issue: a heavy client steals CPU from the server).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ClientRecord {
-    pub cpu_s: f64,
-    pub cpu_per_event_us: f64,
-    pub cpu_per_query_us: f64,
-    /// Process CPU over measured wall time, percent of all cores.
-    pub cpu_utilization_pct: f64,
-    pub cores: u32,
-    pub worker_threads: u32,
-    /// Busiest worker thread's CPU over wall time, percent of one core.
-    pub busiest_worker_pct: f64,
-    /// The whole host's CPU busy time over the measured phase (all processes), percent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host_cpu_busy_pct: Option<f64>,
-    pub peak_rss_bytes: u64,
-    pub saturated: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
-}
-
-impl ResultDocument {
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("result serializes")
-    }
-
-    /// Writes atomically (temp file + rename), so a crash never leaves half a file. A path
-    /// that exists and is not a regular file (/dev/null, a pipe) is written in place: a
-    /// rename would replace the device.
-    pub fn write(&self, path: &std::path::Path) -> Result<(), String> {
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return std::fs::write(path, self.to_json()).map_err(|e| format!("cannot write {}: {e}", path.display()));
-        }
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, self.to_json()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    }
-
-    pub fn read(path: &std::path::Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let doc: ResultDocument =
-            serde_json::from_str(&text).map_err(|e| format!("{} is not a fairbench result: {e}", path.display()))?;
-        if doc.schema != SCHEMA_NAME || doc.schema_version > SCHEMA_VERSION {
-            return Err(format!(
-                "{} has schema {} version {}; this fairbench reads {SCHEMA_NAME} up to version {SCHEMA_VERSION}",
-                path.display(),
-                doc.schema,
-                doc.schema_version
-            ));
-        }
-        Ok(doc)
+    let events = totals.events.count();
+    let client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
+    let errors =
+        ErrorRecord { total: totals.error_count(), by_code: totals.errors.clone(), reconnects: totals.reconnects };
+    let target = TargetRecord {
+        url: setting.redacted_url.clone(),
+        driver: setting.dialect,
+        transport: setting.transport.kind,
+        address: setting.transport.address.clone(),
+        tls: setting.transport.tls,
+    };
+    let conditions = conditions(setting, &outcome, events);
+    ResultDocument {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        fairbench_version: env!("CARGO_PKG_VERSION").into(),
+        target,
+        conditions,
+        stats,
+        statements,
+        service,
+        service_statements,
+        open_loop,
+        client_cost,
+        errors,
+        intervals: collected.timeline,
+        audit: Vec::new(),
     }
 }
 
-/// Seconds since the epoch to RFC 3339 UTC (`2026-11-22T01:02:03.456Z`).
-pub fn rfc3339(t: std::time::SystemTime) -> String {
-    let d = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        d.subsec_millis()
-    )
+fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
+    let Setting { plan, dialect, begin_sql, mut server, host, command_line, tables_at_start, tables_at_end, .. } = s;
+    server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
+    let dataset = DatasetConditions {
+        declared_rows_per_table: plan.workload.rows_to_load(&plan.oltp),
+        total_bytes: tables_at_start.iter().map(|t| t.data_bytes + t.index_bytes).sum(),
+        cache: crate::model::cache_memory(dialect, &server.variables),
+        server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
+        tables_at_start,
+        tables_at_end,
+    };
+    Conditions {
+        client: ClientConditions { host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line },
+        server,
+        dataset,
+        workload: workload_record(plan, dialect, begin_sql),
+        run: run_record(plan, outcome, events),
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+fn workload_record(plan: &RunPlan, dialect: Dialect, begin_sql: &str) -> WorkloadRecord {
+    let mix = plan.workload.mix(&plan.oltp);
+    let new_row = plan.workload == Workload::OltpInsert && plan.oltp.auto_inc;
+    WorkloadRecord {
+        name: plan.workload.name().into(),
+        options: serde_json::to_value(&plan.oltp).unwrap_or_default(),
+        distribution: serde_json::to_value(&plan.distribution).unwrap_or_default(),
+        distribution_description: plan.distribution.describe(),
+        mix_per_event: mix.iter().map(|(k, n)| (k.name().to_string(), *n)).collect(),
+        statements_sql: mix
+            .iter()
+            .map(|(k, _)| {
+                let sql = match k {
+                    StatementKind::Begin => begin_sql.to_string(),
+                    k => k.sql(1, dialect, new_row),
+                };
+                (k.name().to_string(), sql)
+            })
+            .collect(),
+        statement_classes: mix.iter().map(|(k, _)| (k.name().to_string(), k.class().name().to_string())).collect(),
+    }
+}
 
-    #[test]
-    fn rfc3339_known_dates() {
-        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_000_000_123);
-        assert_eq!(rfc3339(t), "2026-11-18T11:06:40.123Z");
-        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
+    RunRecord {
+        loop_model: plan.loop_model.kind(),
+        loop_model_description: plan.loop_model.describe(),
+        threads: plan.threads,
+        time_limit_s: plan.stop.time.map(|t| t.as_secs_f64()),
+        events_limit: plan.stop.events,
+        warmup_s: plan.warmup_s,
+        measured_s: outcome.measured_s,
+        events,
+        rand_seed: plan.rand_seed,
+        percentile_method: PERCENTILE_METHOD.into(),
+        status: outcome.status,
+        failure: outcome.failure.clone(),
+        started_at: crate::model::rfc3339(outcome.started_at),
+        ended_at: crate::model::rfc3339(outcome.ended_at),
     }
 }

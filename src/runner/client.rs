@@ -144,12 +144,10 @@ async fn connect_gated<D: Database>(
         }
     }
     tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, id)).await.unwrap_or_else(|_| {
-        Err(DbError::timeout(
-            format!(
-                "no answer within {} s, {CONNECT_ATTEMPTS} times: is the server overloaded by connections?",
-                CONNECT_TIMEOUT.as_secs()
-            ),
-        ))
+        Err(DbError::timeout(format!(
+            "no answer within {} s, {CONNECT_ATTEMPTS} times: is the server overloaded by connections?",
+            CONNECT_TIMEOUT.as_secs()
+        )))
     })
 }
 

@@ -1,4 +1,5 @@
-//! Latency statistics: HdrHistograms with exact min/max, and the summaries reports print.
+//! Latency histograms: HdrHistograms with exact min, max and sum. Depends on nothing else
+//! in the crate.
 //!
 //! Method: every latency is recorded in nanoseconds into an HdrHistogram covering 1 ns to
 //! 1 hour at 3 significant digits (relative error at most 0.1%). A percentile is the
@@ -7,7 +8,5 @@
 //! intervals, processes or hosts are merged by adding buckets, never by averaging.
 
 pub mod histogram;
-pub mod summary;
 
 pub use histogram::LatencyHistogram;
-pub use summary::{ClassStats, CompactStats};

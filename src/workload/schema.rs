@@ -5,11 +5,16 @@
 //! only tables fairbench created.
 
 use super::OltpOptions;
-use crate::db::Dialect;
+use crate::model::Dialect;
 use crate::random::{Distribution, Rng};
 
 /// The text of the ownership marker.
 pub const MARKER: &str = "created by fairbench";
+
+/// Whether fairbench created a table, from its comment or CREATE statement.
+pub fn owned(definition: &str) -> bool {
+    definition.contains(MARKER)
+}
 
 /// sysbench's c template: 10 groups of 11 digits (119 characters).
 pub const C_TEMPLATE: &[u8] = b"###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";

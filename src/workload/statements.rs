@@ -1,6 +1,6 @@
 //! The statements of the OLTP workloads, their SQL per dialect and their class.
 
-use crate::db::Dialect;
+use crate::model::Dialect;
 use serde::Serialize;
 
 /// How fairbench classes a statement (by kind, as Finch does; sysbench classes by result).

@@ -6,6 +6,11 @@
 //! In an open loop every latency is measured from the event's intended start; service
 //! times (from the actual start) are kept alongside, with the time events waited to start.
 
+pub mod sink;
+pub mod summary;
+
+pub use sink::{Sink, Tick};
+
 use crate::stats::LatencyHistogram;
 use crate::workload::{StatementClass, StatementKind};
 use std::collections::BTreeMap;

@@ -1,0 +1,210 @@
+//! The conditions of a run, recorded in every result: client host, server (product, version,
+//! every variable, counters, replication role), dataset (rows and bytes per table, and the
+//! memory that caches it), workload and run. The audit reads these.
+
+use super::{Dialect, LoopKind, RunStatus};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Conditions {
+    pub client: ClientConditions,
+    pub server: ServerConditions,
+    pub dataset: DatasetConditions,
+    pub workload: WorkloadRecord,
+    pub run: RunRecord,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ClientConditions {
+    #[serde(flatten)]
+    pub host: HostFacts,
+    pub fairbench_version: String,
+    /// With any password replaced by `***`.
+    pub command_line: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ServerConditions {
+    pub product: String,
+    pub version: String,
+    /// MySQL: SHOW GLOBAL VARIABLES; PostgreSQL: pg_settings (`setting unit`); SQLite: PRAGMAs.
+    pub variables: BTreeMap<String, String>,
+    /// Counters just before the first measured event and just after the last (MySQL SHOW
+    /// GLOBAL STATUS; PostgreSQL pg_stat_database, pg_stat_bgwriter, pg_stat_wal; SQLite
+    /// page counts); `status_delta` = after - before, non-zero entries only.
+    pub status_before: BTreeMap<String, i64>,
+    pub status_after: BTreeMap<String, i64>,
+    pub status_delta: BTreeMap<String, i64>,
+    /// `primary`, `replica`, `standalone` or `embedded`, with what it was read from.
+    pub replication_role: String,
+    /// Whether the server runs on the client's host (loopback, socket or embedded): then the
+    /// client's host facts are the server's too.
+    pub same_host_as_client: bool,
+    /// Facts about its host the server itself exposes (hostname, OS, machine).
+    pub host: BTreeMap<String, String>,
+}
+
+impl ServerConditions {
+    pub fn set_status(&mut self, before: BTreeMap<String, i64>, after: BTreeMap<String, i64>) {
+        self.status_delta = after
+            .iter()
+            .filter_map(|(k, a)| {
+                let b = before.get(k)?;
+                (a != b).then(|| (k.clone(), a - b))
+            })
+            .collect();
+        self.status_before = before;
+        self.status_after = after;
+    }
+}
+
+/// One table's size, as the database reports it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct TableSize {
+    pub name: String,
+    pub rows: u64,
+    /// false: the database's estimate (InnoDB statistics, pg_class.reltuples).
+    pub rows_exact: bool,
+    pub data_bytes: u64,
+    pub index_bytes: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct DatasetConditions {
+    /// Rows each table should have (0 for oltp_insert --auto-inc=off, as sysbench).
+    pub declared_rows_per_table: u64,
+    pub tables_at_start: Vec<TableSize>,
+    pub tables_at_end: Vec<TableSize>,
+    /// Data + index bytes of all tables at start.
+    pub total_bytes: u64,
+    /// The memory that caches the data: innodb_buffer_pool_size; shared_buffers and
+    /// effective_cache_size; SQLite's cache_size. Bytes.
+    pub cache: BTreeMap<String, u64>,
+    /// RAM of the server's host when known (same host as the client), else null.
+    pub server_host_memory_bytes: Option<u64>,
+}
+
+/// Parses `123`, `128MB`, `16384 8kB` (pg_settings setting + unit) to bytes.
+pub fn parse_bytes(value: &str) -> Option<u64> {
+    let v = value.trim();
+    let (num, unit) = match v.split_once(' ') {
+        Some((n, u)) => (n, u),
+        None => {
+            let split = v.find(|c: char| !c.is_ascii_digit() && c != '-').unwrap_or(v.len());
+            (&v[..split], &v[split..])
+        }
+    };
+    let n: i64 = num.parse().ok()?;
+    let unit_bytes: i64 = match unit.trim() {
+        "" | "B" => 1,
+        "kB" | "K" | "KB" => 1024,
+        "8kB" => 8192,
+        "16kB" => 16384,
+        "MB" | "M" => 1 << 20,
+        "GB" | "G" => 1 << 30,
+        "TB" | "T" => 1 << 40,
+        _ => return None,
+    };
+    u64::try_from(n.checked_mul(unit_bytes)?).ok()
+}
+
+/// The memory that caches table data, by name, from the server's variables.
+pub fn cache_memory(dialect: Dialect, vars: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let mut take = |name: &str| {
+        if let Some(b) = vars.get(name).and_then(|v| parse_bytes(v)) {
+            out.insert(name.to_string(), b);
+        }
+    };
+    match dialect {
+        Dialect::Mysql => take("innodb_buffer_pool_size"),
+        Dialect::Postgres => {
+            take("shared_buffers");
+            take("effective_cache_size");
+        }
+        Dialect::Sqlite => {
+            // cache_size < 0 is KiB; > 0 is pages (per connection).
+            let page = vars.get("page_size").and_then(|v| v.parse::<i64>().ok()).unwrap_or(4096);
+            if let Some(c) = vars.get("cache_size").and_then(|v| v.parse::<i64>().ok()) {
+                let bytes = if c < 0 { -c * 1024 } else { c * page };
+                out.insert("cache_size".to_string(), bytes as u64);
+            }
+        }
+    }
+    out
+}
+
+/// Facts about the machine fairbench ran on (read from /proc and /sys on Linux).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct HostFacts {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub cores: u32,
+    pub memory_bytes: u64,
+    pub os: String,
+    pub kernel: String,
+    /// `tsc`, `kvm-clock`, `hpet`...: timing quality under virtualization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocksource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_governor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transparent_hugepages: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct WorkloadRecord {
+    pub name: String,
+    pub options: serde_json::Value,
+    pub distribution: serde_json::Value,
+    /// Human description of the distribution (`uniform`, `special (...)`).
+    pub distribution_description: String,
+    /// Statements per event, by kind, as the workload sends them.
+    pub mix_per_event: BTreeMap<String, u64>,
+    /// SQL text of each statement kind (table 1, `?` placeholders).
+    pub statements_sql: BTreeMap<String, String>,
+    /// fairbench's classification of each statement kind.
+    pub statement_classes: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct RunRecord {
+    /// `closed` or `open`, with its description.
+    pub loop_model: LoopKind,
+    pub loop_model_description: String,
+    pub threads: u32,
+    pub time_limit_s: Option<f64>,
+    pub events_limit: Option<u64>,
+    pub warmup_s: u32,
+    pub measured_s: f64,
+    pub events: u64,
+    pub rand_seed: u64,
+    pub percentile_method: String,
+    pub status: RunStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    pub ended_at: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_in_server_spellings() {
+        assert_eq!(parse_bytes("134217728"), Some(134_217_728));
+        assert_eq!(parse_bytes("16384 8kB"), Some(16384 * 8192));
+        assert_eq!(parse_bytes("4GB"), Some(4 << 30));
+        assert_eq!(parse_bytes("on"), None);
+    }
+
+    #[test]
+    fn sqlite_cache_size_negative_is_kib() {
+        let vars = BTreeMap::from([("cache_size".to_string(), "-2000".to_string())]);
+        assert_eq!(cache_memory(Dialect::Sqlite, &vars)["cache_size"], 2_048_000);
+    }
+}

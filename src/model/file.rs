@@ -1,0 +1,111 @@
+//! Reading and writing result files: atomic writes, and reads that name the field at fault.
+
+use super::{ResultDocument, SCHEMA_NAME, SCHEMA_VERSION};
+use std::path::{Path, PathBuf};
+
+/// A result file that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultFileError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not JSON: {problem}")]
+    NotJson { path: PathBuf, problem: String },
+    #[error("{path} is not a fairbench result: field `{field}`: {problem}")]
+    Field { path: PathBuf, field: String, problem: String },
+    #[error("{path} has schema {schema} version {version}; this fairbench reads {SCHEMA_NAME} up to version {SCHEMA_VERSION}")]
+    Version { path: PathBuf, schema: String, version: u64 },
+    #[error("{path} is not a plausible result: `{field}` is {value}")]
+    Implausible { path: PathBuf, field: String, value: String },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+impl ResultDocument {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("result serializes")
+    }
+
+    /// Writes atomically (temp file + rename), so a crash never leaves half a file. A path
+    /// that exists and is not a regular file (/dev/null, a pipe) is written in place: a
+    /// rename would replace the device.
+    pub fn write(&self, path: &Path) -> Result<(), ResultFileError> {
+        let fail = |path: &Path, source| ResultFileError::Write { path: path.to_path_buf(), source };
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return std::fs::write(path, self.to_json()).map_err(|e| fail(path, e));
+        }
+        let tmp = path.with_extension("json.tmp");
+        if let Err(e) = std::fs::write(&tmp, self.to_json()) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(fail(&tmp, e));
+        }
+        std::fs::rename(&tmp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            fail(path, e)
+        })
+    }
+
+    /// Reads and checks a result file: the schema name and version first (so a newer file
+    /// is named as such), then every field, then values no run can produce.
+    pub fn read(path: &Path) -> Result<Self, ResultFileError> {
+        let p = || path.to_path_buf();
+        let text = std::fs::read_to_string(path).map_err(|source| ResultFileError::Read { path: p(), source })?;
+        Self::parse(&text).map_err(|e| e.at(path))
+    }
+
+    /// [`ResultDocument::read`] on text; errors carry an empty path.
+    pub fn parse(text: &str) -> Result<Self, ResultFileError> {
+        let p = PathBuf::new;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ResultFileError::NotJson { path: p(), problem: e.to_string() })?;
+        let schema = value.get("schema").and_then(|v| v.as_str()).unwrap_or("(none)");
+        let version = value.get("schema_version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if schema != SCHEMA_NAME || version > SCHEMA_VERSION as u64 || version < 2 {
+            return Err(ResultFileError::Version { path: p(), schema: schema.to_string(), version });
+        }
+        let doc: ResultDocument = serde_path_to_error::deserialize(value).map_err(|e| ResultFileError::Field {
+            path: p(),
+            field: e.path().to_string(),
+            problem: e.inner().to_string(),
+        })?;
+        doc.check_plausible()?;
+        Ok(doc)
+    }
+
+    /// Durations and counts no run can produce (negative, NaN, infinite).
+    fn check_plausible(&self) -> Result<(), ResultFileError> {
+        let r = &self.conditions.run;
+        let mut checks: Vec<(String, f64)> = vec![("conditions.run.measured_s".into(), r.measured_s)];
+        if let Some(t) = r.time_limit_s {
+            checks.push(("conditions.run.time_limit_s".into(), t));
+        }
+        for (name, s) in &self.stats {
+            checks.push((format!("stats.{name}.qps"), s.qps));
+            checks.push((format!("stats.{name}.mean_us"), s.mean_us));
+        }
+        for (i, iv) in self.intervals.iter().enumerate() {
+            checks.push((format!("intervals[{i}].from_s"), iv.from_s));
+            checks.push((format!("intervals[{i}].duration_s"), iv.duration_s));
+        }
+        checks.push(("client_cost.cpu_s".into(), self.client_cost.cpu_s));
+        match checks.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+            Some((field, value)) => {
+                Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() })
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl ResultFileError {
+    /// The same error about `path`.
+    fn at(self, path: &Path) -> Self {
+        let path = path.to_path_buf();
+        match self {
+            ResultFileError::NotJson { problem, .. } => ResultFileError::NotJson { path, problem },
+            ResultFileError::Field { field, problem, .. } => ResultFileError::Field { path, field, problem },
+            ResultFileError::Version { schema, version, .. } => ResultFileError::Version { path, schema, version },
+            ResultFileError::Implausible { field, value, .. } => ResultFileError::Implausible { path, field, value },
+            other => other,
+        }
+    }
+}

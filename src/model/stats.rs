@@ -1,0 +1,137 @@
+//! Latency summaries as result files hold them (microseconds), and the per-interval timeline.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Full statistics of one class or statement over the measured run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct ClassStats {
+    pub count: u64,
+    pub min_us: f64,
+    pub max_us: f64,
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p95_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    /// Any further percentiles asked for with `--percentiles`, keyed like `p99.99`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub percentiles_us: BTreeMap<String, f64>,
+    /// count / measured seconds.
+    pub qps: f64,
+    /// Sum of all latencies, so means stay exact when results are merged.
+    pub sum_us: f64,
+    /// HdrHistogram V2+DEFLATE, base64; values in nanoseconds.
+    pub histogram: String,
+}
+
+impl ClassStats {
+    /// Percentile p: a fixed one, or one asked for with `--percentiles`.
+    pub fn at(&self, p: f64) -> Option<f64> {
+        fixed_percentile(p, [self.p50_us, self.p95_us, self.p99_us, self.p999_us, self.max_us])
+            .or_else(|| self.percentiles_us.get(&percentile_key(p)).copied())
+    }
+}
+
+/// `99.99` -> `p99.99`, `95` -> `p95`.
+pub fn percentile_key(p: f64) -> String {
+    format!("p{}", trim_float(p))
+}
+
+pub fn trim_float(p: f64) -> String {
+    let s = format!("{p:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Per-interval statistics (timelines): no histogram, only the numbers.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]
+pub struct CompactStats {
+    pub count: u64,
+    pub per_s: f64,
+    pub min_us: f64,
+    pub p50_us: f64,
+    pub p95_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    pub max_us: f64,
+}
+
+impl CompactStats {
+    /// One of the fixed percentiles (50, 95, 99, 99.9, 100); `None` for others.
+    pub fn pick(&self, p: f64) -> Option<f64> {
+        fixed_percentile(p, [self.p50_us, self.p95_us, self.p99_us, self.p999_us, self.max_us])
+    }
+}
+
+/// The value for p among (p50, p95, p99, p99.9, max), the percentiles every summary keeps.
+fn fixed_percentile(p: f64, values: [f64; 5]) -> Option<f64> {
+    [50.0, 95.0, 99.0, 99.9, 100.0].iter().position(|&f| f == p).map(|i| values[i])
+}
+
+/// Statistics of one timeline interval (or one --report-interval window).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct IntervalStats {
+    /// Start of the interval, seconds since the run started (warmup included).
+    pub from_s: f64,
+    pub duration_s: f64,
+    pub warmup: bool,
+    pub threads: u32,
+    /// Whole events; `per_s` is TPS. Open loop: latency from the intended start.
+    pub event: CompactStats,
+    /// Every statement; `per_s` is QPS.
+    pub total: CompactStats,
+    pub read: CompactStats,
+    pub write: CompactStats,
+    pub commit: CompactStats,
+    pub other: CompactStats,
+    /// Open loop only: event service time (actual start to end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_service: Option<CompactStats>,
+    /// Open loop only: events that started more than 1 ms after their intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<u64>,
+    /// Open loop only: events dropped because the backlog was full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
+    pub errors: u64,
+    pub reconnects: u64,
+    /// CPU used by the fairbench process in this interval, percent of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_pct: Option<f64>,
+    /// A uniform sample (at most 100 points) of latencies for a scatter plot.
+    pub scatter: Scatter,
+}
+
+/// What a scatter samples.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScatterOf {
+    /// COMMIT latencies.
+    #[default]
+    Commit,
+    /// Whole-event latencies (workloads without COMMIT).
+    Event,
+}
+
+/// Sampled (time, latency) points: COMMIT latencies, or event latencies when the workload
+/// has no COMMIT.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]
+pub struct Scatter {
+    pub of: ScatterOf,
+    /// How many latencies the sample was drawn from.
+    pub seen: u64,
+    /// `[seconds since the run started, latency in microseconds]`, in time order.
+    pub points: Vec<[f64; 2]>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys() {
+        assert_eq!(percentile_key(99.99), "p99.99");
+        assert_eq!(percentile_key(95.0), "p95");
+    }
+}

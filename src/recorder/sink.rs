@@ -1,0 +1,24 @@
+//! The seam between the runner and whatever consumes measurements.
+
+use super::Recorder;
+use std::time::{Duration, Instant};
+
+/// Receives what clients recorded, once per tick of the run loop. The runner merges its
+/// workers' recorders and hands the merged one over; it never builds results itself. A
+/// local collector is the sink today; a shard forwarder, a live metrics endpoint or a
+/// progress display plugs into the same seam.
+pub trait Sink {
+    /// All clients are connected; the first event may start at `start`. Events intended
+    /// before `start + warmup` are warmup. `process_cpu`: CPU time the process has used so far.
+    fn started(&mut self, start: Instant, warmup: Duration, process_cpu: Duration);
+    /// Everything recorded since the previous tick, up to `until`.
+    fn tick(&mut self, tick: &Tick<'_>);
+}
+
+/// One tick's measurements.
+pub struct Tick<'a> {
+    pub recorder: &'a Recorder,
+    pub until: Instant,
+    /// CPU time the fairbench process has used so far.
+    pub process_cpu: Duration,
+}

@@ -1,0 +1,114 @@
+//! From recorders and histograms to the result model's summaries (microseconds).
+
+use super::Recorder;
+use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf};
+use crate::stats::LatencyHistogram;
+use crate::workload::StatementClass;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Nanoseconds to microseconds (three decimals keep the nanoseconds).
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+/// Full statistics of one class or statement over `seconds`, with any extra percentiles.
+pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassStats {
+    ClassStats {
+        count: h.count(),
+        min_us: us(h.min_ns()),
+        max_us: us(h.max_ns()),
+        mean_us: h.mean_ns().round() / 1000.0,
+        p50_us: us(h.percentile_ns(50.0)),
+        p95_us: us(h.percentile_ns(95.0)),
+        p99_us: us(h.percentile_ns(99.0)),
+        p999_us: us(h.percentile_ns(99.9)),
+        percentiles_us: extra
+            .iter()
+            .map(|&p| (crate::model::stats::percentile_key(p), us(h.percentile_ns(p))))
+            .collect(),
+        qps: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
+        sum_us: h.sum_ns() as f64 / 1000.0,
+        histogram: h.encode(),
+    }
+}
+
+/// Per-interval statistics (timelines): no histogram, only the numbers.
+pub fn compact_stats(h: &LatencyHistogram, seconds: f64) -> CompactStats {
+    CompactStats {
+        count: h.count(),
+        per_s: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
+        min_us: us(h.min_ns()),
+        p50_us: us(h.percentile_ns(50.0)),
+        p95_us: us(h.percentile_ns(95.0)),
+        p99_us: us(h.percentile_ns(99.0)),
+        p999_us: us(h.percentile_ns(99.9)),
+        max_us: us(h.max_ns()),
+    }
+}
+
+/// One timeline interval (or report window) of a recorder.
+pub fn interval_stats(
+    r: &Recorder,
+    start: Instant,
+    from_s: f64,
+    secs: f64,
+    threads: u32,
+    warmup: bool,
+) -> IntervalStats {
+    let c = |class| compact_stats(&r.class(class, false), secs);
+    let open = r.open_loop();
+    IntervalStats {
+        from_s,
+        duration_s: secs,
+        warmup,
+        threads,
+        event: compact_stats(&r.events, secs),
+        total: compact_stats(&r.total(false), secs),
+        read: c(StatementClass::Read),
+        write: c(StatementClass::Write),
+        commit: c(StatementClass::Commit),
+        other: c(StatementClass::Other),
+        event_service: open.map(|o| compact_stats(&o.service_events, secs)),
+        late: open.map(|o| o.late),
+        dropped: open.map(|o| o.dropped),
+        errors: r.error_count(),
+        reconnects: r.reconnects,
+        client_cpu_pct: None,
+        scatter: Scatter {
+            of: if r.scatter.of_commits { ScatterOf::Commit } else { ScatterOf::Event },
+            seen: r.scatter.seen,
+            points: r
+                .scatter
+                .points
+                .iter()
+                .map(|(at, lat)| [at.saturating_duration_since(start).as_secs_f64(), lat.as_nanos() as f64 / 1000.0])
+                .collect(),
+        },
+    }
+}
+
+/// The `stats` (or, with `service`, the open loop's `service`) and `statements` sections.
+pub fn class_and_statement_stats(
+    totals: &Recorder,
+    secs: f64,
+    extra: &[f64],
+    service: bool,
+) -> (BTreeMap<String, ClassStats>, BTreeMap<String, ClassStats>) {
+    let mut stats = BTreeMap::new();
+    stats.insert("total".to_string(), class_stats(&totals.total(service), secs, extra));
+    for class in StatementClass::ALL {
+        stats.insert(class.name().to_string(), class_stats(&totals.class(class, service), secs, extra));
+    }
+    let events = match (service, totals.open_loop()) {
+        (true, Some(o)) => &o.service_events,
+        _ => &totals.events,
+    };
+    stats.insert("event".to_string(), class_stats(events, secs, extra));
+    let statements = if service {
+        totals.service_statements().map(|(k, h)| (k.name().to_string(), class_stats(h, secs, extra))).collect()
+    } else {
+        totals.statements().map(|(k, h)| (k.name().to_string(), class_stats(h, secs, extra))).collect()
+    };
+    (stats, statements)
+}
