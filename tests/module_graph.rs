@@ -55,7 +55,20 @@ fn crate_paths(text: &str) -> Vec<String> {
     for (i, _) in text.match_indices("crate::") {
         let rest = &text[i + "crate::".len()..];
         if let Some(group) = rest.strip_prefix('{') {
-            let body = &group[..group.find('}').unwrap_or(group.len())];
+            let mut close = group.len();
+            let mut level = 0;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => level += 1,
+                    '}' if level == 0 => {
+                        close = j;
+                        break;
+                    }
+                    '}' => level -= 1,
+                    _ => {}
+                }
+            }
+            let body = &group[..close];
             // Top-level names of the group: those at nesting depth 0.
             let mut depth = 0;
             let mut start = 0;
