@@ -48,6 +48,10 @@ impl Error {
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
+        Command::Schema => {
+            println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::List => {
             print!("{}", list());
             Ok(ExitCode::SUCCESS)

@@ -34,6 +34,8 @@ pub enum Command {
     Audit(AuditArgs),
     /// List the workloads and their options.
     List,
+    /// Print the JSON Schema of result files (docs/result-schema.json).
+    Schema,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -23,6 +23,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The JSON Schema of result files, generated from these types (committed as
+/// docs/result-schema.json; `fairbench schema` prints it).
+pub fn json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(ResultDocument)).expect("schema serializes")
+}
+
 /// Bumped whenever a field changes meaning or disappears (additions keep the version).
 pub const SCHEMA_VERSION: u32 = 2;
 pub const SCHEMA_NAME: &str = "fairbench.result";
