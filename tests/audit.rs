@@ -202,7 +202,7 @@ fn a_write_workload_without_updates_and_foreign_load_are_mix_mismatches() {
 }
 
 #[test]
-fn short_closed_loop_runs_say_so() {
+fn sqlite_short_closed_loop_runs_say_so() {
     let db = prepared(Kind::Sqlite, "oltp_point_select", 1000);
     let doc = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--time=2"]);
     assert_eq!(severity(&doc, "too-short").as_deref(), Some("warn"));
@@ -216,7 +216,7 @@ fn short_closed_loop_runs_say_so() {
 }
 
 #[test]
-fn an_embedded_database_saturating_the_client_is_flagged() {
+fn sqlite_saturating_the_client_is_flagged() {
     let db = prepared(Kind::Sqlite, "oltp_read_only", 2000);
     let threads = format!("--threads={}", 2 * std::thread::available_parallelism().unwrap().get());
     let doc = db.run_json(&["run", "oltp_read_only", "--table-size=2000", "--time=3", &threads]);

@@ -86,7 +86,7 @@ fn invalid_flags_and_values() {
 }
 
 #[test]
-fn ctrl_c_still_reports_and_saves() {
+fn sqlite_ctrl_c_still_reports_and_saves() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
@@ -182,7 +182,7 @@ fn tls_is_stated_and_enforced() {
 }
 
 #[test]
-fn an_out_path_that_is_not_a_regular_file_is_written_in_place() {
+fn sqlite_out_path_that_is_not_a_regular_file_is_written_in_place() {
     // `--out /dev/null` must never replace the device: a FIFO stands in for it here.
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());

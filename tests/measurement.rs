@@ -63,7 +63,7 @@ fn decode(stats: &Value) -> LatencyHistogram {
 }
 
 #[test]
-fn merged_histograms_equal_the_histogram_of_all_samples() {
+fn sqlite_merged_histograms_equal_the_histogram_of_all_samples() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_read_write", "--table-size=2000"]).status.success());
     let doc = db.run_json(&["run", "oltp_read_write", "--table-size=2000", "--threads=3", "--time=3"]);
@@ -127,7 +127,7 @@ fn rss_kb(pid: u32) -> u64 {
 }
 
 #[test]
-fn memory_stays_bounded_over_a_long_run() {
+fn sqlite_memory_stays_bounded_over_a_long_run() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_read_write", "--table-size=2000"]).status.success());
     let out = db.dir.path().join("long.json");
@@ -143,7 +143,7 @@ fn memory_stays_bounded_over_a_long_run() {
 }
 
 #[test]
-fn poisson_open_loop_meets_its_rate_and_says_so() {
+fn sqlite_poisson_open_loop_meets_its_rate_and_says_so() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let o = db.fairbench(&[
@@ -167,7 +167,7 @@ fn poisson_open_loop_meets_its_rate_and_says_so() {
 }
 
 #[test]
-fn an_overloaded_open_loop_drops_beyond_its_backlog_and_never_aborts() {
+fn sqlite_overloaded_open_loop_drops_beyond_its_backlog_and_never_aborts() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_read_write", "--table-size=1000"]).status.success());
     // Far more than one client can do: the backlog fills, the oldest events are dropped.

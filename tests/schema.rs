@@ -30,7 +30,7 @@ fn assert_valid(doc: &Value) {
 }
 
 #[test]
-fn closed_and_open_loop_results_validate_and_read_back() {
+fn sqlite_closed_and_open_loop_results_validate_and_read_back() {
     let db = TestDb::new(Kind::Sqlite);
     let prepared = db.fairbench(&["prepare", "oltp_read_write", "--table-size=200"]);
     assert!(prepared.status.success(), "{}", text(&prepared));
@@ -48,7 +48,7 @@ fn closed_and_open_loop_results_validate_and_read_back() {
 }
 
 #[test]
-fn unreadable_results_name_the_field_and_the_version() {
+fn sqlite_unreadable_results_name_the_field_and_the_version() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());
     let doc = db.run_json(&["run", "oltp_point_select", "--table-size=100", "--events=10"]);
