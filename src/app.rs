@@ -10,6 +10,7 @@ use crate::prepare::{self, PrepareError, PreparePlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, TextReport};
 use crate::runner::{self, RunError};
 use crate::with_database;
+use crate::workload::schema::{ownership, Ownership};
 use crate::workload::Workload;
 use crate::{audit, conditions, result};
 use std::path::PathBuf;
@@ -243,14 +244,28 @@ fn check_dataset<D: Database>(
             .into());
         }
     }
-    if plan.workload.writes() {
-        if let Some(t) = present.iter().find(|t| !crate::workload::schema::owned(&t.definition)) {
-            return Err(PrepareError::Refused(format!(
-                "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench)",
-                plan.workload.name(),
-                t.name
-            ))
-            .into());
+    for t in &present {
+        match ownership(target.dialect, &t.name, &t.definition) {
+            Ownership::Complete => {}
+            Ownership::Incomplete => {
+                return Err(PrepareError::Refused(format!(
+                    "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `fairbench prepare {} --overwrite --target {}{}`",
+                    t.name,
+                    plan.workload.name(),
+                    target.redacted(),
+                    if plan.oltp.tables > 1 { format!(" --tables {}", plan.oltp.tables) } else { String::new() }
+                ))
+                .into())
+            }
+            Ownership::Foreign if plan.workload.writes() => {
+                return Err(PrepareError::Refused(format!(
+                    "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench)",
+                    plan.workload.name(),
+                    t.name
+                ))
+                .into())
+            }
+            Ownership::Foreign => {}
         }
     }
     let info = rt.block_on(admin.server_info())?;

@@ -2,7 +2,7 @@
 
 use crate::db::{Connection, Database, DbError, Dialect, TableInfo};
 use crate::random::{DistributionSpec, Rng};
-use crate::workload::schema::{self, RowBatcher};
+use crate::workload::schema::{self, Ownership, RowBatcher};
 use crate::workload::{OltpOptions, Workload};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,6 +41,19 @@ fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> PrepareError {
     move |source| PrepareError::Db { context, source }
 }
 
+fn busy() -> PrepareError {
+    PrepareError::Refused(
+        "another fairbench prepare or cleanup is working on this database: wait for it to finish".into(),
+    )
+}
+
+fn lock(rt: &crate::LocalRuntime, conn: &mut impl Connection) -> Result<(), PrepareError> {
+    match rt.block_on(conn.try_exclusive_lock())? {
+        true => Ok(()),
+        false => Err(busy()),
+    }
+}
+
 pub struct PrepareOutcome {
     pub tables: u32,
     pub rows: u64,
@@ -73,9 +86,12 @@ pub fn prepare<D: Database>(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<PrepareOutcome, PrepareError> {
     let rt = crate::local_runtime();
+    // Held until prepare returns: a second prepare or cleanup of this database is refused.
     let mut admin = rt.block_on(db.connect())?;
+    lock(&rt, &mut admin)?;
     let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
-    if let Some(t) = present.iter().find(|t| !schema::owned(&t.definition)) {
+    let dialect = db.dialect();
+    if let Some(t) = present.iter().find(|t| schema::ownership(dialect, &t.name, &t.definition) == Ownership::Foreign) {
         return Err(PrepareError::Refused(format!(
             "table {} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database",
             t.name
@@ -92,7 +108,6 @@ pub fn prepare<D: Database>(
             rt.block_on(admin.simple(&schema::drop_table(&t.name))).map_err(at(format!("cannot drop {}: ", t.name)))?;
         }
     }
-    drop(admin);
 
     let rows_per_table = plan.workload.rows_to_load(&plan.oltp);
     let total = rows_per_table * plan.oltp.tables as u64;
@@ -108,9 +123,25 @@ pub fn prepare<D: Database>(
             let rt = crate::local_runtime();
             let result = rt.block_on(async {
                 let mut conn = db.connect().await?;
+                let dialect = db.dialect();
+                if dialect == Dialect::Sqlite {
+                    // One transaction for every table: another prepare waits for the file's
+                    // write lock and then finds them complete, or none of them.
+                    conn.simple("BEGIN IMMEDIATE").await?;
+                    let (present, _) = table_status(&mut conn, &plan.oltp).await?;
+                    if let Some(t) = present.first() {
+                        return Err(PrepareError::Refused(format!(
+                            "table {} was created by another prepare meanwhile: run one prepare at a time",
+                            t.name
+                        )));
+                    }
+                }
                 // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
                 for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
-                    load_table(&mut conn, db.dialect(), &plan, table, rows_per_table, &loaded, &failure).await?;
+                    load_table(&mut conn, dialect, &plan, table, rows_per_table, &loaded, &failure).await?;
+                }
+                if dialect == Dialect::Sqlite {
+                    conn.simple("COMMIT").await?;
                 }
                 Ok::<(), PrepareError>(())
             });
@@ -149,10 +180,7 @@ async fn load_table<C: Connection>(
     let dist = plan.distribution.sampler();
     let mut rng = Rng::for_client(plan.seed, 1_000_000 + table as u64);
     let mut batcher = RowBatcher::new(table, &plan.oltp, &dist);
-    // One transaction per table on SQLite; autocommit per statement elsewhere (as sysbench).
-    if dialect == Dialect::Sqlite && rows > 0 {
-        conn.simple("BEGIN IMMEDIATE").await.map_err(ctx)?;
-    }
+    // Autocommit per statement (as sysbench); SQLite runs inside the loader's transaction.
     let mut next = 1;
     while next <= rows {
         if failure.lock().unwrap().is_some() {
@@ -163,14 +191,15 @@ async fn load_table<C: Connection>(
         loaded.fetch_add(after - next, Ordering::Relaxed);
         next = after;
     }
-    if dialect == Dialect::Sqlite && rows > 0 {
-        conn.simple("COMMIT").await.map_err(ctx)?;
-    }
     if plan.oltp.create_secondary {
         conn.simple(&schema::create_k_index(table)).await.map_err(ctx)?;
     }
     if dialect == Dialect::Postgres {
         conn.simple(&format!("ANALYZE sbtest{table}")).await.map_err(ctx)?;
+    }
+    // Last: only now may `run` measure this table.
+    if let Some(sql) = schema::mark_complete(table, dialect) {
+        conn.simple(&sql).await.map_err(ctx)?;
     }
     Ok(())
 }
@@ -187,6 +216,9 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> 
     let rt = crate::local_runtime();
     rt.block_on(async {
         let mut conn = db.connect().await?;
+        if !conn.try_exclusive_lock().await? {
+            return Err(busy());
+        }
         let tables = conn.tables("sbtest").await?;
         let mut out = CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
         for t in tables {
@@ -195,7 +227,7 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> 
             if !numbered {
                 continue;
             }
-            if schema::owned(&t.definition) {
+            if schema::ownership(db.dialect(), &t.name, &t.definition) != Ownership::Foreign {
                 conn.simple(&schema::drop_table(&t.name)).await.map_err(at(format!("cannot drop {}: ", t.name)))?;
                 out.dropped.push(t.name);
             } else {

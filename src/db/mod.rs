@@ -54,6 +54,10 @@ pub trait Connection: 'static {
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError>;
     /// Sends SQL text without parameters (BEGIN, COMMIT, DDL, bulk INSERTs).
     async fn simple(&mut self, sql: &str) -> Result<(), DbError>;
+    /// Takes fairbench's exclusive lock on this database for prepare and cleanup (MySQL
+    /// GET_LOCK, PostgreSQL advisory lock; SQLite locks its file itself): `false` when
+    /// another session holds it. Released when the connection closes.
+    async fn try_exclusive_lock(&mut self) -> Result<bool, DbError>;
     /// Tables in the current database whose name starts with `prefix`.
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError>;
     /// Product and version.

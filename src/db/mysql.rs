@@ -175,6 +175,12 @@ impl Connection for MysqlConnection {
         wire!(&mut self.inner, |w| w.simple(sql).await, |conn, _st| conn.query_drop(sql).await.map_err(error))
     }
 
+    async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {
+        // GET_LOCK names are server-wide: the database name makes the lock per database.
+        let rows = self.rows("SELECT GET_LOCK(CONCAT('fairbench.prepare.', DATABASE()), 0)").await?;
+        Ok(rows.first().and_then(|r| r.first().cloned().flatten()).as_deref() == Some("1"))
+    }
+
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
         // SHOW (not SELECT ... information_schema) so Com_select stays the workload's own.
         let rows = self.rows(&format!("SHOW TABLE STATUS LIKE '{}%'", prefix.replace('\'', ""))).await?;

@@ -138,6 +138,16 @@ impl Connection for PostgresConnection {
         self.client.batch_execute(sql).await.map_err(error)
     }
 
+    async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {
+        // Advisory locks are per database: two prepares of one database exclude each other.
+        let row = self
+            .client
+            .query_one("SELECT pg_try_advisory_lock(hashtext('fairbench.prepare'))", &[])
+            .await
+            .map_err(error)?;
+        Ok(row.get::<_, bool>(0))
+    }
+
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
         let rows = self
             .client

@@ -116,6 +116,11 @@ impl Connection for SqliteConnection {
         self.conn.execute_batch(sql).map_err(error)
     }
 
+    async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {
+        // prepare holds the file's write lock (BEGIN IMMEDIATE) for all of its work.
+        Ok(true)
+    }
+
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
         let mut st = self
             .conn

@@ -1,19 +1,77 @@
-//! sysbench's `sbtest<n>` schema per dialect, and the multi-row INSERTs that load it.
+//! sysbench's `sbtest<n>` schema per dialect, the multi-row INSERTs that load it, and the
+//! ownership marker that decides which tables fairbench may drop or write.
 //!
-//! Every table fairbench creates carries a marker (a table comment on MySQL and PostgreSQL,
-//! an SQL comment kept in `sqlite_master` on SQLite) so that cleanup and overwrite touch
-//! only tables fairbench created.
+//! Ownership is exact, never a substring: a MySQL or PostgreSQL table is fairbench's only
+//! if its whole comment equals [`MARKER`] (complete) or [`MARKER_LOADING`] (a prepare that
+//! did not finish); a SQLite table only if its whole CREATE statement is one fairbench
+//! generates. The complete marker is set last, after the rows and the `k` index.
 
 use super::OltpOptions;
 use crate::model::Dialect;
 use crate::random::{Distribution, Rng};
 
-/// The text of the ownership marker.
-pub const MARKER: &str = "created by fairbench";
+/// The whole comment of a table fairbench prepared completely (versioned).
+pub const MARKER: &str = "fairbench:sbtest:v1";
+/// The whole comment while prepare loads it.
+pub const MARKER_LOADING: &str = "fairbench:sbtest:v1:loading";
+/// What fairbench 0.1 before this marker wrote (an exact comment, completeness unknown).
+const MARKER_LEGACY: &str = "created by fairbench";
 
-/// Whether fairbench created a table, from its comment or CREATE statement.
-pub fn owned(definition: &str) -> bool {
-    definition.contains(MARKER)
+/// Whose a `sbtest<n>` table is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ownership {
+    /// Prepared by fairbench, completely.
+    Complete,
+    /// fairbench's, but prepare did not finish (or an older fairbench made it): it may be
+    /// dropped or overwritten, never measured.
+    Incomplete,
+    /// Someone else's: never dropped, overwritten or written.
+    Foreign,
+}
+
+/// Ownership of table `name` from its comment (MySQL, PostgreSQL) or CREATE statement (SQLite).
+pub fn ownership(dialect: Dialect, name: &str, definition: &str) -> Ownership {
+    match dialect {
+        Dialect::Mysql | Dialect::Postgres => match definition {
+            MARKER => Ownership::Complete,
+            MARKER_LOADING | MARKER_LEGACY => Ownership::Incomplete,
+            _ => Ownership::Foreign,
+        },
+        Dialect::Sqlite => {
+            let Some(n) = name.strip_prefix("sbtest").and_then(|n| n.parse::<u32>().ok()) else {
+                return Ownership::Foreign;
+            };
+            // SQLite's DDL is transactional and prepare creates, loads and indexes each
+            // table in one transaction: a table that exists is complete.
+            for secondary in [false, true] {
+                let o = OltpOptions { secondary, ..Default::default() };
+                if definition == sqlite_create(n, &o, MARKER) {
+                    return Ownership::Complete;
+                }
+                if definition == sqlite_create(n, &o, MARKER_LEGACY) {
+                    return Ownership::Incomplete;
+                }
+            }
+            Ownership::Foreign
+        }
+    }
+}
+
+/// The statement that marks table `n` complete (MySQL, PostgreSQL); SQLite needs none.
+pub fn mark_complete(n: u32, dialect: Dialect) -> Option<String> {
+    match dialect {
+        Dialect::Mysql => Some(format!("ALTER TABLE sbtest{n} COMMENT='{MARKER}'")),
+        Dialect::Postgres => Some(format!("COMMENT ON TABLE sbtest{n} IS '{MARKER}'")),
+        Dialect::Sqlite => None,
+    }
+}
+
+fn sqlite_create(n: u32, o: &OltpOptions, marker: &str) -> String {
+    // INTEGER PRIMARY KEY is SQLite's auto-increment (rowid alias).
+    let id = if o.secondary { "INTEGER NOT NULL" } else { "INTEGER NOT NULL PRIMARY KEY" };
+    format!(
+        "CREATE TABLE sbtest{n}( /* {marker} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
+    )
 }
 
 /// sysbench's c template: 10 groups of 11 digits (119 characters).
@@ -24,14 +82,14 @@ pub const PAD_TEMPLATE: &[u8] = b"###########-###########-###########-##########
 /// Largest multi-row INSERT sysbench's bulk insert builds (512 KiB).
 pub const BULK_INSERT_BYTES: usize = 512 * 1024;
 
-/// CREATE TABLE for `sbtest<n>` (plus the marker statement where the dialect needs one).
+/// CREATE TABLE for `sbtest<n>`, marked as loading (plus the statements the dialect needs).
 pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
     let key = if o.secondary { "KEY xid" } else { "PRIMARY KEY" };
     match dialect {
         Dialect::Mysql => {
             let id = if o.auto_inc { "INTEGER NOT NULL AUTO_INCREMENT" } else { "INTEGER NOT NULL" };
             vec![format!(
-                "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) /*! ENGINE = {} */ COMMENT='{MARKER}'",
+                "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) /*! ENGINE = {} */ COMMENT='{MARKER_LOADING}'",
                 o.mysql_storage_engine
             )]
         }
@@ -43,7 +101,7 @@ pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
                 format!(
                     "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
                 ),
-                format!("COMMENT ON TABLE sbtest{n} IS '{MARKER}'"),
+                format!("COMMENT ON TABLE sbtest{n} IS '{MARKER_LOADING}'"),
             ];
             if o.secondary {
                 v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
@@ -51,11 +109,7 @@ pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
             v
         }
         Dialect::Sqlite => {
-            // INTEGER PRIMARY KEY is SQLite's auto-increment (rowid alias).
-            let id = if o.secondary { "INTEGER NOT NULL" } else { "INTEGER NOT NULL PRIMARY KEY" };
-            let mut v = vec![format!(
-                "CREATE TABLE sbtest{n}( /* {MARKER} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
-            )];
+            let mut v = vec![sqlite_create(n, o, MARKER)];
             if o.secondary {
                 v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
             }
@@ -133,6 +187,26 @@ impl<'a> RowBatcher<'a> {
 mod tests {
     use super::*;
     use crate::random::DistributionSpec;
+
+    #[test]
+    fn ownership_is_the_whole_marker_never_a_substring() {
+        use Ownership::*;
+        for d in [Dialect::Mysql, Dialect::Postgres] {
+            assert_eq!(ownership(d, "sbtest1", MARKER), Complete);
+            assert_eq!(ownership(d, "sbtest1", MARKER_LOADING), Incomplete);
+            assert_eq!(ownership(d, "sbtest1", "NOT created by fairbench"), Foreign);
+            assert_eq!(ownership(d, "sbtest1", &format!("{MARKER} (copy)")), Foreign);
+            assert_eq!(ownership(d, "sbtest1", ""), Foreign);
+        }
+        let o = OltpOptions::default();
+        let created = create_table(3, Dialect::Sqlite, &o).remove(0);
+        assert_eq!(ownership(Dialect::Sqlite, "sbtest3", &created), Complete);
+        assert_eq!(ownership(Dialect::Sqlite, "sbtest4", &created), Foreign, "another table's text");
+        let lookalike = created.replace("pad CHAR(60)", "pad CHAR(60) DEFAULT 'NOT created by fairbench'");
+        assert_eq!(ownership(Dialect::Sqlite, "sbtest3", &lookalike), Foreign);
+        let secondary = create_table(2, Dialect::Sqlite, &OltpOptions { secondary: true, ..o }).remove(0);
+        assert_eq!(ownership(Dialect::Sqlite, "sbtest2", &secondary), Complete);
+    }
 
     #[test]
     fn templates_have_sysbench_lengths() {
