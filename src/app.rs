@@ -46,6 +46,25 @@ impl Error {
     }
 }
 
+/// A panic is a bug: it becomes one line, never a backtrace. Panics in worker and loader
+/// threads are reported by the run or prepare they break (status failed, non-zero exit).
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let name = std::thread::current().name().unwrap_or("").to_string();
+        if name.starts_with("fairbench-") {
+            return;
+        }
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("error: internal error (a bug in fairbench, please report it): {}{at}", msg.replace('\n', " "));
+    }));
+}
+
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
@@ -169,11 +188,14 @@ struct Before {
 
 fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Error> {
     let plan = args.plan(db.dialect())?;
+    runner::limits::check_clients(db.dialect(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
+    // Before any load: a result that cannot be written is found now, not after the run.
+    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
+    check_out(&out_path, &plan)?;
     if bench {
         create_if_missing(target)?;
     }
     let before = check_dataset(db.clone(), args, &plan, target, bench)?;
-    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
     announce(&plan, &before.server, &db.transport());
 
     let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile));
@@ -186,12 +208,15 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     // The dataset after the run; a server that went away leaves it unknown.
     let table_names: Vec<String> = plan.oltp.table_names().collect();
     let declared = plan.workload.rows_to_load(&plan.oltp);
-    let tables_at_end = crate::local_runtime()
-        .block_on(async {
-            let mut conn = db.connect().await?;
-            conn.table_sizes(&table_names, declared).await
-        })
-        .unwrap_or_default();
+    let limit = match outcome.status {
+        RunStatus::Failed => runner::AFTER_FAILURE_TIMEOUT,
+        _ => runner::ADMIN_TIMEOUT,
+    };
+    let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
+        let mut conn = db.connect().await?;
+        conn.table_sizes(&table_names, declared).await
+    })
+    .unwrap_or_default();
     let setting = result::Setting {
         plan: &plan,
         dialect: target.dialect,
@@ -293,12 +318,63 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
     );
 }
 
-/// Saved before printing: whatever happens next, the measurements are on disk.
-fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunArgs) -> Result<ExitCode, Error> {
-    if let Some(dir) = out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| ResultFileError::Write { path: dir.to_path_buf(), source })?;
+/// The result file's directory exists (or is created), is writable, and has room for the
+/// result of this plan (about 6 KB per measured second plus 1 MB).
+fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Error> {
+    let fail = |path: &std::path::Path, e: std::io::Error| {
+        Error::from(ConfigError(format!("cannot write the result to {}: {e} (choose another --out)", path.display())))
+    };
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        return Ok(()); // a device or pipe (/dev/null): written in place
     }
-    doc.write(out_path)?;
+    let dir = match out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => d.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| fail(out, e))?;
+    let probe = dir.join(format!(".fairbench-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| fail(out, e))?;
+    let _ = std::fs::remove_file(&probe);
+    let seconds = plan.stop.time.map(|t| t.as_secs()).unwrap_or(3600) + plan.warmup_s as u64;
+    let needed = (1 << 20) + seconds.min(30 * 86_400) * 6_000;
+    if let Some(free) = free_bytes(&dir) {
+        if free < needed {
+            return Err(ConfigError(format!(
+                "{} has {} MB free; the result of this run needs about {} MB: free space or choose another --out",
+                dir.display(),
+                free >> 20,
+                (needed >> 20).max(1)
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct we pass; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Saved before printing: whatever happens next, the measurements are on disk. If `--out`
+/// fails now (disk full, directory gone), the result goes to a fallback file.
+fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunArgs) -> Result<ExitCode, Error> {
+    let saved_to = match doc.write(out_path) {
+        Ok(()) => out_path.to_path_buf(),
+        Err(first) => {
+            let name =
+                out_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result.json".into());
+            let fallback = std::env::temp_dir().join(format!("fairbench-fallback-{}-{name}", std::process::id()));
+            if doc.write(&fallback).is_err() {
+                return Err(first.into());
+            }
+            eprintln!("warning: {first}; the result was saved to {} instead", fallback.display());
+            fallback
+        }
+    };
     let opts = ReportOptions { percentile: args.percentile };
     if args.format == "json" {
         println!("{}", JsonReport.render(doc, &opts));
@@ -306,7 +382,7 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
         print!("{}", TextReport.render(doc, &opts));
         print!("\n{}", audit::render(&doc.audit));
     }
-    eprintln!("Result saved to {}", out_path.display());
+    eprintln!("Result saved to {}", saved_to.display());
     let run = &doc.conditions.run;
     Ok(match run.status {
         RunStatus::Completed => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    fairbench::app::install_panic_hook();
     let cli = match fairbench::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return flag_error(e),

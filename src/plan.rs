@@ -15,6 +15,9 @@ pub struct StopCondition {
     pub events: Option<u64>,
 }
 
+/// Longest --time and --warmup accepted: ten years (Instant arithmetic stays far from overflow).
+pub const MAX_TIME: Duration = Duration::from_secs(10 * 365 * 86_400);
+
 /// Flags or options that cannot make a valid plan (bad input: exit 2).
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("{0}")]
@@ -63,6 +66,9 @@ impl RunPlan {
         self.distribution.validate()?;
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
+        }
+        if self.stop.time.is_some_and(|t| t > MAX_TIME) || self.warmup_s as u64 > MAX_TIME.as_secs() {
+            return Err(format!("--time and --warmup must be at most {} s (ten years)", MAX_TIME.as_secs()).into());
         }
         if !(self.percentile > 0.0 && self.percentile <= 100.0) {
             return Err("--percentile must be in (0, 100]".into());

@@ -25,6 +25,9 @@ pub enum PrepareError {
     /// fairbench will not touch what is there (bad input: exit 2).
     #[error("{0}")]
     Refused(String),
+    /// A bug or the OS stopped a loader: the tables are left marked as loading.
+    #[error("prepare failed: {0}; the tables stay marked incomplete (prepare again with --overwrite)")]
+    Internal(String),
     /// The database failed; `context` names the table or step.
     #[error("{context}{source}")]
     Db { context: String, source: DbError },
@@ -118,8 +121,8 @@ pub fn prepare<D: Database>(
     let started = Instant::now();
     let mut handles = Vec::new();
     for l in 0..loaders {
-        let (db, plan, loaded, failure) = (db.clone(), plan.clone(), loaded.clone(), failure.clone());
-        handles.push(std::thread::spawn(move || {
+        let (db, plan, loaded, fail) = (db.clone(), plan.clone(), loaded.clone(), failure.clone());
+        let spawned = std::thread::Builder::new().name(format!("fairbench-loader-{l}")).spawn(move || {
             let rt = crate::local_runtime();
             let result = rt.block_on(async {
                 let mut conn = db.connect().await?;
@@ -138,7 +141,7 @@ pub fn prepare<D: Database>(
                 }
                 // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
                 for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
-                    load_table(&mut conn, dialect, &plan, table, rows_per_table, &loaded, &failure).await?;
+                    load_table(&mut conn, dialect, &plan, table, rows_per_table, &loaded, &fail).await?;
                 }
                 if dialect == Dialect::Sqlite {
                     conn.simple("COMMIT").await?;
@@ -146,16 +149,28 @@ pub fn prepare<D: Database>(
                 Ok::<(), PrepareError>(())
             });
             if let Err(e) = result {
-                failure.lock().unwrap().get_or_insert(e);
+                fail.lock().unwrap().get_or_insert(e);
             }
-        }));
+        });
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                failure
+                    .lock()
+                    .unwrap()
+                    .get_or_insert(PrepareError::Internal(format!("cannot start a loader thread: {e}")));
+                break;
+            }
+        }
     }
     while !handles.iter().all(|h| h.is_finished()) {
         progress(loaded.load(Ordering::Relaxed), total);
         std::thread::sleep(Duration::from_millis(200));
     }
     for h in handles {
-        let _ = h.join();
+        if h.join().is_err() {
+            failure.lock().unwrap().get_or_insert(PrepareError::Internal("a loader thread crashed".into()));
+        }
     }
     progress(loaded.load(Ordering::Relaxed), total);
     if let Some(e) = failure.lock().unwrap().take() {

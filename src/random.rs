@@ -140,8 +140,8 @@ impl DistributionSpec {
         if self.pareto_h.is_nan() || self.pareto_h <= 0.0 || self.pareto_h >= 1.0 {
             return Err("--rand-pareto-h must be between 0 and 1 (exclusive)".into());
         }
-        if self.zipfian_exp.is_nan() || self.zipfian_exp < 0.0 {
-            return Err("--rand-zipfian-exp must be >= 0".into());
+        if !self.zipfian_exp.is_finite() || self.zipfian_exp < 0.0 {
+            return Err("--rand-zipfian-exp must be a finite number >= 0".into());
         }
         Ok(())
     }

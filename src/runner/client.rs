@@ -48,6 +48,17 @@ pub async fn run<D: Database>(
     id: u64,
     rec: Arc<Mutex<Recorder>>,
 ) {
+    run_events(db, spec, shared.clone(), id, rec).await;
+    shared.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+async fn run_events<D: Database>(
+    db: Arc<D>,
+    spec: Arc<ClientSpec>,
+    shared: Arc<Shared>,
+    id: u64,
+    rec: Arc<Mutex<Recorder>>,
+) {
     let mut client = match connect_gated(&*db, &spec, &shared, id).await {
         Ok(c) => c,
         Err(e) => return shared.fail(format!("client {id}: {e}")),
@@ -191,12 +202,15 @@ async fn reconnect<D: Database>(
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    if !shared.stopping() {
-        shared.fail(format!(
+    // Also at the end of the run: a server that died then lost the events in flight.
+    shared.fail(if shared.stopping() {
+        format!("client {id} lost its connection as the run ended: {last}")
+    } else {
+        format!(
             "client {id} lost its connection and could not reconnect within {} s: {last}",
             spec.reconnect_timeout.as_secs()
-        ));
-    }
+        )
+    });
     None
 }
 

@@ -7,6 +7,7 @@
 
 mod client;
 pub mod cpu;
+pub mod limits;
 mod schedule;
 pub mod signal;
 mod timer;
@@ -25,12 +26,33 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Resolution of the timeline kept in every result.
 pub const TICK: Duration = Duration::from_secs(1);
-/// How long a stopped run waits for in-flight statements before reporting anyway.
+/// How long a stopped run waits for in-flight statements before reporting anyway; clients
+/// still busy then are stalled, and fail the run.
 const GRACE: Duration = Duration::from_secs(10);
+/// The same after Ctrl-C: the user wants the results now (saved within about 2 s).
+const GRACE_INTERRUPTED: Duration = Duration::from_millis(1200);
+/// Bound on the administrative queries around the measured phase (server counters).
+pub const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// After a failed run the server may be the reason: the end-of-run reads wait this long.
+pub const AFTER_FAILURE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Runs an administrative query with a deadline (much shorter after Ctrl-C); `None` if it
+/// failed or did not answer in time.
+pub fn bounded<T, E>(
+    rt: &crate::LocalRuntime,
+    limit: Duration,
+    fut: impl std::future::Future<Output = Result<T, E>>,
+) -> Option<T> {
+    let limit = if signal::interrupted() { limit.min(Duration::from_millis(300)) } else { limit };
+    rt.block_on(async { tokio::time::timeout(limit, fut).await.ok()?.ok() })
+}
 
 /// Why a run could not start (once started, a run always ends with a [`RunOutcome`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    #[error("{0}")]
+    Limits(String),
     #[error("admin connection: {0}")]
     Admin(DbError),
     #[error("{0}")]
@@ -85,6 +107,8 @@ pub(crate) struct Shared {
     claimed: AtomicU64,
     limit: u64,
     failure: Mutex<Option<String>>,
+    /// Clients whose task has ended (the rest are still running, or stalled).
+    finished: AtomicU32,
     pub unique: UniqueSequence,
     /// Limits concurrent connection attempts (see client::CONNECTING_AT_ONCE).
     connect_gate: tokio::sync::Semaphore,
@@ -129,6 +153,7 @@ impl Shared {
 
 /// Runs the plan's workload against `db`, handing measurements to `sink`.
 pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Result<RunOutcome, RunError> {
+    limits::check_clients(db.dialect(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     signal::install();
     let kinds = plan.workload.statement_kinds(&plan.oltp);
     let shared = Arc::new(Shared::new(plan));
@@ -138,7 +163,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     let mut workers = Workers::spawn(db.clone(), plan, &kinds, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
 
-    let counters_before = admin_rt.block_on(admin.status_counters()).unwrap_or_default();
+    let counters_before = bounded(&admin_rt, ADMIN_TIMEOUT, admin.status_counters()).unwrap_or_default();
     let started_at = SystemTime::now();
     let start = Instant::now();
     let warmup = Duration::from_secs(plan.warmup_s as u64);
@@ -157,7 +182,10 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
         Some(msg) => (RunStatus::Failed, Some(msg)),
         None => (measured.status, None),
     };
-    let counters_after = admin_rt.block_on(admin.status_counters()).unwrap_or_default();
+    signal::uninstall();
+    // A server that went away or hangs leaves the counters empty (the audit says so).
+    let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { ADMIN_TIMEOUT };
+    let counters_after = bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default();
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(start + warmup).as_secs_f64(),
         status,
@@ -182,6 +210,7 @@ impl Shared {
             claimed: AtomicU64::new(0),
             limit: plan.stop.events.unwrap_or(u64::MAX),
             failure: Mutex::new(None),
+            finished: AtomicU32::new(0),
             unique: UniqueSequence::new(plan.rand_seed),
             schedule: OnceLock::new(),
             connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
@@ -254,7 +283,11 @@ impl Workers {
                         })
                         .collect();
                     for t in tasks {
-                        let _ = t.await;
+                        if let Err(e) = t.await {
+                            // A client that panicked ends the run as failed, never "completed".
+                            shared.fail(format!("a client crashed (internal error: {})", panic_message(e)));
+                            shared.finished.fetch_add(1, Ordering::SeqCst);
+                        }
                     }
                 });
                 cpu::current_thread()
@@ -327,9 +360,22 @@ impl Workers {
                 }
             }
             let finished = self.handles.iter().all(|h| h.is_finished());
-            let gave_up = stopped_at.is_some_and(|s| now >= s + GRACE) || signal::presses() > 1;
-            if finished || gave_up {
+            let grace = if status == RunStatus::Interrupted { GRACE_INTERRUPTED } else { GRACE };
+            if finished {
                 break;
+            }
+            if stopped_at.is_some_and(|s| now >= s + grace) {
+                let stalled = plan.threads.saturating_sub(shared.finished.load(Ordering::SeqCst));
+                if status != RunStatus::Interrupted && stalled > 0 {
+                    shared.fail(format!(
+                        "{stalled} client(s) stalled: no reply from the server within {} s after the measured phase ended; their last events are not counted and the grace time is not measured",
+                        GRACE.as_secs()
+                    ));
+                }
+                // Measured time ends when the run was told to stop, not after the grace.
+                let end = stopped_at.unwrap_or(now);
+                self.tick(&mut merged, &mut spare, end, sink);
+                return Measured { status, end, warmup_end: start + warmup, cpu_mark };
             }
             if now >= next_tick {
                 self.tick(&mut merged, &mut spare, next_tick, sink);
@@ -395,6 +441,18 @@ impl Workers {
         };
         join_all(running, m.end + Duration::from_millis(100));
         client
+    }
+}
+
+/// The text of a panic caught from a task.
+fn panic_message(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into()),
+        Err(e) => e.to_string(),
     }
 }
 
