@@ -131,7 +131,19 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
         &["run", "oltp_point_select", "--table-size=1000", "--time=30", "--threads=2", "--reconnect-timeout=1"],
         &out,
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    // Deterministic: only once every client is connected (a client still connecting could
+    // slip past both the ALTER and the terminate below).
+    let mut child = child;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("Threads started!") {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() == 0 {
+            break;
+        }
+        seen.push_str(&line);
+    }
+    std::thread::sleep(Duration::from_millis(500));
     // The database stops accepting connections, then every session is terminated.
     pg_exec(
         &format!("{}/postgres", postgres_base()),
@@ -140,8 +152,10 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
             db.name
         ),
     );
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     let o = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = seen + &rest;
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.trim().lines().last().unwrap().contains("could not reconnect"), "{err}");
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

