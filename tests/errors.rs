@@ -134,15 +134,7 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     // Deterministic: only once every client is connected (a client still connecting could
     // slip past both the ALTER and the terminate below).
     let mut child = child;
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    while !seen.contains("Threads started!") {
-        let mut line = String::new();
-        if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() == 0 {
-            break;
-        }
-        seen.push_str(&line);
-    }
+    let (seen, mut stderr) = wait_until_measuring(&mut child);
     std::thread::sleep(Duration::from_millis(500));
     // The database stops accepting connections, then every session is terminated.
     pg_exec(

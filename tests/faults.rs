@@ -60,15 +60,7 @@ impl StallingProxy {
     /// Waits until every client runs (fairbench said "Threads started!") and events flow,
     /// then freezes the server. Returns what fairbench printed so far.
     fn stall_once_running(&self, child: &mut std::process::Child) -> String {
-        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut seen = String::new();
-        while !seen.contains("Threads started!") {
-            let mut line = String::new();
-            if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() == 0 {
-                break;
-            }
-            seen.push_str(&line);
-        }
+        let (seen, mut stderr) = wait_until_measuring(child);
         let flowing = self.forwarded.load(Ordering::SeqCst) + 20_000;
         let t = Instant::now();
         while self.forwarded.load(Ordering::SeqCst) < flowing && t.elapsed() < Duration::from_secs(30) {

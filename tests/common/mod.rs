@@ -292,3 +292,20 @@ pub fn finish(child: std::process::Child, out: &Path) -> Value {
     assert!(o.status.success(), "{}", text(&o));
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
 }
+
+/// Reads a spawned run's stderr until "Threads started!" (every client connected and
+/// measuring); returns what was printed and the rest of the stream.
+pub fn wait_until_measuring(
+    child: &mut std::process::Child,
+) -> (String, std::io::BufReader<std::process::ChildStderr>) {
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("Threads started!") {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() == 0 {
+            break;
+        }
+        seen.push_str(&line);
+    }
+    (seen, stderr)
+}
