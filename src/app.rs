@@ -78,21 +78,46 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Prepare(args) => {
             let target = target(&args.target)?;
-            with_database!(&target, |db| prepare_cmd(db, &args, &target))
+            with_database!(&target, &connect_options(&args.target), |db| prepare_cmd(db, &args, &target))
         }
         Command::Cleanup(args) => {
             let target = target(&args.target)?;
-            with_database!(&target, |db| cleanup_cmd(db, &args))
+            with_database!(&target, &connect_options(&args.target), |db| cleanup_cmd(db, &args))
         }
         Command::Run(args) => {
             let target = target(&args.target)?;
-            with_database!(&target, |db| run_cmd(db, &args, &target, false))
+            with_database!(&target, &connect_options(&args.target), |db| run_cmd(db, &args, &target, false))
         }
         Command::Bench(args) => {
             let target = target(&args.target)?;
-            with_database!(&target, |db| run_cmd(db, &args, &target, true))
+            with_database!(&target, &connect_options(&args.target), |db| run_cmd(db, &args, &target, true))
         }
     }
+}
+
+/// How connections are opened: deadlines, packet limit, cleartext consent.
+fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
+    crate::db::ConnectOptions {
+        connect_timeout: args.connect.connect_timeout,
+        max_packet: args.connect.max_packet,
+        allow_cleartext_password: args.connect.allow_cleartext_password,
+    }
+}
+
+/// An administrative query with a deadline: a server that stops answering is an error
+/// naming what fairbench was waiting for, never a hang.
+fn deadline<T>(
+    rt: &crate::LocalRuntime,
+    limit: std::time::Duration,
+    what: &str,
+    fut: impl std::future::Future<Output = Result<T, DbError>>,
+) -> Result<T, DbError> {
+    rt.block_on(async { tokio::time::timeout(limit, fut).await }).unwrap_or_else(|_| {
+        Err(DbError::timeout(format!(
+            "the server did not answer within {} s while reading {what} (--admin-timeout raises the limit)",
+            limit.as_secs_f64()
+        )))
+    })
 }
 
 fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
@@ -210,7 +235,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     let declared = plan.workload.rows_to_load(&plan.oltp);
     let limit = match outcome.status {
         RunStatus::Failed => runner::AFTER_FAILURE_TIMEOUT,
-        _ => runner::ADMIN_TIMEOUT,
+        _ => plan.admin_timeout,
     };
     let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
         let mut conn = db.connect().await?;
@@ -245,7 +270,8 @@ fn check_dataset<D: Database>(
 ) -> Result<Before, Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect())?;
-    let (present, missing) = rt.block_on(prepare::table_status(&mut admin, &plan.oltp))?;
+    let limit = plan.admin_timeout;
+    let (present, missing) = deadline(&rt, limit, "its tables", prepare::table_status(&mut admin, &plan.oltp))?;
     if !missing.is_empty() {
         if bench && present.is_empty() {
             let pplan = PreparePlan {
@@ -293,10 +319,12 @@ fn check_dataset<D: Database>(
             Ownership::Foreign => {}
         }
     }
-    let info = rt.block_on(admin.server_info())?;
-    let server = rt.block_on(conditions::server(&mut admin, target.dialect, &db.transport(), info))?;
+    let info = deadline(&rt, limit, "its version", admin.server_info())?;
+    let server =
+        deadline(&rt, limit, "its settings", conditions::server(&mut admin, target.dialect, &db.transport(), info))?;
     let table_names: Vec<String> = plan.oltp.table_names().collect();
-    let tables = rt.block_on(admin.table_sizes(&table_names, plan.workload.rows_to_load(&plan.oltp)))?;
+    let rows = plan.workload.rows_to_load(&plan.oltp);
+    let tables = deadline(&rt, limit, "table sizes", admin.table_sizes(&table_names, rows))?;
     Ok(Before { server, tables })
 }
 

@@ -53,6 +53,55 @@ pub struct TargetArgs {
     /// Options: ?socket=PATH, ?tls=require|verify, ?ca=FILE. Passwords may come from MYSQL_PWD / PGPASSWORD.
     #[arg(long, env = "FAIRBENCH_TARGET", default_value = "sqlite://fairbench.db", hide_env_values = true)]
     pub target: String,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// Deadlines and limits for a server that may misbehave: none of them can hang fairbench.
+#[derive(Args, Debug, Clone)]
+pub struct ConnectArgs {
+    /// Seconds to connect, negotiate TLS and authenticate (each connection).
+    #[arg(long = "connect-timeout", default_value = "10", value_parser = seconds)]
+    pub connect_timeout: Duration,
+    /// Seconds for each administrative query (settings, counters, table sizes) before
+    /// fairbench gives up on it.
+    #[arg(long = "admin-timeout", default_value = "30", value_parser = seconds)]
+    pub admin_timeout: Duration,
+    /// Largest packet a MySQL server may send, in bytes (K, M, G suffixes; 1K to 1G).
+    #[arg(long = "max-packet", default_value = "64M", value_parser = packet_size)]
+    pub max_packet: usize,
+    /// Send the password in clear over unencrypted TCP when the server asks for it
+    /// (PostgreSQL password auth, MySQL mysql_clear_password). Off: such servers are refused.
+    #[arg(long = "allow-cleartext-password")]
+    pub allow_cleartext_password: bool,
+}
+
+/// A positive number of seconds up to a day (fractions allowed).
+fn seconds(s: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 86400")),
+    }
+}
+
+/// Bytes with an optional K/M/G suffix (powers of 1024), between 1 KiB and 1 GiB as MySQL allows.
+fn packet_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("{s:?}: use bytes or a K, M or G suffix")),
+    };
+    match digits.parse::<u64>().ok().and_then(|n| n.checked_mul(1 << shift)) {
+        Some(n) if (1024..=1 << 30).contains(&n) => Ok(n as usize),
+        _ => Err(format!("{s:?} is not a packet size between 1K and 1G")),
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -342,6 +391,7 @@ impl RunArgs {
                 },
             },
             reconnect_timeout_s: self.reconnect_timeout,
+            admin_timeout: self.target.connect.admin_timeout,
         };
         plan.validate()?;
         Ok(plan)

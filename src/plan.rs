@@ -58,6 +58,8 @@ pub struct RunPlan {
     pub loop_model: LoopModel,
     /// Seconds a client keeps trying to reconnect after losing its connection.
     pub reconnect_timeout_s: u32,
+    /// Deadline of each administrative query (counters, conditions, table sizes).
+    pub admin_timeout: Duration,
 }
 
 impl RunPlan {

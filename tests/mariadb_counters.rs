@@ -40,5 +40,10 @@ fn mariadb_counts_exactly_the_contract_mix() {
         }
         assert_statement_counts(&doc, w, events);
         assert!(db.fairbench(&["cleanup"]).status.success());
+        // Every connection said COM_QUIT: the server counts no aborted client.
+        let after_cleanup = mysql_counters();
+        for counter in ["Aborted_clients", "Aborted_connects"] {
+            assert_eq!(after_cleanup[counter] - before[counter], 0, "{w}: {counter} across run and cleanup");
+        }
     }
 }

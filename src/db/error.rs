@@ -5,7 +5,7 @@ pub use crate::model::{ClientFault, ErrorCode};
 use std::fmt;
 
 /// A database error.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct DbError {
     pub code: ErrorCode,
     pub message: String,

@@ -6,6 +6,7 @@
 
 #![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
 
+mod cleartext_guard;
 mod error;
 pub mod mysql;
 mod mysql_wire;
@@ -16,11 +17,33 @@ pub mod url;
 
 use crate::model::TableSize;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
 pub(crate) use error::unreachable_hint;
 pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
+
+/// How connections are opened, whatever the database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectOptions {
+    /// TCP connect, TLS and authentication together.
+    pub connect_timeout: Duration,
+    /// MySQL: the largest packet the server may send (read or skipped).
+    pub max_packet: usize,
+    /// Send the password in clear over unencrypted TCP when the server asks for it.
+    pub allow_cleartext_password: bool,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            connect_timeout: Duration::from_secs(10),
+            max_packet: 64 * 1024 * 1024,
+            allow_cleartext_password: false,
+        }
+    }
+}
 
 /// A statement parameter. Ids and k are INTEGER; c and pad are CHAR.
 #[derive(Clone, Copy, Debug)]
@@ -96,18 +119,18 @@ pub trait Database: Send + Sync + 'static {
 /// Runs `$body` with `$db` bound to the concrete database the URL names.
 #[macro_export]
 macro_rules! with_database {
-    ($url:expr, |$db:ident| $body:expr) => {
+    ($url:expr, $options:expr, |$db:ident| $body:expr) => {
         match $url.dialect {
             $crate::db::Dialect::Sqlite => {
                 let $db = std::sync::Arc::new($crate::db::sqlite::SqliteDatabase::new($url)?);
                 $body
             }
             $crate::db::Dialect::Mysql => {
-                let $db = std::sync::Arc::new($crate::db::mysql::MysqlDatabase::new($url)?);
+                let $db = std::sync::Arc::new($crate::db::mysql::MysqlDatabase::new($url, $options)?);
                 $body
             }
             $crate::db::Dialect::Postgres => {
-                let $db = std::sync::Arc::new($crate::db::postgres::PostgresDatabase::new($url)?);
+                let $db = std::sync::Arc::new($crate::db::postgres::PostgresDatabase::new($url, $options)?);
                 $body
             }
         }

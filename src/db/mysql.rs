@@ -3,8 +3,10 @@
 //! connections use fairbench's lean protocol client (mysql_wire.rs); TLS and the
 //! authentication it does not speak go through mysql_async.
 
-use super::mysql_wire::{ConnectError, WireConn};
-use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport};
+use super::mysql_wire::{ConnectError, WireConn, WireLimits};
+use super::{
+    ConnectOptions, Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport,
+};
 use crate::model::TableSize;
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
@@ -14,10 +16,11 @@ use tokio::net::{TcpStream, UnixStream};
 pub struct MysqlDatabase {
     opts: mysql_async::Opts,
     target: TargetUrl,
+    options: ConnectOptions,
 }
 
 impl MysqlDatabase {
-    pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
+    pub fn new(target: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
         let mut b = OptsBuilder::default()
             .ip_or_hostname(target.host.clone())
             .tcp_port(target.port)
@@ -26,7 +29,9 @@ impl MysqlDatabase {
             // Set explicitly: left unset, mysql_async switches 127.0.0.1 to the Unix socket
             // and runs `SELECT @@...` on connect, which the server would count as a SELECT.
             .prefer_socket(false)
-            .max_allowed_packet(Some(16 * 1024 * 1024))
+            .max_allowed_packet(Some(options.max_packet))
+            // mysql_clear_password over plain TCP only when the user allows it.
+            .enable_cleartext_plugin(options.allow_cleartext_password || target.tls != TlsMode::Off)
             .wait_timeout(Some(28_800))
             .tcp_nodelay(true)
             .stmt_cache_size(0);
@@ -51,7 +56,7 @@ impl MysqlDatabase {
                 b = b.ssl_opts(ssl);
             }
         }
-        Ok(MysqlDatabase { opts: b.into(), target: target.clone() })
+        Ok(MysqlDatabase { opts: b.into(), target: target.clone(), options: options.clone() })
     }
 }
 
@@ -60,28 +65,26 @@ impl Database for MysqlDatabase {
 
     async fn connect(&self) -> Result<MysqlConnection, DbError> {
         let t = &self.target;
+        let limit = self.options.connect_timeout;
+        let timed_out = || {
+            DbError::timeout(format!(
+                "no complete handshake within {} s (is this a MySQL server? --connect-timeout raises the limit)",
+                limit.as_secs_f64()
+            ))
+        };
         if t.tls == TlsMode::Off {
-            let (user, password, db) = (&t.user, t.password.expose(), &t.database);
-            let lean = match &t.socket {
-                Some(path) => match UnixStream::connect(path).await {
-                    Ok(s) => WireConn::connect(s, user, password, db, true).await.map(Inner::Unix),
-                    Err(e) => Err(ConnectError::Db(DbError::lost(format!("connection lost: {e}")))),
-                },
-                None => match TcpStream::connect((t.host.as_str(), t.port)).await {
-                    Ok(s) => {
-                        let _ = s.set_nodelay(true);
-                        WireConn::connect(s, user, password, db, false).await.map(Inner::Tcp)
-                    }
-                    Err(e) => Err(ConnectError::Db(DbError::lost(format!("connection lost: {e}")))),
-                },
-            };
+            let lean =
+                tokio::time::timeout(limit, self.connect_lean()).await.unwrap_or_else(|_| Err(timed_out().into()));
             match lean {
                 Ok(inner) => return Ok(MysqlConnection { inner }),
                 Err(ConnectError::Db(e)) => return Err(describe_connect_error(e, t)),
                 Err(ConnectError::Unsupported) => {} // mysql_async below
             }
         }
-        let conn = Conn::new(self.opts.clone()).await.map_err(|e| describe_connect_error(error(e), t))?;
+        let conn = match tokio::time::timeout(limit, Conn::new(self.opts.clone())).await {
+            Ok(conn) => conn.map_err(|e| describe_connect_error(error(e), t))?,
+            Err(_) => return Err(describe_connect_error(timed_out(), t)),
+        };
         Ok(MysqlConnection { inner: Inner::Async { conn, statements: Vec::new() } })
     }
 
@@ -91,6 +94,26 @@ impl Database for MysqlDatabase {
 
     fn transport(&self) -> Transport {
         self.target.network_transport()
+    }
+}
+
+impl MysqlDatabase {
+    async fn connect_lean(&self) -> Result<Inner, ConnectError> {
+        let t = &self.target;
+        let (user, password, db) = (&t.user, t.password.expose(), &t.database);
+        let limits = WireLimits { max_packet: self.options.max_packet, ..WireLimits::default() };
+        let lost = |e: std::io::Error| ConnectError::Db(DbError::lost(format!("connection lost: {e}")));
+        match &t.socket {
+            Some(path) => {
+                let s = UnixStream::connect(path).await.map_err(lost)?;
+                WireConn::connect(s, user, password, db, true, limits).await.map(Inner::Unix)
+            }
+            None => {
+                let s = TcpStream::connect((t.host.as_str(), t.port)).await.map_err(lost)?;
+                let _ = s.set_nodelay(true);
+                WireConn::connect(s, user, password, db, false, limits).await.map(Inner::Tcp)
+            }
+        }
     }
 }
 

@@ -1,7 +1,10 @@
 //! PostgreSQL and compatible services over tokio-postgres (extended protocol, statements
 //! prepared once per connection; `?` placeholders become `$n`).
 
-use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
+use super::cleartext_guard::CleartextGuard;
+use super::{
+    ConnectOptions, Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport,
+};
 use crate::model::TableSize;
 use bytes::BytesMut;
 use std::collections::BTreeMap;
@@ -13,10 +16,11 @@ pub struct PostgresDatabase {
     config: Config,
     tls: Option<rustls::ClientConfig>,
     target: TargetUrl,
+    options: ConnectOptions,
 }
 
 impl PostgresDatabase {
-    pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
+    pub fn new(target: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
         let mut config = Config::new();
         config.user(&target.user).dbname(&target.database).port(target.port).application_name("fairbench");
         if !target.password.is_empty() {
@@ -40,7 +44,57 @@ impl PostgresDatabase {
         if tls.is_some() {
             config.ssl_mode(tokio_postgres::config::SslMode::Require);
         }
-        Ok(PostgresDatabase { config, tls, target: target.clone() })
+        Ok(PostgresDatabase { config, tls, target: target.clone(), options: options.clone() })
+    }
+
+    /// Plain TCP with a password the user did not allow in clear: through the guard.
+    fn guarded(&self) -> bool {
+        self.tls.is_none()
+            && self.target.socket.is_none()
+            && !self.target.password.is_empty()
+            && !self.options.allow_cleartext_password
+    }
+
+    async fn connect_client(&self) -> Result<Client, DbError> {
+        let t = &self.target;
+        if self.guarded() {
+            let stream = tokio::net::TcpStream::connect((t.host.as_str(), t.port))
+                .await
+                .map_err(|e| DbError::lost(format!("connection lost: {e}")))?;
+            let _ = stream.set_nodelay(true);
+            let (guard, refused) = CleartextGuard::new(stream);
+            return match self.config.connect_raw(guard, NoTls).await {
+                Ok((client, conn)) => {
+                    tokio::task::spawn_local(async move {
+                        let _ = conn.await;
+                    });
+                    Ok(client)
+                }
+                Err(_) if refused.load(std::sync::atomic::Ordering::Relaxed) => Err(DbError::client(
+                    super::ClientFault::Tls,
+                    "the server asked for the password in clear over unencrypted TCP; refused \
+                     (use ?tls=require, a Unix socket, or --allow-cleartext-password)",
+                )),
+                Err(e) => Err(error(e)),
+            };
+        }
+        match &self.tls {
+            None => {
+                let (client, conn) = self.config.connect(NoTls).await.map_err(error)?;
+                tokio::task::spawn_local(async move {
+                    let _ = conn.await;
+                });
+                Ok(client)
+            }
+            Some(tls) => {
+                let make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
+                let (client, conn) = self.config.connect(make).await.map_err(error)?;
+                tokio::task::spawn_local(async move {
+                    let _ = conn.await;
+                });
+                Ok(client)
+            }
+        }
     }
 }
 
@@ -48,21 +102,15 @@ impl Database for PostgresDatabase {
     type Conn = PostgresConnection;
 
     async fn connect(&self) -> Result<PostgresConnection, DbError> {
-        let client = match &self.tls {
-            None => {
-                let (client, conn) = self.config.connect(NoTls).await.map_err(|e| connect_error(e, &self.target))?;
-                tokio::task::spawn_local(async move {
-                    let _ = conn.await;
-                });
-                client
-            }
-            Some(tls) => {
-                let make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
-                let (client, conn) = self.config.connect(make).await.map_err(|e| connect_error(e, &self.target))?;
-                tokio::task::spawn_local(async move {
-                    let _ = conn.await;
-                });
-                client
+        let limit = self.options.connect_timeout;
+        let client = match tokio::time::timeout(limit, self.connect_client()).await {
+            Ok(client) => client.map_err(|e| connect_error(e, &self.target))?,
+            Err(_) => {
+                let e = DbError::timeout(format!(
+                    "no complete connection within {} s (is this a PostgreSQL server? --connect-timeout raises the limit)",
+                    limit.as_secs_f64()
+                ));
+                return Err(connect_error(e, &self.target));
             }
         };
         Ok(PostgresConnection { client, statements: Vec::new() })
@@ -283,12 +331,11 @@ fn error(e: tokio_postgres::Error) -> DbError {
     DbError::lost(format!("connection lost: {detail}"))
 }
 
-fn connect_error(e: tokio_postgres::Error, t: &TargetUrl) -> DbError {
+fn connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
     let at = match &t.socket {
         Some(s) => format!("socket {}", s.display()),
         None => format!("{}:{}", t.host, t.port),
     };
-    let mut err = error(e);
     let sqlstate = match &err.code {
         super::ErrorCode::Sqlstate(s) => s.as_str(),
         _ => "",

@@ -31,9 +31,6 @@ pub const TICK: Duration = Duration::from_secs(1);
 const GRACE: Duration = Duration::from_secs(10);
 /// The same after Ctrl-C: the user wants the results now (saved within about 2 s).
 const GRACE_INTERRUPTED: Duration = Duration::from_millis(1200);
-/// Bound on the administrative queries around the measured phase (server counters).
-pub const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// After a failed run the server may be the reason: the end-of-run reads wait this long.
 pub const AFTER_FAILURE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -163,7 +160,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     let mut workers = Workers::spawn(db.clone(), plan, &kinds, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
 
-    let counters_before = bounded(&admin_rt, ADMIN_TIMEOUT, admin.status_counters()).unwrap_or_default();
+    let counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
     let started_at = SystemTime::now();
     let start = Instant::now();
     let warmup = Duration::from_secs(plan.warmup_s as u64);
@@ -184,7 +181,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     };
     signal::uninstall();
     // A server that went away or hangs leaves the counters empty (the audit says so).
-    let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { ADMIN_TIMEOUT };
+    let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
     let counters_after = bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default();
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(start + warmup).as_secs_f64(),

@@ -204,7 +204,7 @@ pub fn pg_exec(url: &str, sql: &str) {
     })
 }
 
-/// MariaDB's own statement counters (SHOW GLOBAL STATUS), read directly.
+/// MariaDB's own statement and aborted-connection counters (SHOW GLOBAL STATUS), read directly.
 pub fn mysql_counters() -> BTreeMap<String, i64> {
     rt().block_on(async {
         // Settings given up front: otherwise the client would SELECT them on connect.
@@ -215,7 +215,8 @@ pub fn mysql_counters() -> BTreeMap<String, i64> {
         .max_allowed_packet(Some(16 << 20))
         .wait_timeout(Some(28_800));
         let mut c = mysql_async::Conn::new(opts).await.unwrap();
-        let rows: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS LIKE 'Com\\_%'").await.unwrap();
+        let mut rows: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS LIKE 'Com\\_%'").await.unwrap();
+        rows.extend(c.query::<(String, String), _>("SHOW GLOBAL STATUS LIKE 'Aborted\\_%'").await.unwrap());
         c.disconnect().await.unwrap();
         rows.into_iter().filter_map(|(k, v)| v.parse().ok().map(|v| (k, v))).collect()
     })

@@ -1,0 +1,230 @@
+//! Framing: packets in and out of the stream, sequence ids checked, lengths checked
+//! against the limits before anything is buffered, skipped data never buffered.
+
+use super::packets::err_packet;
+use super::{Socket, WireConn, HANDSHAKE_LIMIT, MAX_FRAME, READ_BUFFER, STATUS_LIMIT};
+use crate::db::DbError;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn io(e: std::io::Error) -> DbError {
+    DbError::lost(format!("connection lost: {e}"))
+}
+
+/// `max_packet`: the limit is the user's `--max-packet`, not a fixed protocol bound.
+pub(super) fn too_large(len: usize, limit: usize, phase: &str, max_packet: bool) -> DbError {
+    let advice = if max_packet { " (--max-packet raises the limit)" } else { "" };
+    DbError::protocol(format!("the server sent a packet of {len} bytes {phase}, over the limit of {limit}{advice}"))
+}
+
+/// What the next packet is, from its first byte.
+enum Kind {
+    /// An EOF or OK terminator (0xfe and short) or an ERR (0xff): read it.
+    Status,
+    /// A row or column definition: skip it unread.
+    Data,
+}
+
+impl<S: Socket> WireConn<S> {
+    /// Writes `out` as one packet (split into frames) with the current sequence id.
+    pub(super) async fn send(&mut self) -> Result<(), DbError> {
+        let mut framed = Vec::with_capacity(self.out.len() + 8);
+        let mut chunks = self.out.chunks(MAX_FRAME).peekable();
+        if chunks.peek().is_none() {
+            framed.extend_from_slice(&[0, 0, 0, self.seq]);
+            self.seq = self.seq.wrapping_add(1);
+        }
+        let mut last_len = 0;
+        for chunk in chunks {
+            framed.extend_from_slice(&(chunk.len() as u32).to_le_bytes()[..3]);
+            framed.push(self.seq);
+            self.seq = self.seq.wrapping_add(1);
+            framed.extend_from_slice(chunk);
+            last_len = chunk.len();
+        }
+        if last_len == MAX_FRAME {
+            framed.extend_from_slice(&[0, 0, 0, self.seq]);
+            self.seq = self.seq.wrapping_add(1);
+        }
+        self.write(&framed).await
+    }
+
+    pub(super) async fn write(&mut self, bytes: &[u8]) -> Result<(), DbError> {
+        self.writing = true;
+        self.stream.write_all(bytes).await.map_err(io)?;
+        self.writing = false;
+        Ok(())
+    }
+
+    /// Starts a command: resets the sequence and writes `out` with `cmd` prepended.
+    pub(super) async fn command(&mut self, cmd: u8, body: impl FnOnce(&mut Vec<u8>)) -> Result<(), DbError> {
+        // Header space reserved in front so the command goes out in one write.
+        self.out.clear();
+        self.out.extend_from_slice(&[0, 0, 0, 0, cmd]);
+        body(&mut self.out);
+        let len = self.out.len() - 4;
+        if len >= MAX_FRAME {
+            let payload = self.out.split_off(4);
+            self.out = payload;
+            self.seq = 0;
+            return self.send().await;
+        }
+        self.out[..3].copy_from_slice(&(len as u32).to_le_bytes()[..3]);
+        self.out[3] = 0;
+        self.seq = 1;
+        let out = std::mem::take(&mut self.out);
+        let result = self.write(&out).await;
+        self.out = out;
+        result
+    }
+
+    /// Makes `need` unconsumed bytes available in `buf` (need ≤ the caller's limit + 4).
+    pub(super) async fn fill(&mut self, need: usize) -> Result<(), DbError> {
+        if self.end - self.start >= need {
+            return Ok(());
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+        while self.end < need {
+            let n = self.stream.read(&mut self.buf[self.end..]).await.map_err(io)?;
+            if n == 0 {
+                return Err(DbError::lost("connection closed by the server"));
+            }
+            self.end += n;
+        }
+        Ok(())
+    }
+
+    /// Consumes `n` bytes without keeping them: memory stays at the buffer's size.
+    pub(super) async fn discard(&mut self, mut n: usize) -> Result<(), DbError> {
+        loop {
+            let k = (self.end - self.start).min(n);
+            self.start += k;
+            n -= k;
+            if n == 0 {
+                return Ok(());
+            }
+            let cap = self.buf.len().min(READ_BUFFER.max(n));
+            self.start = 0;
+            self.end = self.stream.read(&mut self.buf[..cap]).await.map_err(io)?;
+            if self.end == 0 {
+                return Err(DbError::lost("connection closed by the server"));
+            }
+        }
+    }
+
+    /// A frame header: the payload length, with the sequence id checked.
+    pub(super) async fn header(&mut self) -> Result<usize, DbError> {
+        self.fill(4).await?;
+        let h = &self.buf[self.start..self.start + 4];
+        let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
+        if h[3] != self.seq {
+            return Err(DbError::protocol(format!(
+                "packet out of order from the server: sequence id {}, expected {}",
+                h[3], self.seq
+            )));
+        }
+        self.seq = self.seq.wrapping_add(1);
+        self.start += 4;
+        Ok(len)
+    }
+
+    /// The next packet's payload (valid until the next read), at most `limit` bytes.
+    pub(super) async fn read_packet(&mut self, limit: usize, phase: &str) -> Result<&[u8], DbError> {
+        let len = self.header().await?;
+        self.payload(len, limit, phase).await
+    }
+
+    /// The payload of a packet whose header was read.
+    pub(super) async fn payload(&mut self, len: usize, limit: usize, phase: &str) -> Result<&[u8], DbError> {
+        if len > limit {
+            let user_limit = limit != HANDSHAKE_LIMIT && limit != STATUS_LIMIT || limit == self.limits.max_packet;
+            return Err(too_large(len, limit, phase, user_limit));
+        }
+        if len < MAX_FRAME {
+            self.fill(len).await?;
+            let from = self.start;
+            self.start += len;
+            return Ok(&self.buf[from..from + len]);
+        }
+        // Continuation frames, assembled; the total is checked before each is buffered.
+        self.long.clear();
+        if self.long.capacity() > READ_BUFFER {
+            self.long.shrink_to(READ_BUFFER);
+        }
+        let mut len = len;
+        loop {
+            let mut left = len;
+            while left > 0 {
+                self.fill(1).await?;
+                let k = (self.end - self.start).min(left);
+                self.long.extend_from_slice(&self.buf[self.start..self.start + k]);
+                self.start += k;
+                left -= k;
+            }
+            if len < MAX_FRAME {
+                return Ok(&self.long);
+            }
+            len = self.header().await?;
+            if self.long.len() + len > limit {
+                return Err(too_large(self.long.len() + len, limit, phase, limit == self.limits.max_packet));
+            }
+        }
+    }
+
+    /// Skips a packet whose header was read, frame by frame, never buffering it.
+    pub(super) async fn skip_payload(&mut self, len: usize) -> Result<(), DbError> {
+        let mut len = len;
+        let mut total = len;
+        loop {
+            if total > self.limits.max_packet {
+                return Err(too_large(total, self.limits.max_packet, "in a result row", true));
+            }
+            self.discard(len).await?;
+            if len < MAX_FRAME {
+                return Ok(());
+            }
+            len = self.header().await?;
+            total += len;
+        }
+    }
+
+    /// Reads the next header and classifies the packet by its first byte.
+    async fn next_kind(&mut self) -> Result<(usize, Kind), DbError> {
+        let len = self.header().await?;
+        if len == 0 {
+            return Ok((0, Kind::Data));
+        }
+        self.fill(1).await?;
+        let kind = match self.buf[self.start] {
+            0xfe if len < MAX_FRAME => Kind::Status,
+            0xff => Kind::Status,
+            _ => Kind::Data,
+        };
+        Ok((len, kind))
+    }
+
+    /// Skips the next packet if it is data (a row, a column definition); an OK or EOF is
+    /// returned, an ERR is the error it carries.
+    pub(super) async fn skip_unless_status(&mut self, phase: &str) -> Result<Option<&[u8]>, DbError> {
+        let (len, kind) = self.next_kind().await?;
+        match kind {
+            Kind::Data => {
+                self.skip_payload(len).await?;
+                Ok(None)
+            }
+            Kind::Status => {
+                let p = self.payload(len, STATUS_LIMIT, phase).await?;
+                if p[0] == 0xff {
+                    return Err(err_packet(p));
+                }
+                Ok(Some(p))
+            }
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! A lean MySQL client/server protocol client for the measured hot path: prepared
+//! statements over the binary protocol, result rows skipped without decoding, buffers
+//! reused, one write per command. It speaks plain TCP and Unix sockets with
+//! mysql_native_password and caching_sha2_password (fast path, or cleartext on a socket);
+//! anything else (TLS, RSA key exchange, other plugins) is left to mysql_async.
+//!
+//! The server is not trusted: every length is checked against [`WireLimits`], sequence ids
+//! are checked, rows being skipped are never buffered, and a malformed reply is a protocol
+//! error naming the phase, never a panic. Memory per measured connection stays under
+//! 1 MiB plus a 64 KiB buffer whatever the server sends (rows are skipped unbuffered);
+//! the introspection queries (query_rows) keep at most `max_packet` of rows and packets.
+
+mod auth;
+mod framing;
+mod packets;
+#[cfg(test)]
+mod tests;
+
+use super::{ClientFault, DbError, Param};
+use framing::too_large;
+use packets::*;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// The protocol's frame limit: a payload this long continues in the next frame.
+const MAX_FRAME: usize = 0xff_ffff;
+/// Handshake and authentication packets are small; anything larger is not a MySQL server.
+const HANDSHAKE_LIMIT: usize = 64 * 1024;
+/// Authentication replies read before giving up (one switch, fast-auth, full auth, OK).
+const MAX_AUTH_REPLIES: usize = 4;
+const READ_BUFFER: usize = 64 * 1024;
+/// OK, ERR, EOF, column counts and prepare replies on the measured path: small by nature.
+/// Rows are skipped unbuffered, so a client connection holds at most this plus READ_BUFFER
+/// whatever `max_packet` is; only introspection (query_rows) buffers up to `max_packet`.
+const STATUS_LIMIT: usize = 1024 * 1024;
+
+/// What the client accepts from a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WireLimits {
+    /// The largest packet (a reply row, an error) read into memory or skipped.
+    pub max_packet: usize,
+    /// The most columns (and statement parameters) a reply may announce.
+    pub max_columns: usize,
+}
+
+impl Default for WireLimits {
+    fn default() -> Self {
+        WireLimits { max_packet: 64 * 1024 * 1024, max_columns: 4096 }
+    }
+}
+
+pub enum ConnectError {
+    /// The server wants an authentication this client does not speak: use mysql_async.
+    Unsupported,
+    Db(DbError),
+}
+
+impl From<DbError> for ConnectError {
+    fn from(e: DbError) -> Self {
+        ConnectError::Db(e)
+    }
+}
+
+struct Prepared {
+    id: u32,
+    params: u16,
+}
+
+/// A byte stream to a server. `drained`: after a complete reply the server has nothing more
+/// to say (request/response), so read readiness can be dropped without a syscall, saving
+/// one read per statement. `try_send`: a non-blocking write for COM_QUIT on drop.
+pub trait Socket: AsyncRead + AsyncWrite + Unpin {
+    fn drained(&self) {}
+    fn try_send(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
+}
+
+impl Socket for tokio::net::TcpStream {
+    fn drained(&self) {
+        let _ = self.try_io(tokio::io::Interest::READABLE, || Err::<(), _>(std::io::ErrorKind::WouldBlock.into()));
+    }
+    fn try_send(&mut self, bytes: &[u8]) {
+        let _ = self.try_write(bytes);
+    }
+}
+
+impl Socket for tokio::net::UnixStream {
+    fn drained(&self) {
+        let _ = self.try_io(tokio::io::Interest::READABLE, || Err::<(), _>(std::io::ErrorKind::WouldBlock.into()));
+    }
+    fn try_send(&mut self, bytes: &[u8]) {
+        let _ = self.try_write(bytes);
+    }
+}
+
+pub struct WireConn<S: Socket> {
+    stream: S,
+    limits: WireLimits,
+    /// Bytes read from the socket; `start..end` not yet consumed.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// A payload spread over several frames, assembled here.
+    long: Vec<u8>,
+    out: Vec<u8>,
+    seq: u8,
+    caps: u32,
+    /// A command is being written: a COM_QUIT now would corrupt the stream.
+    writing: bool,
+    statements: Vec<Prepared>,
+    pub server_version: String,
+}
+
+fn malformed(phase: &str, m: Malformed) -> DbError {
+    DbError::protocol(format!("malformed reply from the server {phase}: {}", m.0))
+}
+
+impl<S: Socket> WireConn<S> {
+    /// Handshake and authentication. `secure`: the transport is a Unix socket, where
+    /// caching_sha2_password may send the password in clear.
+    pub async fn connect(
+        stream: S,
+        user: &str,
+        password: &str,
+        db: &str,
+        secure: bool,
+        limits: WireLimits,
+    ) -> Result<Self, ConnectError> {
+        let mut c = WireConn {
+            stream,
+            limits,
+            buf: vec![0; READ_BUFFER],
+            start: 0,
+            end: 0,
+            long: Vec::new(),
+            out: Vec::with_capacity(1024),
+            seq: 0,
+            caps: 0,
+            writing: false,
+            statements: Vec::new(),
+            server_version: String::new(),
+        };
+        let p = match c.read_packet(HANDSHAKE_LIMIT, "as its greeting").await {
+            Err(e) if e.fault() == Some(ClientFault::Protocol) => {
+                return Err(DbError::protocol(format!("{} (is this a MySQL server?)", e.message)).into());
+            }
+            p => p?,
+        };
+        if p.first() == Some(&0xff) {
+            return Err(err_packet(p).into());
+        }
+        let greeting = Greeting::parse(p).map_err(|m| malformed("in its greeting (is this a MySQL server?)", m))?;
+        c.server_version = greeting.server_version.clone();
+        c.caps = (CLIENT_LONG_PASSWORD
+            | CLIENT_CONNECT_WITH_DB
+            | CLIENT_PROTOCOL_41
+            | CLIENT_TRANSACTIONS
+            | CLIENT_SECURE_CONNECTION
+            | CLIENT_MULTI_RESULTS
+            | CLIENT_PLUGIN_AUTH
+            | CLIENT_DEPRECATE_EOF)
+            & greeting.capabilities;
+        let response = auth::scramble(&greeting.plugin, password, &greeting.nonce).ok_or(ConnectError::Unsupported)?;
+        c.out.clear();
+        c.out.extend_from_slice(&c.caps.to_le_bytes());
+        c.out.extend_from_slice(&(16u32 << 20).to_le_bytes());
+        c.out.push(45); // utf8mb4_general_ci
+        c.out.extend_from_slice(&[0; 23]);
+        c.out.extend_from_slice(user.as_bytes());
+        c.out.push(0);
+        c.out.push(response.len() as u8);
+        c.out.extend_from_slice(&response);
+        c.out.extend_from_slice(db.as_bytes());
+        c.out.push(0);
+        c.out.extend_from_slice(greeting.plugin.as_bytes());
+        c.out.push(0);
+        c.send().await?;
+        let mut switched = false;
+        for _ in 0..MAX_AUTH_REPLIES {
+            let p = c.read_packet(HANDSHAKE_LIMIT, "authentication").await?;
+            match AuthReply::parse(p).map_err(|m| malformed("during authentication", m))? {
+                AuthReply::Ok => return Ok(c),
+                AuthReply::Err(e) => return Err(e.into()),
+                AuthReply::Switch { plugin, nonce } => {
+                    if switched {
+                        return Err(DbError::protocol("the server asked to switch authentication method twice").into());
+                    }
+                    switched = true;
+                    let resp = auth::scramble(&plugin, password, &nonce).ok_or(ConnectError::Unsupported)?;
+                    c.out.clear();
+                    c.out.extend_from_slice(&resp);
+                    c.send().await?;
+                }
+                AuthReply::FastAuthOk => {}
+                AuthReply::FullAuth => {
+                    // Cleartext only on a socket; RSA is mysql_async's job.
+                    if !secure {
+                        return Err(ConnectError::Unsupported);
+                    }
+                    c.out.clear();
+                    c.out.extend_from_slice(password.as_bytes());
+                    c.out.push(0);
+                    c.send().await?;
+                }
+            }
+        }
+        Err(DbError::protocol(format!("authentication did not finish after {MAX_AUTH_REPLIES} server replies")).into())
+    }
+
+    /// Reads a complete response, skipping any result rows.
+    async fn drain_response(&mut self, phase: &str) -> Result<(), DbError> {
+        let result = self.drain_inner(phase).await;
+        self.finished();
+        result
+    }
+
+    /// A reply is complete and the server speaks only when spoken to: if every byte
+    /// received is consumed, the socket is empty.
+    fn finished(&mut self) {
+        if self.start == self.end {
+            self.stream.drained();
+        }
+    }
+
+    /// The first packet of a reply: OK (Ok(None)), ERR, or a result set's column count.
+    async fn reply_start(&mut self, phase: &str) -> Result<Option<usize>, DbError> {
+        let (caps, max_columns) = (self.caps, self.limits.max_columns);
+        let p = self.read_packet(STATUS_LIMIT, phase).await?;
+        match p.first() {
+            Some(0x00) => {
+                if more_results(caps, p).map_err(|m| malformed(phase, m))? {
+                    return Err(DbError::protocol(format!("unexpected extra result sets from the server {phase}")));
+                }
+                Ok(None)
+            }
+            Some(0xff) => Err(err_packet(p)),
+            _ => column_count(p, max_columns).map(Some).map_err(|m| malformed(phase, m)),
+        }
+    }
+
+    async fn drain_inner(&mut self, phase: &str) -> Result<(), DbError> {
+        let caps = self.caps;
+        let max_columns = self.limits.max_columns;
+        loop {
+            let p = self.read_packet(STATUS_LIMIT, phase).await?;
+            let columns = match p.first() {
+                Some(0x00) => {
+                    if more_results(caps, p).map_err(|m| malformed(phase, m))? {
+                        continue;
+                    }
+                    return Ok(());
+                }
+                Some(0xff) => return Err(err_packet(p)),
+                _ => column_count(p, max_columns).map_err(|m| malformed(phase, m))?,
+            };
+            // A result set: column definitions, [EOF], rows, EOF/OK.
+            self.skip_definitions(columns, phase).await?;
+            loop {
+                if let Some(p) = self.skip_unless_status(phase).await? {
+                    if more_results(caps, p).map_err(|m| malformed(phase, m))? {
+                        break;
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Skips `n` column definitions and, without CLIENT_DEPRECATE_EOF, the EOF after them.
+    async fn skip_definitions(&mut self, n: usize, phase: &str) -> Result<(), DbError> {
+        for _ in 0..n {
+            if self.skip_unless_status(phase).await?.is_some() {
+                return Err(DbError::protocol(format!("a result set cut short in its columns {phase}")));
+            }
+        }
+        if n > 0 && self.caps & CLIENT_DEPRECATE_EOF == 0 {
+            let p = self.read_packet(STATUS_LIMIT, phase).await?;
+            if p.first() != Some(&0xfe) {
+                return Err(DbError::protocol(format!("no EOF after the column definitions {phase}")));
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
+        const PHASE: &str = "in reply to COM_STMT_PREPARE";
+        self.command(0x16, |out| out.extend_from_slice(sql.as_bytes())).await?;
+        let max_columns = self.limits.max_columns;
+        let p = self.read_packet(STATUS_LIMIT, PHASE).await?;
+        if p.first() == Some(&0xff) {
+            return Err(err_packet(p));
+        }
+        let ok = PrepareOk::parse(p, max_columns).map_err(|m| malformed(PHASE, m))?;
+        self.skip_definitions(ok.params as usize, PHASE).await?;
+        self.skip_definitions(ok.columns as usize, PHASE).await?;
+        self.finished();
+        self.statements.push(Prepared { id: ok.id, params: ok.params });
+        Ok(self.statements.len() - 1)
+    }
+
+    pub async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+        let Some(s) = self.statements.get(stmt) else {
+            return Err(DbError::client(ClientFault::Other, format!("no prepared statement {stmt}")));
+        };
+        let (id, n) = (s.id, s.params as usize);
+        if n != params.len() {
+            return Err(DbError::client(
+                ClientFault::Other,
+                format!("statement takes {n} parameters, {} given", params.len()),
+            ));
+        }
+        self.command(0x17, |out| {
+            out.extend_from_slice(&id.to_le_bytes());
+            out.push(0); // CURSOR_TYPE_NO_CURSOR
+            out.extend_from_slice(&1u32.to_le_bytes());
+            if n > 0 {
+                out.extend(std::iter::repeat_n(0u8, n.div_ceil(8))); // no NULLs
+                out.push(1); // types follow
+                for p in params {
+                    match p {
+                        Param::Int(_) => out.extend_from_slice(&[0x03, 0]), // MYSQL_TYPE_LONG, signed
+                        Param::Text(_) => out.extend_from_slice(&[0xfd, 0]), // VAR_STRING
+                    }
+                }
+                for p in params {
+                    match p {
+                        Param::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+                        Param::Text(s) => {
+                            put_lenenc(out, s.len() as u64);
+                            out.extend_from_slice(s.as_bytes());
+                        }
+                    }
+                }
+            }
+        })
+        .await?;
+        self.drain_response("in reply to COM_STMT_EXECUTE").await
+    }
+
+    pub async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
+        self.command(0x03, |out| out.extend_from_slice(sql.as_bytes())).await?;
+        self.drain_response("in reply to COM_QUERY").await
+    }
+
+    /// A text-protocol query's rows as strings (NULL as None): for SHOW commands. Rows are
+    /// read into memory, so this is for introspection, never the workload.
+    pub async fn query_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        const PHASE: &str = "in reply to a SHOW query";
+        self.command(0x03, |out| out.extend_from_slice(sql.as_bytes())).await?;
+        let Some(columns) = self.reply_start(PHASE).await? else {
+            return Ok(Vec::new());
+        };
+        self.skip_definitions(columns, PHASE).await?;
+        let mut rows = Vec::new();
+        let mut bytes = 0usize;
+        let (caps, max_packet) = (self.caps, self.limits.max_packet);
+        loop {
+            let p = self.read_packet(max_packet, PHASE).await?;
+            match p.first() {
+                Some(0xfe) if p.len() < MAX_FRAME => {
+                    if more_results(caps, p).map_err(|m| malformed(PHASE, m))? {
+                        return Err(DbError::protocol(format!("unexpected extra result sets {PHASE}")));
+                    }
+                    self.finished();
+                    return Ok(rows);
+                }
+                Some(0xff) => return Err(err_packet(p)),
+                _ => {}
+            }
+            // The rows kept are bounded like one packet: a server cannot fill memory.
+            bytes += p.len() + 24 * columns;
+            if bytes > max_packet {
+                return Err(too_large(bytes, max_packet, PHASE, true));
+            }
+            rows.push(text_row(p, columns).map_err(|m| malformed(PHASE, m))?);
+        }
+    }
+}
+
+impl<S: Socket> Drop for WireConn<S> {
+    /// COM_QUIT, so the server counts a clean close rather than an aborted client.
+    fn drop(&mut self) {
+        if !self.writing {
+            self.stream.try_send(&[1, 0, 0, 0, 0x01]);
+        }
+    }
+}

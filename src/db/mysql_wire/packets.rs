@@ -1,0 +1,396 @@
+//! Parsers for the server's packets. Every length, count and offset comes from the network,
+//! so every read is bounds-checked and every failure is a `Malformed` naming what was wrong:
+//! nothing here can panic or allocate more than the packet it is given.
+
+use super::super::DbError;
+
+pub const CLIENT_LONG_PASSWORD: u32 = 1;
+pub const CLIENT_CONNECT_WITH_DB: u32 = 8;
+pub const CLIENT_PROTOCOL_41: u32 = 0x200;
+pub const CLIENT_TRANSACTIONS: u32 = 0x2000;
+pub const CLIENT_SECURE_CONNECTION: u32 = 0x8000;
+pub const CLIENT_MULTI_RESULTS: u32 = 0x20000;
+pub const CLIENT_PLUGIN_AUTH: u32 = 0x80000;
+pub const CLIENT_DEPRECATE_EOF: u32 = 0x0100_0000;
+const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;
+
+/// What a malformed packet lacked; becomes a protocol error naming the phase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed(pub &'static str);
+
+/// A cursor over one packet's payload.
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    pub fn u8(&mut self, what: &'static str) -> Result<u8, Malformed> {
+        Ok(self.take(1, what)?[0])
+    }
+
+    pub fn u16(&mut self, what: &'static str) -> Result<u16, Malformed> {
+        let b = self.take(2, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    pub fn u32(&mut self, what: &'static str) -> Result<u32, Malformed> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], Malformed> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or(Malformed(what))?;
+        let s = &self.buf[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    /// Bytes up to a NUL (consumed, not returned).
+    pub fn nul_terminated(&mut self, what: &'static str) -> Result<&'a [u8], Malformed> {
+        let rest = &self.buf[self.pos..];
+        let n = rest.iter().position(|&b| b == 0).ok_or(Malformed(what))?;
+        self.pos += n + 1;
+        Ok(&rest[..n])
+    }
+
+    pub fn rest(&mut self) -> &'a [u8] {
+        let s = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        s
+    }
+
+    /// A length-encoded integer; `None` is SQL NULL (0xfb).
+    pub fn lenenc(&mut self, what: &'static str) -> Result<Option<u64>, Malformed> {
+        let b = self.u8(what)?;
+        let n = match b {
+            0..=0xfa => return Ok(Some(b as u64)),
+            0xfb => return Ok(None),
+            0xfc => 2,
+            0xfd => 3,
+            0xfe => 8,
+            0xff => return Err(Malformed(what)), // an ERR marker, never a length
+        };
+        let bytes = self.take(n, what)?;
+        let mut v = [0u8; 8];
+        v[..n].copy_from_slice(bytes);
+        Ok(Some(u64::from_le_bytes(v)))
+    }
+
+    /// A length-encoded string; `None` is SQL NULL.
+    pub fn lenenc_bytes(&mut self, what: &'static str) -> Result<Option<&'a [u8]>, Malformed> {
+        match self.lenenc(what)? {
+            None => Ok(None),
+            Some(len) => {
+                let len = usize::try_from(len).map_err(|_| Malformed(what))?;
+                self.take(len, what).map(Some)
+            }
+        }
+    }
+}
+
+pub fn put_lenenc(out: &mut Vec<u8>, v: u64) {
+    match v {
+        0..=0xfa => out.push(v as u8),
+        0xfb..=0xffff => {
+            out.push(0xfc);
+            out.extend_from_slice(&(v as u16).to_le_bytes());
+        }
+        0x1_0000..=0xff_ffff => {
+            out.push(0xfd);
+            out.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
+        }
+        _ => {
+            out.push(0xfe);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// The server's initial handshake (protocol 10; v9 servers are older than MySQL 3.22).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Greeting {
+    pub server_version: String,
+    pub nonce: Vec<u8>,
+    pub capabilities: u32,
+    pub plugin: String,
+}
+
+impl Greeting {
+    pub fn parse(p: &[u8]) -> Result<Greeting, Malformed> {
+        let mut r = Reader::new(p);
+        match r.u8("an empty greeting")? {
+            10 => {}
+            9 => return Err(Malformed("protocol version 9 (only protocol 10, MySQL 4.1 and later, is supported)")),
+            _ => return Err(Malformed("no MySQL protocol version in the greeting")),
+        }
+        let version = r.nul_terminated("an unterminated server version")?;
+        r.take(4, "a greeting cut short before the connection id")?;
+        let mut nonce = r.take(8, "a greeting cut short in the nonce")?.to_vec();
+        r.take(1, "a greeting cut short")?;
+        let caps_low = r.u16("a greeting without capabilities")? as u32;
+        let mut capabilities = caps_low;
+        let mut plugin = String::new();
+        // Everything after the low capabilities is optional in old servers.
+        if let Ok(_charset) = r.u8("") {
+            r.u16("a greeting cut short in the status flags")?;
+            capabilities |= (r.u16("a greeting cut short in the capabilities")? as u32) << 16;
+            let auth_len = r.u8("a greeting cut short in the nonce length")? as usize;
+            r.take(10, "a greeting cut short in the reserved bytes")?;
+            if capabilities & CLIENT_SECURE_CONNECTION != 0 {
+                // The rest of the nonce: max(13, auth_len - 8) bytes, NUL-terminated.
+                let part2 = auth_len.saturating_sub(8).max(13);
+                let p2 = r.take(part2, "a greeting cut short in the second nonce part")?;
+                nonce.extend_from_slice(p2.strip_suffix(&[0]).unwrap_or(p2));
+            }
+            if capabilities & CLIENT_PLUGIN_AUTH != 0 {
+                let rest = r.rest();
+                let name = rest.split(|&b| b == 0).next().unwrap_or_default();
+                plugin = String::from_utf8_lossy(name).into_owned();
+            }
+        }
+        if capabilities & CLIENT_PROTOCOL_41 == 0 {
+            return Err(Malformed("a server without the 4.1 protocol (CLIENT_PROTOCOL_41)"));
+        }
+        if plugin.is_empty() {
+            plugin = "mysql_native_password".into();
+        }
+        Ok(Greeting { server_version: String::from_utf8_lossy(version).into_owned(), nonce, capabilities, plugin })
+    }
+}
+
+/// An ERR packet (0xff) as a DbError with the server's code. Tolerant: an ERR packet too
+/// short to hold a code still is an error, with code 0.
+pub fn err_packet(p: &[u8]) -> DbError {
+    let code = u16::from_le_bytes([p.get(1).copied().unwrap_or(0), p.get(2).copied().unwrap_or(0)]);
+    let msg_start = if p.get(3) == Some(&b'#') { 9 } else { 3 };
+    let message = String::from_utf8_lossy(p.get(msg_start..).unwrap_or_default());
+    // A server's message is shown as one line of bounded length.
+    let message: String = message.chars().take(512).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    DbError::mysql(code, message)
+}
+
+/// Whether an OK or EOF packet announces another result set.
+pub fn more_results(caps: u32, p: &[u8]) -> Result<bool, Malformed> {
+    let mut r = Reader::new(p);
+    r.u8("an empty OK packet")?;
+    let status = if p.first() == Some(&0xfe) && p.len() < 9 && caps & CLIENT_DEPRECATE_EOF == 0 {
+        // EOF: header, warnings(2), status(2)
+        r.u16("an EOF packet cut short")?;
+        r.u16("an EOF packet cut short")?
+    } else {
+        r.lenenc("an OK packet cut short in the affected rows")?;
+        r.lenenc("an OK packet cut short in the insert id")?;
+        r.u16("an OK packet cut short in the status")?
+    };
+    Ok(status & SERVER_MORE_RESULTS_EXISTS != 0)
+}
+
+/// The first packet of a result set: how many column definitions follow.
+pub fn column_count(p: &[u8], max_columns: usize) -> Result<usize, Malformed> {
+    let n = Reader::new(p).lenenc("a result set without a column count")?.ok_or(Malformed("a NULL column count"))?;
+    match usize::try_from(n) {
+        Ok(n) if n > 0 && n <= max_columns => Ok(n),
+        Ok(0) => Err(Malformed("a result set with zero columns")),
+        _ => Err(Malformed("a result set with more columns than the limit")),
+    }
+}
+
+/// COM_STMT_PREPARE's OK: statement id, result columns, parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrepareOk {
+    pub id: u32,
+    pub columns: u16,
+    pub params: u16,
+}
+
+impl PrepareOk {
+    pub fn parse(p: &[u8], max_columns: usize) -> Result<PrepareOk, Malformed> {
+        let mut r = Reader::new(p);
+        if r.u8("an empty prepare reply")? != 0 {
+            return Err(Malformed("a prepare reply that is neither OK nor ERR"));
+        }
+        let id = r.u32("a prepare reply cut short")?;
+        let columns = r.u16("a prepare reply cut short")?;
+        let params = r.u16("a prepare reply cut short")?;
+        if columns as usize > max_columns || params as usize > max_columns {
+            return Err(Malformed("a prepare reply with more columns or parameters than the limit"));
+        }
+        Ok(PrepareOk { id, columns, params })
+    }
+}
+
+/// A text-protocol row of exactly `columns` values (NULL as None).
+pub fn text_row(p: &[u8], columns: usize) -> Result<Vec<Option<String>>, Malformed> {
+    let mut r = Reader::new(p);
+    let mut row = Vec::with_capacity(columns.min(p.len()));
+    for _ in 0..columns {
+        let v = r.lenenc_bytes("a row cut short")?;
+        row.push(v.map(|b| String::from_utf8_lossy(b).into_owned()));
+    }
+    if !r.rest().is_empty() {
+        return Err(Malformed("a row longer than its columns"));
+    }
+    Ok(row)
+}
+
+/// What the server says during authentication after the client's response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthReply {
+    Ok,
+    Err(DbError),
+    /// Use another plugin, with a new nonce.
+    Switch {
+        plugin: String,
+        nonce: Vec<u8>,
+    },
+    /// caching_sha2_password: the fast path worked, OK follows.
+    FastAuthOk,
+    /// caching_sha2_password: send the full password (only over a secure transport).
+    FullAuth,
+}
+
+impl AuthReply {
+    pub fn parse(p: &[u8]) -> Result<AuthReply, Malformed> {
+        let mut r = Reader::new(p);
+        match r.u8("an empty authentication reply")? {
+            0x00 => Ok(AuthReply::Ok),
+            0xff => Ok(AuthReply::Err(err_packet(p))),
+            0xfe => {
+                let plugin = r.nul_terminated("an auth switch without a plugin name")?;
+                let data = r.rest();
+                Ok(AuthReply::Switch {
+                    plugin: String::from_utf8_lossy(plugin).into_owned(),
+                    nonce: data.strip_suffix(&[0]).unwrap_or(data).to_vec(),
+                })
+            }
+            0x01 => match r.u8("an empty auth-more-data packet")? {
+                3 => Ok(AuthReply::FastAuthOk),
+                4 => Ok(AuthReply::FullAuth),
+                _ => Err(Malformed("auth-more-data this client does not speak")),
+            },
+            _ => Err(Malformed("an authentication reply that is neither OK, ERR nor a switch")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn lenenc_round_trip() {
+        for v in [0u64, 250, 251, 65_535, 65_536, 16_777_215, 16_777_216, u64::MAX / 3] {
+            let mut out = Vec::new();
+            put_lenenc(&mut out, v);
+            let mut r = Reader::new(&out);
+            assert_eq!(r.lenenc("x"), Ok(Some(v)));
+            assert!(r.rest().is_empty());
+        }
+    }
+
+    #[test]
+    fn lenenc_cut_short_is_malformed() {
+        for bytes in [&[0xfc, 1][..], &[0xfd, 1, 2], &[0xfe, 1, 2, 3, 4, 5, 6, 7], &[0xff], &[]] {
+            assert!(Reader::new(bytes).lenenc("x").is_err(), "{bytes:?}");
+        }
+        // A string claiming more bytes than the packet holds.
+        assert!(Reader::new(&[0xfe, 0, 0, 0, 0, 0, 0, 0, 0x80]).lenenc_bytes("x").is_err());
+    }
+
+    fn mariadb_greeting() -> Vec<u8> {
+        let mut g = vec![10];
+        g.extend_from_slice(b"10.11.6-MariaDB\0");
+        g.extend_from_slice(&[1, 0, 0, 0]);
+        g.extend_from_slice(b"abcdefgh\0");
+        g.extend_from_slice(&0xf7feu16.to_le_bytes());
+        g.push(45);
+        g.extend_from_slice(&2u16.to_le_bytes());
+        g.extend_from_slice(&0x81bfu16.to_le_bytes());
+        g.push(21);
+        g.extend_from_slice(&[0; 10]);
+        g.extend_from_slice(b"ijklmnopqrst\0");
+        g.extend_from_slice(b"mysql_native_password\0");
+        g
+    }
+
+    #[test]
+    fn greeting_parses_and_every_truncation_is_an_error() {
+        let g = mariadb_greeting();
+        let parsed = Greeting::parse(&g).unwrap();
+        assert_eq!(parsed.server_version, "10.11.6-MariaDB");
+        assert_eq!(parsed.nonce, b"abcdefghijklmnopqrst");
+        assert_eq!(parsed.plugin, "mysql_native_password");
+        // Cut anywhere before the plugin name: an error or a parse, never a panic.
+        for cut in 0..g.len() {
+            let _ = Greeting::parse(&g[..cut]);
+        }
+        assert!(Greeting::parse(&g[..20]).is_err());
+        let mut v9 = g.clone();
+        v9[0] = 9;
+        assert!(Greeting::parse(&v9).unwrap_err().0.contains("protocol version 9"));
+    }
+
+    #[test]
+    fn column_counts_are_capped() {
+        assert_eq!(column_count(&[3], 4096), Ok(3));
+        assert!(column_count(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], 4096).is_err());
+        assert!(column_count(&[0xfc, 0x01, 0x10], 4096).is_err()); // 4097
+        assert!(column_count(&[0xfb], 4096).is_err());
+    }
+
+    #[test]
+    fn rows_must_match_their_columns() {
+        assert_eq!(text_row(&[1, b'a', 0xfb], 2), Ok(vec![Some("a".into()), None]));
+        assert!(text_row(&[1, b'a'], 2).is_err());
+        assert!(text_row(&[1, b'a', 0xfb, 0], 2).is_err());
+        assert!(text_row(&[0xfd, 0xff, 0xff, 0xff], 1).is_err());
+    }
+
+    #[test]
+    fn auth_replies() {
+        assert_eq!(AuthReply::parse(&[0]), Ok(AuthReply::Ok));
+        assert_eq!(AuthReply::parse(&[1, 3]), Ok(AuthReply::FastAuthOk));
+        assert_eq!(
+            AuthReply::parse(b"\xfemysql_native_password\0abc\0"),
+            Ok(AuthReply::Switch { plugin: "mysql_native_password".into(), nonce: b"abc".to_vec() })
+        );
+        assert!(AuthReply::parse(b"\xfeno-nul").is_err());
+        assert!(AuthReply::parse(&[]).is_err());
+        assert!(AuthReply::parse(&[7]).is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Arbitrary bytes into every parser: errors, never a panic or a huge allocation.
+        #[test]
+        fn parsers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), n in 0usize..10_000) {
+            let _ = Greeting::parse(&bytes);
+            let _ = more_results(0, &bytes);
+            let _ = more_results(CLIENT_DEPRECATE_EOF, &bytes);
+            let _ = column_count(&bytes, 4096);
+            let _ = PrepareOk::parse(&bytes, 4096);
+            let _ = text_row(&bytes, n);
+            let _ = AuthReply::parse(&bytes);
+            let _ = err_packet(&bytes);
+            let mut r = Reader::new(&bytes);
+            while let Ok(Some(_)) = r.lenenc_bytes("x") {}
+        }
+
+        /// A valid greeting with any one byte changed still parses or fails cleanly.
+        #[test]
+        fn mutated_greetings_never_panic(at in 0usize..80, byte in any::<u8>(), cut in 0usize..90) {
+            let mut g = mariadb_greeting();
+            let at = at % g.len();
+            g[at] = byte;
+            g.truncate(cut.min(g.len()));
+            let _ = Greeting::parse(&g);
+        }
+    }
+}

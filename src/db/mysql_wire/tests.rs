@@ -1,0 +1,318 @@
+//! The lean client against a scripted fake server over an in-memory pipe: one test per
+//! class of malformed reply, and a fuzz run over whole conversations. Each must end in an
+//! error (or success) promptly: a hang fails the test by its timeout, a panic by itself.
+
+use super::*;
+use proptest::prelude::*;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
+
+impl Socket for DuplexStream {
+    fn try_send(&mut self, bytes: &[u8]) {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let _ = std::pin::Pin::new(self).poll_write(&mut cx, bytes);
+    }
+}
+
+const CAPS: u32 = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH | CLIENT_DEPRECATE_EOF;
+
+fn pkt(seq: u8, payload: &[u8]) -> Vec<u8> {
+    let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+    p.push(seq);
+    p.extend_from_slice(payload);
+    p
+}
+
+fn greeting_payload(protocol: u8, plugin: &str) -> Vec<u8> {
+    let mut g = vec![protocol];
+    g.extend_from_slice(b"8.0.36-fake\0");
+    g.extend_from_slice(&[7, 0, 0, 0]);
+    g.extend_from_slice(b"abcdefgh\0");
+    g.extend_from_slice(&(CAPS as u16).to_le_bytes());
+    g.push(45);
+    g.extend_from_slice(&2u16.to_le_bytes());
+    g.extend_from_slice(&((CAPS >> 16) as u16).to_le_bytes());
+    g.push(21);
+    g.extend_from_slice(&[0; 10]);
+    g.extend_from_slice(b"ijklmnopqrst\0");
+    g.extend_from_slice(plugin.as_bytes());
+    g.push(0);
+    g
+}
+
+const OK: &[u8] = &[0, 0, 0, 2, 0, 0, 0];
+
+/// Greeting and OK: a server that lets the client in.
+fn welcome() -> Vec<u8> {
+    let mut s = pkt(0, &greeting_payload(10, "mysql_native_password"));
+    s.extend(pkt(2, OK));
+    s
+}
+
+/// A server that writes `script`, reads and ignores what the client sends, and then closes
+/// (or, `keep_open`, stays silent until the client goes away).
+fn serve(script: Vec<u8>, keep_open: bool) -> DuplexStream {
+    let (client, server) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let (mut rd, mut wr) = tokio::io::split(server);
+        let reader = tokio::spawn(async move {
+            let mut sink = vec![0; 65536];
+            while let Ok(n) = rd.read(&mut sink).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        });
+        let _ = wr.write_all(&script).await;
+        if keep_open {
+            let _ = reader.await;
+        } else {
+            let _ = wr.shutdown().await;
+        }
+    });
+    client
+}
+
+async fn connect(script: Vec<u8>, keep_open: bool) -> Result<WireConn<DuplexStream>, String> {
+    let stream = serve(script, keep_open);
+    let fut = WireConn::connect(stream, "u", "pw", "db", false, WireLimits::default());
+    match tokio::time::timeout(Duration::from_secs(5), fut).await.expect("the client hung") {
+        Ok(c) => Ok(c),
+        Err(ConnectError::Unsupported) => Err("unsupported".into()),
+        Err(ConnectError::Db(e)) => Err(e.to_string()),
+    }
+}
+
+/// Connects, then sends one query whose reply is `reply`; the error message, if any.
+async fn query(reply: Vec<u8>, keep_open: bool) -> Result<Vec<Vec<Option<String>>>, DbError> {
+    let mut script = welcome();
+    script.extend(reply);
+    let mut c = connect(script, keep_open).await.expect("handshake");
+    tokio::time::timeout(Duration::from_secs(5), c.query_rows("SHOW X")).await.expect("the client hung")
+}
+
+fn err_text(r: Result<WireConn<DuplexStream>, String>) -> String {
+    match r {
+        Ok(_) => panic!("connected to a broken server"),
+        Err(e) => e,
+    }
+}
+
+#[tokio::test]
+async fn a_good_server_gets_a_connection_and_rows() {
+    let mut reply = pkt(1, &[2]); // two columns
+    reply.extend(pkt(2, b"\x03def"));
+    reply.extend(pkt(3, b"\x03def"));
+    reply.extend(pkt(4, b"\x07version\x0b8.0.36-fake"));
+    reply.extend(pkt(5, &[0xfe, 0, 0, 2, 0, 0, 0]));
+    let rows = query(reply, false).await.unwrap();
+    assert_eq!(rows, vec![vec![Some("version".to_string()), Some("8.0.36-fake".to_string())]]);
+}
+
+#[tokio::test]
+async fn not_a_mysql_server() {
+    // An HTTP server answering: its first bytes read as a 5 MB packet length.
+    let e = err_text(connect(b"HTTP/1.1 400 Bad Request\r\n\r\n".to_vec(), true).await);
+    assert!(e.contains("is this a MySQL server?"), "{e}");
+}
+
+#[tokio::test]
+async fn truncated_and_old_greetings() {
+    let g = greeting_payload(10, "mysql_native_password");
+    let e = err_text(connect(pkt(0, &g[..20]), false).await);
+    assert!(e.contains("malformed reply from the server in its greeting"), "{e}");
+    let e = err_text(connect(pkt(0, &greeting_payload(9, "")), false).await);
+    assert!(e.contains("protocol version 9"), "{e}");
+    let e = err_text(connect(pkt(0, &[]), false).await);
+    assert!(e.contains("empty greeting"), "{e}");
+    // The server closes in the middle of its greeting.
+    let e = err_text(connect(pkt(0, &g)[..30].to_vec(), false).await);
+    assert!(e.contains("closed by the server"), "{e}");
+}
+
+#[tokio::test]
+async fn error_greeting_is_the_servers_error() {
+    let e = err_text(connect(pkt(0, b"\xff\x69\x04Host is blocked"), false).await);
+    assert!(e.contains("Host is blocked") && e.contains("1129"), "{e}");
+}
+
+#[tokio::test]
+async fn wrong_sequence_ids() {
+    let e = err_text(connect(pkt(3, &greeting_payload(10, "")), false).await);
+    assert!(e.contains("sequence id 3, expected 0"), "{e}");
+    let mut s = pkt(0, &greeting_payload(10, "mysql_native_password"));
+    s.extend(pkt(1, OK)); // the client's response was 1: the reply must be 2
+    let e = err_text(connect(s, false).await);
+    assert!(e.contains("out of order"), "{e}");
+}
+
+#[tokio::test]
+async fn endless_auth_switches() {
+    let mut s = pkt(0, &greeting_payload(10, "mysql_native_password"));
+    for seq in (2..40).step_by(2) {
+        s.extend(pkt(seq, b"\xfemysql_native_password\0abcdefghijklmnopqrst\0"));
+    }
+    let e = err_text(connect(s, true).await);
+    assert!(e.contains("switch authentication method twice"), "{e}");
+    // Endless fast-auth notices.
+    let mut s = pkt(0, &greeting_payload(10, "caching_sha2_password"));
+    for seq in 2..40 {
+        s.extend(pkt(seq, &[1, 3]));
+    }
+    let e = err_text(connect(s, true).await);
+    assert!(e.contains("did not finish after 4"), "{e}");
+}
+
+#[tokio::test]
+async fn unknown_plugins_go_to_the_full_driver() {
+    // mysql_clear_password: the lean client never sends a password in clear over TCP.
+    let e = err_text(connect(pkt(0, &greeting_payload(10, "mysql_clear_password")), true).await);
+    assert_eq!(e, "unsupported");
+    let mut s = pkt(0, &greeting_payload(10, "caching_sha2_password"));
+    s.extend(pkt(2, &[1, 4])); // full authentication over TCP
+    assert_eq!(err_text(connect(s, true).await), "unsupported");
+}
+
+#[tokio::test]
+async fn huge_column_counts_and_field_lengths() {
+    let e = query(pkt(1, &[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), true).await.unwrap_err();
+    assert!(e.message.contains("more columns than the limit"), "{e}");
+    // One column, then a row whose value claims 16 MiB in a 6-byte packet.
+    let mut reply = pkt(1, &[1]);
+    reply.extend(pkt(2, b"\x03def"));
+    reply.extend(pkt(3, &[0xfd, 0xff, 0xff, 0xff, b'a', b'b']));
+    let e = query(reply, true).await.unwrap_err();
+    assert!(e.message.contains("row cut short"), "{e}");
+    // A length-encoded integer cut short (the 0xfd case).
+    let mut reply = pkt(1, &[1]);
+    reply.extend(pkt(2, b"\x03def"));
+    reply.extend(pkt(3, &[0xfd, 1]));
+    let e = query(reply, true).await.unwrap_err();
+    assert!(e.message.contains("row cut short"), "{e}");
+}
+
+#[tokio::test]
+async fn packets_over_the_limit_are_refused_before_reading_them() {
+    // A long (multi-frame) reply claiming more than 64 MiB; the server never sends the
+    // bytes: the client must refuse on the lengths alone, not wait for them.
+    let mut reply = pkt(1, &[1]);
+    reply.extend(pkt(2, b"\x03def"));
+    for seq in 3..8u8 {
+        let mut h = MAX_FRAME.to_le_bytes()[..3].to_vec();
+        h.push(seq);
+        reply.extend(h);
+        reply.extend(std::iter::repeat_n(b'x', MAX_FRAME));
+    }
+    let e = query(reply, true).await.unwrap_err();
+    assert!(e.message.contains("over the limit of 67108864") && e.message.contains("--max-packet"), "{e}");
+}
+
+#[tokio::test]
+async fn skipped_rows_are_never_buffered() {
+    // A 40 MiB row in reply to a prepared statement: skipped frame by frame.
+    let mut script = welcome();
+    script.extend(pkt(1, &[0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0])); // PREPARE OK: 1 column, 0 params
+    script.extend(pkt(2, b"\x03def"));
+    let mut reply = pkt(1, &[1]);
+    reply.extend(pkt(2, b"\x03def"));
+    let mut seq = 3u8;
+    let mut left = 40 << 20;
+    while left >= MAX_FRAME {
+        let mut h = MAX_FRAME.to_le_bytes()[..3].to_vec();
+        h.push(seq);
+        reply.extend(h);
+        reply.extend(std::iter::repeat_n(0u8, MAX_FRAME));
+        seq += 1;
+        left -= MAX_FRAME;
+    }
+    reply.extend(pkt(seq, &vec![0u8; left]));
+    reply.extend(pkt(seq + 1, &[0xfe, 0, 0, 2, 0, 0, 0]));
+    script.extend(reply);
+    let mut c = connect(script, true).await.unwrap();
+    let stmt = c.prepare("SELECT c FROM t WHERE id=?").await.unwrap();
+    // The statement announced no parameters; the row comes back regardless of the SQL.
+    c.execute(stmt, &[]).await.unwrap();
+    assert!(c.buf.len() <= READ_BUFFER, "buffer grew to {}", c.buf.len());
+    assert!(c.long.capacity() <= READ_BUFFER);
+}
+
+#[tokio::test]
+async fn measured_statements_refuse_huge_status_packets() {
+    // A 2 MiB ERR in reply to a statement: the measured path never buffers more than 1 MiB.
+    let mut script = welcome();
+    let mut err = b"\xff\x28\x04#HY000".to_vec();
+    err.resize(2 << 20, b'!');
+    script.extend(pkt(1, &err));
+    let mut c = connect(script, true).await.unwrap();
+    let e = c.simple("BEGIN").await.unwrap_err();
+    assert!(e.message.contains("over the limit of 1048576") && !e.message.contains("--max-packet"), "{e}");
+    assert!(c.buf.len() <= READ_BUFFER);
+}
+
+#[tokio::test]
+async fn a_server_that_closes_mid_reply() {
+    let mut reply = pkt(1, &[1]);
+    reply.extend(pkt(2, b"\x03def"));
+    reply.extend(&pkt(3, b"\x05hello")[..6]);
+    let e = query(reply, false).await.unwrap_err();
+    assert!(e.connection_lost && e.message.contains("closed by the server"), "{e}");
+}
+
+#[tokio::test]
+async fn com_quit_on_drop() {
+    let (client, mut server) = tokio::io::duplex(1 << 16);
+    let mut script = welcome();
+    server.write_all(&std::mem::take(&mut script)).await.unwrap();
+    let c = WireConn::connect(client, "u", "", "db", false, WireLimits::default()).await.ok().unwrap();
+    drop(c);
+    let mut got = Vec::new();
+    server.read_to_end(&mut got).await.unwrap();
+    assert!(got.ends_with(&[1, 0, 0, 0, 0x01]), "{got:?}");
+}
+
+/// Conversations for the fuzz run: random bytes, or a real greeting (and a welcome) followed
+/// by random or mutated replies.
+fn conversation() -> impl Strategy<Value = Vec<u8>> {
+    let bytes = proptest::collection::vec(any::<u8>(), 0..200);
+    prop_oneof![
+        bytes.clone(),
+        bytes.clone().prop_map(|b| [pkt(0, &greeting_payload(10, "mysql_native_password")), b].concat()),
+        bytes.clone().prop_map(|b| [welcome(), b].concat()),
+        // Framed packets with random payloads and mostly right sequence ids.
+        (proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..8), any::<bool>()).prop_map(
+            |(payloads, shift)| {
+                let mut s = welcome();
+                for (i, p) in payloads.iter().enumerate() {
+                    s.extend(pkt(i as u8 + 1 + shift as u8, p));
+                }
+                s
+            }
+        ),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whole conversations: connect, prepare, execute, query. Ends in an error or a result,
+    /// never a panic, never a hang (the server closes after its script).
+    #[test]
+    fn any_conversation_ends_cleanly(script in conversation()) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let stream = serve(script, false);
+            let run = async {
+                let mut c = match WireConn::connect(stream, "u", "pw", "db", false, WireLimits::default()).await {
+                    Ok(c) => c,
+                    Err(_) => return,
+                };
+                if let Ok(stmt) = c.prepare("SELECT 1").await {
+                    let _ = c.execute(stmt, &[]).await;
+                }
+                let _ = c.query_rows("SHOW X").await;
+                let _ = c.simple("BEGIN").await;
+            };
+            tokio::time::timeout(Duration::from_secs(5), run).await.expect("the client hung");
+        });
+    }
+}
