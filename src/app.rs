@@ -120,8 +120,26 @@ fn deadline<T>(
     })
 }
 
+/// The target URL; a password not in the URL comes from --password-file, then
+/// FAIRBENCH_PASSWORD, then MYSQL_PWD / PGPASSWORD.
 fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
-    Ok(TargetUrl::parse(&args.target, |k| std::env::var(k).ok()).map_err(UrlError)?)
+    let from_file = match &args.password_file {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| ConfigError(format!("--password-file {}: {e}", path.display())))?;
+            let line = text.lines().next().unwrap_or("").trim_end_matches('\r');
+            if line.is_empty() {
+                return Err(ConfigError(format!("--password-file {}: the first line is empty", path.display())).into());
+            }
+            Some(line.to_string())
+        }
+    };
+    let env = |k: &str| match k {
+        "FAIRBENCH_PASSWORD" if from_file.is_some() => from_file.clone(),
+        _ => std::env::var(k).ok(),
+    };
+    Ok(TargetUrl::parse(&args.target, env).map_err(UrlError)?)
 }
 
 fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
@@ -250,7 +268,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         begin_sql: db.begin_sql(plan.workload.writes()),
         server: before.server,
         host: conditions::host::read(),
-        command_line: std::env::args().map(|a| crate::db::url::redact_str(&a)).collect(),
+        command_line: crate::db::url::redact_args(std::env::args()),
         tables_at_start: before.tables,
         tables_at_end,
     };

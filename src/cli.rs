@@ -50,9 +50,14 @@ pub struct AuditArgs {
 #[derive(Args, Debug, Clone)]
 pub struct TargetArgs {
     /// Database URL: sqlite://PATH, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db.
-    /// Options: ?socket=PATH, ?tls=require|verify, ?ca=FILE. Passwords may come from MYSQL_PWD / PGPASSWORD.
+    /// Options: ?socket=PATH, ?tls=require|verify, ?ca=FILE. Safer than a password in the URL:
+    /// --password-file, or FAIRBENCH_PASSWORD / MYSQL_PWD / PGPASSWORD (see docs/security.md).
     #[arg(long, env = "FAIRBENCH_TARGET", default_value = "sqlite://fairbench.db", hide_env_values = true)]
     pub target: String,
+    /// Read the password from the first line of FILE (used when the URL has none; keep the
+    /// file mode 0600).
+    #[arg(long = "password-file", value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }
@@ -80,7 +85,7 @@ pub struct ConnectArgs {
 fn seconds(s: &str) -> Result<Duration, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(Duration::from_secs_f64(v)),
-        _ => Err(format!("{s:?} is not a number of seconds between 0 and 86400")),
+        _ => Err(format!("{s:?} is not a number of seconds above 0 and at most 86400")),
     }
 }
 

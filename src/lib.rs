@@ -4,6 +4,7 @@
 //! report / audit. Each module below may import only the modules listed after its arrow
 //! (`tests/module_graph.rs` fails on any other import, and on any cycle):
 //!
+//! - [`argv`] -> nothing. Hides passwords in the process's visible arguments.
 //! - [`model`] -> nothing. The result document and everything in it, as typed data.
 //! - [`stats`] -> nothing. HdrHistogram latencies.
 //! - [`random`] -> nothing. sysbench's random streams and distributions.
@@ -21,6 +22,7 @@
 //! - [`app`] -> everything. The commands; the only place that prints outside report.
 
 pub mod app;
+pub mod argv;
 pub mod audit;
 pub mod cli;
 pub mod collector;

@@ -326,7 +326,7 @@ fn describe_connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
     };
     err.message = match err.code {
         super::ErrorCode::Mysql(1045) => {
-            format!("access denied for user '{}' at {at}: check the user and password (URL or MYSQL_PWD)", t.user)
+            format!("access denied for user '{}' at {at}: check the user and password (URL, --password-file, FAIRBENCH_PASSWORD or MYSQL_PWD)", t.user)
         }
         super::ErrorCode::Mysql(1049) => format!(
             "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",

@@ -342,18 +342,24 @@ fn connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
     };
     err.message = match sqlstate {
         "28P01" | "28000" => format!(
-            "authentication failed for user '{}' at {at}: check the user and password (URL or PGPASSWORD)",
+            "authentication failed for user '{}' at {at}: check the user and password (URL, --password-file, FAIRBENCH_PASSWORD or PGPASSWORD)",
             t.user
         ),
         "3D000" => format!(
             "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
             t.database, t.database
         ),
-        _ => format!(
-            "cannot connect to PostgreSQL at {at}: {}{}",
-            err.message.trim_start_matches("connection lost: "),
-            super::unreachable_hint(&err.message)
-        ),
+        _ => {
+            // tokio-postgres's words for bytes that are not PostgreSQL's protocol.
+            let m = &err.message;
+            let foreign = ["unexpected message", "bytes remaining", "invalid message", "unexpected EOF"];
+            let hint = if foreign.iter().any(|f| m.contains(f)) { " (is this a PostgreSQL server?)" } else { "" };
+            format!(
+                "cannot connect to PostgreSQL at {at}: {}{}{hint}",
+                m.trim_start_matches("connection lost: "),
+                super::unreachable_hint(m)
+            )
+        }
     };
     err.connection_lost = false;
     err

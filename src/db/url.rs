@@ -49,9 +49,26 @@ pub const SQLITE_PRAGMAS: [&str; 6] =
     ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store", "locking_mode"];
 
 impl TargetUrl {
-    /// Parses a URL; `env` looks up MYSQL_PWD / PGPASSWORD / PGUSER (injected for tests).
+    /// Parses a URL; `env` looks up FAIRBENCH_PASSWORD, MYSQL_PWD / PGPASSWORD and PGUSER
+    /// (injected for tests and for `--password-file`).
     pub fn parse(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<TargetUrl, String> {
-        let bad = |why: &str| format!("invalid --target {:?}: {why}", redact_str(s));
+        // The reason may quote a piece of the URL (a query key, a port): scrub the password
+        // from it too, raw and percent-decoded.
+        let secret = password_span(s).map(|r| s[r].to_string()).filter(|p| !p.is_empty());
+        let bad = |why: &str| {
+            let mut why = why.to_string();
+            if let Some(p) = &secret {
+                let decoded = percent_encoding::percent_decode_str(p).decode_utf8_lossy().into_owned();
+                why = why.replace(p.as_str(), "***").replace(decoded.as_str(), "***");
+            }
+            let hint = match &secret {
+                Some(p) if p.contains(['/', '?', '#', '@']) => {
+                    " (the password holds a raw '/', '?', '#' or '@': percent-encode it, e.g. %2F, or use --password-file)"
+                }
+                _ => "",
+            };
+            format!("invalid --target {:?}: {why}{hint}", redact_str(s))
+        };
         if let Some(rest) = s.strip_prefix("sqlite://").or_else(|| s.strip_prefix("sqlite:")) {
             let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
             if path.is_empty() {
@@ -94,9 +111,11 @@ impl TargetUrl {
             _ => (5432, env("PGUSER").unwrap_or_else(|| "postgres".into()), "PGPASSWORD"),
         };
         let user = if parsed.username().is_empty() { default_user } else { decode(parsed.username()) };
+        // The URL's own password, else FAIRBENCH_PASSWORD (or --password-file, which the
+        // caller passes under that name), else the client's usual variable.
         let password = match parsed.password() {
             Some(p) => decode(p),
-            None => env(pwd_var).unwrap_or_default(),
+            None => env("FAIRBENCH_PASSWORD").or_else(|| env(pwd_var)).unwrap_or_default(),
         };
         let database = decode(parsed.path().trim_start_matches('/'));
         if database.is_empty() {
@@ -186,21 +205,57 @@ impl TargetUrl {
     }
 }
 
-/// Removes the password from a URL-looking string (for messages about unparsable URLs
-/// and for the recorded command line).
-pub fn redact_str(s: &str) -> String {
-    let Some(scheme_end) = s.find("://") else {
-        return s.to_string();
+/// Where the password is in a URL-looking string, however malformed: between the first `:`
+/// of the userinfo and the LAST `@` (a password may hold raw `/ ? # @`). A scheme with
+/// slashes (`mysql://`, or the typo `mysql:/`) is skipped first; without them the first `:`
+/// starts the password (`user:pw@host`, `mysql:u:pw@h`), which may hide more than the
+/// password but never less. None when there is no `@` or no `:` before it, or it is empty.
+pub fn password_span(s: &str) -> Option<std::ops::Range<usize>> {
+    let at = s.rfind('@')?;
+    let head = &s[..at];
+    let colon = head.find(':')?;
+    let scheme = &head[..colon];
+    let after = &head[colon + 1..];
+    let slashes = after.len() - after.trim_start_matches('/').len();
+    let scheme_like = !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+    let user_start = colon + 1 + slashes;
+    // After `scheme://`, the userinfo's own colon; without one, what looked like a scheme
+    // was the user (`bob:/pw@h`), so everything after the first colon goes.
+    let known = ["mysql", "mariadb", "postgres", "postgresql", "sqlite"].contains(&scheme);
+    let start = match head[user_start..].find(':') {
+        Some(c) if scheme_like && slashes > 0 => user_start + c + 1,
+        None if known && slashes > 0 => return None, // `mysql://user@host`: no password
+        _ => colon + 1,
     };
-    let rest = &s[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match (authority.rfind('@'), authority.find(':')) {
-        (Some(at), Some(colon)) if colon < at => {
-            format!("{}{}:***{}", &s[..scheme_end + 3], &authority[..colon], &rest[at..])
-        }
-        _ => s.to_string(),
+    (start < at).then_some(start..at)
+}
+
+/// Removes the password from a URL-looking string (for messages about unparsable URLs).
+pub fn redact_str(s: &str) -> String {
+    match password_span(s) {
+        Some(r) => format!("{}***{}", &s[..r.start], &s[r.end..]),
+        None => s.to_string(),
     }
+}
+
+/// Where the password is in one command-line argument: a URL's password, also after
+/// `--target=`.
+pub fn argument_password_span(arg: &str) -> Option<std::ops::Range<usize>> {
+    let value_at = match arg.strip_prefix("--") {
+        Some(flag) => flag.find('=').map(|i| i + 3).unwrap_or(0),
+        None => 0,
+    };
+    password_span(&arg[value_at..]).map(|r| r.start + value_at..r.end + value_at)
+}
+
+/// The process arguments with every password replaced by `***`, as result files record them.
+pub fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| match argument_password_span(&a) {
+            Some(r) => format!("{}***{}", &a[..r.start], &a[r.end..]),
+            None => a,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -256,5 +311,89 @@ mod tests {
     fn redact_str_hides_passwords() {
         assert_eq!(redact_str("mysql://u:pw@h:1/db"), "mysql://u:***@h:1/db");
         assert_eq!(redact_str("mysql://u@h/db"), "mysql://u@h/db");
+        assert_eq!(redact_str("mysql://h:3306/db"), "mysql://h:3306/db");
+        assert_eq!(redact_str("sqlite://x.db"), "sqlite://x.db");
+        assert_eq!(redact_str("mysql://u:p@ss@h/db"), "mysql://u:***@h/db");
+    }
+
+    /// Hostile and mistyped URLs: the password never shows, in the error or the redaction.
+    #[test]
+    fn malformed_urls_never_show_the_password() {
+        let cases = [
+            "mysql://root:pa/ss9Z@h/db",
+            "mysql://root:p?ss9Z@h/db",
+            "mysql://root:p#ss9Z@h/db",
+            "mysql://root:p@ss9Z@h/db",
+            "mysql://root:pss9Z@@h/db",
+            "mysql://root:p%ss9Z@h/db",
+            "mysql://root:pss9Z@h:notaport/db",
+            "mysql://root:pss9Z@h:99999/db",
+            "mysql:/root:pss9Z@h/db",
+            "mysql//root:pss9Z@h/db",
+            "mysq://root:pss9Z@h/db",
+            "mongodb://root:pss9Z@h/db",
+            "root:pss9Z@h/db",
+            "mysql:root:pss9Z@h/db",
+            "postgres://root:pss9Z@[::1/db",
+            "postgres://root:pss9Z@h/db?tls=maybe",
+            "postgres://root:pss9Z@h/db?evil=1",
+            "mysql://root:pss9Z@h",
+            "mysql://root:pss9Z@h/a/b",
+            "mysql://:pss9Z@h/db/",
+        ];
+        for url in cases {
+            let err = TargetUrl::parse(url, no_env).err().unwrap_or_default();
+            assert!(!err.contains("ss9Z"), "{url}: {err}");
+            assert!(!redact_str(url).contains("ss9Z"), "{url}: {}", redact_str(url));
+            assert!(!redact_args([url.to_string()]).concat().contains("ss9Z"), "{url}");
+            assert!(!redact_args([format!("--target={url}")]).concat().contains("ss9Z"), "{url}");
+            if let Ok(t) = TargetUrl::parse(url, no_env) {
+                assert!(!t.redacted().contains("ss9Z") && !format!("{t:?}").contains("ss9Z"), "{url}");
+            }
+        }
+    }
+
+    #[test]
+    fn redact_args_keeps_everything_but_passwords() {
+        let args = ["fairbench", "run", "--target", "mysql://u:pw@h/db", "--target=postgres://u:x@h/d", "--threads=4"];
+        let got = redact_args(args.iter().map(|s| s.to_string()));
+        assert_eq!(
+            got,
+            ["fairbench", "run", "--target", "mysql://u:***@h/db", "--target=postgres://u:***@h/d", "--threads=4"]
+        );
+    }
+
+    #[test]
+    fn password_precedence() {
+        let env = |k: &str| match k {
+            "FAIRBENCH_PASSWORD" => Some("fb".to_string()),
+            "MYSQL_PWD" => Some("my".to_string()),
+            _ => None,
+        };
+        assert_eq!(TargetUrl::parse("mysql://u:url@h/db", env).unwrap().password.expose(), "url");
+        assert_eq!(TargetUrl::parse("mysql://u@h/db", env).unwrap().password.expose(), "fb");
+        let only_mysql = |k: &str| (k == "MYSQL_PWD").then(|| "my".to_string());
+        assert_eq!(TargetUrl::parse("mysql://u@h/db", only_mysql).unwrap().password.expose(), "my");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, failure_persistence: None, ..Default::default() })]
+
+        /// Any printable password, in good and broken URLs: never in an error, a redaction
+        /// or a parsed target's Debug.
+        #[test]
+        fn no_password_escapes(pw in "[!-~]{4,20}", broken in 0usize..6) {
+            let prefix = ["mysql://", "mysql:/", "mysql//", "mysq://", "", "postgres://"][broken];
+            let url = format!("{prefix}bob:{pw}@db.example:3306/shop");
+            // Only meaningful when the password is not also a piece of the rest of the URL.
+            proptest::prop_assume!(!format!("{prefix}bob:@db.example:3306/shop").contains(&pw));
+            let err = TargetUrl::parse(&url, no_env).err().unwrap_or_default();
+            proptest::prop_assert!(!err.contains(&pw), "{}", err);
+            proptest::prop_assert!(!redact_str(&url).contains(&pw));
+            if let Ok(t) = TargetUrl::parse(&url, no_env) {
+                let shown = format!("{} {:?}", t.redacted(), t);
+                proptest::prop_assert!(!shown.contains(&pw));
+            }
+        }
     }
 }

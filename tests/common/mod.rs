@@ -165,6 +165,7 @@ pub fn fairbench_in(dir: &Path, args: &[String]) -> Output {
         .env_remove("FAIRBENCH_TARGET")
         .env_remove("MYSQL_PWD")
         .env_remove("PGPASSWORD")
+        .env_remove("FAIRBENCH_PASSWORD")
         .output()
         .unwrap()
 }
