@@ -16,6 +16,12 @@ mod packets;
 #[cfg(test)]
 mod tests;
 
+/// Fuzz cases per property: the suite's default, or FAIRBENCH_FUZZ_CASES for a long run.
+#[cfg(test)]
+fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("FAIRBENCH_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 use super::{ClientFault, DbError, Param};
 use framing::too_large;
 use packets::*;

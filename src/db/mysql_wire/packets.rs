@@ -366,7 +366,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: super::super::fuzz_cases(4000), failure_persistence: None, ..ProptestConfig::default() })]
 
         /// Arbitrary bytes into every parser: errors, never a panic or a huge allocation.
         #[test]

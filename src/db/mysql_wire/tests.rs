@@ -292,7 +292,7 @@ fn conversation() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: super::fuzz_cases(1500), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Whole conversations: connect, prepare, execute, query. Ends in an error or a result,
     /// never a panic, never a hang (the server closes after its script).
