@@ -108,13 +108,13 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
 /// naming what fairbench was waiting for, never a hang.
 fn deadline<T>(
     rt: &crate::LocalRuntime,
-    limit: std::time::Duration,
+    (limit, server): (std::time::Duration, &str),
     what: &str,
     fut: impl std::future::Future<Output = Result<T, DbError>>,
 ) -> Result<T, DbError> {
     rt.block_on(async { tokio::time::timeout(limit, fut).await }).unwrap_or_else(|_| {
         Err(DbError::timeout(format!(
-            "the server did not answer within {} s while reading {what} (--admin-timeout raises the limit)",
+            "the server at {server} did not answer within {} s while reading {what} (--admin-timeout raises the limit)",
             limit.as_secs_f64()
         )))
     })
@@ -288,7 +288,8 @@ fn check_dataset<D: Database>(
 ) -> Result<Before, Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect())?;
-    let limit = plan.admin_timeout;
+    let address = db.transport().address;
+    let limit = (plan.admin_timeout, address.as_str());
     let (present, missing) = deadline(&rt, limit, "its tables", prepare::table_status(&mut admin, &plan.oltp))?;
     if !missing.is_empty() {
         if bench && present.is_empty() {

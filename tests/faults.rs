@@ -117,6 +117,10 @@ fn clients_stalled_at_the_end_fail_the_run_and_the_grace_is_not_measured() {
     assert!(run["failure"].as_str().unwrap().contains("2 client(s) stalled"), "{run}");
     assert!(run["measured_s"].as_f64().unwrap() <= 3.5, "the 10 s grace is not measured time: {run}");
     assert!(run["failure"].as_str().unwrap().starts_with("2 client(s) stalled"));
+    // The frozen server could not be read after the run: said, not saved as zeros.
+    let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().filter_map(|f| f["id"].as_str()).collect();
+    assert!(ids.contains(&"collection-incomplete"), "{ids:?}");
+    assert!(doc["conditions"]["server"]["status_after"].as_object().unwrap().is_empty());
     proxy.stalled.store(false, Ordering::SeqCst);
 }
 

@@ -173,6 +173,20 @@ fn stall_after_the_greeting_times_out() {
 }
 
 #[test]
+fn a_server_that_stops_answering_queries_hits_the_admin_deadline() {
+    // Lets the client in, then reads its queries and never replies.
+    let port = serve(|mut s| {
+        if welcome(&mut s).is_none() {
+            return;
+        }
+        while read_packet(&mut s).is_some() {}
+    });
+    let e = run_against(port, &["--admin-timeout", "1"]);
+    assert_one_clear_line(&e, port, "did not answer within 1 s while reading its tables (--admin-timeout");
+    assert!(e.elapsed < Duration::from_secs(10), "{:?}", e.elapsed);
+}
+
+#[test]
 fn not_a_mysql_server() {
     let port = serve(|mut s| {
         let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 const LONG_ENOUGH_S: f64 = 300.0;
 
 pub fn all(d: &ResultDocument) -> Vec<Finding> {
-    let rules: [fn(&ResultDocument) -> Vec<Finding>; 13] = [
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 14] = [
         durability_off,
         dataset_fits_in_memory,
         tables_empty,
@@ -23,6 +23,7 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
         errors,
         connections,
         incomplete_run,
+        collection_incomplete,
     ];
     rules.iter().flat_map(|rule| rule(d)).collect()
 }
@@ -395,5 +396,29 @@ fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
         format!("the run did not complete: {}", r.failure.as_deref().unwrap_or(r.status.name())),
         vec![("status", json!(r.status)), ("measured_s", json!(r.measured_s))],
         "the numbers cover only part of the planned run; rerun before comparing",
+    )]
+}
+
+/// The end-of-run reads are bounded: a server that did not answer leaves parts out, and the
+/// document says which instead of presenting them as zero.
+fn collection_incomplete(d: &ResultDocument) -> Vec<Finding> {
+    let server = &d.conditions.server;
+    let dataset = &d.conditions.dataset;
+    let mut missing = Vec::new();
+    if !server.status_before.is_empty() && server.status_after.is_empty() {
+        missing.push("the server's counters after the run");
+    }
+    if !dataset.tables_at_start.is_empty() && dataset.tables_at_end.is_empty() {
+        missing.push("the table sizes at the end");
+    }
+    if missing.is_empty() {
+        return vec![];
+    }
+    vec![finding(
+        "collection-incomplete",
+        Severity::Warn,
+        format!("{} could not be read: the server did not answer in time", missing.join(" and ")),
+        vec![("missing", json!(missing))],
+        "the statement-count check and the dataset's growth are missing from this result; rerun, or read the server's own counters",
     )]
 }
