@@ -14,6 +14,7 @@ pub mod postgres;
 pub mod sqlite;
 mod tls;
 pub mod url;
+mod value;
 
 use crate::model::TableSize;
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
 pub(crate) use error::unreachable_hint;
 pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
+pub use value::{Executed, Param, Value};
 
 /// How connections are opened, whatever the database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,13 +45,6 @@ impl Default for ConnectOptions {
             allow_cleartext_password: false,
         }
     }
-}
-
-/// A statement parameter. Ids and k are INTEGER; c and pad are CHAR.
-#[derive(Clone, Copy, Debug)]
-pub enum Param<'a> {
-    Int(i32),
-    Text(&'a str),
 }
 
 /// The server as it describes itself.
@@ -73,8 +68,17 @@ pub struct TableInfo {
 pub trait Connection: 'static {
     /// Prepares `sql` (with `?` placeholders) and returns its handle.
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError>;
-    /// Executes a prepared statement, reading and discarding any rows.
-    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError>;
+    /// Executes a prepared statement (any number of parameters), reading and discarding
+    /// any rows: the measured hot path.
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError>;
+    /// The same, keeping the first row's columns in `row` (cleared first; left empty when
+    /// no row comes back) so a later statement can use them.
+    async fn execute_row(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: &mut Vec<Value>,
+    ) -> Result<Executed, DbError>;
     /// Sends SQL text without parameters (BEGIN, COMMIT, DDL, bulk INSERTs).
     async fn simple(&mut self, sql: &str) -> Result<(), DbError>;
     /// Takes fairbench's exclusive lock on this database for prepare and cleanup (MySQL

@@ -5,7 +5,8 @@
 
 use super::mysql_wire::{ConnectError, WireConn, WireLimits};
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, TlsMode, Transport,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
+    Transport, Value as FbValue,
 };
 use crate::model::TableSize;
 use mysql_async::prelude::Queryable;
@@ -181,16 +182,20 @@ impl Connection for MysqlConnection {
     }
 
     #[inline]
-    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
         wire!(&mut self.inner, |w| w.execute(stmt, params).await, |conn, statements| {
-            let values = params
-                .iter()
-                .map(|p| match *p {
-                    Param::Int(i) => Value::Int(i as i64),
-                    Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
-                })
-                .collect();
-            conn.exec_drop(&statements[stmt], Params::Positional(values)).await.map_err(error)
+            exec_async(conn, statements, stmt, params, None).await
+        })
+    }
+
+    async fn execute_row(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: &mut Vec<FbValue>,
+    ) -> Result<Executed, DbError> {
+        wire!(&mut self.inner, |w| w.execute_row(stmt, params, row).await, |conn, statements| {
+            exec_async(conn, statements, stmt, params, Some(row)).await
         })
     }
 
@@ -292,6 +297,59 @@ impl Connection for MysqlConnection {
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
+}
+
+/// mysql_async's execution (TLS and other authentications), with the lean client's results.
+async fn exec_async(
+    conn: &mut Conn,
+    statements: &[Statement],
+    stmt: usize,
+    params: &[Param<'_>],
+    row: Option<&mut Vec<FbValue>>,
+) -> Result<Executed, DbError> {
+    let st = statements
+        .get(stmt)
+        .ok_or_else(|| DbError::client(super::ClientFault::Other, format!("no prepared statement {stmt}")))?;
+    let values = params
+        .iter()
+        .map(|p| match *p {
+            Param::Null => Value::NULL,
+            Param::Int(i) => Value::Int(i),
+            Param::Float(f) => Value::Double(f),
+            Param::Text(s) => Value::Bytes(s.as_bytes().to_vec()),
+            Param::Bytes(b) => Value::Bytes(b.to_vec()),
+        })
+        .collect();
+    let mut result = conn.exec_iter(st, Params::Positional(values)).await.map_err(error)?;
+    let mut done = Executed {
+        affected_rows: result.affected_rows(),
+        rows: 0,
+        last_insert_id: result.last_insert_id().filter(|&id| id != 0),
+    };
+    if let Some(out) = row {
+        out.clear();
+        if let Some(first) = result.next().await.map_err(error)? {
+            done.rows = 1;
+            let binary: Vec<bool> = first.columns_ref().iter().map(|c| c.character_set() == 63).collect();
+            for (v, binary) in first.unwrap().into_iter().zip(binary) {
+                out.push(match v {
+                    Value::NULL => FbValue::Null,
+                    Value::Int(i) => FbValue::Int(i),
+                    Value::UInt(u) => i64::try_from(u).map(FbValue::Int).unwrap_or(FbValue::Text(u.to_string())),
+                    Value::Float(f) => FbValue::Float(f as f64),
+                    Value::Double(f) => FbValue::Float(f),
+                    Value::Bytes(b) if binary => FbValue::Bytes(b),
+                    Value::Bytes(b) => FbValue::Text(String::from_utf8_lossy(&b).into_owned()),
+                    other => FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()),
+                });
+            }
+        }
+    }
+    while result.next().await.map_err(error)?.is_some() {
+        done.rows += 1;
+    }
+    result.drop_result().await.map_err(error)?;
+    Ok(done)
 }
 
 /// Columns of SHOW TABLE STATUS (the same positions in MySQL and MariaDB).

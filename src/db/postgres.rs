@@ -3,13 +3,15 @@
 
 use super::cleartext_guard::CleartextGuard;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
+    Transport, Value,
 };
 use crate::model::TableSize;
 use bytes::BytesMut;
+use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
 use std::error::Error as _;
-use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use tokio_postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 pub struct PostgresDatabase {
@@ -146,25 +148,138 @@ fn numbered_placeholders(sql: &str) -> String {
     out
 }
 
-/// A parameter typed by the statement: ints fit INT2/4/8, text fits CHAR/VARCHAR/TEXT.
+/// A parameter encoded for the type the server declared for it.
 #[derive(Debug)]
 struct PgParam<'a>(Param<'a>);
 
+type BoxError = Box<dyn std::error::Error + Sync + Send>;
+
 impl ToSql for PgParam<'_> {
-    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        match self.0 {
-            Param::Int(i) if *ty == Type::INT8 => (i as i64).to_sql(ty, out),
-            Param::Int(i) if *ty == Type::INT2 => (i as i16).to_sql(ty, out),
-            Param::Int(i) => i.to_sql(ty, out),
-            Param::Text(s) => s.to_sql(ty, out),
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        let narrow = |i: i64| -> BoxError { format!("{i} does not fit a {ty} parameter").into() };
+        match (self.0, ty) {
+            (Param::Null, _) => Ok(IsNull::Yes),
+            (Param::Int(i), &Type::INT8) => i.to_sql(ty, out),
+            (Param::Int(i), &Type::INT4) => i32::try_from(i).map_err(|_| narrow(i))?.to_sql(ty, out),
+            (Param::Int(i), &Type::INT2) => i16::try_from(i).map_err(|_| narrow(i))?.to_sql(ty, out),
+            (Param::Int(i), &Type::FLOAT8) => (i as f64).to_sql(ty, out),
+            (Param::Int(i), &Type::FLOAT4) => (i as f32).to_sql(ty, out),
+            (Param::Int(i), &Type::BOOL) => (i != 0).to_sql(ty, out),
+            (Param::Float(f), &Type::FLOAT8) => f.to_sql(ty, out),
+            (Param::Float(f), &Type::FLOAT4) => (f as f32).to_sql(ty, out),
+            (Param::Text(s), _) if <&str as ToSql>::accepts(ty) => s.to_sql(ty, out),
+            (Param::Text(s), &Type::BYTEA) => s.as_bytes().to_sql(ty, out),
+            (Param::Bytes(b), &Type::BYTEA) => b.to_sql(ty, out),
+            (p, _) => Err(format!(
+                "a {ty} parameter cannot take {}: cast it in the SQL (e.g. $1::int8 or $1::text)",
+                match p {
+                    Param::Int(_) => "an integer",
+                    Param::Float(_) => "a float",
+                    Param::Text(_) => "text",
+                    Param::Bytes(_) => "bytes",
+                    Param::Null => "NULL",
+                }
+            )
+            .into()),
         }
     }
 
-    fn accepts(ty: &Type) -> bool {
-        matches!(*ty, Type::INT2 | Type::INT4 | Type::INT8 | Type::BPCHAR | Type::VARCHAR | Type::TEXT)
+    fn accepts(_: &Type) -> bool {
+        true // decided per value in to_sql, with an error that says what to cast
     }
 
     to_sql_checked!();
+}
+
+/// A column read back as a [`Value`].
+struct Captured(Value);
+
+impl<'a> FromSql<'a> for Captured {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        Ok(Captured(match *ty {
+            Type::INT2 => Value::Int(i16::from_sql(ty, raw)? as i64),
+            Type::INT4 => Value::Int(i32::from_sql(ty, raw)? as i64),
+            Type::INT8 => Value::Int(i64::from_sql(ty, raw)?),
+            Type::OID => Value::Int(u32::from_sql(ty, raw)? as i64),
+            Type::FLOAT4 => Value::Float(f32::from_sql(ty, raw)? as f64),
+            Type::FLOAT8 => Value::Float(f64::from_sql(ty, raw)?),
+            Type::BOOL => Value::Int(bool::from_sql(ty, raw)? as i64),
+            Type::BYTEA => Value::Bytes(raw.to_vec()),
+            Type::NUMERIC => Value::Text(numeric_text(raw)?),
+            _ if <&str as FromSql>::accepts(ty) => Value::Text(<&str as FromSql>::from_sql(ty, raw)?.to_string()),
+            _ => return Err(format!("a {ty} column cannot be read back: cast it in the SQL (::text or ::int8)").into()),
+        }))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, BoxError> {
+        Ok(Captured(Value::Null))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+/// NUMERIC's binary form (base-10000 digit groups) as decimal text.
+fn numeric_text(raw: &[u8]) -> Result<String, BoxError> {
+    let word = |i: usize| raw.get(i..i + 2).map(|b| i16::from_be_bytes([b[0], b[1]])).ok_or("a NUMERIC cut short");
+    let (ndigits, weight, sign, dscale) = (word(0)?, word(2)?, word(4)? as u16, word(6)?);
+    if sign == 0xC000 {
+        return Ok("NaN".into());
+    }
+    let digit = |k: i32| -> Result<i16, BoxError> {
+        if k < 0 || k >= ndigits as i32 {
+            Ok(0)
+        } else {
+            Ok(word(8 + 2 * k as usize)?)
+        }
+    };
+    let mut s = String::new();
+    if sign == 0x4000 {
+        s.push('-');
+    }
+    if weight < 0 {
+        s.push('0');
+    } else {
+        for k in 0..=weight as i32 {
+            let d = digit(k)?;
+            if k == 0 {
+                s.push_str(&d.to_string());
+            } else {
+                s.push_str(&format!("{d:04}"));
+            }
+        }
+    }
+    if dscale > 0 {
+        let mut frac = String::new();
+        let mut k = weight as i32 + 1;
+        while frac.len() < dscale as usize {
+            frac.push_str(&format!("{:04}", digit(k)?));
+            k += 1;
+        }
+        frac.truncate(dscale as usize);
+        s.push('.');
+        s.push_str(&frac);
+    }
+    Ok(s)
+}
+
+impl PostgresConnection {
+    fn statement(&self, stmt: usize) -> Result<&Statement, DbError> {
+        self.statements
+            .get(stmt)
+            .ok_or_else(|| DbError::client(super::ClientFault::Other, format!("no prepared statement {stmt}")))
+    }
+
+    fn check_arity(st: &Statement, params: &[Param<'_>]) -> Result<(), DbError> {
+        if st.params().len() != params.len() {
+            return Err(DbError::client(
+                super::ClientFault::Other,
+                format!("statement takes {} parameters, {} given", st.params().len(), params.len()),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Connection for PostgresConnection {
@@ -174,12 +289,49 @@ impl Connection for PostgresConnection {
         Ok(self.statements.len() - 1)
     }
 
-    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
-        const MAX: usize = 4;
-        let wrapped: [PgParam; MAX] = std::array::from_fn(|i| PgParam(params.get(i).copied().unwrap_or(Param::Int(0))));
-        let refs: [&(dyn ToSql + Sync); MAX] = std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
-        self.client.execute(&self.statements[stmt], &refs[..params.len().min(MAX)]).await.map_err(error)?;
-        Ok(())
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
+        let st = self.statement(stmt)?;
+        Self::check_arity(st, params)?;
+        let n = self.client.execute_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
+        // The command tag's count: rows returned by a query, rows changed otherwise.
+        Ok(if st.columns().is_empty() {
+            Executed { affected_rows: n, ..Executed::default() }
+        } else {
+            Executed { rows: n, ..Executed::default() }
+        })
+    }
+
+    async fn execute_row(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: &mut Vec<Value>,
+    ) -> Result<Executed, DbError> {
+        let st = self.statement(stmt)?;
+        Self::check_arity(st, params)?;
+        row.clear();
+        let stream = self.client.query_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
+        let mut stream = std::pin::pin!(stream);
+        let mut done = Executed::default();
+        while let Some(r) = stream.next().await {
+            let r = r.map_err(error)?;
+            if done.rows == 0 {
+                for i in 0..r.len() {
+                    let v: Captured = r.try_get(i).map_err(|e| {
+                        DbError::client(
+                            super::ClientFault::Other,
+                            format!("column {}: {}", r.columns()[i].name(), error_text(&e)),
+                        )
+                    })?;
+                    row.push(v.0);
+                }
+            }
+            done.rows += 1;
+        }
+        if st.columns().is_empty() {
+            done.affected_rows = stream.rows_affected().unwrap_or(0);
+        }
+        Ok(done)
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
@@ -318,6 +470,11 @@ impl Connection for PostgresConnection {
         }
         Ok(out)
     }
+}
+
+/// An error's innermost message (tokio-postgres wraps conversion errors).
+fn error_text(e: &tokio_postgres::Error) -> String {
+    e.source().map(|s| s.to_string()).unwrap_or_else(|| e.to_string())
 }
 
 fn error(e: tokio_postgres::Error) -> DbError {

@@ -1,7 +1,10 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
 
-use super::{Connection, Database, DbError, Dialect, Param, ServerInfo, TableInfo, TargetUrl, Transport};
+use super::{
+    Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, Transport, Value,
+};
 use crate::model::TableSize;
+use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -82,34 +85,104 @@ impl Database for SqliteDatabase {
 
 pub struct SqliteConnection {
     conn: rusqlite::Connection,
-    statements: Vec<String>,
+    /// SQL text per handle, and whether it is an INSERT (which has a rowid to report).
+    statements: Vec<(String, bool)>,
+}
+
+/// A parameter as SQLite's own value, borrowed.
+struct Bind<'a>(Param<'a>);
+
+impl ToSql for Bind<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self.0 {
+            Param::Null => ValueRef::Null,
+            Param::Int(i) => ValueRef::Integer(i),
+            Param::Float(f) => ValueRef::Real(f),
+            Param::Text(s) => ValueRef::Text(s.as_bytes()),
+            Param::Bytes(b) => ValueRef::Blob(b),
+        }))
+    }
+}
+
+fn value(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Int(i),
+        ValueRef::Real(f) => Value::Float(f),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Bytes(b.to_vec()),
+    }
+}
+
+impl SqliteConnection {
+    fn run(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        mut row: Option<&mut Vec<Value>>,
+    ) -> Result<Executed, DbError> {
+        let Some((sql, insert)) = self.statements.get(stmt) else {
+            return Err(DbError::client(super::ClientFault::Other, format!("no prepared statement {stmt}")));
+        };
+        let mut st = self.conn.prepare_cached(sql).map_err(error)?;
+        if st.parameter_count() != params.len() {
+            return Err(DbError::client(
+                super::ClientFault::Other,
+                format!("statement takes {} parameters, {} given", st.parameter_count(), params.len()),
+            ));
+        }
+        for (i, p) in params.iter().enumerate() {
+            st.raw_bind_parameter(i + 1, Bind(*p)).map_err(error)?;
+        }
+        if let Some(r) = row.as_deref_mut() {
+            r.clear();
+        }
+        let mut done = Executed::default();
+        let columns = st.column_count();
+        if columns > 0 {
+            let mut rows = st.raw_query();
+            while let Some(r) = rows.next().map_err(error)? {
+                if done.rows == 0 {
+                    if let Some(out) = row.as_deref_mut() {
+                        for i in 0..columns {
+                            out.push(value(r.get_ref(i).map_err(error)?));
+                        }
+                    }
+                }
+                done.rows += 1;
+            }
+        } else {
+            done.affected_rows = st.raw_execute().map_err(error)? as u64;
+        }
+        drop(st);
+        if *insert && done.affected_rows > 0 {
+            done.last_insert_id = Some(self.conn.last_insert_rowid() as u64);
+        }
+        Ok(done)
+    }
 }
 
 impl Connection for SqliteConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
         self.conn.prepare_cached(sql).map_err(error)?;
-        self.statements.push(sql.to_string());
+        let insert = sql.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("insert"));
+        self.statements.push((sql.to_string(), insert));
         let capacity = self.statements.len().max(16);
         self.conn.set_prepared_statement_cache_capacity(capacity);
         Ok(self.statements.len() - 1)
     }
 
-    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
-        let mut st = self.conn.prepare_cached(&self.statements[stmt]).map_err(error)?;
-        for (i, p) in params.iter().enumerate() {
-            let value: &dyn ToSql = match p {
-                Param::Int(v) => v,
-                Param::Text(s) => s,
-            };
-            st.raw_bind_parameter(i + 1, value).map_err(error)?;
-        }
-        if st.column_count() > 0 {
-            let mut rows = st.raw_query();
-            while rows.next().map_err(error)?.is_some() {}
-        } else {
-            st.raw_execute().map_err(error)?;
-        }
-        Ok(())
+    async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
+        self.run(stmt, params, None)
+    }
+
+    async fn execute_row(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: &mut Vec<Value>,
+    ) -> Result<Executed, DbError> {
+        self.run(stmt, params, Some(row))
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {

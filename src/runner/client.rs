@@ -267,7 +267,7 @@ impl<C: Connection> Client<C> {
                     let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
                     let id = match (spec.auto_inc, self.dialect) {
                         // sysbench: a unique uint32 shifted into INTEGER range.
-                        (false, _) => Some((shared.unique.next() as i64 - 2_147_483_648) as i32),
+                        (false, _) => Some(shared.unique.next() as i64 - 2_147_483_648),
                         // id=0 asks MySQL for the next AUTO_INCREMENT value.
                         (true, Dialect::Mysql) => Some(0),
                         // PostgreSQL and SQLite: the id column is left out of the INSERT.
@@ -297,7 +297,7 @@ impl<C: Connection> Client<C> {
             | StatementKind::OrderRange
             | StatementKind::DistinctRange => {
                 let id = self.id(spec);
-                let end = (id as i64 + spec.range_size as i64 - 1).min(i32::MAX as i64) as i32;
+                let end = (id + spec.range_size as i64 - 1).min(i32::MAX as i64);
                 self.exec(table, kind, &[Param::Int(id), Param::Int(end)], rec, waited).await
             }
             StatementKind::NonIndexUpdate => {
@@ -315,8 +315,8 @@ impl<C: Connection> Client<C> {
     }
 
     #[inline]
-    fn id(&mut self, spec: &ClientSpec) -> i32 {
-        spec.dist.sample(&mut self.rng, 1, spec.table_size) as i32
+    fn id(&mut self, spec: &ClientSpec) -> i64 {
+        spec.dist.sample(&mut self.rng, 1, spec.table_size) as i64
     }
 
     async fn exec(

@@ -17,7 +17,7 @@ pub(super) fn too_large(len: usize, limit: usize, phase: &str, max_packet: bool)
 }
 
 /// What the next packet is, from its first byte.
-enum Kind {
+pub(super) enum Kind {
     /// An EOF or OK terminator (0xfe and short) or an ERR (0xff): read it.
     Status,
     /// A row or column definition: skip it unread.
@@ -195,7 +195,7 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads the next header and classifies the packet by its first byte.
-    async fn next_kind(&mut self) -> Result<(usize, Kind), DbError> {
+    pub(super) async fn next_kind(&mut self) -> Result<(usize, Kind), DbError> {
         let len = self.header().await?;
         if len == 0 {
             return Ok((0, Kind::Data));

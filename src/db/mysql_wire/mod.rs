@@ -22,8 +22,8 @@ fn fuzz_cases(default: u32) -> u32 {
     std::env::var("FAIRBENCH_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-use super::{ClientFault, DbError, Param};
-use framing::too_large;
+use super::{ClientFault, DbError, Executed, Param, Value};
+use framing::{too_large, Kind};
 use packets::*;
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -214,8 +214,8 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads a complete response, skipping any result rows.
-    async fn drain_response(&mut self, phase: &str) -> Result<(), DbError> {
-        let result = self.drain_inner(phase).await;
+    async fn drain_response(&mut self, phase: &str, row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
+        let result = self.drain_inner(phase, row).await;
         self.finished();
         result
     }
@@ -244,32 +244,87 @@ impl<S: Socket> WireConn<S> {
         }
     }
 
-    async fn drain_inner(&mut self, phase: &str) -> Result<(), DbError> {
+    /// Reads a reply to its end: counts from OK packets, rows counted and skipped unread,
+    /// except the first row of the first result set when `row` asks for it (binary protocol).
+    async fn drain_inner(&mut self, phase: &str, mut row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
         let caps = self.caps;
-        let max_columns = self.limits.max_columns;
+        let WireLimits { max_packet, max_columns } = self.limits;
+        let mut done = Executed::default();
+        let count = |p: &[u8], done: &mut Executed| -> Result<bool, DbError> {
+            let ok = OkInfo::parse(caps, p).map_err(|m| malformed(phase, m))?;
+            done.affected_rows += ok.affected_rows;
+            if ok.last_insert_id != 0 {
+                done.last_insert_id = Some(ok.last_insert_id);
+            }
+            Ok(ok.more)
+        };
         loop {
             let p = self.read_packet(STATUS_LIMIT, phase).await?;
             let columns = match p.first() {
                 Some(0x00) => {
-                    if more_results(caps, p).map_err(|m| malformed(phase, m))? {
+                    if count(p, &mut done)? {
                         continue;
                     }
-                    return Ok(());
+                    return Ok(done);
                 }
                 Some(0xff) => return Err(err_packet(p)),
                 _ => column_count(p, max_columns).map_err(|m| malformed(phase, m))?,
             };
             // A result set: column definitions, [EOF], rows, EOF/OK.
-            self.skip_definitions(columns, phase).await?;
+            let capture = row.is_some() && done.rows == 0;
+            let types = if capture {
+                self.read_definitions(columns, phase).await?
+            } else {
+                self.skip_definitions(columns, phase).await?;
+                Vec::new()
+            };
             loop {
-                if let Some(p) = self.skip_unless_status(phase).await? {
-                    if more_results(caps, p).map_err(|m| malformed(phase, m))? {
-                        break;
+                let (len, kind) = self.next_kind().await?;
+                match kind {
+                    Kind::Data if capture && done.rows == 0 => {
+                        let p = self.payload(len, max_packet, phase).await?;
+                        let values = binary_row(p, &types).map_err(|m| malformed(phase, m))?;
+                        if let Some(out) = row.as_deref_mut() {
+                            *out = values;
+                        }
+                        done.rows += 1;
                     }
-                    return Ok(());
+                    Kind::Data => {
+                        self.skip_payload(len).await?;
+                        done.rows += 1;
+                    }
+                    Kind::Status => {
+                        let p = self.payload(len, STATUS_LIMIT, phase).await?;
+                        if p[0] == 0xff {
+                            return Err(err_packet(p));
+                        }
+                        if count(p, &mut done)? {
+                            break;
+                        }
+                        return Ok(done);
+                    }
                 }
             }
         }
+    }
+
+    /// Reads `n` column definitions (and the EOF after them without CLIENT_DEPRECATE_EOF).
+    async fn read_definitions(&mut self, n: usize, phase: &str) -> Result<Vec<ColumnType>, DbError> {
+        let mut types = Vec::with_capacity(n);
+        for _ in 0..n {
+            let p = self.read_packet(STATUS_LIMIT, phase).await?;
+            if matches!(p.first(), Some(0xff)) {
+                return Err(err_packet(p));
+            }
+            types.push(ColumnType::parse(p).map_err(|m| malformed(phase, m))?);
+        }
+        if n > 0 && self.caps & CLIENT_DEPRECATE_EOF == 0 {
+            let p = self.read_packet(STATUS_LIMIT, phase).await?;
+            if p.first() != Some(&0xfe) {
+                return Err(DbError::protocol(format!("no EOF after the column definitions {phase}")));
+            }
+        }
+        Ok(types)
     }
 
     /// Skips `n` column definitions and, without CLIENT_DEPRECATE_EOF, the EOF after them.
@@ -304,7 +359,24 @@ impl<S: Socket> WireConn<S> {
         Ok(self.statements.len() - 1)
     }
 
-    pub async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
+    pub async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
+        self.send_execute(stmt, params).await?;
+        self.drain_response("in reply to COM_STMT_EXECUTE", None).await
+    }
+
+    /// Executes and keeps the first row's values in `row`.
+    pub async fn execute_row(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: &mut Vec<Value>,
+    ) -> Result<Executed, DbError> {
+        row.clear();
+        self.send_execute(stmt, params).await?;
+        self.drain_response("in reply to COM_STMT_EXECUTE", Some(row)).await
+    }
+
+    async fn send_execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
         let Some(s) = self.statements.get(stmt) else {
             return Err(DbError::client(ClientFault::Other, format!("no prepared statement {stmt}")));
         };
@@ -320,32 +392,51 @@ impl<S: Socket> WireConn<S> {
             out.push(0); // CURSOR_TYPE_NO_CURSOR
             out.extend_from_slice(&1u32.to_le_bytes());
             if n > 0 {
-                out.extend(std::iter::repeat_n(0u8, n.div_ceil(8))); // no NULLs
-                out.push(1); // types follow
-                for p in params {
-                    match p {
-                        Param::Int(_) => out.extend_from_slice(&[0x03, 0]), // MYSQL_TYPE_LONG, signed
-                        Param::Text(_) => out.extend_from_slice(&[0xfd, 0]), // VAR_STRING
+                let bitmap = out.len();
+                out.extend(std::iter::repeat_n(0u8, n.div_ceil(8)));
+                for (i, p) in params.iter().enumerate() {
+                    if matches!(p, Param::Null) {
+                        out[bitmap + i / 8] |= 1 << (i % 8);
                     }
                 }
+                out.push(1); // types follow
                 for p in params {
-                    match p {
-                        Param::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+                    // An integer that fits 32 bits goes as LONG, as sysbench sends it.
+                    out.extend_from_slice(match p {
+                        Param::Null => &[0x06, 0],
+                        Param::Int(i) if i32::try_from(*i).is_ok() => &[0x03, 0],
+                        Param::Int(_) => &[0x08, 0],
+                        Param::Float(_) => &[0x05, 0],
+                        Param::Text(_) => &[0xfd, 0],
+                        Param::Bytes(_) => &[0xfc, 0],
+                    });
+                }
+                for p in params {
+                    match *p {
+                        Param::Null => {}
+                        Param::Int(i) => match i32::try_from(i) {
+                            Ok(small) => out.extend_from_slice(&small.to_le_bytes()),
+                            Err(_) => out.extend_from_slice(&i.to_le_bytes()),
+                        },
+                        Param::Float(f) => out.extend_from_slice(&f.to_le_bytes()),
                         Param::Text(s) => {
                             put_lenenc(out, s.len() as u64);
                             out.extend_from_slice(s.as_bytes());
+                        }
+                        Param::Bytes(b) => {
+                            put_lenenc(out, b.len() as u64);
+                            out.extend_from_slice(b);
                         }
                     }
                 }
             }
         })
-        .await?;
-        self.drain_response("in reply to COM_STMT_EXECUTE").await
+        .await
     }
 
     pub async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
         self.command(0x03, |out| out.extend_from_slice(sql.as_bytes())).await?;
-        self.drain_response("in reply to COM_QUERY").await
+        self.drain_response("in reply to COM_QUERY", None).await.map(|_| ())
     }
 
     /// A text-protocol query's rows as strings (NULL as None): for SHOW commands. Rows are

@@ -2,7 +2,7 @@
 //! so every read is bounds-checked and every failure is a `Malformed` naming what was wrong:
 //! nothing here can panic or allocate more than the packet it is given.
 
-use super::super::DbError;
+use super::super::{DbError, Value};
 
 pub const CLIENT_LONG_PASSWORD: u32 = 1;
 pub const CLIENT_CONNECT_WITH_DB: u32 = 8;
@@ -174,20 +174,165 @@ pub fn err_packet(p: &[u8]) -> DbError {
     DbError::mysql(code, message)
 }
 
+/// An OK packet's counts (an EOF packet has none), and whether another result set follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OkInfo {
+    pub affected_rows: u64,
+    pub last_insert_id: u64,
+    pub more: bool,
+}
+
+impl OkInfo {
+    pub fn parse(caps: u32, p: &[u8]) -> Result<OkInfo, Malformed> {
+        let mut r = Reader::new(p);
+        r.u8("an empty OK packet")?;
+        if p.first() == Some(&0xfe) && p.len() < 9 && caps & CLIENT_DEPRECATE_EOF == 0 {
+            // EOF: header, warnings(2), status(2)
+            r.u16("an EOF packet cut short")?;
+            let status = r.u16("an EOF packet cut short")?;
+            return Ok(OkInfo { more: status & SERVER_MORE_RESULTS_EXISTS != 0, ..OkInfo::default() });
+        }
+        let affected_rows = r.lenenc("an OK packet cut short in the affected rows")?.unwrap_or(0);
+        let last_insert_id = r.lenenc("an OK packet cut short in the insert id")?.unwrap_or(0);
+        let status = r.u16("an OK packet cut short in the status")?;
+        Ok(OkInfo { affected_rows, last_insert_id, more: status & SERVER_MORE_RESULTS_EXISTS != 0 })
+    }
+}
+
 /// Whether an OK or EOF packet announces another result set.
 pub fn more_results(caps: u32, p: &[u8]) -> Result<bool, Malformed> {
+    OkInfo::parse(caps, p).map(|ok| ok.more)
+}
+
+/// What decoding a binary-protocol value needs from its column definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnType {
+    pub charset: u16,
+    pub kind: u8,
+    pub flags: u16,
+}
+
+const BINARY_CHARSET: u16 = 63;
+const UNSIGNED_FLAG: u16 = 0x20;
+
+impl ColumnType {
+    /// A column definition packet (protocol 4.1).
+    pub fn parse(p: &[u8]) -> Result<ColumnType, Malformed> {
+        let mut r = Reader::new(p);
+        for _ in 0..6 {
+            r.lenenc_bytes("a column definition cut short")?; // catalog, schema, tables, names
+        }
+        r.lenenc("a column definition cut short")?;
+        let charset = r.u16("a column definition cut short")?;
+        r.u32("a column definition cut short")?;
+        let kind = r.u8("a column definition cut short")?;
+        let flags = r.u16("a column definition cut short")?;
+        Ok(ColumnType { charset, kind, flags })
+    }
+}
+
+/// A binary-protocol result row (COM_STMT_EXECUTE) as values.
+pub fn binary_row(p: &[u8], columns: &[ColumnType]) -> Result<Vec<Value>, Malformed> {
     let mut r = Reader::new(p);
-    r.u8("an empty OK packet")?;
-    let status = if p.first() == Some(&0xfe) && p.len() < 9 && caps & CLIENT_DEPRECATE_EOF == 0 {
-        // EOF: header, warnings(2), status(2)
-        r.u16("an EOF packet cut short")?;
-        r.u16("an EOF packet cut short")?
-    } else {
-        r.lenenc("an OK packet cut short in the affected rows")?;
-        r.lenenc("an OK packet cut short in the insert id")?;
-        r.u16("an OK packet cut short in the status")?
-    };
-    Ok(status & SERVER_MORE_RESULTS_EXISTS != 0)
+    if r.u8("an empty row")? != 0 {
+        return Err(Malformed("a binary row without its 0x00 header"));
+    }
+    let bitmap = r.take((columns.len() + 7 + 2) / 8, "a row cut short in its NULL bitmap")?;
+    let mut row = Vec::with_capacity(columns.len());
+    for (i, c) in columns.iter().enumerate() {
+        let bit = i + 2;
+        if bitmap[bit / 8] & (1 << (bit % 8)) != 0 {
+            row.push(Value::Null);
+            continue;
+        }
+        let unsigned = c.flags & UNSIGNED_FLAG != 0;
+        const SHORT: &str = "a row cut short";
+        let v = match c.kind {
+            0x01 => {
+                let b = r.u8(SHORT)?;
+                Value::Int(if unsigned { b as i64 } else { b as i8 as i64 })
+            }
+            0x02 | 0x0d => {
+                let v = r.u16(SHORT)?;
+                Value::Int(if unsigned { v as i64 } else { v as i16 as i64 })
+            }
+            0x03 | 0x09 => {
+                let v = r.u32(SHORT)?;
+                Value::Int(if unsigned { v as i64 } else { v as i32 as i64 })
+            }
+            0x08 => {
+                let b = r.take(8, SHORT)?;
+                let v = u64::from_le_bytes(b.try_into().map_err(|_| Malformed(SHORT))?);
+                match (unsigned, i64::try_from(v)) {
+                    (true, Err(_)) => Value::Text(v.to_string()),
+                    _ => Value::Int(v as i64),
+                }
+            }
+            0x04 => Value::Float(f32::from_bits(r.u32(SHORT)?) as f64),
+            0x05 => {
+                let b = r.take(8, SHORT)?;
+                Value::Float(f64::from_le_bytes(b.try_into().map_err(|_| Malformed(SHORT))?))
+            }
+            0x06 => Value::Null,
+            0x07 | 0x0a | 0x0c | 0x0e => {
+                let n = r.u8(SHORT)? as usize;
+                Value::Text(datetime_text(r.take(n, SHORT)?)?)
+            }
+            0x0b => {
+                let n = r.u8(SHORT)? as usize;
+                Value::Text(time_text(r.take(n, SHORT)?)?)
+            }
+            0x00 | 0xf6 => Value::Text(String::from_utf8_lossy(r.lenenc_bytes(SHORT)?.unwrap_or_default()).into()),
+            _ => {
+                let b = r.lenenc_bytes(SHORT)?.unwrap_or_default();
+                if c.charset == BINARY_CHARSET {
+                    Value::Bytes(b.to_vec())
+                } else {
+                    Value::Text(String::from_utf8_lossy(b).into_owned())
+                }
+            }
+        };
+        row.push(v);
+    }
+    if !r.rest().is_empty() {
+        return Err(Malformed("a row longer than its columns"));
+    }
+    Ok(row)
+}
+
+/// DATE/DATETIME/TIMESTAMP: 0, 4, 7 or 11 bytes.
+fn datetime_text(b: &[u8]) -> Result<String, Malformed> {
+    let mut r = Reader::new(b);
+    if b.is_empty() {
+        return Ok("0000-00-00 00:00:00".into());
+    }
+    const BAD: &str = "a malformed date";
+    let (y, m, d) = (r.u16(BAD)?, r.u8(BAD)?, r.u8(BAD)?);
+    let mut s = format!("{y:04}-{m:02}-{d:02}");
+    if b.len() >= 7 {
+        s.push_str(&format!(" {:02}:{:02}:{:02}", r.u8(BAD)?, r.u8(BAD)?, r.u8(BAD)?));
+    }
+    if b.len() >= 11 {
+        s.push_str(&format!(".{:06}", r.u32(BAD)?));
+    }
+    Ok(s)
+}
+
+/// TIME: 0, 8 or 12 bytes (sign, days, h, m, s, microseconds).
+fn time_text(b: &[u8]) -> Result<String, Malformed> {
+    if b.is_empty() {
+        return Ok("00:00:00".into());
+    }
+    const BAD: &str = "a malformed time";
+    let mut r = Reader::new(b);
+    let negative = r.u8(BAD)? == 1;
+    let days = r.u32(BAD)? as u64;
+    let (h, m, s) = (r.u8(BAD)? as u64, r.u8(BAD)?, r.u8(BAD)?);
+    let mut t = format!("{}{:02}:{m:02}:{s:02}", if negative { "-" } else { "" }, days * 24 + h);
+    if b.len() >= 12 {
+        t.push_str(&format!(".{:06}", r.u32(BAD)?));
+    }
+    Ok(t)
 }
 
 /// The first packet of a result set: how many column definitions follow.
@@ -353,6 +498,37 @@ mod tests {
     }
 
     #[test]
+    fn binary_rows_decode_every_type() {
+        let t = |kind: u8| ColumnType { charset: 45, kind, flags: 0 };
+        let types = [t(0x08), t(0x03), t(0x05), t(0xfd), t(0xf6), t(0x0c), t(0x08)];
+        let mut p = vec![0x00, 0b0000_0000, 0b0000_0001]; // column 6 (bit 8) is NULL
+        p.extend_from_slice(&(-5i64).to_le_bytes());
+        p.extend_from_slice(&7i32.to_le_bytes());
+        p.extend_from_slice(&2.5f64.to_le_bytes());
+        p.extend_from_slice(b"\x03abc");
+        p.extend_from_slice(b"\x0412.5");
+        p.extend_from_slice(&[7, 0xea, 0x07, 11, 23, 8, 30, 5]);
+        let row = binary_row(&p, &types).unwrap();
+        assert_eq!(
+            row,
+            vec![
+                Value::Int(-5),
+                Value::Int(7),
+                Value::Float(2.5),
+                Value::Text("abc".into()),
+                Value::Text("12.5".into()),
+                Value::Text("2026-11-23 08:30:05".into()),
+                Value::Null
+            ]
+        );
+        assert!(binary_row(&p[..p.len() - 1], &types).is_err());
+        assert_eq!(
+            OkInfo::parse(0, &[0, 3, 0xfc, 0x10, 0x27, 2, 0, 0, 0]),
+            Ok(OkInfo { affected_rows: 3, last_insert_id: 10_000, more: false })
+        );
+    }
+
+    #[test]
     fn auth_replies() {
         assert_eq!(AuthReply::parse(&[0]), Ok(AuthReply::Ok));
         assert_eq!(AuthReply::parse(&[1, 3]), Ok(AuthReply::FastAuthOk));
@@ -374,6 +550,9 @@ mod tests {
             let _ = Greeting::parse(&bytes);
             let _ = more_results(0, &bytes);
             let _ = more_results(CLIENT_DEPRECATE_EOF, &bytes);
+            let _ = ColumnType::parse(&bytes);
+            let types: Vec<ColumnType> = bytes.iter().take(n % 12).map(|&b| ColumnType { charset: 33, kind: b, flags: 0 }).collect();
+            let _ = binary_row(&bytes, &types);
             let _ = column_count(&bytes, 4096);
             let _ = PrepareOk::parse(&bytes, 4096);
             let _ = text_row(&bytes, n);
