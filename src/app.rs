@@ -242,9 +242,9 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     announce(&plan, &before.server, &db.transport());
 
     let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile));
-    let kinds = plan.workload.statement_kinds(&plan.oltp);
+    let statements = plan.workload.statements(&plan.oltp);
     let mut collector =
-        Collector::new(&kinds, plan.loop_model.is_open(), plan.threads, plan.report_interval_s, &mut progress);
+        Collector::new(&statements, plan.loop_model.is_open(), plan.threads, plan.report_interval_s, &mut progress);
     let outcome = runner::run(db.clone(), &plan, &mut collector)?;
     let collected = collector.finish();
 

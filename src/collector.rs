@@ -4,7 +4,7 @@
 use crate::model::IntervalStats;
 use crate::recorder::summary::interval_stats;
 use crate::recorder::{Recorder, Sink, Tick};
-use crate::workload::StatementKind;
+use crate::workload::StatementInfo;
 use std::time::{Duration, Instant};
 
 /// Told when measurement starts and at the end of each report window (the terminal's
@@ -43,7 +43,7 @@ pub struct Collector<'p> {
 
 impl<'p> Collector<'p> {
     pub fn new(
-        kinds: &[StatementKind],
+        statements: &[StatementInfo],
         open_loop: bool,
         threads: u32,
         report_every: Option<u32>,
@@ -56,10 +56,10 @@ impl<'p> Collector<'p> {
             start: now,
             warmup: Duration::ZERO,
             last: now,
-            window: Recorder::new(kinds, open_loop),
+            window: Recorder::new(statements, open_loop),
             window_from: now,
             window_ticks: 0,
-            totals: Recorder::new(kinds, open_loop),
+            totals: Recorder::new(statements, open_loop),
             timeline: Vec::new(),
             cpu_at_last: Duration::ZERO,
             progress,

@@ -12,11 +12,10 @@ pub mod summary;
 pub use sink::{Sink, Tick};
 
 use crate::stats::LatencyHistogram;
-use crate::workload::{StatementClass, StatementKind};
+use crate::workload::{StatementClass, StatementInfo};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-const NO_SLOT: u8 = u8::MAX;
 /// Points per interval kept for the commit-latency scatter.
 pub const SCATTER_POINTS: usize = 100;
 /// An event that starts this much after its intended start is counted as late.
@@ -24,9 +23,9 @@ pub const LATE_AFTER: Duration = Duration::from_millis(1);
 
 #[derive(Clone, Debug)]
 pub struct Recorder {
-    /// Index into `statements` per [`StatementKind`], or NO_SLOT when the workload never sends it.
-    slot: [u8; StatementKind::COUNT],
-    statements: Vec<(StatementKind, LatencyHistogram)>,
+    /// The run's statements; ids index `latencies` (and the open loop's `service`).
+    statements: Arc<[StatementInfo]>,
+    latencies: Vec<LatencyHistogram>,
     /// Whole events (sysbench's "latency"): first statement start (open loop: intended
     /// start) to last statement end.
     pub events: LatencyHistogram,
@@ -50,17 +49,14 @@ pub struct OpenLoop {
 }
 
 impl Recorder {
-    pub fn new(kinds: &[StatementKind], open_loop: bool) -> Self {
-        let mut slot = [NO_SLOT; StatementKind::COUNT];
-        for (i, k) in kinds.iter().enumerate() {
-            slot[*k as usize] = i as u8;
-        }
+    pub fn new(statements: &[StatementInfo], open_loop: bool) -> Self {
+        let of_commits = statements.iter().any(|s| s.class == StatementClass::Commit);
         Recorder {
-            slot,
-            statements: kinds.iter().map(|&k| (k, LatencyHistogram::new())).collect(),
+            statements: statements.into(),
+            latencies: statements.iter().map(|_| LatencyHistogram::new()).collect(),
             events: LatencyHistogram::new(),
             open: open_loop.then(|| OpenLoop {
-                service: kinds.iter().map(|_| LatencyHistogram::new()).collect(),
+                service: statements.iter().map(|_| LatencyHistogram::new()).collect(),
                 service_events: LatencyHistogram::new(),
                 queue: LatencyHistogram::new(),
                 late: 0,
@@ -68,22 +64,22 @@ impl Recorder {
             }),
             errors: BTreeMap::new(),
             reconnects: 0,
-            scatter: Reservoir::new(kinds.contains(&StatementKind::Commit)),
+            scatter: Reservoir::new(of_commits),
         }
     }
 
-    /// A statement took `service`; `waited` is how late its event started (zero in a closed loop).
+    /// Statement `id` took `service`; `waited` is how late its event started (zero in a
+    /// closed loop).
     #[inline]
-    pub fn statement(&mut self, kind: StatementKind, service: Duration, waited: Duration, at: Instant) {
-        let slot = self.slot[kind as usize];
-        debug_assert!(slot != NO_SLOT, "{kind:?} was not declared by the workload");
-        let Some((_, h)) = self.statements.get_mut(slot as usize) else { return };
+    pub fn statement(&mut self, id: usize, service: Duration, waited: Duration, at: Instant) {
+        debug_assert!(id < self.latencies.len(), "statement {id} was not declared by the workload");
+        let Some(h) = self.latencies.get_mut(id) else { return };
         let latency = service + waited;
         h.record(latency);
         if let Some(o) = &mut self.open {
-            o.service[slot as usize].record(service);
+            o.service[id].record(service);
         }
-        if kind == StatementKind::Commit {
+        if self.statements[id].class == StatementClass::Commit {
             self.scatter.offer(at, latency);
         }
     }
@@ -122,7 +118,7 @@ impl Recorder {
     }
 
     pub fn add(&mut self, other: &Recorder) {
-        for ((_, mine), (_, theirs)) in self.statements.iter_mut().zip(&other.statements) {
+        for (mine, theirs) in self.latencies.iter_mut().zip(&other.latencies) {
             mine.add(theirs);
         }
         self.events.add(&other.events);
@@ -143,9 +139,7 @@ impl Recorder {
     }
 
     pub fn reset(&mut self) {
-        for (_, h) in &mut self.statements {
-            h.reset();
-        }
+        self.latencies.iter_mut().for_each(LatencyHistogram::reset);
         self.events.reset();
         if let Some(o) = &mut self.open {
             o.service.iter_mut().for_each(LatencyHistogram::reset);
@@ -159,23 +153,24 @@ impl Recorder {
         self.scatter.clear();
     }
 
-    pub fn statements(&self) -> impl Iterator<Item = (StatementKind, &LatencyHistogram)> {
-        self.statements.iter().map(|(k, h)| (*k, h))
+    /// Each statement's name and latencies, in id order.
+    pub fn statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
+        self.statements.iter().map(|s| s.name.as_str()).zip(&self.latencies)
     }
 
     pub fn open_loop(&self) -> Option<&OpenLoop> {
         self.open.as_ref()
     }
 
-    /// Service times per statement kind (open loop only).
-    pub fn service_statements(&self) -> impl Iterator<Item = (StatementKind, &LatencyHistogram)> {
+    /// Service times per statement (open loop only).
+    pub fn service_statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
         let service = self.open.as_ref().map(|o| o.service.as_slice()).unwrap_or(&[]);
-        self.statements.iter().zip(service).map(|((k, _), h)| (*k, h))
+        self.statements.iter().map(|s| s.name.as_str()).zip(service)
     }
 
     /// All statements of one class merged (latency, or service time with `service`).
     pub fn class(&self, class: StatementClass, service: bool) -> LatencyHistogram {
-        self.merged(|k| k.class() == class, service)
+        self.merged(|c| c == class, service)
     }
 
     /// Every statement merged.
@@ -183,19 +178,16 @@ impl Recorder {
         self.merged(|_| true, service)
     }
 
-    fn merged(&self, pick: impl Fn(StatementKind) -> bool, service: bool) -> LatencyHistogram {
+    fn merged(&self, pick: impl Fn(StatementClass) -> bool, service: bool) -> LatencyHistogram {
         let mut h = LatencyHistogram::new();
-        if service {
-            for (k, s) in self.service_statements() {
-                if pick(k) {
-                    h.add(s);
-                }
-            }
-        } else {
-            for (k, s) in &self.statements {
-                if pick(*k) {
-                    h.add(s);
-                }
+        let histograms = match (service, &self.open) {
+            (true, Some(o)) => o.service.as_slice(),
+            (true, None) => &[],
+            (false, _) => self.latencies.as_slice(),
+        };
+        for (info, s) in self.statements.iter().zip(histograms) {
+            if pick(info.class) {
+                h.add(s);
             }
         }
         h
@@ -280,17 +272,19 @@ impl Reservoir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::StatementKind::{self, *};
+
+    fn statements(kinds: &[StatementKind]) -> Vec<StatementInfo> {
+        kinds.iter().map(|k| StatementInfo { name: k.name().into(), class: k.class() }).collect()
+    }
 
     #[test]
     fn classes_merge_their_statements() {
         let now = Instant::now();
-        let mut r = Recorder::new(
-            &[StatementKind::Begin, StatementKind::PointSelect, StatementKind::SumRange, StatementKind::Commit],
-            false,
-        );
-        r.statement(StatementKind::PointSelect, Duration::from_micros(10), Duration::ZERO, now);
-        r.statement(StatementKind::SumRange, Duration::from_micros(30), Duration::ZERO, now);
-        r.statement(StatementKind::Commit, Duration::from_micros(50), Duration::ZERO, now);
+        let mut r = Recorder::new(&statements(&[Begin, PointSelect, SumRange, Commit]), false);
+        r.statement(1, Duration::from_micros(10), Duration::ZERO, now);
+        r.statement(2, Duration::from_micros(30), Duration::ZERO, now);
+        r.statement(3, Duration::from_micros(50), Duration::ZERO, now);
         assert_eq!(r.class(StatementClass::Read, false).count(), 2);
         assert_eq!(r.class(StatementClass::Commit, false).count(), 1);
         assert_eq!(r.class(StatementClass::Write, false).count(), 0);
@@ -306,9 +300,9 @@ mod tests {
     #[test]
     fn open_loop_keeps_service_time_apart() {
         let now = Instant::now();
-        let mut r = Recorder::new(&[StatementKind::PointSelect], true);
+        let mut r = Recorder::new(&statements(&[PointSelect]), true);
         r.started(Duration::from_millis(5), 3);
-        r.statement(StatementKind::PointSelect, Duration::from_micros(100), Duration::from_millis(5), now);
+        r.statement(0, Duration::from_micros(100), Duration::from_millis(5), now);
         r.event(Duration::from_micros(5100), Duration::from_micros(100), now);
         assert_eq!(r.total(false).max_ns(), 5_100_000);
         assert_eq!(r.total(true).max_ns(), 100_000);
@@ -319,7 +313,7 @@ mod tests {
     #[test]
     fn scatter_stays_bounded_and_covers_both_sides() {
         let t0 = Instant::now();
-        let mut a = Recorder::new(&[StatementKind::PointSelect], false);
+        let mut a = Recorder::new(&statements(&[PointSelect]), false);
         let mut b = a.clone();
         for i in 0..10_000u64 {
             a.event(Duration::from_micros(10), Duration::ZERO, t0 + Duration::from_micros(i));

@@ -106,9 +106,9 @@ pub fn class_and_statement_stats(
     };
     stats.insert("event".to_string(), class_stats(events, secs, extra));
     let statements = if service {
-        totals.service_statements().map(|(k, h)| (k.name().to_string(), class_stats(h, secs, extra))).collect()
+        totals.service_statements().map(|(name, h)| (name.to_string(), class_stats(h, secs, extra))).collect()
     } else {
-        totals.statements().map(|(k, h)| (k.name().to_string(), class_stats(h, secs, extra))).collect()
+        totals.statements().map(|(name, h)| (name.to_string(), class_stats(h, secs, extra))).collect()
     };
     (stats, statements)
 }

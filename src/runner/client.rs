@@ -13,11 +13,22 @@ use std::time::{Duration, Instant};
 
 const NOT_PREPARED: usize = usize::MAX;
 
+/// Statement ids by kind: positions in `kinds` (the order the recorder was given).
+pub fn statement_ids(kinds: &[StatementKind]) -> [usize; StatementKind::COUNT] {
+    let mut ids = [usize::MAX; StatementKind::COUNT];
+    for (i, k) in kinds.iter().enumerate() {
+        ids[*k as usize] = i;
+    }
+    ids
+}
+
 /// What every client of a run shares read-only.
 pub struct ClientSpec {
     pub workload: Workload,
     pub steps: Vec<Step>,
     pub kinds: Vec<StatementKind>,
+    /// The recorder's statement id of each kind (its position in `kinds`).
+    pub ids: [usize; StatementKind::COUNT],
     pub tables: u32,
     pub table_size: u32,
     pub range_size: u32,
@@ -230,13 +241,13 @@ impl<C: Connection> Client<C> {
                     let t = Instant::now();
                     self.conn.simple(self.begin_sql).await?;
                     let end = Instant::now();
-                    rec.lock().unwrap().statement(StatementKind::Begin, end - t, waited, end);
+                    rec.lock().unwrap().statement(spec.ids[StatementKind::Begin as usize], end - t, waited, end);
                 }
                 Step::Commit => {
                     let t = Instant::now();
                     self.conn.simple("COMMIT").await?;
                     let end = Instant::now();
-                    rec.lock().unwrap().statement(StatementKind::Commit, end - t, waited, end);
+                    rec.lock().unwrap().statement(spec.ids[StatementKind::Commit as usize], end - t, waited, end);
                 }
                 Step::Repeat(kind, n) => {
                     let table = self.rng.uniform(1, spec.tables);
@@ -251,11 +262,11 @@ impl<C: Connection> Client<C> {
                         let k = self.id(spec);
                         self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
                         self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
-                        self.exec(table, StatementKind::Delete, &[Param::Int(id)], rec, waited).await?;
+                        self.exec(spec, table, StatementKind::Delete, &[Param::Int(id)], rec, waited).await?;
                         let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
                         let params = [Param::Int(id), Param::Int(k), Param::Text(c), Param::Text(pad)];
-                        let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
-                        timed(&mut self.conn, h, &params, StatementKind::Insert, rec, waited).await?;
+                        let (h, sid) = self.handle(spec, table, StatementKind::Insert);
+                        timed(&mut self.conn, h, &params, sid, rec, waited).await?;
                     }
                 }
                 Step::NewRowInsert => {
@@ -264,7 +275,6 @@ impl<C: Connection> Client<C> {
                     self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
                     self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
                     let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
-                    let h = self.handles[table as usize - 1][StatementKind::Insert as usize];
                     let id = match (spec.auto_inc, self.dialect) {
                         // sysbench: a unique uint32 shifted into INTEGER range.
                         (false, _) => Some(shared.unique.next() as i64 - 2_147_483_648),
@@ -275,7 +285,8 @@ impl<C: Connection> Client<C> {
                     };
                     let params = [Param::Int(id.unwrap_or(0)), Param::Int(k), Param::Text(c), Param::Text(pad)];
                     let params = if id.is_some() { &params[..] } else { &params[1..] };
-                    timed(&mut self.conn, h, params, StatementKind::Insert, rec, waited).await?;
+                    let (h, sid) = self.handle(spec, table, StatementKind::Insert);
+                    timed(&mut self.conn, h, params, sid, rec, waited).await?;
                 }
             }
         }
@@ -298,18 +309,18 @@ impl<C: Connection> Client<C> {
             | StatementKind::DistinctRange => {
                 let id = self.id(spec);
                 let end = (id + spec.range_size as i64 - 1).min(i32::MAX as i64);
-                self.exec(table, kind, &[Param::Int(id), Param::Int(end)], rec, waited).await
+                self.exec(spec, table, kind, &[Param::Int(id), Param::Int(end)], rec, waited).await
             }
             StatementKind::NonIndexUpdate => {
                 self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
                 let id = self.id(spec);
-                let h = self.handles[table as usize - 1][kind as usize];
+                let (h, sid) = self.handle(spec, table, kind);
                 let params = [Param::Text(text(&self.c_buf)), Param::Int(id)];
-                timed(&mut self.conn, h, &params, kind, rec, waited).await
+                timed(&mut self.conn, h, &params, sid, rec, waited).await
             }
             _ => {
                 let id = self.id(spec);
-                self.exec(table, kind, &[Param::Int(id)], rec, waited).await
+                self.exec(spec, table, kind, &[Param::Int(id)], rec, waited).await
             }
         }
     }
@@ -319,32 +330,42 @@ impl<C: Connection> Client<C> {
         spec.dist.sample(&mut self.rng, 1, spec.table_size) as i64
     }
 
+    /// The prepared handle of `kind` on `table`, and the kind's statement id.
+    #[inline]
+    fn handle(&self, spec: &ClientSpec, table: u32, kind: StatementKind) -> (usize, usize) {
+        (self.handles[table as usize - 1][kind as usize], spec.ids[kind as usize])
+    }
+
+    /// Executes one statement of `table`, timed and recorded.
+    #[inline]
     async fn exec(
         &mut self,
+        spec: &ClientSpec,
         table: u32,
         kind: StatementKind,
         params: &[Param<'_>],
         rec: &Mutex<Recorder>,
         waited: Duration,
     ) -> Result<(), DbError> {
-        let h = self.handles[table as usize - 1][kind as usize];
-        timed(&mut self.conn, h, params, kind, rec, waited).await
+        let (h, id) = self.handle(spec, table, kind);
+        timed(&mut self.conn, h, params, id, rec, waited).await
     }
 }
 
+/// A free function so callers can lend `conn` while parameters borrow the client's buffers.
 #[inline]
 async fn timed<C: Connection>(
     conn: &mut C,
     handle: usize,
     params: &[Param<'_>],
-    kind: StatementKind,
+    id: usize,
     rec: &Mutex<Recorder>,
     waited: Duration,
 ) -> Result<(), DbError> {
     let t = Instant::now();
     conn.execute(handle, params).await?;
     let end = Instant::now();
-    rec.lock().unwrap().statement(kind, end - t, waited, end);
+    rec.lock().unwrap().statement(id, end - t, waited, end);
     Ok(())
 }
 

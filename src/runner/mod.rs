@@ -17,6 +17,7 @@ use crate::model::{LoopModel, RunStatus};
 use crate::plan::RunPlan;
 use crate::random::UniqueSequence;
 use crate::recorder::{Recorder, Sink, Tick};
+use crate::workload::StatementInfo;
 use client::ClientSpec;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -152,12 +153,12 @@ impl Shared {
 pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Result<RunOutcome, RunError> {
     limits::check_clients(db.dialect(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     signal::install();
-    let kinds = plan.workload.statement_kinds(&plan.oltp);
+    let statements = plan.workload.statements(&plan.oltp);
     let shared = Arc::new(Shared::new(plan));
     // A connection of our own for the server's counters around the measured phase.
     let admin_rt = crate::local_runtime();
     let mut admin = admin_rt.block_on(db.connect()).map_err(RunError::Admin)?;
-    let mut workers = Workers::spawn(db.clone(), plan, &kinds, shared.clone())?;
+    let mut workers = Workers::spawn(db.clone(), plan, &statements, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
 
     let counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
@@ -171,7 +172,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
 
-    let measured = workers.measure(plan, &kinds, start, warmup, sink);
+    let measured = workers.measure(plan, &statements, start, warmup, sink);
     let ended_at = SystemTime::now();
     let client = workers.finish(&measured, db.blocking());
 
@@ -239,13 +240,14 @@ impl Workers {
     fn spawn<D: Database>(
         db: Arc<D>,
         plan: &RunPlan,
-        kinds: &[crate::workload::StatementKind],
+        statements: &[StatementInfo],
         shared: Arc<Shared>,
     ) -> Result<Self, RunError> {
         let spec = Arc::new(ClientSpec {
             workload: plan.workload,
             steps: plan.workload.steps(&plan.oltp),
-            kinds: kinds.to_vec(),
+            ids: client::statement_ids(&plan.workload.statement_kinds(&plan.oltp)),
+            kinds: plan.workload.statement_kinds(&plan.oltp),
             tables: plan.oltp.tables,
             table_size: plan.oltp.table_size.max(1) as u32,
             range_size: plan.oltp.range_size,
@@ -260,7 +262,7 @@ impl Workers {
         let count = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
         let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone() };
         for w in 0..count {
-            let rec = Arc::new(Mutex::new(Recorder::new(kinds, open)));
+            let rec = Arc::new(Mutex::new(Recorder::new(statements, open)));
             workers.recorders.push(rec.clone());
             let ids: Vec<u64> = (0..plan.threads as u64).filter(|i| i % count as u64 == w as u64).collect();
             let (db, spec, shared) = (db.clone(), spec.clone(), shared.clone());
@@ -332,13 +334,13 @@ impl Workers {
     fn measure(
         &self,
         plan: &RunPlan,
-        kinds: &[crate::workload::StatementKind],
+        statements: &[StatementInfo],
         start: Instant,
         warmup: Duration,
         sink: &mut dyn Sink,
     ) -> Measured {
         let shared = &self.shared;
-        let mut merged = Recorder::new(kinds, plan.loop_model.is_open());
+        let mut merged = Recorder::new(statements, plan.loop_model.is_open());
         let mut spare = merged.clone();
         let mut cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
         let deadline = plan.stop.time.map(|t| start + warmup + t);

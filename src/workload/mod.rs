@@ -6,7 +6,7 @@
 pub mod schema;
 mod statements;
 
-pub use statements::{StatementClass, StatementKind};
+pub use statements::{StatementClass, StatementInfo, StatementKind};
 
 use serde::Serialize;
 
@@ -150,6 +150,11 @@ impl Workload {
     /// The statement kinds this workload prepares.
     pub fn statement_kinds(self, o: &OltpOptions) -> Vec<StatementKind> {
         self.mix(o).into_iter().map(|(k, _)| k).collect()
+    }
+
+    /// The statements measured, in id order (the order of [`Workload::statement_kinds`]).
+    pub fn statements(self, o: &OltpOptions) -> Vec<StatementInfo> {
+        self.statement_kinds(o).into_iter().map(|k| StatementInfo { name: k.name().into(), class: k.class() }).collect()
     }
 }
 

@@ -31,6 +31,14 @@ impl StatementClass {
     }
 }
 
+/// A statement as measurement sees it: its name in results and its class. The recorder
+/// keeps one histogram per statement id (the position in the run's list of these).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementInfo {
+    pub name: String,
+    pub class: StatementClass,
+}
+
 /// Every statement the OLTP workloads send. The discriminant indexes per-statement arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
