@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --locked -q --lib --test module_graph --test schema --test hostile_server "$@"
 cargo test --locked -q --test lifecycle --test audit --test measurement --test errors --test secrets -- \
-  sqlite_ bad_urls invalid_flags_and_values argv_hides password_file_errors "$@"
+  sqlite_ bad_urls invalid_flags_and_values argv_hides password_file_errors malformed_targets "$@"

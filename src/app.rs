@@ -123,23 +123,8 @@ fn deadline<T>(
 /// The target URL; a password not in the URL comes from --password-file, then
 /// FAIRBENCH_PASSWORD, then MYSQL_PWD / PGPASSWORD.
 fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
-    let from_file = match &args.password_file {
-        None => None,
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| ConfigError(format!("--password-file {}: {e}", path.display())))?;
-            let line = text.lines().next().unwrap_or("").trim_end_matches('\r');
-            if line.is_empty() {
-                return Err(ConfigError(format!("--password-file {}: the first line is empty", path.display())).into());
-            }
-            Some(line.to_string())
-        }
-    };
-    let env = |k: &str| match k {
-        "FAIRBENCH_PASSWORD" if from_file.is_some() => from_file.clone(),
-        _ => std::env::var(k).ok(),
-    };
-    Ok(TargetUrl::parse(&args.target, env).map_err(UrlError)?)
+    let file = args.password_file.as_deref();
+    Ok(TargetUrl::parse_with_password_file(&args.target, file, |k| std::env::var(k).ok()).map_err(UrlError)?)
 }
 
 fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {

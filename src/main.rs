@@ -7,7 +7,7 @@ fn main() -> ExitCode {
     // std reads the arguments from the process's memory when asked: copy them, then wipe
     // the password there at once, so `ps` never shows it again.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    fairbench::argv::hide(fairbench::db::url::argument_password_span);
+    fairbench::argv::hide_passwords(fairbench::db::url::arg_password_spans);
     fairbench::app::install_panic_hook();
     let cli = match fairbench::cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -35,7 +35,7 @@ fn password_file_errors_name_the_file() {
     let missing = dir.path().join("nope.txt");
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "\n").unwrap();
-    for (file, words) in [(&missing, "No such file"), (&empty, "the first line is empty")] {
+    for (file, words) in [(&missing, "No such file"), (&empty, "is empty")] {
         let out = fairbench_in(
             dir.path(),
             &[
@@ -123,5 +123,31 @@ fn safe_password_sources_work_against_real_servers() {
         }
         std::fs::write(&file, format!("{password}\n")).unwrap();
         assert!(run(&["cleanup", "--password-file", &file_arg], None).status.success());
+    }
+}
+
+#[test]
+fn malformed_targets_fail_in_one_line_without_the_password() {
+    for url in [
+        "mysql://root:Sup3r/S3cretPw@127.0.0.1/db",
+        "mysql://root:Sup3r?S3cretPw@127.0.0.1/db",
+        "mysql://root:Sup3r#S3cretPw@127.0.0.1/db",
+        "mysql:/root:Sup3rS3cretPw@127.0.0.1/db",
+        "mysql//root:Sup3rS3cretPw@127.0.0.1/db",
+        "mysq://root:Sup3rS3cretPw@127.0.0.1/db",
+        "root:Sup3rS3cretPw@127.0.0.1/db",
+        "mysql://root:1?Sup3rS3cretPw@127.0.0.1:3306/db",
+        "mysql://root:Sup3rS3cretPw/db",
+    ] {
+        let joined = format!("--target={url}");
+        for form in [&["--target", url][..], &[joined.as_str()][..]] {
+            let mut args: Vec<String> = vec!["run".into(), "oltp_point_select".into()];
+            args.extend(form.iter().map(|s| s.to_string()));
+            let out = fairbench_in(std::path::Path::new("/tmp"), &args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{url}: {err}");
+            assert_eq!(err.lines().count(), 1, "{url}: {err}");
+            assert!(err.contains("invalid --target") && !err.contains("S3cretPw"), "{url}: {err}");
+        }
     }
 }
