@@ -99,7 +99,7 @@ impl Sink for Collector<'_> {
         if t.until <= self.last {
             return;
         }
-        let warmup = t.until <= self.start + self.warmup;
+        let warmup = t.due <= self.start + self.warmup;
         let from_s = self.last.duration_since(self.start).as_secs_f64();
         let secs = t.until.duration_since(self.last).as_secs_f64();
         let mut stats = interval_stats(t.recorder, self.start, from_s, secs, self.threads, warmup);

@@ -107,9 +107,12 @@ fn timelines_keep_commit_latency_and_a_bounded_scatter() {
         assert_eq!(scatter["seen"].as_u64().unwrap(), c["count"].as_u64().unwrap());
         assert_eq!(points.len() as u64, c["count"].as_u64().unwrap().min(100));
         for p in points {
+            // Guaranteed: a point is recorded before the swap that ends its interval. Not
+            // guaranteed: after the interval's start (a thread preempted between finishing a
+            // COMMIT and recording it lands in the next interval).
             let (t, lat) = (p[0].as_f64().unwrap(), p[1].as_f64().unwrap());
-            let from = i["from_s"].as_f64().unwrap();
-            assert!(t >= from - 0.01 && t <= from + i["duration_s"].as_f64().unwrap() + 0.01, "{t} in {i}");
+            let end = i["from_s"].as_f64().unwrap() + i["duration_s"].as_f64().unwrap();
+            assert!(t >= 0.0 && t <= end + 1e-6, "{t} in {i}");
             assert!(lat >= c["min_us"].as_f64().unwrap() - 0.01 && lat <= c["max_us"].as_f64().unwrap() + 0.01);
         }
         commits += c["count"].as_u64().unwrap();

@@ -18,7 +18,11 @@ pub trait Sink {
 /// One tick's measurements.
 pub struct Tick<'a> {
     pub recorder: &'a Recorder,
+    /// When the recorders were swapped: the interval covers what was recorded until then.
     pub until: Instant,
+    /// When the tick was due (whole seconds from the start; the last one: the end). Decides
+    /// warmup, which ends on a tick boundary, however late the swap ran.
+    pub due: Instant,
     /// CPU time the fairbench process has used so far.
     pub process_cpu: Duration,
 }

@@ -373,11 +373,13 @@ impl Workers {
                 }
                 // Measured time ends when the run was told to stop, not after the grace.
                 let end = stopped_at.unwrap_or(now);
-                self.tick(&mut merged, &mut spare, end, sink);
+                self.tick(&mut merged, &mut spare, end, true, sink);
                 return Measured { status, end, warmup_end: start + warmup, cpu_mark };
             }
             if now >= next_tick {
-                self.tick(&mut merged, &mut spare, next_tick, sink);
+                // Stamped when the recorders were swapped, not when the tick was due: under
+                // load the swap runs late, and what was recorded until then belongs here.
+                self.tick(&mut merged, &mut spare, next_tick, false, sink);
                 next_tick += TICK;
                 if cpu_mark.is_none() && now >= start + warmup {
                     cpu_mark = Some(self.cpu_reading());
@@ -387,19 +389,22 @@ impl Workers {
             std::thread::sleep(wait);
         }
         let end = Instant::now();
-        self.tick(&mut merged, &mut spare, end, sink);
+        self.tick(&mut merged, &mut spare, end, true, sink);
         Measured { status, end, warmup_end: start + warmup, cpu_mark }
     }
 
     /// Swaps out every worker's recorder (holding each lock only for the swap), merges
-    /// them and hands the merge to the sink.
-    fn tick(&self, merged: &mut Recorder, spare: &mut Recorder, until: Instant, sink: &mut dyn Sink) {
+    /// them and hands the merge to the sink. The interval ends at `due` when `is_end`
+    /// (measured time stops there), else when the swaps ended: the last instant anything
+    /// in the merge can have been recorded.
+    fn tick(&self, merged: &mut Recorder, spare: &mut Recorder, due: Instant, is_end: bool, sink: &mut dyn Sink) {
         for r in &self.recorders {
             std::mem::swap(&mut *r.lock().unwrap(), spare);
             merged.add(spare);
             spare.reset();
         }
-        sink.tick(&Tick { recorder: merged, until, process_cpu: cpu::process() });
+        let until = if is_end { due } else { Instant::now().max(due) };
+        sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process() });
         merged.reset();
     }
 

@@ -194,6 +194,28 @@ impl<S: Socket> WireConn<S> {
         }
     }
 
+    /// The hot path's shortcut: consumes every complete row already in the buffer without
+    /// an await, and returns how many. Stops at a status packet, a partial packet or
+    /// anything unexpected, which the checked path then reads (and reports).
+    #[inline]
+    pub(super) fn skip_buffered_rows(&mut self) -> u64 {
+        let mut rows = 0;
+        loop {
+            let b = &self.buf[self.start..self.end];
+            if b.len() < 5 {
+                return rows;
+            }
+            let len = u32::from_le_bytes([b[0], b[1], b[2], 0]) as usize;
+            let data = len > 0 && len < MAX_FRAME && !matches!(b[4], 0xfe | 0xff);
+            if !data || b[3] != self.seq || b.len() < 4 + len {
+                return rows;
+            }
+            self.seq = self.seq.wrapping_add(1);
+            self.start += 4 + len;
+            rows += 1;
+        }
+    }
+
     /// Reads the next header and classifies the packet by its first byte.
     pub(super) async fn next_kind(&mut self) -> Result<(usize, Kind), DbError> {
         let len = self.header().await?;

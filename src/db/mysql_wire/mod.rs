@@ -279,6 +279,9 @@ impl<S: Socket> WireConn<S> {
                 Vec::new()
             };
             loop {
+                if !(capture && done.rows == 0) {
+                    done.rows += self.skip_buffered_rows();
+                }
                 let (len, kind) = self.next_kind().await?;
                 match kind {
                     Kind::Data if capture && done.rows == 0 => {

@@ -236,6 +236,38 @@ async fn skipped_rows_are_never_buffered() {
     assert!(c.long.capacity() <= READ_BUFFER);
 }
 
+/// A prepared statement's reply of `rows` one-column rows, sequence ids from 1 (a wrong id
+/// at position `bad_seq_at`, if given).
+fn rows_reply(rows: u8, bad_seq_at: Option<u8>) -> Vec<u8> {
+    let mut r = pkt(1, &[1]);
+    r.extend(pkt(2, b"\x03def"));
+    for i in 0..rows {
+        let seq = 3 + i;
+        r.extend(pkt(if bad_seq_at == Some(i) { seq + 7 } else { seq }, b"\x00\x00\x05hello"));
+    }
+    r.extend(pkt(3 + rows, &[0xfe, 0, 0, 2, 0, 0, 0]));
+    r
+}
+
+#[tokio::test]
+async fn buffered_rows_are_counted_and_still_checked() {
+    let prepare_ok = [pkt(1, &[0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), pkt(2, b"\x03def")].concat();
+    let mut script = welcome();
+    script.extend(&prepare_ok);
+    script.extend(rows_reply(200, None));
+    let mut c = connect(script, true).await.unwrap();
+    let stmt = c.prepare("SELECT c FROM t").await.unwrap();
+    assert_eq!(c.execute(stmt, &[]).await.unwrap().rows, 200);
+    // A sequence id wrong in the middle of rows already buffered: still refused.
+    let mut script = welcome();
+    script.extend(&prepare_ok);
+    script.extend(rows_reply(200, Some(150)));
+    let mut c = connect(script, true).await.unwrap();
+    let stmt = c.prepare("SELECT c FROM t").await.unwrap();
+    let e = c.execute(stmt, &[]).await.unwrap_err();
+    assert!(e.message.contains("out of order"), "{e}");
+}
+
 #[tokio::test]
 async fn measured_statements_refuse_huge_status_packets() {
     // A 2 MiB ERR in reply to a statement: the measured path never buffers more than 1 MiB.
