@@ -32,6 +32,8 @@ pub enum Command {
     Bench(RunArgs),
     /// Audit a result file: what in its conditions makes the numbers misleading.
     Audit(AuditArgs),
+    /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
+    Check(CheckArgs),
     /// List the workloads and their options.
     List,
     /// Print the JSON Schema of result files (docs/result-schema.json).
@@ -45,6 +47,18 @@ pub struct AuditArgs {
     /// Print the findings as a JSON array (id, severity, title, evidence, advice).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// A workload file (see docs/workloads.md).
+    pub file: PathBuf,
+    /// Compile for one database only: mysql, postgres or sqlite (default: all three).
+    #[arg(long)]
+    pub dialect: Option<String>,
+    /// Override a [params] value, e.g. --set customers=100000 (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -3,7 +3,9 @@
 //! A workload is data: [`Workload::steps`] lists what one event does, and the runner
 //! executes those steps. Nothing here talks to a database.
 
+pub mod program;
 pub mod schema;
+pub mod spec;
 mod statements;
 
 pub use statements::{StatementClass, StatementInfo, StatementKind};

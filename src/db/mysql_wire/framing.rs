@@ -194,13 +194,13 @@ impl<S: Socket> WireConn<S> {
         }
     }
 
-    /// The hot path's shortcut: consumes every complete row already in the buffer without
-    /// an await, and returns how many. Stops at a status packet, a partial packet or
+    /// The hot path's shortcut: consumes up to `max` complete data packets (rows, column
+    /// definitions) already in the buffer without an await, and returns how many. Stops at a status packet, a partial packet or
     /// anything unexpected, which the checked path then reads (and reports).
     #[inline]
-    pub(super) fn skip_buffered_rows(&mut self) -> u64 {
+    pub(super) fn skip_buffered_rows(&mut self, max: u64) -> u64 {
         let mut rows = 0;
-        loop {
+        while rows < max {
             let b = &self.buf[self.start..self.end];
             if b.len() < 5 {
                 return rows;
@@ -214,6 +214,7 @@ impl<S: Socket> WireConn<S> {
             self.start += 4 + len;
             rows += 1;
         }
+        rows
     }
 
     /// Reads the next header and classifies the packet by its first byte.

@@ -280,7 +280,7 @@ impl<S: Socket> WireConn<S> {
             };
             loop {
                 if !(capture && done.rows == 0) {
-                    done.rows += self.skip_buffered_rows();
+                    done.rows += self.skip_buffered_rows(u64::MAX);
                 }
                 let (len, kind) = self.next_kind().await?;
                 match kind {
@@ -332,7 +332,8 @@ impl<S: Socket> WireConn<S> {
 
     /// Skips `n` column definitions and, without CLIENT_DEPRECATE_EOF, the EOF after them.
     async fn skip_definitions(&mut self, n: usize, phase: &str) -> Result<(), DbError> {
-        for _ in 0..n {
+        let buffered = self.skip_buffered_rows(n as u64) as usize;
+        for _ in buffered..n {
             if self.skip_unless_status(phase).await?.is_some() {
                 return Err(DbError::protocol(format!("a result set cut short in its columns {phase}")));
             }

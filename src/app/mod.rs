@@ -1,6 +1,8 @@
 //! The commands: flags -> plan -> prepare/run -> result document -> report. The only module
 //! that prints, apart from the report formats it calls.
 
+mod check;
+
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, DbError, TargetUrl, UrlError};
@@ -68,6 +70,7 @@ pub fn install_panic_hook() {
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
+        Command::Check(args) => check::check_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,84 @@
+//! `fairbench check FILE.toml`: validates a workload file and shows what it would run on
+//! each database, without connecting anywhere.
+
+use super::Error;
+use crate::cli::CheckArgs;
+use crate::model::Dialect;
+use crate::plan::ConfigError;
+use crate::workload::program::{compile, scalar_from_text, scalar_text, Program};
+use crate::workload::spec;
+use std::process::ExitCode;
+
+pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
+    let file = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| ConfigError(format!("cannot read workload file {file}: {e}")))?;
+    let spec = spec::parse(&file, &text).map_err(ConfigError)?;
+    let mut overrides = Vec::new();
+    for kv in &args.set {
+        let (k, v) = kv.split_once('=').ok_or_else(|| ConfigError(format!("--set {kv:?}: write NAME=VALUE")))?;
+        overrides.push((k.trim().to_string(), scalar_from_text(v.trim())));
+    }
+    let dialects = match &args.dialect {
+        None => vec![Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite],
+        Some(d) => vec![[Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite]
+            .into_iter()
+            .find(|x| x.name() == d.as_str())
+            .ok_or_else(|| ConfigError(format!("--dialect {d:?}: use mysql, postgres or sqlite")))?],
+    };
+    let mut compiled = Vec::new();
+    let mut failed: Vec<(Dialect, Vec<String>)> = Vec::new();
+    for d in dialects {
+        match compile(&spec, &file, &text, d, &overrides) {
+            Ok(p) => compiled.push(p),
+            Err(errors) => failed.push((d, errors)),
+        }
+    }
+    // Errors every database shares are the file's own; print each once.
+    if compiled.is_empty() {
+        let mut lines: Vec<&String> = failed.iter().flat_map(|(_, e)| e).collect();
+        lines.sort();
+        lines.dedup();
+        for l in &lines {
+            eprintln!("error: {l}");
+        }
+        return Ok(ExitCode::from(2));
+    }
+    for p in &compiled {
+        print!("{}", describe(p));
+    }
+    for (d, errors) in &failed {
+        println!("not runnable on {}: {}", d.name(), errors.first().map(String::as_str).unwrap_or("unknown"));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(p: &Program) -> String {
+    let mut s = format!("{} on {}: {}\n", p.name, p.dialect.name(), p.description);
+    if !p.params.is_empty() {
+        let params: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={}", scalar_text(v))).collect();
+        s.push_str(&format!("  params: {}\n", params.join(", ")));
+    }
+    for t in &p.tables {
+        let cols: Vec<String> = t.columns.iter().map(|(n, ty, g)| format!("{n} {ty} <- {g:?}")).collect();
+        s.push_str(&format!("  table {} ({} rows): {}\n", t.name, t.rows, cols.join(", ")));
+    }
+    let total: u32 = p.transactions.iter().map(|t| t.weight).sum();
+    for t in &p.transactions {
+        let share = t.weight as f64 / total.max(1) as f64 * 100.0;
+        let framing = if t.begin { "BEGIN ... COMMIT" } else { "autocommit" };
+        s.push_str(&format!("  transaction {} ({share:.1}% of the mix, {framing}):\n", t.name));
+        for st in &t.statements {
+            let args: Vec<&str> = st.args.iter().map(|&i| p.slots[i].as_str()).collect();
+            s.push_str(&format!("    {} [{}] {}", st.name, st.class.name(), st.sql));
+            if !args.is_empty() {
+                s.push_str(&format!("   -- ? = {}", args.join(", ")));
+            }
+            s.push('\n');
+        }
+    }
+    for (name, sql) in &p.checks {
+        s.push_str(&format!("  check {name}: {sql}\n"));
+    }
+    s
+}

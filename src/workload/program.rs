@@ -1,0 +1,577 @@
+//! A workload file compiled for one database: `{param}`s substituted, every `:name` turned
+//! into a positional `?` bound from a value slot, every name checked to exist before it is
+//! used. The whole file validates before anything runs, and nothing is parsed per event.
+
+use super::spec::{line_col, Generator, Number, Scalar, Spec, SqlTexts};
+use super::StatementClass;
+use crate::model::Dialect;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// A compiled workload.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub name: String,
+    pub description: String,
+    pub dialect: Dialect,
+    pub params: BTreeMap<String, Scalar>,
+    /// Names of the value slots each client keeps (client values, then the rest).
+    pub slots: Vec<String>,
+    pub client: Vec<(usize, Generator)>,
+    pub tables: Vec<TableProgram>,
+    pub transactions: Vec<TransactionProgram>,
+    pub checks: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TableProgram {
+    pub name: String,
+    pub rows: u64,
+    /// Name, type as written, generator.
+    pub columns: Vec<(String, String, Generator)>,
+    pub primary_key: Vec<String>,
+    pub indexes: Vec<Vec<String>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TransactionProgram {
+    pub name: String,
+    pub weight: u32,
+    pub begin: bool,
+    pub think_ms: u64,
+    pub params: Vec<(usize, Generator)>,
+    pub statements: Vec<StatementProgram>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StatementProgram {
+    pub name: String,
+    pub class: StatementClass,
+    /// With `?` placeholders.
+    pub sql: String,
+    /// The slot bound to each `?`, in order.
+    pub args: Vec<usize>,
+    pub params: Vec<(usize, Generator)>,
+    pub saves: Vec<Save>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Save {
+    pub slot: usize,
+    /// A column of the first row, or None for the generated id (MySQL, SQLite).
+    pub column: Option<String>,
+    pub client_scope: bool,
+}
+
+/// Errors, each `file:line:col: message`, collected over the whole file.
+struct Errors<'a> {
+    file: &'a str,
+    text: &'a str,
+    list: Vec<String>,
+}
+
+impl Errors<'_> {
+    fn at<T>(&mut self, spanned: &Spanned<T>, message: impl std::fmt::Display) {
+        let (line, col) = line_col(self.text, spanned.span().start);
+        self.list.push(format!("{}:{line}:{col}: {message}", self.file));
+    }
+}
+
+/// `value` given on the command line as `--set name=value`: an integer, a float or text.
+pub fn scalar_from_text(value: &str) -> Scalar {
+    value
+        .parse::<i64>()
+        .map(Scalar::Int)
+        .or_else(|_| value.parse::<f64>().map(Scalar::Float))
+        .unwrap_or_else(|_| Scalar::Text(value.to_string()))
+}
+
+/// A scalar as it is substituted into SQL and shown.
+pub fn scalar_text(s: &Scalar) -> String {
+    match s {
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Float(f) => f.to_string(),
+        Scalar::Text(t) => t.clone(),
+    }
+}
+
+/// Compiles `spec` (read from `file`, whose text is `text`) for `dialect`, with `--set`
+/// overrides.
+pub fn compile(
+    spec: &Spec,
+    file: &str,
+    text: &str,
+    dialect: Dialect,
+    overrides: &[(String, Scalar)],
+) -> Result<Program, Vec<String>> {
+    let mut e = Errors { file, text, list: Vec::new() };
+    let mut params: BTreeMap<String, Scalar> =
+        spec.params.iter().map(|(k, v)| (k.clone(), v.get_ref().clone())).collect();
+    for (name, value) in overrides {
+        match params.get_mut(name) {
+            Some(v) => *v = value.clone(),
+            None => e.list.push(format!(
+                "--set {name}: {file} has no parameter {name} (its parameters: {})",
+                spec.params.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+    let mut slots: Vec<String> = Vec::new();
+    let mut slot = |name: &str| match slots.iter().position(|s| s == name) {
+        Some(i) => i,
+        None => {
+            slots.push(name.to_string());
+            slots.len() - 1
+        }
+    };
+
+    // Tables first: generators may name them.
+    let mut tables = Vec::new();
+    for t in &spec.tables {
+        let rows = number(&mut e, &params, &t.rows, "rows");
+        let mut columns = Vec::new();
+        for c in &t.columns {
+            if !valid_type(c.ty.get_ref()) {
+                e.at(&c.ty, format!("column {}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.name.get_ref(), c.ty.get_ref()));
+            }
+            columns.push((c.name.get_ref().clone(), c.ty.get_ref().clone(), c.gen.get_ref().clone()));
+        }
+        if t.columns.is_empty() {
+            e.at(&t.name, format!("table {} has no columns", t.name.get_ref()));
+        }
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.get_ref().as_str()).collect();
+        for key in t.primary_key.iter().chain(t.indexes.iter().flatten()) {
+            if !names.contains(&key.as_str()) {
+                e.at(&t.name, format!("table {}: key column {key} is not one of its columns", t.name.get_ref()));
+            }
+        }
+        tables.push(TableProgram {
+            name: t.name.get_ref().clone(),
+            rows: rows.max(0) as u64,
+            columns,
+            primary_key: t.primary_key.clone(),
+            indexes: t.indexes.clone(),
+        });
+    }
+    let table_names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    for t in &spec.tables {
+        for c in &t.columns {
+            generator(&mut e, &params, &table_names, &c.gen, true);
+        }
+    }
+
+    // Client values: drawn at connect, plus anything a statement saves for the client.
+    let mut client = Vec::new();
+    for (name, g) in &spec.client {
+        generator(&mut e, &params, &table_names, g, false);
+        client.push((slot(name), g.get_ref().clone()));
+    }
+    let client_saved: Vec<&String> =
+        spec.transactions.iter().flat_map(|t| &t.get_ref().statements).flat_map(|s| s.save_client.keys()).collect();
+
+    if spec.transactions.is_empty() {
+        e.list.push(format!("{file}: no [[transactions]]: a workload needs at least one"));
+    }
+    let mut transactions = Vec::new();
+    for t in &spec.transactions {
+        let tx = t.get_ref();
+        let name = tx.name.get_ref();
+        let weight = *tx.weight.get_ref();
+        if weight < 1 || weight > u32::MAX as i64 {
+            e.at(&tx.weight, format!("transaction {name}: weight {weight} must be a whole number of at least 1"));
+        }
+        if tx.statements.is_empty() {
+            e.at(&tx.name, format!("transaction {name} has no statements"));
+        }
+        // What a statement may use: client values, the transaction's draws, what earlier
+        // statements saved, its own draws.
+        let mut known: Vec<String> =
+            spec.client.keys().cloned().chain(client_saved.iter().map(|s| s.to_string())).collect();
+        let mut tx_params = Vec::new();
+        for (p, g) in &tx.params {
+            generator(&mut e, &params, &table_names, g, false);
+            tx_params.push((slot(p), g.get_ref().clone()));
+            known.push(p.clone());
+        }
+        let mut statements = Vec::new();
+        for (i, st) in tx.statements.iter().enumerate() {
+            let sname = st.name.get_ref();
+            let mut own = Vec::new();
+            for (p, g) in &st.params {
+                generator(&mut e, &params, &table_names, g, false);
+                own.push((slot(p), g.get_ref().clone()));
+            }
+            let Some(sql) = st.sql_for(dialect) else {
+                e.at(
+                    &st.name,
+                    format!(
+                        "statement {name}.{sname} has no SQL for {} (add sql = or {} =)",
+                        dialect.name(),
+                        dialect.name()
+                    ),
+                );
+                continue;
+            };
+            let text = substitute(&mut e, &params, sql);
+            let (positional, names) = match positional(&text) {
+                Ok(x) => x,
+                Err(m) => {
+                    e.at(sql, format!("statement {name}.{sname}: {m}"));
+                    continue;
+                }
+            };
+            let mut args = Vec::new();
+            for n in &names {
+                if known.contains(n) || st.params.contains_key(n) {
+                    args.push(slot(n));
+                    continue;
+                }
+                let later =
+                    tx.statements[i..].iter().find(|s| s.save.contains_key(n)).map(|s| s.name.get_ref().clone());
+                match later {
+                    Some(by) => e.at(sql, format!("statement {name}.{sname} uses :{n} before statement {by} saves it")),
+                    None => e.at(
+                        sql,
+                        format!(
+                            "statement {name}.{sname} uses :{n}, which is not defined (known here: {})",
+                            list(&known, &st.params)
+                        ),
+                    ),
+                }
+            }
+            let mut saves = Vec::new();
+            for (map, client_scope) in [(&st.save, false), (&st.save_client, true)] {
+                for (var, column) in map {
+                    // PostgreSQL has no last insert id: there it is the first column RETURNING gives.
+                    let generated = column.get_ref() == "last_insert_id";
+                    if generated && dialect == Dialect::Postgres && !text.to_ascii_uppercase().contains("RETURNING") {
+                        e.at(column, format!("statement {name}.{sname}: PostgreSQL has no last insert id: add RETURNING <id column> to its postgres SQL"));
+                    }
+                    saves.push(Save {
+                        slot: slot(var),
+                        column: (!generated).then(|| column.get_ref().clone()),
+                        client_scope,
+                    });
+                    if !client_scope {
+                        known.push(var.clone());
+                    }
+                }
+            }
+            statements.push(StatementProgram {
+                name: format!("{name}.{sname}"),
+                class: classify(&positional),
+                sql: positional,
+                args,
+                params: own,
+                saves,
+            });
+        }
+        transactions.push(TransactionProgram {
+            name: name.clone(),
+            weight: weight.clamp(1, u32::MAX as i64) as u32,
+            begin: tx.begin,
+            think_ms: tx.think_ms,
+            params: tx_params,
+            statements,
+        });
+    }
+    let mut names: Vec<&String> = transactions.iter().map(|t| &t.name).collect();
+    names.sort();
+    names.dedup();
+    if names.len() != transactions.len() {
+        e.list.push(format!("{file}: two transactions share a name"));
+    }
+
+    let mut checks = Vec::new();
+    for c in &spec.checks {
+        match c.sql_for(dialect) {
+            Some(sql) => checks.push((c.name.get_ref().clone(), substitute(&mut e, &params, sql))),
+            None => e.at(&c.name, format!("check {} has no SQL for {}", c.name.get_ref(), dialect.name())),
+        }
+    }
+    if !e.list.is_empty() {
+        return Err(e.list);
+    }
+    Ok(Program {
+        name: spec.workload.name.get_ref().clone(),
+        description: spec.workload.description.clone(),
+        dialect,
+        params,
+        slots,
+        client,
+        tables,
+        transactions,
+        checks,
+    })
+}
+
+fn list(known: &[String], own: &BTreeMap<String, Spanned<Generator>>) -> String {
+    let mut all: Vec<&str> = known.iter().map(String::as_str).chain(own.keys().map(String::as_str)).collect();
+    all.sort();
+    all.dedup();
+    if all.is_empty() {
+        "none".into()
+    } else {
+        all.join(", ")
+    }
+}
+
+/// An integer, literal or `"{param}"`.
+fn number(e: &mut Errors, params: &BTreeMap<String, Scalar>, n: &Spanned<Number>, what: &str) -> i64 {
+    match n.get_ref() {
+        Number::Int(i) => *i,
+        Number::Param(p) => {
+            let name = p.trim().trim_start_matches('{').trim_end_matches('}');
+            match params.get(name) {
+                Some(Scalar::Int(i)) => *i,
+                Some(other) => {
+                    e.at(n, format!("{what}: parameter {name} is {}, not an integer", scalar_text(other)));
+                    0
+                }
+                None => {
+                    e.at(n, format!("{what}: {p:?} is neither an integer nor a {{parameter}} of [params]"));
+                    0
+                }
+            }
+        }
+    }
+}
+
+fn generator(
+    e: &mut Errors,
+    params: &BTreeMap<String, Scalar>,
+    tables: &[String],
+    g: &Spanned<Generator>,
+    column: bool,
+) {
+    match g.get_ref() {
+        Generator::Uniform([lo, hi])
+        | Generator::Gaussian([lo, hi])
+        | Generator::Special([lo, hi])
+        | Generator::Pareto([lo, hi])
+        | Generator::Zipfian([lo, hi]) => {
+            let (lo, hi) = (
+                number(e, params, &Spanned::new(g.span(), lo.clone()), "range"),
+                number(e, params, &Spanned::new(g.span(), hi.clone()), "range"),
+            );
+            if lo > hi {
+                e.at(g, format!("range [{lo}, {hi}] is empty: the first bound must not exceed the second"));
+            }
+        }
+        Generator::Ids(t) if !tables.contains(t) => {
+            e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", tables.join(", ")))
+        }
+        Generator::Pattern(p) if p.is_empty() => e.at(g, "an empty pattern"),
+        Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
+        _ => {}
+    }
+}
+
+/// `{param}` replaced by its value; `{{` and `}}` are literal braces.
+fn substitute(e: &mut Errors, params: &BTreeMap<String, Scalar>, sql: &Spanned<String>) -> String {
+    let s = sql.get_ref();
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        match (tail.starts_with('{'), tail.find('}')) {
+            (true, Some(end)) => {
+                let name = &tail[1..end];
+                match params.get(name) {
+                    Some(v) => out.push_str(&scalar_text(v)),
+                    None => {
+                        e.at(sql, format!("{{{name}}} is not a parameter of [params] (write {{{{ for a literal brace)"))
+                    }
+                }
+                rest = &tail[end + 1..];
+            }
+            _ => {
+                e.at(sql, "an unmatched brace (write {{ or }} for a literal one)");
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `:name` parameters to `?`, outside quoted strings and identifiers, leaving `::` casts.
+pub fn positional(sql: &str) -> Result<(String, Vec<String>), String> {
+    let b = sql.as_bytes();
+    let (mut out, mut names) = (String::with_capacity(sql.len()), Vec::new());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                let end =
+                    (i + 1..b.len()).find(|&j| b[j] == q).ok_or_else(|| format!("an unclosed {} quote", q as char))?;
+                out.push_str(&sql[i..=end]);
+                i = end + 1;
+            }
+            b':' if b.get(i + 1) == Some(&b':') => {
+                out.push_str("::");
+                i += 2;
+            }
+            b':' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') => {
+                let end =
+                    (i + 1..b.len()).find(|&j| !(b[j].is_ascii_alphanumeric() || b[j] == b'_')).unwrap_or(b.len());
+                names.push(sql[i + 1..end].to_string());
+                out.push('?');
+                i = end;
+            }
+            b'?' => return Err("a raw ? placeholder: name it (:name) so fairbench knows what to bind".into()),
+            _ => {
+                let ch = sql[i..].chars().next().unwrap_or(' ');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    Ok((out, names))
+}
+
+/// By the statement's first word, as fairbench classes every statement.
+fn classify(sql: &str) -> StatementClass {
+    let word: String = sql
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '(')
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    match word.to_ascii_uppercase().as_str() {
+        "SELECT" | "WITH" | "SHOW" | "VALUES" | "TABLE" => StatementClass::Read,
+        "INSERT" | "UPDATE" | "DELETE" | "REPLACE" | "MERGE" | "UPSERT" => StatementClass::Write,
+        "COMMIT" => StatementClass::Commit,
+        _ => StatementClass::Other,
+    }
+}
+
+fn valid_type(t: &str) -> bool {
+    let t = t.trim().to_ascii_lowercase();
+    let sized = |prefix: &str, parts: usize| {
+        t.strip_prefix(prefix).and_then(|r| r.strip_prefix('(')).and_then(|r| r.strip_suffix(')')).is_some_and(
+            |inner| {
+                let n: Vec<&str> = inner.split(',').map(str::trim).collect();
+                n.len() == parts && n.iter().all(|x| x.parse::<u32>().is_ok_and(|v| v > 0))
+            },
+        )
+    };
+    matches!(t.as_str(), "integer" | "int" | "bigint" | "smallint" | "double" | "text" | "blob")
+        || sized("char", 1)
+        || sized("varchar", 1)
+        || sized("decimal", 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[workload]
+name = "t"
+[params]
+n = 100
+[[tables]]
+name = "acct"
+rows = "{n}"
+columns = [{ name = "id", type = "integer", gen = "row" }, { name = "v", type = "bigint", gen = { uniform = [1, 9] } }]
+primary_key = ["id"]
+[[transactions]]
+name = "move"
+begin = true
+params = { a = { ids = "acct" } }
+  [[transactions.statements]]
+  name = "read"
+  sql = "SELECT v FROM acct WHERE id = :a AND v < {n} AND note = 'x:y' AND w::text = ':z'"
+  save = { old = "v" }
+  [[transactions.statements]]
+  name = "write"
+  sql = "UPDATE acct SET v = :old + 1 WHERE id = :a"
+"#;
+
+    fn errors_of(text: &str) -> Vec<String> {
+        let spec = super::super::spec::parse("w.toml", text).map_err(|e| vec![e]);
+        match spec.and_then(|s| compile(&s, "w.toml", text, Dialect::Mysql, &[])) {
+            Ok(_) => vec![],
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn a_good_file_compiles_to_positional_sql() {
+        let spec = super::super::spec::parse("w.toml", GOOD).unwrap();
+        let p = compile(&spec, "w.toml", GOOD, Dialect::Postgres, &[("n".into(), Scalar::Int(5))]).unwrap();
+        let st = &p.transactions[0].statements;
+        assert_eq!(st[0].sql, "SELECT v FROM acct WHERE id = ? AND v < 5 AND note = 'x:y' AND w::text = ':z'");
+        assert_eq!(st[0].class, StatementClass::Read);
+        assert_eq!(st[1].sql, "UPDATE acct SET v = ? + 1 WHERE id = ?");
+        assert_eq!(st[1].args.iter().map(|&i| p.slots[i].as_str()).collect::<Vec<_>>(), ["old", "a"]);
+        assert_eq!(st[1].class, StatementClass::Write);
+        assert_eq!(p.tables[0].rows, 5);
+    }
+
+    /// Each bad file names the line and column and what was expected.
+    #[test]
+    fn bad_files_say_where_and_what() {
+        let cases: [(&str, &str, &str); 9] = [
+            ("gen = \"row\" }, { name = \"v\"", "gen = \"rows\" }, { name = \"v\"", "unknown variant `rows`"),
+            (
+                "sql = \"UPDATE acct SET v = :old + 1",
+                "sql = \"UPDATE acct SET v = :olde + 1",
+                "uses :olde, which is not defined",
+            ),
+            ("save = { old = \"v\" }", "", "uses :old, which is not defined"),
+            ("name = \"move\"\nbegin", "name = \"move\"\nweight = 0\nbegin", "weight 0 must be"),
+            ("{ ids = \"acct\" }", "{ ids = \"accounts\" }", "ids of table \"accounts\""),
+            ("v < {n}", "v < {m}", "{m} is not a parameter"),
+            ("type = \"bigint\"", "type = \"bigint2\"", "unknown type \"bigint2\""),
+            ("[1, 9]", "[9, 1]", "range [9, 1] is empty"),
+            ("rows = \"{n}\"", "rows = \"{nn}\"", "neither an integer nor a {parameter}"),
+        ];
+        for (from, to, words) in cases {
+            assert!(GOOD.contains(from), "{from}");
+            let bad = GOOD.replacen(from, to, 1);
+            let errors = errors_of(&bad);
+            assert!(errors.iter().any(|e| e.contains(words) && e.starts_with("w.toml:")), "{words}: {errors:?}");
+            // Every message has a line and column.
+            for e in &errors {
+                let mut parts = e.splitn(4, ':');
+                parts.next();
+                assert!(
+                    parts.next().unwrap().parse::<usize>().is_ok() && parts.next().unwrap().parse::<usize>().is_ok(),
+                    "{e}"
+                );
+            }
+        }
+        // Used before the statement that saves it.
+        let swapped = GOOD.replace("name = \"read\"", "name = \"x\"").replace(
+            "  [[transactions.statements]]\n  name = \"x\"",
+            "  [[transactions.statements]]\n  name = \"first\"\n  sql = \"SELECT :old\"\n  [[transactions.statements]]\n  name = \"x\"",
+        );
+        assert!(
+            errors_of(&swapped).iter().any(|e| e.contains("uses :old before statement x saves it")),
+            "{:?}",
+            errors_of(&swapped)
+        );
+        // No statements, raw placeholders, no SQL for the dialect.
+        let empty = GOOD.split("  [[transactions.statements]]").next().unwrap().to_string();
+        assert!(errors_of(&empty).iter().any(|e| e.contains("has no statements")));
+        assert!(errors_of(&GOOD.replace("id = :a AND", "id = ? AND")).iter().any(|e| e.contains("raw ? placeholder")));
+        let no_mysql = GOOD.replace("sql = \"UPDATE", "postgres = \"UPDATE");
+        assert!(errors_of(&no_mysql).iter().any(|e| e.contains("has no SQL for mysql")));
+    }
+
+    #[test]
+    fn named_parameters_skip_quotes_and_casts() {
+        let (sql, names) = positional("SELECT ':a', \"b:c\", x::int, :p1 + :p_2 FROM t").unwrap();
+        assert_eq!(sql, "SELECT ':a', \"b:c\", x::int, ? + ? FROM t");
+        assert_eq!(names, ["p1", "p_2"]);
+        assert!(positional("SELECT 'open").is_err());
+    }
+}

@@ -1,0 +1,196 @@
+//! Workload files (docs/workloads.md): TOML read into typed data that remembers where each
+//! name and SQL text stands, so every error names the file's line and column.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// A workload file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub workload: Header,
+    /// Named values for `{name}` in SQL texts and numbers; `--set name=value` overrides.
+    #[serde(default)]
+    pub params: BTreeMap<String, Spanned<Scalar>>,
+    /// Values drawn once per client connection (`:name` in any statement).
+    #[serde(default)]
+    pub client: BTreeMap<String, Spanned<Generator>>,
+    #[serde(default)]
+    pub tables: Vec<TableSpec>,
+    #[serde(default)]
+    pub transactions: Vec<Spanned<TransactionSpec>>,
+    #[serde(default)]
+    pub checks: Vec<CheckSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// A number or text given in the file (or by `--set`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+/// An integer, literally or as `"{param}"`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Number {
+    Int(i64),
+    Param(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    pub name: Spanned<String>,
+    pub rows: Spanned<Number>,
+    pub columns: Vec<ColumnSpec>,
+    #[serde(default)]
+    pub primary_key: Vec<String>,
+    /// Secondary indexes, each a list of columns.
+    #[serde(default)]
+    pub indexes: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    pub name: Spanned<String>,
+    #[serde(rename = "type")]
+    pub ty: Spanned<String>,
+    /// How `prepare` fills it.
+    pub gen: Spanned<Generator>,
+}
+
+/// How a value is produced: for a parameter when its scope begins, for a column per row.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Generator {
+    /// An integer in `[lo, hi]` by one of sysbench's distributions.
+    Uniform([Number; 2]),
+    Gaussian([Number; 2]),
+    Special([Number; 2]),
+    Pareto([Number; 2]),
+    Zipfian([Number; 2]),
+    /// One of a table's row ids, 1..rows, by the run's `--rand-type`.
+    Ids(String),
+    /// Text: `#` a digit, `@` a lowercase letter, anything else itself (sysbench's c and pad
+    /// are `###########-###########-...`).
+    Pattern(String),
+    /// Per client: start, start+1, ... (unique across clients when combined with client_id).
+    Sequence(i64),
+    /// The client's number, 0-based.
+    ClientId,
+    /// The row's number while loading a table, 1-based.
+    Row,
+    Const(Scalar),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransactionSpec {
+    pub name: Spanned<String>,
+    /// Relative frequency in the mix.
+    #[serde(default = "one")]
+    pub weight: Spanned<i64>,
+    /// Inside BEGIN ... COMMIT (else each statement autocommits).
+    #[serde(default)]
+    pub begin: bool,
+    /// Pause after each transaction, in milliseconds.
+    #[serde(default)]
+    pub think_ms: u64,
+    /// Drawn once per transaction.
+    #[serde(default)]
+    pub params: BTreeMap<String, Spanned<Generator>>,
+    #[serde(default)]
+    pub statements: Vec<StatementSpec>,
+}
+
+fn one() -> Spanned<i64> {
+    Spanned::new(0..0, 1)
+}
+
+/// SQL shared by the three databases (`sql`), or per database where they differ.
+pub trait SqlTexts {
+    fn texts(&self) -> [&Option<Spanned<String>>; 4];
+
+    /// The text for `dialect`: its own, else the shared one.
+    fn sql_for(&self, dialect: crate::model::Dialect) -> Option<&Spanned<String>> {
+        let [sql, mysql, postgres, sqlite] = self.texts();
+        let own = match dialect {
+            crate::model::Dialect::Mysql => mysql,
+            crate::model::Dialect::Postgres => postgres,
+            crate::model::Dialect::Sqlite => sqlite,
+        };
+        own.as_ref().or(sql.as_ref())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatementSpec {
+    pub name: Spanned<String>,
+    pub sql: Option<Spanned<String>>,
+    pub mysql: Option<Spanned<String>>,
+    pub postgres: Option<Spanned<String>>,
+    pub sqlite: Option<Spanned<String>>,
+    /// Drawn for each execution.
+    #[serde(default)]
+    pub params: BTreeMap<String, Spanned<Generator>>,
+    /// Values of the first row kept for later statements of the transaction: name = column
+    /// (or `last_insert_id`).
+    #[serde(default)]
+    pub save: BTreeMap<String, Spanned<String>>,
+    /// The same, kept for the client's later transactions.
+    #[serde(default)]
+    pub save_client: BTreeMap<String, Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    pub name: Spanned<String>,
+    /// A query whose first column of its first row must be true (1, `t`, `true`).
+    pub sql: Option<Spanned<String>>,
+    pub mysql: Option<Spanned<String>>,
+    pub postgres: Option<Spanned<String>>,
+    pub sqlite: Option<Spanned<String>>,
+}
+
+impl SqlTexts for StatementSpec {
+    fn texts(&self) -> [&Option<Spanned<String>>; 4] {
+        [&self.sql, &self.mysql, &self.postgres, &self.sqlite]
+    }
+}
+
+impl SqlTexts for CheckSpec {
+    fn texts(&self) -> [&Option<Spanned<String>>; 4] {
+        [&self.sql, &self.mysql, &self.postgres, &self.sqlite]
+    }
+}
+
+/// A position in the file, for messages: `line:column`, both 1-based.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    (line, col)
+}
+
+/// Reads a workload file's text; a syntax or shape error names the line and column.
+pub fn parse(file: &str, text: &str) -> Result<Spec, String> {
+    toml::from_str::<Spec>(text).map_err(|e| {
+        let at = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        format!("{file}:{}:{}: {}", at.0, at.1, e.message().trim())
+    })
+}
