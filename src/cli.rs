@@ -59,6 +59,9 @@ pub struct CheckArgs {
     /// Override a [params] value, e.g. --set customers=100000 (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
+    /// Also draw N example values of every generator (seed 1; `ids` drawn uniformly).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub sample: u32,
 }
 
 #[derive(Args, Debug, Clone)]

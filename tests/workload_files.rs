@@ -23,6 +23,24 @@ fn check_shows_what_a_file_runs_on_each_database() {
     assert!(text.contains("WHERE customer_id = ? FOR UPDATE   -- ? = from"), "{text}");
     assert!(text.contains("VALUES (?, ?, ?, 'new') RETURNING id"), "{text}");
     assert!(text.contains("transaction transfer (90.0% of the mix, BEGIN ... COMMIT)"), "{text}");
+    // Example draws: ids inside the table, amounts inside their range.
+    let out = check(&[file, "--dialect", "sqlite", "--set", "customers=20", "--sample", "50"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let draws: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("transfer #")).collect();
+    assert_eq!(draws.len(), 50, "{text}");
+    for line in draws {
+        for part in line.split(": ").nth(1).unwrap().split(", ") {
+            let (name, value) = part.split_once('=').unwrap();
+            let v: i64 = value.parse().unwrap();
+            match name {
+                "from" | "to" => assert!((1..=20).contains(&v), "{line}"),
+                "amount" => assert!((1..=100).contains(&v), "{line}"),
+                "who" => assert_eq!(v, 0),
+                other => panic!("{other} in {line}"),
+            }
+        }
+    }
+    assert!(text.contains("balances row 3: (3, 1000)"), "{text}");
 }
 
 #[test]

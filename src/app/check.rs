@@ -5,8 +5,11 @@ use super::Error;
 use crate::cli::CheckArgs;
 use crate::model::Dialect;
 use crate::plan::ConfigError;
+use crate::random::{DistributionSpec, Rng};
+use crate::workload::generate::{Context, Draw, Drawn};
 use crate::workload::program::{compile, scalar_from_text, scalar_text, Program};
 use crate::workload::spec;
+use crate::workload::spec::Generator;
 use std::process::ExitCode;
 
 pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
@@ -47,6 +50,11 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     for p in &compiled {
         print!("{}", describe(p));
     }
+    if args.sample > 0 {
+        if let Some(p) = compiled.first() {
+            print!("{}", samples(p, args.sample).map_err(ConfigError)?);
+        }
+    }
     for (d, errors) in &failed {
         println!("not runnable on {}: {}", d.name(), errors.first().map(String::as_str).unwrap_or("unknown"));
     }
@@ -81,4 +89,44 @@ fn describe(p: &Program) -> String {
         s.push_str(&format!("  check {name}: {sql}\n"));
     }
     s
+}
+
+/// `n` draws of every generator: table columns as rows, then each transaction's values.
+fn samples(p: &Program, n: u32) -> Result<String, String> {
+    let run = DistributionSpec::default();
+    let mut rng = Rng::seeded(1);
+    let show = |d: Drawn| match d {
+        Drawn::Int(i) => i.to_string(),
+        Drawn::Float(f) => f.to_string(),
+        Drawn::Text(t) => format!("'{t}'"),
+    };
+    let mut s = String::from("samples (seed 1, uniform ids):\n");
+    for t in &p.tables {
+        let mut draws: Vec<Draw> = t.columns.iter().map(|(_, _, g)| Draw::new(g, p, &run)).collect::<Result<_, _>>()?;
+        for row in 1..=n as u64 {
+            let at = Context { client: 0, row };
+            let values: Vec<String> = draws.iter_mut().map(|d| show(d.draw(&mut rng, at))).collect();
+            s.push_str(&format!("  {} row {row}: ({})\n", t.name, values.join(", ")));
+        }
+    }
+    let named = |list: &[(usize, Generator)]| -> Result<Vec<(String, Draw)>, String> {
+        list.iter().map(|(slot, g)| Ok((p.slots[*slot].clone(), Draw::new(g, p, &run)?))).collect()
+    };
+    let mut client = named(&p.client)?;
+    for t in &p.transactions {
+        let mut draws = named(&t.params)?;
+        for st in &t.statements {
+            draws.extend(named(&st.params)?);
+        }
+        for i in 0..n {
+            let at = Context { client: 0, row: 0 };
+            let values: Vec<String> = client
+                .iter_mut()
+                .chain(draws.iter_mut())
+                .map(|(name, d)| format!("{name}={}", show(d.draw(&mut rng, at))))
+                .collect();
+            s.push_str(&format!("  {} #{}: {}\n", t.name, i + 1, values.join(", ")));
+        }
+    }
+    Ok(s)
 }

@@ -3,6 +3,7 @@
 //! A workload is data: [`Workload::steps`] lists what one event does, and the runner
 //! executes those steps. Nothing here talks to a database.
 
+pub mod generate;
 pub mod program;
 pub mod schema;
 pub mod spec;

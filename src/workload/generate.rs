@@ -1,0 +1,186 @@
+//! Generators made ready to draw: bounds resolved, distributions precomputed, text built in
+//! a buffer the generator owns. What a client draws for a parameter and what prepare writes
+//! for a column; drawing allocates nothing.
+
+use super::program::Program;
+use super::spec::{Generator, Number, Scalar};
+use crate::random::{Distribution, DistributionKind, DistributionSpec, Rng};
+
+/// A drawn value; text borrows the generator's buffer until the next draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Drawn<'a> {
+    Int(i64),
+    Float(f64),
+    Text(&'a str),
+}
+
+/// Where a draw happens: the client's number and, while loading, the row's number.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context {
+    pub client: u64,
+    pub row: u64,
+}
+
+enum Kind {
+    /// lo + a draw in [0, span] by a distribution.
+    Int {
+        lo: i64,
+        span: u32,
+        dist: Distribution,
+    },
+    Pattern(Vec<u8>),
+    Sequence(i64),
+    ClientId,
+    Row,
+    Const(Scalar),
+}
+
+pub struct Draw {
+    kind: Kind,
+    buf: String,
+}
+
+impl Draw {
+    /// `run`: the run's `--rand-*` settings (used by `ids` and for the distributions' shapes).
+    pub fn new(g: &Generator, program: &Program, run: &DistributionSpec) -> Result<Draw, String> {
+        let bound = |n: &Number| match n {
+            Number::Int(i) => Ok(*i),
+            Number::Param(p) => match program.params.get(p.trim().trim_start_matches('{').trim_end_matches('}')) {
+                Some(Scalar::Int(i)) => Ok(*i),
+                _ => Err(format!("{p:?} is not an integer parameter")),
+            },
+        };
+        let range = |kind: DistributionKind, lo: &Number, hi: &Number| -> Result<Kind, String> {
+            let (lo, hi) = (bound(lo)?, bound(hi)?);
+            let span = hi.checked_sub(lo).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
+            let span = span.ok_or_else(|| format!("range [{lo}, {hi}] is empty or wider than 2^32 values"))?;
+            Ok(Kind::Int { lo, span: span as u32, dist: DistributionSpec { kind, ..run.clone() }.sampler() })
+        };
+        let kind = match g {
+            Generator::Uniform([a, b]) => range(DistributionKind::Uniform, a, b)?,
+            Generator::Gaussian([a, b]) => range(DistributionKind::Gaussian, a, b)?,
+            Generator::Special([a, b]) => range(DistributionKind::Special, a, b)?,
+            Generator::Pareto([a, b]) => range(DistributionKind::Pareto, a, b)?,
+            Generator::Zipfian([a, b]) => range(DistributionKind::Zipfian, a, b)?,
+            Generator::Ids(table) => {
+                let rows = program.tables.iter().find(|t| &t.name == table).map(|t| t.rows).unwrap_or(0);
+                if rows == 0 || rows > u32::MAX as u64 {
+                    return Err(format!("ids of table {table}: it has {rows} rows"));
+                }
+                range(run.kind, &Number::Int(1), &Number::Int(rows as i64))?
+            }
+            Generator::Pattern(p) => Kind::Pattern(p.as_bytes().to_vec()),
+            Generator::Sequence(start) => Kind::Sequence(*start),
+            Generator::ClientId => Kind::ClientId,
+            Generator::Row => Kind::Row,
+            Generator::Const(v) => Kind::Const(v.clone()),
+        };
+        Ok(Draw { kind, buf: String::new() })
+    }
+
+    #[inline]
+    pub fn draw(&mut self, rng: &mut Rng, at: Context) -> Drawn<'_> {
+        match &mut self.kind {
+            Kind::Int { lo, span, dist } => Drawn::Int(*lo + dist.sample(rng, 0, *span) as i64),
+            Kind::Pattern(p) => {
+                self.buf.clear();
+                for &ch in p.iter() {
+                    self.buf.push(match ch {
+                        b'#' => (b'0' + rng.uniform(0, 9) as u8) as char,
+                        b'@' => (b'a' + rng.uniform(0, 25) as u8) as char,
+                        other => other as char,
+                    });
+                }
+                Drawn::Text(&self.buf)
+            }
+            Kind::Sequence(next) => {
+                let v = *next;
+                *next += 1;
+                Drawn::Int(v)
+            }
+            Kind::ClientId => Drawn::Int(at.client as i64),
+            Kind::Row => Drawn::Int(at.row as i64),
+            Kind::Const(Scalar::Int(i)) => Drawn::Int(*i),
+            Kind::Const(Scalar::Float(f)) => Drawn::Float(*f),
+            Kind::Const(Scalar::Text(t)) => Drawn::Text(t),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Dialect;
+
+    fn program() -> Program {
+        let text = r#"
+[workload]
+name = "g"
+[params]
+hi = 50
+[[tables]]
+name = "t"
+rows = 20
+columns = [{ name = "id", type = "integer", gen = "row" }]
+[[transactions]]
+name = "x"
+  [[transactions.statements]]
+  name = "s"
+  sql = "SELECT 1"
+"#;
+        let spec = super::super::spec::parse("g.toml", text).unwrap();
+        super::super::program::compile(&spec, "g.toml", text, Dialect::Sqlite, &[]).unwrap()
+    }
+
+    fn ints(g: Generator, n: usize) -> Vec<i64> {
+        let p = program();
+        let mut d = Draw::new(&g, &p, &DistributionSpec::default()).unwrap();
+        let mut rng = Rng::seeded(7);
+        (0..n)
+            .map(|i| match d.draw(&mut rng, Context { client: 3, row: i as u64 + 1 }) {
+                Drawn::Int(v) => v,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ranges_stay_inside_their_bounds_and_reach_both_ends() {
+        let v = ints(Generator::Uniform([Number::Int(-5), Number::Param("{hi}".into())]), 20_000);
+        assert!(v.iter().all(|x| (-5..=50).contains(x)));
+        assert!(v.contains(&-5) && v.contains(&50));
+        for g in [
+            Generator::Gaussian([Number::Int(1), Number::Int(100)]),
+            Generator::Special([Number::Int(1), Number::Int(100)]),
+            Generator::Pareto([Number::Int(1), Number::Int(100)]),
+            Generator::Zipfian([Number::Int(1), Number::Int(100)]),
+            Generator::Ids("t".into()),
+        ] {
+            let top = if matches!(g, Generator::Ids(_)) { 20 } else { 100 };
+            assert!(ints(g.clone(), 5_000).iter().all(|x| (1..=top).contains(x)), "{g:?}");
+        }
+    }
+
+    #[test]
+    fn sequences_rows_clients_patterns_and_constants() {
+        assert_eq!(ints(Generator::Sequence(10), 3), [10, 11, 12]);
+        assert_eq!(ints(Generator::Row, 3), [1, 2, 3]);
+        assert_eq!(ints(Generator::ClientId, 2), [3, 3]);
+        assert_eq!(ints(Generator::Const(Scalar::Int(9)), 1), [9]);
+        let p = program();
+        let mut d = Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default()).unwrap();
+        let mut rng = Rng::seeded(1);
+        let Drawn::Text(t) = d.draw(&mut rng, Context::default()) else { panic!() };
+        let b = t.as_bytes();
+        assert_eq!(b.len(), 7);
+        assert!(b[0].is_ascii_digit() && b[1].is_ascii_digit() && b[2] == b'-');
+        assert!(b[3].is_ascii_lowercase() && b[4].is_ascii_lowercase() && &b[5..] == b" x");
+        assert!(Draw::new(&Generator::Ids("nope".into()), &p, &DistributionSpec::default()).is_err());
+        assert!(Draw::new(
+            &Generator::Uniform([Number::Int(0), Number::Int(1 << 40)]),
+            &p,
+            &DistributionSpec::default()
+        )
+        .is_err());
+    }
+}
