@@ -1,6 +1,6 @@
 //! prepare and cleanup: create and load `sbtest<n>` tables in parallel, drop only ours.
 
-use crate::db::{Connection, Database, DbError, Dialect, TableInfo};
+use crate::db::{Connection, Database, DbError, TableInfo};
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::schema::{self, Ownership, RowBatcher};
 use crate::workload::{OltpOptions, Workload};
@@ -115,7 +115,7 @@ pub fn prepare<D: Database>(
     let rows_per_table = plan.workload.rows_to_load(&plan.oltp);
     let total = rows_per_table * plan.oltp.tables as u64;
     // SQLite has one writer at a time: more loaders would only queue on its lock.
-    let loaders = if db.dialect() == Dialect::Sqlite { 1 } else { plan.threads.clamp(1, plan.oltp.tables) };
+    let loaders = if db.single_writer() { 1 } else { plan.threads.clamp(1, plan.oltp.tables) };
     let loaded = Arc::new(AtomicU64::new(0));
     let failure: Arc<Mutex<Option<PrepareError>>> = Arc::new(Mutex::new(None));
     let started = Instant::now();
@@ -126,11 +126,11 @@ pub fn prepare<D: Database>(
             let rt = crate::local_runtime();
             let result = rt.block_on(async {
                 let mut conn = db.connect().await?;
-                let dialect = db.dialect();
-                if dialect == Dialect::Sqlite {
+                let single_writer = db.single_writer();
+                if single_writer {
                     // One transaction for every table: another prepare waits for the file's
                     // write lock and then finds them complete, or none of them.
-                    conn.simple("BEGIN IMMEDIATE").await?;
+                    conn.simple(db.begin_sql(true)).await?;
                     let (present, _) = table_status(&mut conn, &plan.oltp).await?;
                     if let Some(t) = present.first() {
                         return Err(PrepareError::Refused(format!(
@@ -141,9 +141,9 @@ pub fn prepare<D: Database>(
                 }
                 // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
                 for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
-                    load_table(&mut conn, dialect, &plan, table, rows_per_table, &loaded, &fail).await?;
+                    load_table(&*db, &mut conn, &plan, table, rows_per_table, &loaded, &fail).await?;
                 }
-                if dialect == Dialect::Sqlite {
+                if single_writer {
                     conn.simple("COMMIT").await?;
                 }
                 Ok::<(), PrepareError>(())
@@ -179,9 +179,9 @@ pub fn prepare<D: Database>(
     Ok(PrepareOutcome { tables: plan.oltp.tables, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 
-async fn load_table<C: Connection>(
-    conn: &mut C,
-    dialect: Dialect,
+async fn load_table<D: Database>(
+    db: &D,
+    conn: &mut D::Conn,
     plan: &PreparePlan,
     table: u32,
     rows: u64,
@@ -189,6 +189,7 @@ async fn load_table<C: Connection>(
     failure: &Mutex<Option<PrepareError>>,
 ) -> Result<(), PrepareError> {
     let ctx = |e: DbError| PrepareError::Db { context: format!("prepare failed: sbtest{table}: "), source: e };
+    let dialect = db.dialect();
     for sql in schema::create_table(table, dialect, &plan.oltp) {
         conn.simple(&sql).await.map_err(ctx)?;
     }
@@ -209,8 +210,8 @@ async fn load_table<C: Connection>(
     if plan.oltp.create_secondary {
         conn.simple(&schema::create_k_index(table)).await.map_err(ctx)?;
     }
-    if dialect == Dialect::Postgres {
-        conn.simple(&format!("ANALYZE sbtest{table}")).await.map_err(ctx)?;
+    if let Some(sql) = db.analyze_sql(&format!("sbtest{table}")) {
+        conn.simple(&sql).await.map_err(ctx)?;
     }
     // Last: only now may `run` measure this table.
     if let Some(sql) = schema::mark_complete(table, dialect) {

@@ -219,7 +219,7 @@ struct Before {
 
 fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Error> {
     let plan = args.plan(db.dialect())?;
-    runner::limits::check_clients(db.dialect(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
+    runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     // Before any load: a result that cannot be written is found now, not after the run.
     let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
     check_out(&out_path, &plan)?;
@@ -254,6 +254,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         redacted_url: target.redacted(),
         transport: db.transport(),
         begin_sql: db.begin_sql(plan.workload.writes()),
+        new_row_id: db.new_row_id(),
         server: before.server,
         host: conditions::host::read(),
         command_line: crate::db::url::redact_args(std::env::args()),

@@ -20,7 +20,7 @@ use crate::model::TableSize;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
+pub use crate::model::{Dialect, NewRowId, TlsMode, Transport, TransportKind};
 pub(crate) use error::unreachable_hint;
 pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
@@ -117,6 +117,19 @@ pub trait Database: Send + Sync + 'static {
     fn begin_sql(&self, writes: bool) -> &'static str {
         let _ = writes;
         "BEGIN"
+    }
+    /// How an INSERT gets a generated id.
+    fn new_row_id(&self) -> NewRowId {
+        NewRowId::Omitted
+    }
+    /// One writer at a time (SQLite): prepare loads with one connection in one transaction.
+    fn single_writer(&self) -> bool {
+        false
+    }
+    /// What refreshes the planner's statistics after loading a table, where it is needed.
+    fn analyze_sql(&self, table: &str) -> Option<String> {
+        let _ = table;
+        None
     }
 }
 

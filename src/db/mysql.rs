@@ -93,6 +93,10 @@ impl Database for MysqlDatabase {
         Dialect::Mysql
     }
 
+    fn new_row_id(&self) -> super::NewRowId {
+        super::NewRowId::Zero
+    }
+
     fn transport(&self) -> Transport {
         self.target.network_transport()
     }

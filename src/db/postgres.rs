@@ -122,6 +122,10 @@ impl Database for PostgresDatabase {
         Dialect::Postgres
     }
 
+    fn analyze_sql(&self, table: &str) -> Option<String> {
+        Some(format!("ANALYZE {table}"))
+    }
+
     fn transport(&self) -> Transport {
         self.target.network_transport()
     }

@@ -74,6 +74,10 @@ impl Database for SqliteDatabase {
         true
     }
 
+    fn single_writer(&self) -> bool {
+        true
+    }
+
     fn begin_sql(&self, writes: bool) -> &'static str {
         if writes {
             "BEGIN IMMEDIATE"

@@ -25,6 +25,8 @@ pub struct Setting<'a> {
     pub transport: Transport,
     /// The BEGIN this target's driver sends (SQLite: BEGIN IMMEDIATE for writers).
     pub begin_sql: &'static str,
+    /// How this target's INSERTs get generated ids (the form oltp_insert's SQL takes).
+    pub new_row_id: crate::model::NewRowId,
     /// Server facts read before the run (its counters are filled in here).
     pub server: ServerConditions,
     pub host: HostFacts,
@@ -90,7 +92,18 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
 }
 
 fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
-    let Setting { plan, dialect, begin_sql, mut server, host, command_line, tables_at_start, tables_at_end, .. } = s;
+    let Setting {
+        plan,
+        dialect,
+        begin_sql,
+        new_row_id,
+        mut server,
+        host,
+        command_line,
+        tables_at_start,
+        tables_at_end,
+        ..
+    } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
     let dataset = DatasetConditions {
         declared_rows_per_table: plan.workload.rows_to_load(&plan.oltp),
@@ -104,14 +117,14 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         client: ClientConditions { host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line },
         server,
         dataset,
-        workload: workload_record(plan, dialect, begin_sql),
+        workload: workload_record(plan, new_row_id, begin_sql),
         run: run_record(plan, outcome, events),
     }
 }
 
-fn workload_record(plan: &RunPlan, dialect: Dialect, begin_sql: &str) -> WorkloadRecord {
+fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql: &str) -> WorkloadRecord {
     let mix = plan.workload.mix(&plan.oltp);
-    let new_row = plan.workload == Workload::OltpInsert && plan.oltp.auto_inc;
+    let new_row = (plan.workload == Workload::OltpInsert && plan.oltp.auto_inc).then_some(new_row_id);
     WorkloadRecord {
         name: plan.workload.name().into(),
         options: serde_json::to_value(&plan.oltp).unwrap_or_default(),
@@ -123,7 +136,7 @@ fn workload_record(plan: &RunPlan, dialect: Dialect, begin_sql: &str) -> Workloa
             .map(|(k, _)| {
                 let sql = match k {
                     StatementKind::Begin => begin_sql.to_string(),
-                    k => k.sql(1, dialect, new_row),
+                    k => k.sql(1, new_row),
                 };
                 (k.name().to_string(), sql)
             })

@@ -3,7 +3,7 @@
 
 use super::timer::PreciseTimer;
 use super::Shared;
-use crate::db::{Connection, Database, DbError, Dialect, Param};
+use crate::db::{Connection, Database, DbError, NewRowId, Param};
 use crate::random::{Distribution, Rng};
 use crate::recorder::Recorder;
 use crate::workload::schema::{C_TEMPLATE, PAD_TEMPLATE};
@@ -48,7 +48,7 @@ struct Client<C> {
     c_buf: Vec<u8>,
     pad_buf: Vec<u8>,
     begin_sql: &'static str,
-    dialect: Dialect,
+    new_row_id: NewRowId,
 }
 
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
@@ -175,13 +175,13 @@ async fn connect_gated<D: Database>(
 
 async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Client<D::Conn>, DbError> {
     let mut conn = db.connect().await?;
-    let dialect = db.dialect();
+    let new_row_id = db.new_row_id();
     let mut handles = vec![[NOT_PREPARED; StatementKind::COUNT]; spec.tables as usize];
-    let new_row = spec.workload == Workload::OltpInsert && spec.auto_inc;
+    let new_row = (spec.workload == Workload::OltpInsert && spec.auto_inc).then_some(new_row_id);
     for (t, slots) in handles.iter_mut().enumerate() {
         for &kind in &spec.kinds {
             if !kind.is_transaction_control() {
-                slots[kind as usize] = conn.prepare(&kind.sql(t as u32 + 1, dialect, new_row)).await?;
+                slots[kind as usize] = conn.prepare(&kind.sql(t as u32 + 1, new_row)).await?;
             }
         }
     }
@@ -192,7 +192,7 @@ async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Clie
         c_buf: Vec::with_capacity(C_TEMPLATE.len()),
         pad_buf: Vec::with_capacity(PAD_TEMPLATE.len()),
         begin_sql: db.begin_sql(spec.workload.writes()),
-        dialect,
+        new_row_id,
     })
 }
 
@@ -275,13 +275,13 @@ impl<C: Connection> Client<C> {
                     self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
                     self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
                     let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
-                    let id = match (spec.auto_inc, self.dialect) {
+                    let id = match (spec.auto_inc, self.new_row_id) {
                         // sysbench: a unique uint32 shifted into INTEGER range.
                         (false, _) => Some(shared.unique.next() as i64 - 2_147_483_648),
                         // id=0 asks MySQL for the next AUTO_INCREMENT value.
-                        (true, Dialect::Mysql) => Some(0),
+                        (true, NewRowId::Zero) => Some(0),
                         // PostgreSQL and SQLite: the id column is left out of the INSERT.
-                        (true, _) => None,
+                        (true, NewRowId::Omitted) => None,
                     };
                     let params = [Param::Int(id.unwrap_or(0)), Param::Int(k), Param::Text(c), Param::Text(pad)];
                     let params = if id.is_some() { &params[..] } else { &params[1..] };

@@ -1,8 +1,6 @@
 //! What the machine can hold, checked before a run starts: a run that would die of
 //! exhausted threads, memory or file descriptors midway is refused up front, naming the limit.
 
-use crate::model::Dialect;
-
 /// Memory one embedded (SQLite) client costs at most: its thread's stack, runtime and the
 /// connection's page cache (SQLite's default cache_size is 2 MiB).
 const EMBEDDED_CLIENT_BYTES: u64 = 4 << 20;
@@ -11,9 +9,9 @@ const SPARE_FDS: u64 = 64;
 
 /// Checks that `threads` clients fit; raises the soft open-files limit to the hard one
 /// when connections need it.
-pub fn check_clients(dialect: Dialect, threads: u32, open_loop: bool) -> Result<(), String> {
+pub fn check_clients(thread_per_client: bool, threads: u32, open_loop: bool) -> Result<(), String> {
     let threads = threads as u64;
-    if dialect == Dialect::Sqlite {
+    if thread_per_client {
         let by_memory = available_memory().map(|m| m / EMBEDDED_CLIENT_BYTES);
         let by_tasks = rlimit(libc::RLIMIT_NPROC).map(|(soft, _)| soft.saturating_sub(64));
         let by_kernel = read_u64("/proc/sys/kernel/threads-max").map(|t| t / 2);
@@ -79,9 +77,9 @@ mod tests {
 
     #[test]
     fn absurd_thread_counts_are_refused_with_the_limit() {
-        let e = check_clients(Dialect::Sqlite, 10_000_000, false).unwrap_err();
+        let e = check_clients(true, 10_000_000, false).unwrap_err();
         assert!(e.contains("--threads 10000000") && e.contains("allows"), "{e}");
-        assert!(check_clients(Dialect::Sqlite, 4, false).is_ok());
-        assert!(check_clients(Dialect::Mysql, 8, true).is_ok());
+        assert!(check_clients(true, 4, false).is_ok());
+        assert!(check_clients(false, 8, true).is_ok());
     }
 }

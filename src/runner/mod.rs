@@ -151,7 +151,7 @@ impl Shared {
 
 /// Runs the plan's workload against `db`, handing measurements to `sink`.
 pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Result<RunOutcome, RunError> {
-    limits::check_clients(db.dialect(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
+    limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     signal::install();
     let statements = plan.workload.statements(&plan.oltp);
     let shared = Arc::new(Shared::new(plan));

@@ -1,6 +1,6 @@
 //! The statements of the OLTP workloads, their SQL per dialect and their class.
 
-use crate::model::Dialect;
+use crate::model::NewRowId;
 use serde::Serialize;
 
 /// How fairbench classes a statement (by kind, as Finch does; sysbench classes by result).
@@ -111,8 +111,8 @@ impl StatementKind {
     }
 
     /// The statement's SQL with `?` placeholders (translated by the driver), sysbench's text.
-    /// `new_row` selects oltp_insert's form, which leaves the id to the database.
-    pub fn sql(self, table: u32, dialect: Dialect, new_row_auto_id: bool) -> String {
+    /// `new_row`: oltp_insert's form, which leaves the id to the database in the driver's way.
+    pub fn sql(self, table: u32, new_row: Option<NewRowId>) -> String {
         let t = table;
         match self {
             StatementKind::Begin => "BEGIN".into(),
@@ -136,7 +136,7 @@ impl StatementKind {
             StatementKind::Insert => {
                 // sysbench sends id=0 to MySQL (auto-increment) and omits the id on PostgreSQL;
                 // SQLite would store 0 literally, so it omits the id too.
-                if new_row_auto_id && dialect != Dialect::Mysql {
+                if new_row == Some(NewRowId::Omitted) {
                     format!("INSERT INTO sbtest{t} (k, c, pad) VALUES (?, ?, ?)")
                 } else {
                     format!("INSERT INTO sbtest{t} (id, k, c, pad) VALUES (?, ?, ?, ?)")
