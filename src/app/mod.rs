@@ -328,8 +328,7 @@ fn check_dataset<D: Database>(
         }
     }
     let info = deadline(&rt, limit, "its version", admin.server_info())?;
-    let server =
-        deadline(&rt, limit, "its settings", conditions::server(&mut admin, target.dialect, &db.transport(), info))?;
+    let server = deadline(&rt, limit, "its settings", conditions::server(&*db, &mut admin, info))?;
     let table_names: Vec<String> = plan.oltp.table_names().collect();
     let rows = plan.workload.rows_to_load(&plan.oltp);
     let tables = deadline(&rt, limit, "table sizes", admin.table_sizes(&table_names, rows))?;

@@ -4,17 +4,12 @@
 
 pub mod host;
 
-use crate::db::{Connection, DbError, ServerInfo};
-use crate::model::{Dialect, ServerConditions, Transport, TransportKind};
-use std::collections::BTreeMap;
+use crate::db::{Connection, Database, DbError, ServerInfo};
+use crate::model::{ServerConditions, TransportKind};
 
 /// Reads what the server says about itself before a run (counters come later).
-pub async fn server<C: Connection>(
-    conn: &mut C,
-    dialect: Dialect,
-    transport: &Transport,
-    info: ServerInfo,
-) -> Result<ServerConditions, DbError> {
+pub async fn server<D: Database>(db: &D, conn: &mut D::Conn, info: ServerInfo) -> Result<ServerConditions, DbError> {
+    let transport = db.transport();
     let variables = conn.variables().await?;
     let replication_role = conn.replication_role().await?;
     let same_host_as_client = match transport.kind {
@@ -24,29 +19,7 @@ pub async fn server<C: Connection>(
             matches!(host.trim_matches(['[', ']']), "127.0.0.1" | "localhost" | "::1") || host.starts_with("127.")
         }
     };
-    let mut host = BTreeMap::new();
-    match dialect {
-        Dialect::Mysql => {
-            for (key, var) in [
-                ("hostname", "hostname"),
-                ("os", "version_compile_os"),
-                ("machine", "version_compile_machine"),
-                ("datadir", "datadir"),
-            ] {
-                if let Some(v) = variables.get(var) {
-                    host.insert(key.to_string(), v.clone());
-                }
-            }
-        }
-        Dialect::Postgres => {
-            if let Some(v) = variables.get("data_directory") {
-                host.insert("data_directory".into(), v.clone());
-            }
-        }
-        Dialect::Sqlite => {
-            host.insert("file".into(), transport.address.clone());
-        }
-    }
+    let host = db.host_facts(&variables);
     Ok(ServerConditions {
         product: info.product,
         version: info.version,

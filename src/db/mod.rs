@@ -126,6 +126,12 @@ pub trait Database: Send + Sync + 'static {
     fn single_writer(&self) -> bool {
         false
     }
+    /// What the server's settings say about the machine it runs on (host name, OS, data
+    /// directory), as the result records it.
+    fn host_facts(&self, variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let _ = variables;
+        BTreeMap::new()
+    }
     /// What refreshes the planner's statistics after loading a table, where it is needed.
     fn analyze_sql(&self, table: &str) -> Option<String> {
         let _ = table;

@@ -97,6 +97,16 @@ impl Database for MysqlDatabase {
         super::NewRowId::Zero
     }
 
+    fn host_facts(&self, variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let names = [
+            ("hostname", "hostname"),
+            ("os", "version_compile_os"),
+            ("machine", "version_compile_machine"),
+            ("datadir", "datadir"),
+        ];
+        names.iter().filter_map(|(key, var)| variables.get(*var).map(|v| (key.to_string(), v.clone()))).collect()
+    }
+
     fn transport(&self) -> Transport {
         self.target.network_transport()
     }

@@ -126,6 +126,10 @@ impl Database for PostgresDatabase {
         Some(format!("ANALYZE {table}"))
     }
 
+    fn host_facts(&self, variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        variables.get("data_directory").map(|v| ("data_directory".to_string(), v.clone())).into_iter().collect()
+    }
+
     fn transport(&self) -> Transport {
         self.target.network_transport()
     }

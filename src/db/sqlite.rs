@@ -78,6 +78,10 @@ impl Database for SqliteDatabase {
         true
     }
 
+    fn host_facts(&self, _variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        BTreeMap::from([("file".to_string(), self.path.display().to_string())])
+    }
+
     fn begin_sql(&self, writes: bool) -> &'static str {
         if writes {
             "BEGIN IMMEDIATE"
