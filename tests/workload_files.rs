@@ -17,7 +17,10 @@ fn check_shows_what_a_file_runs_on_each_database() {
         assert!(text.contains(&format!("xfer on {db}:")), "{db}: {text}");
     }
     assert!(!text.contains("not runnable"), "{text}");
-    assert!(text.contains("table balances (50 rows)"), "{text}");
+    assert!(
+        text.contains("table balances (50 rows): customer_id integer <- row number, balance bigint <- 1000"),
+        "{text}"
+    );
     assert!(text.contains("check money is conserved: SELECT SUM(balance) = 50 * 1000 FROM balances"), "{text}");
     // Per-database SQL: FOR UPDATE where the database has it, RETURNING on PostgreSQL.
     assert!(text.contains("WHERE customer_id = ? FOR UPDATE   -- ? = from"), "{text}");

@@ -61,6 +61,29 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A generator as the file would write it, shortly.
+fn generator_text(g: &Generator) -> String {
+    use crate::workload::spec::Number;
+    let n = |x: &Number| match x {
+        Number::Int(i) => i.to_string(),
+        Number::Param(p) => p.clone(),
+    };
+    match g {
+        Generator::Uniform([a, b]) => format!("uniform {}..{}", n(a), n(b)),
+        Generator::Gaussian([a, b]) => format!("gaussian {}..{}", n(a), n(b)),
+        Generator::Special([a, b]) => format!("special {}..{}", n(a), n(b)),
+        Generator::Pareto([a, b]) => format!("pareto {}..{}", n(a), n(b)),
+        Generator::Zipfian([a, b]) => format!("zipfian {}..{}", n(a), n(b)),
+        Generator::Ids(t) => format!("ids of {t}"),
+        Generator::Pattern(p) => format!("pattern '{p}'"),
+        Generator::Sequence(s) => format!("sequence from {s}"),
+        Generator::ClientId => "client id".into(),
+        Generator::Row => "row number".into(),
+        Generator::Const(crate::workload::spec::Scalar::Text(t)) => format!("'{t}'"),
+        Generator::Const(v) => scalar_text(v),
+    }
+}
+
 fn describe(p: &Program) -> String {
     let mut s = format!("{} on {}: {}\n", p.name, p.dialect.name(), p.description);
     if !p.params.is_empty() {
@@ -68,7 +91,8 @@ fn describe(p: &Program) -> String {
         s.push_str(&format!("  params: {}\n", params.join(", ")));
     }
     for t in &p.tables {
-        let cols: Vec<String> = t.columns.iter().map(|(n, ty, g)| format!("{n} {ty} <- {g:?}")).collect();
+        let cols: Vec<String> =
+            t.columns.iter().map(|(n, ty, g)| format!("{n} {ty} <- {}", generator_text(g))).collect();
         s.push_str(&format!("  table {} ({} rows): {}\n", t.name, t.rows, cols.join(", ")));
     }
     let total: u32 = p.transactions.iter().map(|t| t.weight).sum();
@@ -76,6 +100,11 @@ fn describe(p: &Program) -> String {
         let share = t.weight as f64 / total.max(1) as f64 * 100.0;
         let framing = if t.begin { "BEGIN ... COMMIT" } else { "autocommit" };
         s.push_str(&format!("  transaction {} ({share:.1}% of the mix, {framing}):\n", t.name));
+        let drawn: Vec<String> =
+            t.params.iter().map(|(slot, g)| format!("{} <- {}", p.slots[*slot], generator_text(g))).collect();
+        if !drawn.is_empty() {
+            s.push_str(&format!("    draws: {}\n", drawn.join(", ")));
+        }
         for st in &t.statements {
             let args: Vec<&str> = st.args.iter().map(|&i| p.slots[i].as_str()).collect();
             s.push_str(&format!("    {} [{}] {}", st.name, st.class.name(), st.sql));
