@@ -111,7 +111,8 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
 /// naming what fairbench was waiting for, never a hang.
 fn deadline<T>(
     rt: &crate::LocalRuntime,
-    (limit, server): (std::time::Duration, &str),
+    limit: std::time::Duration,
+    server: &str,
     what: &str,
     fut: impl std::future::Future<Output = Result<T, DbError>>,
 ) -> Result<T, DbError> {
@@ -278,8 +279,9 @@ fn check_dataset<D: Database>(
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect())?;
     let address = db.transport().address;
-    let limit = (plan.admin_timeout, address.as_str());
-    let (present, missing) = deadline(&rt, limit, "its tables", prepare::table_status(&mut admin, &plan.oltp))?;
+    let limit = plan.admin_timeout;
+    let (present, missing) =
+        deadline(&rt, limit, &address, "its tables", prepare::table_status(&mut admin, &plan.oltp))?;
     if !missing.is_empty() {
         if bench && present.is_empty() {
             let pplan = PreparePlan {
@@ -327,11 +329,11 @@ fn check_dataset<D: Database>(
             Ownership::Foreign => {}
         }
     }
-    let info = deadline(&rt, limit, "its version", admin.server_info())?;
-    let server = deadline(&rt, limit, "its settings", conditions::server(&*db, &mut admin, info))?;
+    let info = deadline(&rt, limit, &address, "its version", admin.server_info())?;
+    let server = deadline(&rt, limit, &address, "its settings", conditions::server(&*db, &mut admin, info))?;
     let table_names: Vec<String> = plan.oltp.table_names().collect();
     let rows = plan.workload.rows_to_load(&plan.oltp);
-    let tables = deadline(&rt, limit, "table sizes", admin.table_sizes(&table_names, rows))?;
+    let tables = deadline(&rt, limit, &address, "table sizes", admin.table_sizes(&table_names, rows))?;
     Ok(Before { server, tables })
 }
 

@@ -50,13 +50,13 @@ impl<S> CleartextGuard<S> {
                     }
                 }
                 State::Header { bytes, have } => {
-                    let need = if *have >= 1 && bytes[0] == AUTH_REQUEST { 9 } else { 5 };
-                    let k = (need - *have).min(data.len());
+                    // Type and length (5 bytes); an authentication request adds its code.
+                    let need = |bytes: &[u8; 9], have: usize| if have >= 1 && bytes[0] == AUTH_REQUEST { 9 } else { 5 };
+                    let k = (need(bytes, *have) - *have).min(data.len());
                     bytes[*have..*have + k].copy_from_slice(&data[..k]);
                     *have += k;
                     data = &data[k..];
-                    let need = if bytes[0] == AUTH_REQUEST { 9 } else { 5 };
-                    if *have < need {
+                    if *have < need(bytes, *have) {
                         continue;
                     }
                     let len = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;

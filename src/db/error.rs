@@ -51,6 +51,16 @@ impl DbError {
         DbError { code: ErrorCode::Client(fault), message: message.into(), connection_lost: lost }
     }
 
+    /// A handle `prepare` never returned.
+    pub fn no_statement(stmt: usize) -> Self {
+        Self::client(ClientFault::Other, format!("no prepared statement {stmt}"))
+    }
+
+    /// The wrong number of parameters for a prepared statement.
+    pub fn arity(expected: usize, given: usize) -> Self {
+        Self::client(ClientFault::Other, format!("statement takes {expected} parameters, {given} given"))
+    }
+
     pub fn fault(&self) -> Option<ClientFault> {
         match self.code {
             ErrorCode::Client(f) => Some(f),

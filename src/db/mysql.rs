@@ -321,9 +321,7 @@ async fn exec_async(
     params: &[Param<'_>],
     row: Option<&mut Vec<FbValue>>,
 ) -> Result<Executed, DbError> {
-    let st = statements
-        .get(stmt)
-        .ok_or_else(|| DbError::client(super::ClientFault::Other, format!("no prepared statement {stmt}")))?;
+    let st = statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
     let values = params
         .iter()
         .map(|p| match *p {

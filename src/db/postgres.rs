@@ -67,9 +67,7 @@ impl PostgresDatabase {
             let (guard, refused) = CleartextGuard::new(stream);
             return match self.config.connect_raw(guard, NoTls).await {
                 Ok((client, conn)) => {
-                    tokio::task::spawn_local(async move {
-                        let _ = conn.await;
-                    });
+                    drive(conn);
                     Ok(client)
                 }
                 Err(_) if refused.load(std::sync::atomic::Ordering::Relaxed) => Err(DbError::client(
@@ -83,17 +81,13 @@ impl PostgresDatabase {
         match &self.tls {
             None => {
                 let (client, conn) = self.config.connect(NoTls).await.map_err(error)?;
-                tokio::task::spawn_local(async move {
-                    let _ = conn.await;
-                });
+                drive(conn);
                 Ok(client)
             }
             Some(tls) => {
                 let make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
                 let (client, conn) = self.config.connect(make).await.map_err(error)?;
-                tokio::task::spawn_local(async move {
-                    let _ = conn.await;
-                });
+                drive(conn);
                 Ok(client)
             }
         }
@@ -273,21 +267,21 @@ fn numeric_text(raw: &[u8]) -> Result<String, BoxError> {
 }
 
 impl PostgresConnection {
-    fn statement(&self, stmt: usize) -> Result<&Statement, DbError> {
-        self.statements
-            .get(stmt)
-            .ok_or_else(|| DbError::client(super::ClientFault::Other, format!("no prepared statement {stmt}")))
-    }
-
-    fn check_arity(st: &Statement, params: &[Param<'_>]) -> Result<(), DbError> {
+    /// The prepared statement `stmt`, checked to take `params`.
+    fn statement(&self, stmt: usize, params: &[Param<'_>]) -> Result<&Statement, DbError> {
+        let st = self.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
         if st.params().len() != params.len() {
-            return Err(DbError::client(
-                super::ClientFault::Other,
-                format!("statement takes {} parameters, {} given", st.params().len(), params.len()),
-            ));
+            return Err(DbError::arity(st.params().len(), params.len()));
         }
-        Ok(())
+        Ok(st)
     }
+}
+
+/// Drives a connection's I/O on the local task set until the client is dropped.
+fn drive<F: std::future::Future + 'static>(connection: F) {
+    tokio::task::spawn_local(async move {
+        let _ = connection.await;
+    });
 }
 
 impl Connection for PostgresConnection {
@@ -298,8 +292,7 @@ impl Connection for PostgresConnection {
     }
 
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
-        let st = self.statement(stmt)?;
-        Self::check_arity(st, params)?;
+        let st = self.statement(stmt, params)?;
         let n = self.client.execute_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
         // The command tag's count: rows returned by a query, rows changed otherwise.
         Ok(if st.columns().is_empty() {
@@ -315,8 +308,7 @@ impl Connection for PostgresConnection {
         params: &[Param<'_>],
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        let st = self.statement(stmt)?;
-        Self::check_arity(st, params)?;
+        let st = self.statement(stmt, params)?;
         row.clear();
         let stream = self.client.query_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
         let mut stream = std::pin::pin!(stream);

@@ -130,14 +130,11 @@ impl SqliteConnection {
         mut row: Option<&mut Vec<Value>>,
     ) -> Result<Executed, DbError> {
         let Some((sql, insert)) = self.statements.get(stmt) else {
-            return Err(DbError::client(super::ClientFault::Other, format!("no prepared statement {stmt}")));
+            return Err(DbError::no_statement(stmt));
         };
         let mut st = self.conn.prepare_cached(sql).map_err(error)?;
         if st.parameter_count() != params.len() {
-            return Err(DbError::client(
-                super::ClientFault::Other,
-                format!("statement takes {} parameters, {} given", st.parameter_count(), params.len()),
-            ));
+            return Err(DbError::arity(st.parameter_count(), params.len()));
         }
         for (i, p) in params.iter().enumerate() {
             st.raw_bind_parameter(i + 1, Bind(*p)).map_err(error)?;

@@ -243,11 +243,12 @@ impl Workers {
         statements: &[StatementInfo],
         shared: Arc<Shared>,
     ) -> Result<Self, RunError> {
+        let kinds = plan.workload.statement_kinds(&plan.oltp);
         let spec = Arc::new(ClientSpec {
             workload: plan.workload,
             steps: plan.workload.steps(&plan.oltp),
-            ids: client::statement_ids(&plan.workload.statement_kinds(&plan.oltp)),
-            kinds: plan.workload.statement_kinds(&plan.oltp),
+            ids: client::statement_ids(&kinds),
+            kinds,
             tables: plan.oltp.tables,
             table_size: plan.oltp.table_size.max(1) as u32,
             range_size: plan.oltp.range_size,

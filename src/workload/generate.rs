@@ -41,14 +41,12 @@ pub struct Draw {
 }
 
 impl Draw {
-    /// `run`: the run's `--rand-*` settings (used by `ids` and for the distributions' shapes).
+    /// `g` as compiled into `program` (bounds resolved); `run`: the run's `--rand-*`
+    /// settings (used by `ids` and for the distributions' shapes).
     pub fn new(g: &Generator, program: &Program, run: &DistributionSpec) -> Result<Draw, String> {
         let bound = |n: &Number| match n {
             Number::Int(i) => Ok(*i),
-            Number::Param(p) => match program.params.get(p.trim().trim_start_matches('{').trim_end_matches('}')) {
-                Some(Scalar::Int(i)) => Ok(*i),
-                _ => Err(format!("{p:?} is not an integer parameter")),
-            },
+            Number::Param(p) => Err(format!("{p:?} was not resolved: draw only from a compiled program")),
         };
         let range = |kind: DistributionKind, lo: &Number, hi: &Number| -> Result<Kind, String> {
             let (lo, hi) = (bound(lo)?, bound(hi)?);
@@ -118,6 +116,8 @@ mod tests {
 name = "g"
 [params]
 hi = 50
+[client]
+r = { uniform = [-5, "{hi}"] }
 [[tables]]
 name = "t"
 rows = 20
@@ -146,7 +146,10 @@ name = "x"
 
     #[test]
     fn ranges_stay_inside_their_bounds_and_reach_both_ends() {
-        let v = ints(Generator::Uniform([Number::Int(-5), Number::Param("{hi}".into())]), 20_000);
+        // Bounds given as parameters come resolved from the compiled program.
+        let compiled = program().client[0].1.clone();
+        assert_eq!(compiled, Generator::Uniform([Number::Int(-5), Number::Int(50)]));
+        let v = ints(compiled, 20_000);
         assert!(v.iter().all(|x| (-5..=50).contains(x)));
         assert!(v.contains(&-5) && v.contains(&50));
         for g in [

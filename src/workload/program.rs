@@ -6,6 +6,7 @@ use super::spec::{line_col, Generator, Number, Scalar, Spec, SqlTexts};
 use super::StatementClass;
 use crate::model::Dialect;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use toml::Spanned;
 
 /// A compiled workload.
@@ -125,16 +126,19 @@ pub fn compile(
         }
     };
 
-    // Tables first: generators may name them.
+    // Generators are kept with their bounds resolved, so drawing looks nothing up; `ids`
+    // may name any table.
+    let table_names: Vec<String> = spec.tables.iter().map(|t| t.name.get_ref().clone()).collect();
     let mut tables = Vec::new();
     for t in &spec.tables {
-        let rows = number(&mut e, &params, &t.rows, "rows");
+        let rows = number(&mut e, &params, t.rows.span(), t.rows.get_ref(), "rows");
         let mut columns = Vec::new();
         for c in &t.columns {
             if !valid_type(c.ty.get_ref()) {
                 e.at(&c.ty, format!("column {}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.name.get_ref(), c.ty.get_ref()));
             }
-            columns.push((c.name.get_ref().clone(), c.ty.get_ref().clone(), c.gen.get_ref().clone()));
+            let g = generator(&mut e, &params, &table_names, &c.gen, true);
+            columns.push((c.name.get_ref().clone(), c.ty.get_ref().clone(), g));
         }
         if t.columns.is_empty() {
             e.at(&t.name, format!("table {} has no columns", t.name.get_ref()));
@@ -153,18 +157,10 @@ pub fn compile(
             indexes: t.indexes.clone(),
         });
     }
-    let table_names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
-    for t in &spec.tables {
-        for c in &t.columns {
-            generator(&mut e, &params, &table_names, &c.gen, true);
-        }
-    }
-
     // Client values: drawn at connect, plus anything a statement saves for the client.
     let mut client = Vec::new();
     for (name, g) in &spec.client {
-        generator(&mut e, &params, &table_names, g, false);
-        client.push((slot(name), g.get_ref().clone()));
+        client.push((slot(name), generator(&mut e, &params, &table_names, g, false)));
     }
     let client_saved: Vec<&String> =
         spec.transactions.iter().flat_map(|t| &t.get_ref().statements).flat_map(|s| s.save_client.keys()).collect();
@@ -189,8 +185,7 @@ pub fn compile(
             spec.client.keys().cloned().chain(client_saved.iter().map(|s| s.to_string())).collect();
         let mut tx_params = Vec::new();
         for (p, g) in &tx.params {
-            generator(&mut e, &params, &table_names, g, false);
-            tx_params.push((slot(p), g.get_ref().clone()));
+            tx_params.push((slot(p), generator(&mut e, &params, &table_names, g, false)));
             known.push(p.clone());
         }
         let mut statements = Vec::new();
@@ -198,8 +193,7 @@ pub fn compile(
             let sname = st.name.get_ref();
             let mut own = Vec::new();
             for (p, g) in &st.params {
-                generator(&mut e, &params, &table_names, g, false);
-                own.push((slot(p), g.get_ref().clone()));
+                own.push((slot(p), generator(&mut e, &params, &table_names, g, false)));
             }
             let Some(sql) = st.sql_for(dialect) else {
                 e.at(
@@ -316,20 +310,21 @@ fn list(known: &[String], own: &BTreeMap<String, Spanned<Generator>>) -> String 
     }
 }
 
-/// An integer, literal or `"{param}"`.
-fn number(e: &mut Errors, params: &BTreeMap<String, Scalar>, n: &Spanned<Number>, what: &str) -> i64 {
-    match n.get_ref() {
+/// An integer, literal or `"{param}"` (errors reported at `span`).
+fn number(e: &mut Errors, params: &BTreeMap<String, Scalar>, span: Range<usize>, n: &Number, what: &str) -> i64 {
+    let at = Spanned::new(span, ());
+    match n {
         Number::Int(i) => *i,
         Number::Param(p) => {
             let name = p.trim().trim_start_matches('{').trim_end_matches('}');
             match params.get(name) {
                 Some(Scalar::Int(i)) => *i,
                 Some(other) => {
-                    e.at(n, format!("{what}: parameter {name} is {}, not an integer", scalar_text(other)));
+                    e.at(&at, format!("{what}: parameter {name} is {}, not an integer", scalar_text(other)));
                     0
                 }
                 None => {
-                    e.at(n, format!("{what}: {p:?} is neither an integer nor a {{parameter}} of [params]"));
+                    e.at(&at, format!("{what}: {p:?} is neither an integer nor a {{parameter}} of [params]"));
                     0
                 }
             }
@@ -337,26 +332,27 @@ fn number(e: &mut Errors, params: &BTreeMap<String, Scalar>, n: &Spanned<Number>
     }
 }
 
+/// Checks a generator and returns it with its bounds resolved to integers.
 fn generator(
     e: &mut Errors,
     params: &BTreeMap<String, Scalar>,
     tables: &[String],
     g: &Spanned<Generator>,
     column: bool,
-) {
-    match g.get_ref() {
-        Generator::Uniform([lo, hi])
-        | Generator::Gaussian([lo, hi])
-        | Generator::Special([lo, hi])
-        | Generator::Pareto([lo, hi])
-        | Generator::Zipfian([lo, hi]) => {
-            let (lo, hi) = (
-                number(e, params, &Spanned::new(g.span(), lo.clone()), "range"),
-                number(e, params, &Spanned::new(g.span(), hi.clone()), "range"),
-            );
+) -> Generator {
+    let mut resolved = g.get_ref().clone();
+    match &mut resolved {
+        Generator::Uniform(bounds)
+        | Generator::Gaussian(bounds)
+        | Generator::Special(bounds)
+        | Generator::Pareto(bounds)
+        | Generator::Zipfian(bounds) => {
+            let lo = number(e, params, g.span(), &bounds[0], "range");
+            let hi = number(e, params, g.span(), &bounds[1], "range");
             if lo > hi {
                 e.at(g, format!("range [{lo}, {hi}] is empty: the first bound must not exceed the second"));
             }
+            *bounds = [Number::Int(lo), Number::Int(hi)];
         }
         Generator::Ids(t) if !tables.contains(t) => {
             e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", tables.join(", ")))
@@ -365,6 +361,7 @@ fn generator(
         Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
         _ => {}
     }
+    resolved
 }
 
 /// `{param}` replaced by its value; `{{` and `}}` are literal braces.

@@ -2,7 +2,7 @@
 //! against the limits before anything is buffered, skipped data never buffered.
 
 use super::packets::err_packet;
-use super::{Socket, WireConn, HANDSHAKE_LIMIT, MAX_FRAME, READ_BUFFER, STATUS_LIMIT};
+use super::{Socket, WireConn, MAX_FRAME, READ_BUFFER, STATUS_LIMIT};
 use crate::db::DbError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -143,8 +143,7 @@ impl<S: Socket> WireConn<S> {
     /// The payload of a packet whose header was read.
     pub(super) async fn payload(&mut self, len: usize, limit: usize, phase: &str) -> Result<&[u8], DbError> {
         if len > limit {
-            let user_limit = limit != HANDSHAKE_LIMIT && limit != STATUS_LIMIT || limit == self.limits.max_packet;
-            return Err(too_large(len, limit, phase, user_limit));
+            return Err(too_large(len, limit, phase, limit == self.limits.max_packet));
         }
         if len < MAX_FRAME {
             self.fill(len).await?;
@@ -195,8 +194,9 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// The hot path's shortcut: consumes up to `max` complete data packets (rows, column
-    /// definitions) already in the buffer without an await, and returns how many. Stops at a status packet, a partial packet or
-    /// anything unexpected, which the checked path then reads (and reports).
+    /// definitions) already in the buffer without an await, and returns how many. Stops at
+    /// a status packet, a partial packet or anything unexpected, which the checked path then
+    /// reads (and reports).
     #[inline]
     pub(super) fn skip_buffered_rows(&mut self, max: u64) -> u64 {
         let mut rows = 0;

@@ -16,12 +16,6 @@ mod packets;
 #[cfg(test)]
 mod tests;
 
-/// Fuzz cases per property: the suite's default, or FAIRBENCH_FUZZ_CASES for a long run.
-#[cfg(test)]
-fn fuzz_cases(default: u32) -> u32 {
-    std::env::var("FAIRBENCH_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
 use super::{ClientFault, DbError, Executed, Param, Value};
 use framing::{too_large, Kind};
 use packets::*;
@@ -38,6 +32,12 @@ const READ_BUFFER: usize = 64 * 1024;
 /// Rows are skipped unbuffered, so a client connection holds at most this plus READ_BUFFER
 /// whatever `max_packet` is; only introspection (query_rows) buffers up to `max_packet`.
 const STATUS_LIMIT: usize = 1024 * 1024;
+
+/// Fuzz cases per property: the suite's default, or FAIRBENCH_FUZZ_CASES for a long run.
+#[cfg(test)]
+fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("FAIRBENCH_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
 
 /// What the client accepts from a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,26 +270,28 @@ impl<S: Socket> WireConn<S> {
                 Some(0xff) => return Err(err_packet(p)),
                 _ => column_count(p, max_columns).map_err(|m| malformed(phase, m))?,
             };
-            // A result set: column definitions, [EOF], rows, EOF/OK.
-            let capture = row.is_some() && done.rows == 0;
-            let types = if capture {
+            // A result set: column definitions, [EOF], rows, EOF/OK. Only the first row of
+            // the first result set is read, and only when asked.
+            let mut want_row = row.is_some() && done.rows == 0;
+            let types = if want_row {
                 self.read_definitions(columns, phase).await?
             } else {
                 self.skip_definitions(columns, phase).await?;
                 Vec::new()
             };
             loop {
-                if !(capture && done.rows == 0) {
+                if !want_row {
                     done.rows += self.skip_buffered_rows(u64::MAX);
                 }
                 let (len, kind) = self.next_kind().await?;
                 match kind {
-                    Kind::Data if capture && done.rows == 0 => {
+                    Kind::Data if want_row => {
                         let p = self.payload(len, max_packet, phase).await?;
                         let values = binary_row(p, &types).map_err(|m| malformed(phase, m))?;
                         if let Some(out) = row.as_deref_mut() {
                             *out = values;
                         }
+                        want_row = false;
                         done.rows += 1;
                     }
                     Kind::Data => {
@@ -321,13 +323,19 @@ impl<S: Socket> WireConn<S> {
             }
             types.push(ColumnType::parse(p).map_err(|m| malformed(phase, m))?);
         }
+        self.eof_after_definitions(n, phase).await?;
+        Ok(types)
+    }
+
+    /// Without CLIENT_DEPRECATE_EOF, an EOF packet follows column definitions.
+    async fn eof_after_definitions(&mut self, n: usize, phase: &str) -> Result<(), DbError> {
         if n > 0 && self.caps & CLIENT_DEPRECATE_EOF == 0 {
             let p = self.read_packet(STATUS_LIMIT, phase).await?;
             if p.first() != Some(&0xfe) {
                 return Err(DbError::protocol(format!("no EOF after the column definitions {phase}")));
             }
         }
-        Ok(types)
+        Ok(())
     }
 
     /// Skips `n` column definitions and, without CLIENT_DEPRECATE_EOF, the EOF after them.
@@ -338,13 +346,7 @@ impl<S: Socket> WireConn<S> {
                 return Err(DbError::protocol(format!("a result set cut short in its columns {phase}")));
             }
         }
-        if n > 0 && self.caps & CLIENT_DEPRECATE_EOF == 0 {
-            let p = self.read_packet(STATUS_LIMIT, phase).await?;
-            if p.first() != Some(&0xfe) {
-                return Err(DbError::protocol(format!("no EOF after the column definitions {phase}")));
-            }
-        }
-        Ok(())
+        self.eof_after_definitions(n, phase).await
     }
 
     pub async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
@@ -382,14 +384,11 @@ impl<S: Socket> WireConn<S> {
 
     async fn send_execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
         let Some(s) = self.statements.get(stmt) else {
-            return Err(DbError::client(ClientFault::Other, format!("no prepared statement {stmt}")));
+            return Err(DbError::no_statement(stmt));
         };
         let (id, n) = (s.id, s.params as usize);
         if n != params.len() {
-            return Err(DbError::client(
-                ClientFault::Other,
-                format!("statement takes {n} parameters, {} given", params.len()),
-            ));
+            return Err(DbError::arity(n, params.len()));
         }
         self.command(0x17, |out| {
             out.extend_from_slice(&id.to_le_bytes());
