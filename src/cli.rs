@@ -1,7 +1,7 @@
 //! Command-line flags, parsed in one place and turned into validated plans (no I/O here).
 //! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`.
 
-use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition};
+use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
 use crate::workload::{OltpOptions, Workload};
 use clap::{Args, Parser, Subcommand};
@@ -129,8 +129,12 @@ fn packet_size(s: &str) -> Result<usize, String> {
 #[derive(Args, Debug, Clone)]
 pub struct WorkloadArgs {
     /// Workload: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select,
-    /// oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete (see `fairbench list`).
+    /// oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete (see `fairbench list`),
+    /// or a workload file PATH.toml (docs/workloads.md; the oltp options then do not apply).
     pub workload: String,
+    /// Override a workload file's [params] value, e.g. --set customers=100000 (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
     /// Number of tables.
     #[arg(long, default_value_t = 1)]
     pub tables: u32,
@@ -278,7 +282,8 @@ pub struct RunArgs {
 pub struct CleanupArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Accepted for sysbench-style command lines; cleanup drops every sbtest table fairbench created.
+    /// A workload file PATH.toml: drop its tables fairbench created. Otherwise (a built-in
+    /// name or nothing) every sbtest table fairbench created is dropped.
     pub workload: Option<String>,
     #[arg(long, hide = true)]
     pub tables: Option<u32>,
@@ -321,8 +326,19 @@ fn switch(s: &str) -> Result<bool, String> {
 impl WorkloadArgs {
     pub fn workload(&self) -> Result<Workload, ConfigError> {
         Workload::parse(&self.workload).ok_or_else(|| {
-            ConfigError(format!("unknown workload {:?}: run `fairbench list` for the workloads", self.workload))
+            ConfigError(format!(
+                "unknown workload {:?}: run `fairbench list` for the workloads (a workload file ends in .toml)",
+                self.workload
+            ))
         })
+    }
+
+    /// The built-in workload named, with its options (a file is loaded by the caller).
+    pub fn builtin(&self) -> Result<WorkloadPlan, ConfigError> {
+        if !self.set.is_empty() {
+            return Err("--set overrides a workload file's [params]; built-in workloads take their own flags".into());
+        }
+        Ok(WorkloadPlan::Sysbench { workload: self.workload()?, oltp: self.oltp() })
     }
 
     pub fn oltp(&self) -> OltpOptions {
@@ -374,8 +390,9 @@ impl WorkloadArgs {
 }
 
 impl RunArgs {
-    /// The validated run plan for a target of `dialect` (which decides what error codes mean).
-    pub fn plan(&self, dialect: crate::model::Dialect) -> Result<RunPlan, ConfigError> {
+    /// The validated run plan of `workload` for a target of `dialect` (which decides what
+    /// error codes mean).
+    pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, ConfigError> {
         let time = match (self.time, self.events) {
             (Some(0), _) => None,
             (Some(t), _) => Some(Duration::from_secs(t)),
@@ -389,8 +406,7 @@ impl RunArgs {
             )));
         }
         let plan = RunPlan {
-            workload: self.workload.workload()?,
-            oltp: self.workload.oltp(),
+            workload,
             distribution: self.workload.distribution()?,
             threads: self.threads,
             stop: StopCondition { time, events: self.events },

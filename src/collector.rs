@@ -44,6 +44,7 @@ pub struct Collector<'p> {
 impl<'p> Collector<'p> {
     pub fn new(
         statements: &[StatementInfo],
+        transactions: &[String],
         open_loop: bool,
         threads: u32,
         report_every: Option<u32>,
@@ -56,10 +57,10 @@ impl<'p> Collector<'p> {
             start: now,
             warmup: Duration::ZERO,
             last: now,
-            window: Recorder::new(statements, open_loop),
+            window: Recorder::new(statements, transactions, open_loop),
             window_from: now,
             window_ticks: 0,
-            totals: Recorder::new(statements, open_loop),
+            totals: Recorder::new(statements, transactions, open_loop),
             timeline: Vec::new(),
             cpu_at_last: Duration::ZERO,
             progress,

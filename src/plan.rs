@@ -3,8 +3,83 @@
 use crate::model::RetryPolicy;
 pub use crate::model::{Arrival, LoopModel};
 use crate::random::DistributionSpec;
-use crate::workload::{OltpOptions, Workload};
+use crate::workload::file::FileWorkload;
+use crate::workload::{OltpOptions, StatementInfo, Workload};
+use std::sync::Arc;
 use std::time::Duration;
+
+/// What a run executes: a built-in sysbench workload with its options, or a workload file.
+#[derive(Clone, Debug)]
+pub enum WorkloadPlan {
+    Sysbench { workload: Workload, oltp: OltpOptions },
+    File(Arc<FileWorkload>),
+}
+
+impl WorkloadPlan {
+    pub fn name(&self) -> &str {
+        match self {
+            WorkloadPlan::Sysbench { workload, .. } => workload.name(),
+            WorkloadPlan::File(f) => &f.program.name,
+        }
+    }
+
+    /// The statements measured, in id order.
+    pub fn statements(&self) -> Vec<StatementInfo> {
+        match self {
+            WorkloadPlan::Sysbench { workload, oltp } => workload.statements(oltp),
+            WorkloadPlan::File(f) => f.program.measured().0,
+        }
+    }
+
+    /// The kinds of event, in id order: one per transaction of a file, the workload itself
+    /// for a built-in.
+    pub fn transactions(&self) -> Vec<String> {
+        match self {
+            WorkloadPlan::Sysbench { workload, .. } => vec![workload.name().to_string()],
+            WorkloadPlan::File(f) => f.program.transactions.iter().map(|t| t.name.clone()).collect(),
+        }
+    }
+
+    /// Whether an event can write.
+    pub fn writes(&self) -> bool {
+        match self {
+            WorkloadPlan::Sysbench { workload, .. } => workload.writes(),
+            WorkloadPlan::File(f) => f.program.writes(),
+        }
+    }
+
+    /// The tables the workload reads and writes.
+    pub fn table_names(&self) -> Vec<String> {
+        match self {
+            WorkloadPlan::Sysbench { oltp, .. } => oltp.table_names().collect(),
+            WorkloadPlan::File(f) => f.program.tables.iter().map(|t| t.name().to_string()).collect(),
+        }
+    }
+
+    /// Rows prepare loads into each table (the largest table's, for a file).
+    pub fn declared_rows(&self) -> u64 {
+        match self {
+            WorkloadPlan::Sysbench { workload, oltp } => workload.rows_to_load(oltp),
+            WorkloadPlan::File(f) => f.program.tables.iter().map(|t| t.rows).max().unwrap_or(0),
+        }
+    }
+
+    /// A file's rows per table (empty for a built-in: every table has `declared_rows`).
+    pub fn declared_rows_by_table(&self) -> std::collections::BTreeMap<String, u64> {
+        match self {
+            WorkloadPlan::Sysbench { .. } => Default::default(),
+            WorkloadPlan::File(f) => f.program.tables.iter().map(|t| (t.name().to_string(), t.rows)).collect(),
+        }
+    }
+
+    /// The built-in's options, if it is one.
+    pub fn oltp(&self) -> Option<&OltpOptions> {
+        match self {
+            WorkloadPlan::Sysbench { oltp, .. } => Some(oltp),
+            WorkloadPlan::File(_) => None,
+        }
+    }
+}
 
 /// When a run ends: whichever comes first.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,8 +113,7 @@ impl From<&str> for ConfigError {
 /// Everything `run` needs, validated.
 #[derive(Clone, Debug)]
 pub struct RunPlan {
-    pub workload: Workload,
-    pub oltp: OltpOptions,
+    pub workload: WorkloadPlan,
     pub distribution: DistributionSpec,
     pub threads: u32,
     pub stop: StopCondition,
@@ -64,7 +138,9 @@ pub struct RunPlan {
 
 impl RunPlan {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.oltp.validate()?;
+        if let Some(o) = self.workload.oltp() {
+            o.validate()?;
+        }
         self.distribution.validate()?;
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());

@@ -7,7 +7,7 @@ use crate::model::Dialect;
 use crate::plan::ConfigError;
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::generate::{Context, Draw, Drawn};
-use crate::workload::program::{compile, scalar_from_text, scalar_text, Program};
+use crate::workload::program::{compile, scalar_text, Program};
 use crate::workload::spec;
 use crate::workload::spec::Generator;
 use std::process::ExitCode;
@@ -17,11 +17,7 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| ConfigError(format!("cannot read workload file {file}: {e}")))?;
     let spec = spec::parse(&file, &text).map_err(ConfigError)?;
-    let mut overrides = Vec::new();
-    for kv in &args.set {
-        let (k, v) = kv.split_once('=').ok_or_else(|| ConfigError(format!("--set {kv:?}: write NAME=VALUE")))?;
-        overrides.push((k.trim().to_string(), scalar_from_text(v.trim())));
-    }
+    let overrides = crate::workload::file::parse_sets(&args.set).map_err(ConfigError)?;
     let dialects = match &args.dialect {
         None => vec![Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite],
         Some(d) => vec![[Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite]
@@ -91,9 +87,14 @@ fn describe(p: &Program) -> String {
         s.push_str(&format!("  params: {}\n", params.join(", ")));
     }
     for t in &p.tables {
-        let cols: Vec<String> =
-            t.columns.iter().map(|(n, ty, g)| format!("{n} {ty} <- {}", generator_text(g))).collect();
-        s.push_str(&format!("  table {} ({} rows): {}\n", t.name, t.rows, cols.join(", ")));
+        let cols: Vec<String> = t
+            .def
+            .columns
+            .iter()
+            .zip(&t.generators)
+            .map(|(c, g)| format!("{} {} <- {}", c.name, c.ty.text(), generator_text(g)))
+            .collect();
+        s.push_str(&format!("  table {} ({} rows): {}\n", t.name(), t.rows, cols.join(", ")));
     }
     let total: u32 = p.transactions.iter().map(|t| t.weight).sum();
     for t in &p.transactions {
@@ -131,11 +132,11 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
     };
     let mut s = String::from("samples (seed 1, uniform ids):\n");
     for t in &p.tables {
-        let mut draws: Vec<Draw> = t.columns.iter().map(|(_, _, g)| Draw::new(g, p, &run)).collect::<Result<_, _>>()?;
+        let mut draws: Vec<Draw> = t.generators.iter().map(|g| Draw::new(g, p, &run)).collect::<Result<_, _>>()?;
         for row in 1..=n as u64 {
             let at = Context { client: 0, row };
             let values: Vec<String> = draws.iter_mut().map(|d| show(d.draw(&mut rng, at))).collect();
-            s.push_str(&format!("  {} row {row}: ({})\n", t.name, values.join(", ")));
+            s.push_str(&format!("  {} row {row}: ({})\n", t.name(), values.join(", ")));
         }
     }
     let named = |list: &[(usize, Generator)]| -> Result<Vec<(String, Draw)>, String> {

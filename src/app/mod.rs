@@ -3,17 +3,17 @@
 
 mod check;
 
-use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs};
+use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs, WorkloadArgs};
 use crate::collector::{Collector, Progress};
-use crate::db::{Connection as _, Database, DbError, TargetUrl, UrlError};
+use crate::db::{Connection as _, Database, DbError, Dialect, TargetUrl, UrlError};
 use crate::model::{IntervalStats, ResultDocument, ResultFileError, RunStatus, ServerConditions, TableSize};
-use crate::plan::{ConfigError, RunPlan};
+use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError, PreparePlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, TextReport};
 use crate::runner::{self, RunError};
 use crate::with_database;
 use crate::workload::schema::{ownership, Ownership};
-use crate::workload::Workload;
+use crate::workload::{self, Workload};
 use crate::{audit, conditions, result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -85,7 +85,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Cleanup(args) => {
             let target = target(&args.target)?;
-            with_database!(&target, &connect_options(&args.target), |db| cleanup_cmd(db, &args))
+            with_database!(&target, &connect_options(&args.target), |db| cleanup_cmd(db, &args, &target))
         }
         Command::Run(args) => {
             let target = target(&args.target)?;
@@ -131,18 +131,36 @@ fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
     Ok(TargetUrl::parse_with_password_file(&args.target, file, |k| std::env::var(k).ok()).map_err(UrlError)?)
 }
 
+/// The workload named on the command line: a built-in, or a file compiled for `dialect`.
+fn workload_plan(args: &WorkloadArgs, dialect: Dialect) -> Result<WorkloadPlan, Error> {
+    if !workload::file::is_file(&args.workload) {
+        return Ok(args.builtin()?);
+    }
+    let f = workload::file::load(std::path::Path::new(&args.workload), dialect, &args.set).map_err(ConfigError)?;
+    Ok(WorkloadPlan::File(Arc::new(f)))
+}
+
+/// How prepare loads, whatever the workload.
+struct LoadSettings {
+    threads: u32,
+    seed: u64,
+    distribution: crate::random::DistributionSpec,
+    overwrite: bool,
+}
+
 fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
-    let plan = PreparePlan {
-        workload: args.workload.workload()?,
-        oltp: args.workload.oltp(),
-        distribution: args.workload.distribution()?,
+    let workload = workload_plan(&args.workload, target.dialect)?;
+    if let Some(o) = workload.oltp() {
+        o.validate().map_err(ConfigError)?;
+    }
+    let settings = LoadSettings {
         threads: args.threads.max(1),
         seed: args.workload.seed(),
+        distribution: args.workload.distribution()?,
         overwrite: args.overwrite,
     };
-    plan.oltp.validate().map_err(ConfigError)?;
     create_if_missing(target)?;
-    do_prepare(db, &plan, target)?;
+    do_prepare(db, &workload, &settings, target)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -154,37 +172,67 @@ fn create_if_missing(target: &TargetUrl) -> Result<(), Error> {
     Ok(())
 }
 
-fn do_prepare<D: Database>(db: Arc<D>, plan: &PreparePlan, target: &TargetUrl) -> Result<(), Error> {
-    let rows = plan.workload.rows_to_load(&plan.oltp);
+fn do_prepare<D: Database>(
+    db: Arc<D>,
+    workload: &WorkloadPlan,
+    settings: &LoadSettings,
+    target: &TargetUrl,
+) -> Result<(), Error> {
     let transport = db.transport();
-    let bar = indicatif::ProgressBar::new(rows * plan.oltp.tables as u64);
+    let tables = workload.table_names();
+    let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  ETA {eta}")
             .expect("valid template"),
     );
     let mut announced = false;
-    let outcome = prepare::prepare(db, plan, &mut |done, total| {
+    let mut progress = |done, total| {
         // Announced once the tables are checked, so a refusal stays a single line.
         if !announced {
             announced = true;
             bar.suspend(|| {
                 eprintln!(
-                    "Preparing {} table(s) of {rows} rows for {} on {} ({transport})",
-                    plan.oltp.tables,
-                    plan.workload.name(),
+                    "Preparing {} table(s) ({}) for {} on {} ({transport})",
+                    tables.len(),
+                    tables.join(", "),
+                    workload.name(),
                     target.redacted(),
                 );
-                if rows == 0 && plan.oltp.table_size > 0 {
-                    eprintln!(
-                        "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
-                        plan.workload.name()
-                    );
+                if let WorkloadPlan::Sysbench { workload, oltp } = workload {
+                    if workload.rows_to_load(oltp) == 0 && oltp.table_size > 0 {
+                        eprintln!(
+                            "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
+                            workload.name()
+                        );
+                    }
                 }
             });
         }
         bar.set_length(total);
         bar.set_position(done);
-    });
+    };
+    let outcome = match workload {
+        WorkloadPlan::Sysbench { workload, oltp } => {
+            let plan = PreparePlan {
+                workload: *workload,
+                oltp: oltp.clone(),
+                distribution: settings.distribution.clone(),
+                threads: settings.threads,
+                seed: settings.seed,
+                overwrite: settings.overwrite,
+            };
+            prepare::prepare(db, &plan, &mut progress)
+        }
+        WorkloadPlan::File(f) => {
+            let opts = prepare::tables::LoadOptions {
+                threads: settings.threads,
+                seed: settings.seed,
+                distribution: settings.distribution.clone(),
+                overwrite: settings.overwrite,
+            };
+            prepare::tables::prepare(db, &f.program, &opts, &mut progress)
+        }
+    };
     bar.finish_and_clear();
     let outcome = outcome?;
     eprintln!(
@@ -198,8 +246,14 @@ fn do_prepare<D: Database>(db: Arc<D>, plan: &PreparePlan, target: &TargetUrl) -
     Ok(())
 }
 
-fn cleanup_cmd<D: Database>(db: Arc<D>, _args: &CleanupArgs) -> Result<ExitCode, Error> {
-    let out = prepare::cleanup(db)?;
+fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
+    let out = match args.workload.as_deref().filter(|w| workload::file::is_file(w)) {
+        Some(path) => {
+            let f = workload::file::load(std::path::Path::new(path), target.dialect, &[]).map_err(ConfigError)?;
+            prepare::tables::cleanup(db, &f.program)?
+        }
+        None => prepare::cleanup(db)?,
+    };
     for t in &out.dropped {
         eprintln!("Dropped table {t}");
     }
@@ -219,10 +273,11 @@ struct Before {
 }
 
 fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Error> {
-    let plan = args.plan(db.dialect())?;
+    let workload = workload_plan(&args.workload, target.dialect)?;
+    let plan = args.plan(db.dialect(), workload)?;
     runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     // Before any load: a result that cannot be written is found now, not after the run.
-    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload));
+    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload.name()));
     check_out(&out_path, &plan)?;
     if bench {
         create_if_missing(target)?;
@@ -231,15 +286,22 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     announce(&plan, &before.server, &db.transport());
 
     let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile));
-    let statements = plan.workload.statements(&plan.oltp);
-    let mut collector =
-        Collector::new(&statements, plan.loop_model.is_open(), plan.threads, plan.report_interval_s, &mut progress);
+    let statements = plan.workload.statements();
+    let transactions = plan.workload.transactions();
+    let mut collector = Collector::new(
+        &statements,
+        &transactions,
+        plan.loop_model.is_open(),
+        plan.threads,
+        plan.report_interval_s,
+        &mut progress,
+    );
     let outcome = runner::run(db.clone(), &plan, &mut collector)?;
     let collected = collector.finish();
 
     // The dataset after the run; a server that went away leaves it unknown.
-    let table_names: Vec<String> = plan.oltp.table_names().collect();
-    let declared = plan.workload.rows_to_load(&plan.oltp);
+    let table_names = plan.workload.table_names();
+    let declared = plan.workload.declared_rows();
     let limit = match outcome.status {
         RunStatus::Failed => runner::AFTER_FAILURE_TIMEOUT,
         _ => plan.admin_timeout,
@@ -249,6 +311,10 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         conn.table_sizes(&table_names, declared).await
     })
     .unwrap_or_default();
+    let checks = match &plan.workload {
+        WorkloadPlan::File(f) => runner::checks::run(&*db, &f.program.checks, limit),
+        WorkloadPlan::Sysbench { .. } => Vec::new(),
+    };
     let setting = result::Setting {
         plan: &plan,
         dialect: target.dialect,
@@ -263,8 +329,24 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         tables_at_end,
     };
     let mut doc = result::build(setting, outcome, collected);
+    doc.checks = checks;
     doc.audit = audit::audit(&doc);
     save_and_print(&doc, &out_path, args)
+}
+
+/// The command that prepares `plan`'s tables, for messages.
+fn prepare_hint(plan: &RunPlan, target: &TargetUrl, overwrite: bool) -> String {
+    let mut cmd = match &plan.workload {
+        WorkloadPlan::Sysbench { workload, oltp } => {
+            let tables = if oltp.tables > 1 { format!(" --tables {}", oltp.tables) } else { String::new() };
+            format!("fairbench prepare {}{tables}", workload.name())
+        }
+        WorkloadPlan::File(f) => format!("fairbench prepare {}", f.path),
+    };
+    if overwrite {
+        cmd.push_str(" --overwrite");
+    }
+    format!("{cmd} --target {}", target.redacted())
 }
 
 /// The tables exist (bench prepares them when all are missing) and may be written; then
@@ -280,41 +362,47 @@ fn check_dataset<D: Database>(
     let mut admin = rt.block_on(db.connect())?;
     let address = db.transport().address;
     let limit = plan.admin_timeout;
-    let (present, missing) =
-        deadline(&rt, limit, &address, "its tables", prepare::table_status(&mut admin, &plan.oltp))?;
+    let (present, missing) = match &plan.workload {
+        WorkloadPlan::Sysbench { oltp, .. } => {
+            let (present, missing) =
+                deadline(&rt, limit, &address, "its tables", prepare::table_status(&mut admin, oltp))?;
+            let owned = present.into_iter().map(|t| {
+                let owner = ownership(target.dialect, &t.name, &t.definition);
+                (t, owner)
+            });
+            (owned.collect::<Vec<_>>(), missing)
+        }
+        WorkloadPlan::File(f) => {
+            deadline(&rt, limit, &address, "its tables", prepare::tables::status(&*db, &mut admin, &f.program))?
+        }
+    };
     if !missing.is_empty() {
         if bench && present.is_empty() {
-            let pplan = PreparePlan {
-                workload: plan.workload,
-                oltp: plan.oltp.clone(),
-                distribution: plan.distribution.clone(),
+            let settings = LoadSettings {
                 threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
                 seed: plan.rand_seed,
+                distribution: plan.distribution.clone(),
                 overwrite: false,
             };
-            do_prepare(db.clone(), &pplan, target)?;
+            do_prepare(db.clone(), &plan.workload, &settings, target)?;
         } else {
             return Err(ConfigError(format!(
-                "table {} does not exist in {}: run `fairbench prepare {} --target {}{}` first",
+                "table {} does not exist in {}: run `{}` first",
                 missing[0],
                 target.redacted(),
-                plan.workload.name(),
-                target.redacted(),
-                if plan.oltp.tables > 1 { format!(" --tables {}", plan.oltp.tables) } else { String::new() }
+                prepare_hint(plan, target, false)
             ))
             .into());
         }
     }
-    for t in &present {
-        match ownership(target.dialect, &t.name, &t.definition) {
+    for (t, owner) in &present {
+        match owner {
             Ownership::Complete => {}
             Ownership::Incomplete => {
                 return Err(PrepareError::Refused(format!(
-                    "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `fairbench prepare {} --overwrite --target {}{}`",
+                    "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `{}`",
                     t.name,
-                    plan.workload.name(),
-                    target.redacted(),
-                    if plan.oltp.tables > 1 { format!(" --tables {}", plan.oltp.tables) } else { String::new() }
+                    prepare_hint(plan, target, true)
                 ))
                 .into())
             }
@@ -331,8 +419,8 @@ fn check_dataset<D: Database>(
     }
     let info = deadline(&rt, limit, &address, "its version", admin.server_info())?;
     let server = deadline(&rt, limit, &address, "its settings", conditions::server(&*db, &mut admin, info))?;
-    let table_names: Vec<String> = plan.oltp.table_names().collect();
-    let rows = plan.workload.rows_to_load(&plan.oltp);
+    let table_names = plan.workload.table_names();
+    let rows = plan.workload.declared_rows();
     let tables = deadline(&rt, limit, &address, "table sizes", admin.table_sizes(&table_names, rows))?;
     Ok(Before { server, tables })
 }
@@ -421,7 +509,12 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
     }
     eprintln!("Result saved to {}", saved_to.display());
     let run = &doc.conditions.run;
+    let failed_checks: Vec<&str> = doc.checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
     Ok(match run.status {
+        RunStatus::Completed if !failed_checks.is_empty() => {
+            eprintln!("error: check failed: {} (see the result's checks)", failed_checks.join(", "));
+            ExitCode::from(1)
+        }
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Interrupted => ExitCode::from(130),
         RunStatus::Failed => {
@@ -454,9 +547,9 @@ fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn default_out(w: Workload) -> PathBuf {
+fn default_out(name: &str) -> PathBuf {
     let stamp = crate::model::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
-    PathBuf::from("fairbench-results").join(format!("{}-{}.json", w.name(), stamp.trim_end_matches('Z')))
+    PathBuf::from("fairbench-results").join(format!("{name}-{}.json", stamp.trim_end_matches('Z')))
 }
 
 fn list() -> String {

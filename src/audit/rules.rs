@@ -128,13 +128,21 @@ fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
 
 fn tables_empty(d: &ResultDocument) -> Vec<Finding> {
     let ds = &d.conditions.dataset;
-    let declared = d.conditions.workload.options.get("table_size").and_then(Value::as_u64).unwrap_or(0);
+    let table_size = d.conditions.workload.options.get("table_size").and_then(Value::as_u64).unwrap_or(0);
+    // A workload file declares each table's rows (some meant empty); sysbench one size.
+    let declared_of = |t: &str| match ds.declared_rows.is_empty() {
+        true => Some(table_size),
+        false => ds.declared_rows.get(t).copied(),
+    };
+    let declared = ds.declared_rows.values().copied().max().unwrap_or(table_size);
     let insert_only = d.conditions.workload.name == "oltp_insert";
-    let empty: Vec<&str> = ds.tables_at_start.iter().filter(|t| t.rows == 0).map(|t| t.name.as_str()).collect();
+    let meant_full = |t: &str| ds.declared_rows.is_empty() || declared_of(t).is_some_and(|n| n > 0);
+    let empty: Vec<&str> =
+        ds.tables_at_start.iter().filter(|t| t.rows == 0 && meant_full(&t.name)).map(|t| t.name.as_str()).collect();
     let thin: Vec<&str> = ds
         .tables_at_start
         .iter()
-        .filter(|t| t.rows > 0 && declared > 0 && t.rows < declared / 2)
+        .filter(|t| t.rows > 0 && declared_of(&t.name).is_some_and(|n| n > 0 && t.rows < n / 2))
         .map(|t| t.name.as_str())
         .collect();
     if empty.is_empty() && thin.is_empty() {
@@ -146,7 +154,7 @@ fn tables_empty(d: &ResultDocument) -> Vec<Finding> {
         let sev = if insert_only { Severity::Warn } else { Severity::Critical };
         (sev, format!("{} of {} tables were EMPTY when the run started", empty.len(), ds.tables_at_start.len()))
     } else {
-        (Severity::Warn, format!("{} table(s) held less than half of --table-size={declared} rows", thin.len()))
+        (Severity::Warn, format!("{} table(s) held less than half of their declared rows ({declared})", thin.len()))
     };
     vec![finding(
         "tables-empty",

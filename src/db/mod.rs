@@ -7,6 +7,7 @@
 #![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
 
 mod cleartext_guard;
+mod ddl;
 mod error;
 pub mod mysql;
 mod mysql_wire;
@@ -16,7 +17,7 @@ mod tls;
 pub mod url;
 mod value;
 
-use crate::model::TableSize;
+use crate::model::{TableDef, TableSize};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -79,6 +80,8 @@ pub trait Connection: 'static {
         params: &[Param<'_>],
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError>;
+    /// The names of the columns a prepared statement returns (none for most writes).
+    async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError>;
     /// Sends SQL text without parameters (BEGIN, COMMIT, DDL, bulk INSERTs).
     async fn simple(&mut self, sql: &str) -> Result<(), DbError>;
     /// Takes fairbench's exclusive lock on this database for prepare and cleanup (MySQL
@@ -131,6 +134,18 @@ pub trait Database: Send + Sync + 'static {
     fn host_facts(&self, variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
         let _ = variables;
         BTreeMap::new()
+    }
+    /// CREATE TABLE for a workload file's table. `comment` is the table's whole comment
+    /// (fairbench's ownership marker): a table comment where the database has them, else
+    /// a comment inside the CREATE text the database stores (SQLite).
+    fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String>;
+    /// Replaces a table's whole comment; `None` where it is part of the CREATE text.
+    fn comment_sql(&self, table: &str, comment: &str) -> Option<String>;
+    /// What must follow loading explicit values into a generated column (PostgreSQL moves
+    /// the identity past them; MySQL and SQLite do it themselves).
+    fn after_load_sql(&self, t: &TableDef) -> Vec<String> {
+        let _ = t;
+        Vec::new()
     }
     /// What refreshes the planner's statistics after loading a table, where it is needed.
     fn analyze_sql(&self, table: &str) -> Option<String> {

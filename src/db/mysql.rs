@@ -3,12 +3,13 @@
 //! connections use fairbench's lean protocol client (mysql_wire.rs); TLS and the
 //! authentication it does not speak go through mysql_async.
 
+use super::ddl::{column_type, Spelling};
 use super::mysql_wire::{ConnectError, WireConn, WireLimits};
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
     Transport, Value as FbValue,
 };
-use crate::model::TableSize;
+use crate::model::{ColumnDef, TableDef, TableSize};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
 use std::collections::BTreeMap;
@@ -91,6 +92,23 @@ impl Database for MysqlDatabase {
 
     fn dialect(&self) -> Dialect {
         Dialect::Mysql
+    }
+
+    fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String> {
+        const SPELLING: Spelling = Spelling { double: "DOUBLE", decimal: "DECIMAL", blob: "LONGBLOB" };
+        let column = |c: &ColumnDef| {
+            let ty = column_type(c.ty, &SPELLING);
+            if c.generated {
+                format!("{ty} NOT NULL AUTO_INCREMENT")
+            } else {
+                ty
+            }
+        };
+        vec![format!("CREATE TABLE {}{} COMMENT='{comment}'", t.name, super::ddl::body(t, column, false))]
+    }
+
+    fn comment_sql(&self, table: &str, comment: &str) -> Option<String> {
+        Some(format!("ALTER TABLE {table} COMMENT='{comment}'"))
     }
 
     fn new_row_id(&self) -> super::NewRowId {
@@ -210,6 +228,13 @@ impl Connection for MysqlConnection {
     ) -> Result<Executed, DbError> {
         wire!(&mut self.inner, |w| w.execute_row(stmt, params, row).await, |conn, statements| {
             exec_async(conn, statements, stmt, params, Some(row)).await
+        })
+    }
+
+    async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {
+        wire!(&mut self.inner, |w| w.columns(stmt), |_conn, statements| {
+            let st = statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
+            Ok(st.columns().iter().map(|c| c.name_str().into_owned()).collect())
         })
     }
 

@@ -1,9 +1,10 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
 
+use super::ddl::{column_type, Spelling};
 use super::{
     Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, Transport, Value,
 };
-use crate::model::TableSize;
+use crate::model::{ColumnDef, TableDef, TableSize};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
@@ -80,6 +81,21 @@ impl Database for SqliteDatabase {
 
     fn host_facts(&self, _variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
         BTreeMap::from([("file".to_string(), self.path.display().to_string())])
+    }
+
+    fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String> {
+        // A rowid alias must be spelled exactly INTEGER PRIMARY KEY.
+        const SPELLING: Spelling = Spelling { double: "DOUBLE", decimal: "DECIMAL", blob: "BLOB" };
+        let column = |c: &ColumnDef| match c.generated {
+            true => "INTEGER PRIMARY KEY".to_string(),
+            false => column_type(c.ty, &SPELLING),
+        };
+        let body = super::ddl::body(t, column, true);
+        vec![format!("CREATE TABLE {}( /* {comment} */{}", t.name, &body[1..])]
+    }
+
+    fn comment_sql(&self, _table: &str, _comment: &str) -> Option<String> {
+        None
     }
 
     fn begin_sql(&self, writes: bool) -> &'static str {
@@ -188,6 +204,14 @@ impl Connection for SqliteConnection {
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
         self.run(stmt, params, Some(row))
+    }
+
+    async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {
+        let Some((sql, _)) = self.statements.get(stmt) else {
+            return Err(DbError::no_statement(stmt));
+        };
+        let st = self.conn.prepare_cached(sql).map_err(error)?;
+        Ok(st.column_names().map(str::to_string).collect())
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {

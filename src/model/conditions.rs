@@ -73,8 +73,13 @@ pub struct TableSize {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct DatasetConditions {
-    /// Rows each table should have (0 for oltp_insert --auto-inc=off, as sysbench).
+    /// Rows each table should have (0 for oltp_insert --auto-inc=off, as sysbench; a
+    /// workload file's largest table).
     pub declared_rows_per_table: u64,
+    /// A workload file's tables: the rows prepare loads into each (tables declared empty
+    /// are meant to be).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub declared_rows: BTreeMap<String, u64>,
     pub tables_at_start: Vec<TableSize>,
     pub tables_at_end: Vec<TableSize>,
     /// Data + index bytes of all tables at start.
@@ -167,6 +172,39 @@ pub struct WorkloadRecord {
     pub statements_sql: BTreeMap<String, String>,
     /// fairbench's classification of each statement kind.
     pub statement_classes: BTreeMap<String, String>,
+    /// A workload file's transactions: weight, BEGIN/COMMIT, statements in order.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub transactions: BTreeMap<String, TransactionRecord>,
+    /// The workload file, when the workload came from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<WorkloadFileRecord>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TransactionRecord {
+    /// Relative frequency in the mix.
+    pub weight: u32,
+    /// Expected share of events, 0..1.
+    pub share: f64,
+    /// Inside BEGIN ... COMMIT.
+    pub begin: bool,
+    pub think_ms: u64,
+    /// Statement names in the order sent (`statements_sql` has their SQL).
+    pub statements: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct WorkloadFileRecord {
+    /// As given on the command line.
+    pub path: String,
+    /// SHA-256 of the file's content, hex.
+    pub sha256: String,
+    /// The whole file, as read.
+    pub content: String,
+    /// `--set` overrides, as given.
+    pub overrides: BTreeMap<String, String>,
+    /// Every parameter's value used (after overrides).
+    pub params: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]

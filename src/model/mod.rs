@@ -9,6 +9,7 @@ pub mod file;
 pub mod finding;
 pub mod kinds;
 pub mod stats;
+pub mod table;
 mod time;
 
 pub use conditions::*;
@@ -17,6 +18,7 @@ pub use file::ResultFileError;
 pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use stats::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf};
+pub use table::{ColumnDef, ColumnType, TableDef};
 pub use time::rfc3339;
 
 use schemars::JsonSchema;
@@ -46,8 +48,16 @@ pub struct ResultDocument {
     /// (whole events: sysbench's "latency"). Open loop: latency from each event's intended
     /// start (a statement's latency includes the time its event waited to start).
     pub stats: BTreeMap<String, ClassStats>,
-    /// Per statement kind (sysbench's names: `point_selects`, ...).
+    /// Per statement kind (sysbench's names: `point_selects`, ...; a file's
+    /// `transaction.statement`).
     pub statements: BTreeMap<String, ClassStats>,
+    /// Per kind of event: a workload file's transactions (count, rate, latency of the
+    /// whole transaction); a built-in workload has one, named after it.
+    #[serde(default)]
+    pub transactions: BTreeMap<String, ClassStats>,
+    /// A workload file's checks, run after the measured phase.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckRecord>,
     /// Open loop only: the same keys as `stats`, service time (actual start to end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<BTreeMap<String, ClassStats>>,
@@ -63,6 +73,21 @@ pub struct ResultDocument {
     /// What the audit found when the result was written (`fairbench audit` recomputes).
     #[serde(default)]
     pub audit: Vec<Finding>,
+}
+
+/// One check of a workload file and how it came out.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CheckRecord {
+    pub name: String,
+    /// As sent (parameters substituted).
+    pub sql: String,
+    pub passed: bool,
+    /// The first column of the first row, as text (`null` when no row or NULL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Why it could not run, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]

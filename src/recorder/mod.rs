@@ -29,6 +29,10 @@ pub struct Recorder {
     /// Whole events (sysbench's "latency"): first statement start (open loop: intended
     /// start) to last statement end.
     pub events: LatencyHistogram,
+    /// The kinds of event (a file's transactions) and, when there are several, each one's
+    /// latencies (with one kind, `events` is its histogram).
+    transaction_names: Arc<[String]>,
+    transactions: Vec<LatencyHistogram>,
     /// Open loop only: the same without the wait before the event started.
     open: Option<OpenLoop>,
     /// Errors retried, by the database's own code.
@@ -49,12 +53,15 @@ pub struct OpenLoop {
 }
 
 impl Recorder {
-    pub fn new(statements: &[StatementInfo], open_loop: bool) -> Self {
+    pub fn new(statements: &[StatementInfo], transactions: &[String], open_loop: bool) -> Self {
         let of_commits = statements.iter().any(|s| s.class == StatementClass::Commit);
+        let kinds = if transactions.len() > 1 { transactions.len() } else { 0 };
         Recorder {
             statements: statements.into(),
             latencies: statements.iter().map(|_| LatencyHistogram::new()).collect(),
             events: LatencyHistogram::new(),
+            transaction_names: transactions.into(),
+            transactions: (0..kinds).map(|_| LatencyHistogram::new()).collect(),
             open: open_loop.then(|| OpenLoop {
                 service: statements.iter().map(|_| LatencyHistogram::new()).collect(),
                 service_events: LatencyHistogram::new(),
@@ -84,10 +91,14 @@ impl Recorder {
         }
     }
 
-    /// An event ended: `latency` from its (intended) start, `service` from its actual start.
+    /// An event of kind `tx` ended: `latency` from its (intended) start, `service` from
+    /// its actual start.
     #[inline]
-    pub fn event(&mut self, latency: Duration, service: Duration, at: Instant) {
+    pub fn event(&mut self, tx: usize, latency: Duration, service: Duration, at: Instant) {
         self.events.record(latency);
+        if let Some(h) = self.transactions.get_mut(tx) {
+            h.record(latency);
+        }
         if let Some(o) = &mut self.open {
             o.service_events.record(service);
         }
@@ -122,6 +133,9 @@ impl Recorder {
             mine.add(theirs);
         }
         self.events.add(&other.events);
+        for (mine, theirs) in self.transactions.iter_mut().zip(&other.transactions) {
+            mine.add(theirs);
+        }
         if let (Some(mine), Some(theirs)) = (&mut self.open, &other.open) {
             for (m, t) in mine.service.iter_mut().zip(&theirs.service) {
                 m.add(t);
@@ -141,6 +155,7 @@ impl Recorder {
     pub fn reset(&mut self) {
         self.latencies.iter_mut().for_each(LatencyHistogram::reset);
         self.events.reset();
+        self.transactions.iter_mut().for_each(LatencyHistogram::reset);
         if let Some(o) = &mut self.open {
             o.service.iter_mut().for_each(LatencyHistogram::reset);
             o.service_events.reset();
@@ -156,6 +171,13 @@ impl Recorder {
     /// Each statement's name and latencies, in id order.
     pub fn statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
         self.statements.iter().map(|s| s.name.as_str()).zip(&self.latencies)
+    }
+
+    /// Each kind of event's name and latencies.
+    pub fn transactions(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
+        let histograms =
+            if self.transactions.is_empty() { std::slice::from_ref(&self.events) } else { &self.transactions };
+        self.transaction_names.iter().map(String::as_str).zip(histograms)
     }
 
     pub fn open_loop(&self) -> Option<&OpenLoop> {
@@ -281,7 +303,7 @@ mod tests {
     #[test]
     fn classes_merge_their_statements() {
         let now = Instant::now();
-        let mut r = Recorder::new(&statements(&[Begin, PointSelect, SumRange, Commit]), false);
+        let mut r = Recorder::new(&statements(&[Begin, PointSelect, SumRange, Commit]), &["t".into()], false);
         r.statement(1, Duration::from_micros(10), Duration::ZERO, now);
         r.statement(2, Duration::from_micros(30), Duration::ZERO, now);
         r.statement(3, Duration::from_micros(50), Duration::ZERO, now);
@@ -300,10 +322,10 @@ mod tests {
     #[test]
     fn open_loop_keeps_service_time_apart() {
         let now = Instant::now();
-        let mut r = Recorder::new(&statements(&[PointSelect]), true);
+        let mut r = Recorder::new(&statements(&[PointSelect]), &["t".into()], true);
         r.started(Duration::from_millis(5), 3);
         r.statement(0, Duration::from_micros(100), Duration::from_millis(5), now);
-        r.event(Duration::from_micros(5100), Duration::from_micros(100), now);
+        r.event(0, Duration::from_micros(5100), Duration::from_micros(100), now);
         assert_eq!(r.total(false).max_ns(), 5_100_000);
         assert_eq!(r.total(true).max_ns(), 100_000);
         let o = r.open_loop().unwrap();
@@ -313,13 +335,15 @@ mod tests {
     #[test]
     fn scatter_stays_bounded_and_covers_both_sides() {
         let t0 = Instant::now();
-        let mut a = Recorder::new(&statements(&[PointSelect]), false);
+        let mut a = Recorder::new(&statements(&[PointSelect]), &["a".into(), "b".into()], false);
         let mut b = a.clone();
         for i in 0..10_000u64 {
-            a.event(Duration::from_micros(10), Duration::ZERO, t0 + Duration::from_micros(i));
-            b.event(Duration::from_micros(99), Duration::ZERO, t0 + Duration::from_micros(i));
+            a.event(0, Duration::from_micros(10), Duration::ZERO, t0 + Duration::from_micros(i));
+            b.event(1, Duration::from_micros(99), Duration::ZERO, t0 + Duration::from_micros(i));
         }
         a.add(&b);
+        let kinds: Vec<(&str, u64)> = a.transactions().map(|(n, h)| (n, h.count())).collect();
+        assert_eq!(kinds, [("a", 10_000), ("b", 10_000)]);
         assert_eq!(a.scatter.points.len(), SCATTER_POINTS);
         assert_eq!(a.scatter.seen, 20_000);
         let slow = a.scatter.points.iter().filter(|p| p.1 == Duration::from_micros(99)).count();

@@ -34,7 +34,16 @@ impl Report for TextReport {
                 ol.rate, ol.arrival.name(), ol.late, ol.max_backlog, ol.dropped, q.p50_us, q.p99_us, q.max_us
             );
         }
+        if d.conditions.workload.file.is_some() {
+            named_table(
+                &mut o,
+                "Latency by transaction (microseconds, BEGIN to COMMIT; rate per second):",
+                &d.transactions,
+            );
+            named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
+        }
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);
+        checks(&mut o, d);
         client_cost(&mut o, d);
         server_counters(&mut o, d);
         o
@@ -214,6 +223,37 @@ fn class_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<S
             line.push_str(&format!("{:>12.1}", c.percentiles_us.get(k).copied().unwrap_or(0.0)));
         }
         let _ = writeln!(o, "{line}");
+    }
+}
+
+/// Every entry of `stats` with its rate: a file's transactions and statements by name.
+fn named_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<String, ClassStats>) {
+    let _ = writeln!(o, "\n{title}");
+    let width = stats.keys().map(|k| k.len()).max().unwrap_or(4).max(4) + 2;
+    let _ = writeln!(
+        o,
+        "{:<width$}{:>10}{:>10}{:>11}{:>11}{:>11}{:>11}{:>12}",
+        "name", "count", "per_s", "mean", "p50", "p95", "p99", "max"
+    );
+    for (name, c) in stats {
+        let _ = writeln!(
+            o,
+            "{:<width$}{:>10}{:>10.1}{:>11.1}{:>11.1}{:>11.1}{:>11.1}{:>12.1}",
+            name, c.count, c.qps, c.mean_us, c.p50_us, c.p95_us, c.p99_us, c.max_us
+        );
+    }
+}
+
+/// A workload file's checks: each passed or failed, with the value it read.
+fn checks(o: &mut String, d: &ResultDocument) {
+    for c in &d.checks {
+        let verdict = if c.passed { "PASSED" } else { "FAILED" };
+        let detail = match (&c.error, &c.value) {
+            (Some(e), _) => format!("could not run: {e}"),
+            (None, Some(v)) => format!("returned {v}"),
+            (None, None) => String::new(),
+        };
+        let _ = writeln!(o, "check {verdict}: {} ({detail})", c.name);
     }
 }
 

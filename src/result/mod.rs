@@ -6,13 +6,15 @@ mod client_cost;
 use crate::collector::Collected;
 use crate::model::{
     ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, LoopModel, OpenLoopRecord,
-    ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, Transport, WorkloadRecord, SCHEMA_NAME,
-    SCHEMA_VERSION,
+    ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, TransactionRecord, Transport,
+    WorkloadFileRecord, WorkloadRecord, SCHEMA_NAME, SCHEMA_VERSION,
 };
-use crate::plan::RunPlan;
+use crate::plan::{RunPlan, WorkloadPlan};
 use crate::recorder::summary::{class_and_statement_stats, class_stats};
 use crate::runner::RunOutcome;
+use crate::workload::file::FileWorkload;
 use crate::workload::{StatementKind, Workload};
+use std::collections::BTreeMap;
 
 pub const PERCENTILE_METHOD: &str = "percentiles: HdrHistogram of nanosecond latencies, 3 significant digits (<= 0.1% relative error); a percentile is the upper bound of the bucket holding that rank, clamped to the exact min and max";
 
@@ -61,6 +63,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         }),
         _ => None,
     };
+    let transactions = totals.transactions().map(|(name, h)| (name.to_string(), class_stats(h, secs, extra))).collect();
     let events = totals.events.count();
     let client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
     let errors =
@@ -81,6 +84,8 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         conditions,
         stats,
         statements,
+        transactions,
+        checks: Vec::new(),
         service,
         service_statements,
         open_loop,
@@ -106,7 +111,8 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
     } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
     let dataset = DatasetConditions {
-        declared_rows_per_table: plan.workload.rows_to_load(&plan.oltp),
+        declared_rows_per_table: plan.workload.declared_rows(),
+        declared_rows: plan.workload.declared_rows_by_table(),
         total_bytes: tables_at_start.iter().map(|t| t.data_bytes + t.index_bytes).sum(),
         cache: crate::model::cache_memory(dialect, &server.variables),
         server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
@@ -123,25 +129,88 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
 }
 
 fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql: &str) -> WorkloadRecord {
-    let mix = plan.workload.mix(&plan.oltp);
-    let new_row = (plan.workload == Workload::OltpInsert && plan.oltp.auto_inc).then_some(new_row_id);
+    let distribution = serde_json::to_value(&plan.distribution).unwrap_or_default();
+    match &plan.workload {
+        WorkloadPlan::Sysbench { workload, oltp } => {
+            let mix = workload.mix(oltp);
+            let new_row = (*workload == Workload::OltpInsert && oltp.auto_inc).then_some(new_row_id);
+            WorkloadRecord {
+                name: workload.name().into(),
+                options: serde_json::to_value(oltp).unwrap_or_default(),
+                distribution,
+                distribution_description: plan.distribution.describe(),
+                mix_per_event: mix.iter().map(|(k, n)| (k.name().to_string(), *n)).collect(),
+                statements_sql: mix
+                    .iter()
+                    .map(|(k, _)| {
+                        let sql = match k {
+                            StatementKind::Begin => begin_sql.to_string(),
+                            k => k.sql(1, new_row),
+                        };
+                        (k.name().to_string(), sql)
+                    })
+                    .collect(),
+                statement_classes: mix
+                    .iter()
+                    .map(|(k, _)| (k.name().to_string(), k.class().name().to_string()))
+                    .collect(),
+                transactions: BTreeMap::new(),
+                file: None,
+            }
+        }
+        WorkloadPlan::File(f) => file_record(f, plan, distribution),
+    }
+}
+
+/// A workload file's record: its transactions, statements as sent and the file itself.
+fn file_record(f: &FileWorkload, plan: &RunPlan, distribution: serde_json::Value) -> WorkloadRecord {
+    let p = &f.program;
+    let total: u64 = p.transactions.iter().map(|t| t.weight as u64).sum();
+    let (infos, _) = p.measured();
+    let mut statements_sql = BTreeMap::new();
+    let mut mix_per_event = BTreeMap::new();
+    for t in &p.transactions {
+        if t.begin {
+            statements_sql.insert(format!("{}.begin", t.name), "BEGIN".to_string());
+            statements_sql.insert(format!("{}.commit", t.name), "COMMIT".to_string());
+        }
+        for s in &t.statements {
+            statements_sql.insert(s.name.clone(), s.sql.clone());
+            mix_per_event.insert(s.name.clone(), 1);
+        }
+    }
+    let text = crate::workload::program::scalar_text;
     WorkloadRecord {
-        name: plan.workload.name().into(),
-        options: serde_json::to_value(&plan.oltp).unwrap_or_default(),
-        distribution: serde_json::to_value(&plan.distribution).unwrap_or_default(),
+        name: p.name.clone(),
+        options: serde_json::to_value(p.params.iter().map(|(k, v)| (k.clone(), text(v))).collect::<BTreeMap<_, _>>())
+            .unwrap_or_default(),
+        distribution,
         distribution_description: plan.distribution.describe(),
-        mix_per_event: mix.iter().map(|(k, n)| (k.name().to_string(), *n)).collect(),
-        statements_sql: mix
+        // Statements per transaction of its kind (each kind's share is in `transactions`).
+        mix_per_event,
+        statements_sql,
+        statement_classes: infos.iter().map(|s| (s.name.clone(), s.class.name().to_string())).collect(),
+        transactions: p
+            .transactions
             .iter()
-            .map(|(k, _)| {
-                let sql = match k {
-                    StatementKind::Begin => begin_sql.to_string(),
-                    k => k.sql(1, new_row),
+            .map(|t| {
+                let record = TransactionRecord {
+                    weight: t.weight,
+                    share: t.weight as f64 / total.max(1) as f64,
+                    begin: t.begin,
+                    think_ms: t.think_ms,
+                    statements: t.statements.iter().map(|s| s.name.clone()).collect(),
                 };
-                (k.name().to_string(), sql)
+                (t.name.clone(), record)
             })
             .collect(),
-        statement_classes: mix.iter().map(|(k, _)| (k.name().to_string(), k.class().name().to_string())).collect(),
+        file: Some(WorkloadFileRecord {
+            path: f.path.clone(),
+            sha256: f.sha256.clone(),
+            content: f.text.clone(),
+            overrides: f.overrides.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+            params: p.params.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+        }),
     }
 }
 

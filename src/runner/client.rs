@@ -1,54 +1,40 @@
 //! One client: its connection, prepared statements and random stream, and the loop that
 //! runs events. The loop only executes statements and records their latencies.
 
+use super::program::{ProgramSpec, ProgramState};
+use super::sysbench::{SysbenchSpec, SysbenchState};
 use super::timer::PreciseTimer;
 use super::Shared;
-use crate::db::{Connection, Database, DbError, NewRowId, Param};
-use crate::random::{Distribution, Rng};
+use crate::db::{Connection, Database, DbError, Param};
+use crate::random::Rng;
 use crate::recorder::Recorder;
-use crate::workload::schema::{C_TEMPLATE, PAD_TEMPLATE};
-use crate::workload::{StatementKind, Step, Workload};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const NOT_PREPARED: usize = usize::MAX;
-
-/// Statement ids by kind: positions in `kinds` (the order the recorder was given).
-pub fn statement_ids(kinds: &[StatementKind]) -> [usize; StatementKind::COUNT] {
-    let mut ids = [usize::MAX; StatementKind::COUNT];
-    for (i, k) in kinds.iter().enumerate() {
-        ids[*k as usize] = i;
-    }
-    ids
-}
-
 /// What every client of a run shares read-only.
 pub struct ClientSpec {
-    pub workload: Workload,
-    pub steps: Vec<Step>,
-    pub kinds: Vec<StatementKind>,
-    /// The recorder's statement id of each kind (its position in `kinds`).
-    pub ids: [usize; StatementKind::COUNT],
-    pub tables: u32,
-    pub table_size: u32,
-    pub range_size: u32,
-    pub auto_inc: bool,
-    pub dist: Distribution,
+    pub events: Events,
     pub seed: u64,
     pub retry: crate::model::RetryPolicy,
     pub reconnect_timeout: Duration,
     pub open_loop: bool,
 }
 
+/// What an event is.
+pub enum Events {
+    Sysbench(SysbenchSpec),
+    File(ProgramSpec),
+}
+
 struct Client<C> {
     conn: C,
-    /// Statement handle per table (index table-1) and kind.
-    handles: Vec<[usize; StatementKind::COUNT]>,
     rng: Rng,
-    c_buf: Vec<u8>,
-    pad_buf: Vec<u8>,
-    begin_sql: &'static str,
-    new_row_id: NewRowId,
+    state: State,
+}
+
+enum State {
+    Sysbench(SysbenchState),
+    File(ProgramState),
 }
 
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
@@ -110,13 +96,16 @@ async fn run_events<D: Database>(
         // Retry the same event until it succeeds, so --events counts completed events. Its
         // latency runs from the intended start (closed loop: the first attempt), its service
         // time from the attempt that succeeded.
+        // The kind of event stays the same over retries, so the mix is the declared one.
+        let tx = client.pick(&spec);
         let mut attempt = Instant::now();
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
-            match client.event(&spec, &shared, &rec, waited).await {
+            match client.event(&spec, &shared, tx, &rec, waited).await {
                 Ok(()) => {
                     let end = Instant::now();
-                    rec.lock().unwrap().event(end - intended, end - attempt, end);
+                    rec.lock().unwrap().event(tx, end - intended, end - attempt, end);
+                    think(&spec, &shared, tx).await;
                     break;
                 }
                 Err(e) if e.connection_lost => {
@@ -131,7 +120,7 @@ async fn run_events<D: Database>(
                 }
                 Err(e) if spec.retry.retries(&e.code) => {
                     rec.lock().unwrap().error(&e.code.to_string());
-                    if spec.steps.first() == Some(&Step::Begin) {
+                    if spec.in_transaction(tx) {
                         // Ends the failed transaction; a failure here surfaces on the retry.
                         let _ = client.conn.simple("ROLLBACK").await;
                     }
@@ -175,25 +164,12 @@ async fn connect_gated<D: Database>(
 
 async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Client<D::Conn>, DbError> {
     let mut conn = db.connect().await?;
-    let new_row_id = db.new_row_id();
-    let mut handles = vec![[NOT_PREPARED; StatementKind::COUNT]; spec.tables as usize];
-    let new_row = (spec.workload == Workload::OltpInsert && spec.auto_inc).then_some(new_row_id);
-    for (t, slots) in handles.iter_mut().enumerate() {
-        for &kind in &spec.kinds {
-            if !kind.is_transaction_control() {
-                slots[kind as usize] = conn.prepare(&kind.sql(t as u32 + 1, new_row)).await?;
-            }
-        }
-    }
-    Ok(Client {
-        conn,
-        handles,
-        rng: Rng::for_client(spec.seed, id),
-        c_buf: Vec::with_capacity(C_TEMPLATE.len()),
-        pad_buf: Vec::with_capacity(PAD_TEMPLATE.len()),
-        begin_sql: db.begin_sql(spec.workload.writes()),
-        new_row_id,
-    })
+    let mut rng = Rng::for_client(spec.seed, id);
+    let state = match &spec.events {
+        Events::Sysbench(s) => State::Sysbench(SysbenchState::prepare(db, &mut conn, s).await?),
+        Events::File(p) => State::File(ProgramState::prepare(db, &mut conn, p, id, &mut rng).await?),
+    };
+    Ok(Client { conn, rng, state })
 }
 
 /// Tries to reconnect until the timeout; `None` when the run must end.
@@ -225,136 +201,64 @@ async fn reconnect<D: Database>(
     None
 }
 
+impl ClientSpec {
+    /// Whether an event of kind `tx` runs inside BEGIN ... COMMIT (a failed one needs a ROLLBACK).
+    fn in_transaction(&self, tx: usize) -> bool {
+        match &self.events {
+            Events::Sysbench(s) => s.in_transaction(),
+            Events::File(p) => p.in_transaction(tx),
+        }
+    }
+}
+
+/// A file's think time after a transaction (closed loop only: an open loop's schedule
+/// decides when events start).
+async fn think(spec: &ClientSpec, shared: &Shared, tx: usize) {
+    let Events::File(p) = &spec.events else { return };
+    let pause = p.think(tx);
+    if pause.is_zero() || spec.open_loop {
+        return;
+    }
+    let until = Instant::now() + pause;
+    while !shared.stopping() && Instant::now() < until {
+        tokio::time::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))).await;
+    }
+}
+
 impl<C: Connection> Client<C> {
-    /// One event: the workload's steps, each statement timed and recorded.
-    /// `waited`: how long after its intended start this attempt began (zero in a closed loop).
+    /// The kind of the next event: a file's transaction by weight; a built-in has one.
+    fn pick(&mut self, spec: &ClientSpec) -> usize {
+        match &spec.events {
+            Events::Sysbench(_) => 0,
+            Events::File(p) => p.pick(&mut self.rng),
+        }
+    }
+
+    /// One event, each statement timed and recorded. `waited`: how long after its
+    /// intended start this attempt began (zero in a closed loop).
     async fn event(
         &mut self,
         spec: &ClientSpec,
         shared: &Shared,
+        tx: usize,
         rec: &Mutex<Recorder>,
         waited: Duration,
     ) -> Result<(), DbError> {
-        for step in &spec.steps {
-            match *step {
-                Step::Begin => {
-                    let t = Instant::now();
-                    self.conn.simple(self.begin_sql).await?;
-                    let end = Instant::now();
-                    rec.lock().unwrap().statement(spec.ids[StatementKind::Begin as usize], end - t, waited, end);
-                }
-                Step::Commit => {
-                    let t = Instant::now();
-                    self.conn.simple("COMMIT").await?;
-                    let end = Instant::now();
-                    rec.lock().unwrap().statement(spec.ids[StatementKind::Commit as usize], end - t, waited, end);
-                }
-                Step::Repeat(kind, n) => {
-                    let table = self.rng.uniform(1, spec.tables);
-                    for _ in 0..n {
-                        self.repeatable(spec, table, kind, rec, waited).await?;
-                    }
-                }
-                Step::DeleteInserts(n) => {
-                    let table = self.rng.uniform(1, spec.tables);
-                    for _ in 0..n {
-                        let id = self.id(spec);
-                        let k = self.id(spec);
-                        self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
-                        self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
-                        self.exec(spec, table, StatementKind::Delete, &[Param::Int(id)], rec, waited).await?;
-                        let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
-                        let params = [Param::Int(id), Param::Int(k), Param::Text(c), Param::Text(pad)];
-                        let (h, sid) = self.handle(spec, table, StatementKind::Insert);
-                        timed(&mut self.conn, h, &params, sid, rec, waited).await?;
-                    }
-                }
-                Step::NewRowInsert => {
-                    let table = self.rng.uniform(1, spec.tables);
-                    let k = self.id(spec);
-                    self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
-                    self.rng.fill_digits(PAD_TEMPLATE, &mut self.pad_buf);
-                    let (c, pad) = (text(&self.c_buf), text(&self.pad_buf));
-                    let id = match (spec.auto_inc, self.new_row_id) {
-                        // sysbench: a unique uint32 shifted into INTEGER range.
-                        (false, _) => Some(shared.unique.next() as i64 - 2_147_483_648),
-                        // id=0 asks MySQL for the next AUTO_INCREMENT value.
-                        (true, NewRowId::Zero) => Some(0),
-                        // PostgreSQL and SQLite: the id column is left out of the INSERT.
-                        (true, NewRowId::Omitted) => None,
-                    };
-                    let params = [Param::Int(id.unwrap_or(0)), Param::Int(k), Param::Text(c), Param::Text(pad)];
-                    let params = if id.is_some() { &params[..] } else { &params[1..] };
-                    let (h, sid) = self.handle(spec, table, StatementKind::Insert);
-                    timed(&mut self.conn, h, params, sid, rec, waited).await?;
-                }
+        match (&spec.events, &mut self.state) {
+            (Events::Sysbench(s), State::Sysbench(state)) => {
+                state.event(&mut self.conn, &mut self.rng, s, shared, rec, waited).await
             }
+            (Events::File(p), State::File(state)) => {
+                state.event(&mut self.conn, &mut self.rng, p, tx, rec, waited).await
+            }
+            _ => unreachable!("a client's state is built from its spec"),
         }
-        Ok(())
-    }
-
-    /// The statements that repeat within a group: point selects, ranges, updates, deletes.
-    async fn repeatable(
-        &mut self,
-        spec: &ClientSpec,
-        table: u32,
-        kind: StatementKind,
-        rec: &Mutex<Recorder>,
-        waited: Duration,
-    ) -> Result<(), DbError> {
-        match kind {
-            StatementKind::SimpleRange
-            | StatementKind::SumRange
-            | StatementKind::OrderRange
-            | StatementKind::DistinctRange => {
-                let id = self.id(spec);
-                let end = (id + spec.range_size as i64 - 1).min(i32::MAX as i64);
-                self.exec(spec, table, kind, &[Param::Int(id), Param::Int(end)], rec, waited).await
-            }
-            StatementKind::NonIndexUpdate => {
-                self.rng.fill_digits(C_TEMPLATE, &mut self.c_buf);
-                let id = self.id(spec);
-                let (h, sid) = self.handle(spec, table, kind);
-                let params = [Param::Text(text(&self.c_buf)), Param::Int(id)];
-                timed(&mut self.conn, h, &params, sid, rec, waited).await
-            }
-            _ => {
-                let id = self.id(spec);
-                self.exec(spec, table, kind, &[Param::Int(id)], rec, waited).await
-            }
-        }
-    }
-
-    #[inline]
-    fn id(&mut self, spec: &ClientSpec) -> i64 {
-        spec.dist.sample(&mut self.rng, 1, spec.table_size) as i64
-    }
-
-    /// The prepared handle of `kind` on `table`, and the kind's statement id.
-    #[inline]
-    fn handle(&self, spec: &ClientSpec, table: u32, kind: StatementKind) -> (usize, usize) {
-        (self.handles[table as usize - 1][kind as usize], spec.ids[kind as usize])
-    }
-
-    /// Executes one statement of `table`, timed and recorded.
-    #[inline]
-    async fn exec(
-        &mut self,
-        spec: &ClientSpec,
-        table: u32,
-        kind: StatementKind,
-        params: &[Param<'_>],
-        rec: &Mutex<Recorder>,
-        waited: Duration,
-    ) -> Result<(), DbError> {
-        let (h, id) = self.handle(spec, table, kind);
-        timed(&mut self.conn, h, params, id, rec, waited).await
     }
 }
 
-/// A free function so callers can lend `conn` while parameters borrow the client's buffers.
+/// Executes a prepared statement, timed and recorded as statement `id`.
 #[inline]
-async fn timed<C: Connection>(
+pub(super) async fn timed<C: Connection>(
     conn: &mut C,
     handle: usize,
     params: &[Param<'_>],
@@ -369,7 +273,17 @@ async fn timed<C: Connection>(
     Ok(())
 }
 
-fn text(buf: &[u8]) -> &str {
-    // The templates produce ASCII digits and dashes only.
-    std::str::from_utf8(buf).unwrap_or_default()
+/// Sends BEGIN or COMMIT as text, timed and recorded as statement `id`.
+pub(super) async fn timed_simple<C: Connection>(
+    conn: &mut C,
+    sql: &str,
+    id: usize,
+    rec: &Mutex<Recorder>,
+    waited: Duration,
+) -> Result<(), DbError> {
+    let t = Instant::now();
+    conn.simple(sql).await?;
+    let end = Instant::now();
+    rec.lock().unwrap().statement(id, end - t, waited, end);
+    Ok(())
 }

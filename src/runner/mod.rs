@@ -5,20 +5,23 @@
 //! Async drivers (MySQL, PostgreSQL) run many clients per worker thread (one current-thread
 //! runtime per core, shared-nothing); blocking drivers (SQLite) get a thread per client.
 
+pub mod checks;
 mod client;
 pub mod cpu;
 pub mod limits;
+mod program;
 mod schedule;
 pub mod signal;
+mod sysbench;
 mod timer;
 
 use crate::db::{Connection as _, Database, DbError};
 use crate::model::{LoopModel, RunStatus};
-use crate::plan::RunPlan;
+use crate::plan::{RunPlan, WorkloadPlan};
 use crate::random::UniqueSequence;
 use crate::recorder::{Recorder, Sink, Tick};
 use crate::workload::StatementInfo;
-use client::ClientSpec;
+use client::{ClientSpec, Events};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -44,6 +47,17 @@ pub fn bounded<T, E>(
 ) -> Option<T> {
     let limit = if signal::interrupted() { limit.min(Duration::from_millis(300)) } else { limit };
     rt.block_on(async { tokio::time::timeout(limit, fut).await.ok()?.ok() })
+}
+
+/// The same, keeping the error: a deadline passed is a timeout error.
+pub fn bounded_result<T>(
+    rt: &crate::LocalRuntime,
+    limit: Duration,
+    fut: impl std::future::Future<Output = Result<T, DbError>>,
+) -> Result<T, DbError> {
+    rt.block_on(async { tokio::time::timeout(limit, fut).await }).unwrap_or_else(|_| {
+        Err(DbError::timeout(format!("no answer within {} s (--admin-timeout raises the limit)", limit.as_secs_f64())))
+    })
 }
 
 /// Why a run could not start (once started, a run always ends with a [`RunOutcome`]).
@@ -153,12 +167,13 @@ impl Shared {
 pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Result<RunOutcome, RunError> {
     limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     signal::install();
-    let statements = plan.workload.statements(&plan.oltp);
+    let statements = plan.workload.statements();
+    let transactions = plan.workload.transactions();
     let shared = Arc::new(Shared::new(plan));
     // A connection of our own for the server's counters around the measured phase.
     let admin_rt = crate::local_runtime();
     let mut admin = admin_rt.block_on(db.connect()).map_err(RunError::Admin)?;
-    let mut workers = Workers::spawn(db.clone(), plan, &statements, shared.clone())?;
+    let mut workers = Workers::spawn(db.clone(), plan, &statements, &transactions, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
 
     let counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
@@ -172,7 +187,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
 
-    let measured = workers.measure(plan, &statements, start, warmup, sink);
+    let measured = workers.measure(plan, &statements, &transactions, start, warmup, sink);
     let ended_at = SystemTime::now();
     let client = workers.finish(&measured, db.blocking());
 
@@ -241,19 +256,19 @@ impl Workers {
         db: Arc<D>,
         plan: &RunPlan,
         statements: &[StatementInfo],
+        transactions: &[String],
         shared: Arc<Shared>,
     ) -> Result<Self, RunError> {
-        let kinds = plan.workload.statement_kinds(&plan.oltp);
+        let events = match &plan.workload {
+            WorkloadPlan::Sysbench { workload, oltp } => {
+                Events::Sysbench(sysbench::SysbenchSpec::new(*workload, oltp, plan.distribution.sampler()))
+            }
+            WorkloadPlan::File(f) => {
+                Events::File(program::ProgramSpec::new(Arc::new(f.program.clone()), plan.distribution.clone()))
+            }
+        };
         let spec = Arc::new(ClientSpec {
-            workload: plan.workload,
-            steps: plan.workload.steps(&plan.oltp),
-            ids: client::statement_ids(&kinds),
-            kinds,
-            tables: plan.oltp.tables,
-            table_size: plan.oltp.table_size.max(1) as u32,
-            range_size: plan.oltp.range_size,
-            auto_inc: plan.oltp.auto_inc,
-            dist: plan.distribution.sampler(),
+            events,
             seed: plan.rand_seed,
             retry: plan.retry.clone(),
             reconnect_timeout: Duration::from_secs(plan.reconnect_timeout_s as u64),
@@ -263,7 +278,7 @@ impl Workers {
         let count = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
         let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone() };
         for w in 0..count {
-            let rec = Arc::new(Mutex::new(Recorder::new(statements, open)));
+            let rec = Arc::new(Mutex::new(Recorder::new(statements, transactions, open)));
             workers.recorders.push(rec.clone());
             let ids: Vec<u64> = (0..plan.threads as u64).filter(|i| i % count as u64 == w as u64).collect();
             let (db, spec, shared) = (db.clone(), spec.clone(), shared.clone());
@@ -336,12 +351,13 @@ impl Workers {
         &self,
         plan: &RunPlan,
         statements: &[StatementInfo],
+        transactions: &[String],
         start: Instant,
         warmup: Duration,
         sink: &mut dyn Sink,
     ) -> Measured {
         let shared = &self.shared;
-        let mut merged = Recorder::new(statements, plan.loop_model.is_open());
+        let mut merged = Recorder::new(statements, transactions, plan.loop_model.is_open());
         let mut spare = merged.clone();
         let mut cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
         let deadline = plan.stop.time.map(|t| start + warmup + t);

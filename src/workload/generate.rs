@@ -61,7 +61,7 @@ impl Draw {
             Generator::Pareto([a, b]) => range(DistributionKind::Pareto, a, b)?,
             Generator::Zipfian([a, b]) => range(DistributionKind::Zipfian, a, b)?,
             Generator::Ids(table) => {
-                let rows = program.tables.iter().find(|t| &t.name == table).map(|t| t.rows).unwrap_or(0);
+                let rows = program.table(table).map(|t| t.rows).unwrap_or(0);
                 if rows == 0 || rows > u32::MAX as u64 {
                     return Err(format!("ids of table {table}: it has {rows} rows"));
                 }

@@ -1,8 +1,8 @@
-//! The sysbench 1.0 OLTP workloads: their options, statements and per-event steps.
-//!
-//! A workload is data: [`Workload::steps`] lists what one event does, and the runner
-//! executes those steps. Nothing here talks to a database.
+//! What a run executes: the sysbench 1.0 OLTP workloads (their options, statements and
+//! per-event steps) and workload files (spec -> program). A workload is data: the runner
+//! executes it. Nothing here talks to a database.
 
+pub mod file;
 pub mod generate;
 pub mod program;
 pub mod schema;

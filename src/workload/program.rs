@@ -3,8 +3,8 @@
 //! used. The whole file validates before anything runs, and nothing is parsed per event.
 
 use super::spec::{line_col, Generator, Number, Scalar, Spec, SqlTexts};
-use super::StatementClass;
-use crate::model::Dialect;
+use super::{StatementClass, StatementInfo};
+use crate::model::{ColumnDef, ColumnType, Dialect, TableDef};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use toml::Spanned;
@@ -26,12 +26,16 @@ pub struct Program {
 
 #[derive(Clone, Debug)]
 pub struct TableProgram {
-    pub name: String,
+    pub def: TableDef,
     pub rows: u64,
-    /// Name, type as written, generator.
-    pub columns: Vec<(String, String, Generator)>,
-    pub primary_key: Vec<String>,
-    pub indexes: Vec<Vec<String>>,
+    /// How `prepare` fills each column of `def`, in order.
+    pub generators: Vec<Generator>,
+}
+
+impl TableProgram {
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -59,9 +63,74 @@ pub struct StatementProgram {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Save {
     pub slot: usize,
-    /// A column of the first row, or None for the generated id (MySQL, SQLite).
-    pub column: Option<String>,
+    pub from: SaveFrom,
     pub client_scope: bool,
+}
+
+/// Where a saved value comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SaveFrom {
+    /// The named column of the first row (NULL when no row came back).
+    Column(String),
+    /// The id the INSERT generated (MySQL, SQLite).
+    InsertId,
+    /// The first column of the first row: PostgreSQL's `RETURNING id`.
+    FirstColumn,
+}
+
+/// Where one transaction's statements sit in the run's list of measured statements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransactionIds {
+    pub begin: Option<usize>,
+    pub statements: Vec<usize>,
+    pub commit: Option<usize>,
+}
+
+impl Program {
+    /// The statements measured, in id order (per transaction: BEGIN, its statements,
+    /// COMMIT), and where each transaction's are.
+    pub fn measured(&self) -> (Vec<StatementInfo>, Vec<TransactionIds>) {
+        let mut infos = Vec::new();
+        let mut add = |name: String, class| {
+            infos.push(StatementInfo { name, class });
+            infos.len() - 1
+        };
+        let ids = self
+            .transactions
+            .iter()
+            .map(|t| TransactionIds {
+                begin: t.begin.then(|| add(format!("{}.begin", t.name), StatementClass::Other)),
+                statements: t.statements.iter().map(|s| add(s.name.clone(), s.class)).collect(),
+                commit: t.begin.then(|| add(format!("{}.commit", t.name), StatementClass::Commit)),
+            })
+            .collect();
+        (infos, ids)
+    }
+
+    /// Whether any transaction can write (decides the ownership checks before a run).
+    pub fn writes(&self) -> bool {
+        self.transactions.iter().any(TransactionProgram::writes)
+    }
+
+    pub fn table(&self, name: &str) -> Option<&TableProgram> {
+        self.tables.iter().find(|t| t.def.name == name)
+    }
+}
+
+impl TransactionProgram {
+    /// Anything but a read may write (SQLite then begins with BEGIN IMMEDIATE).
+    pub fn writes(&self) -> bool {
+        self.statements.iter().any(|s| s.class != StatementClass::Read)
+    }
+}
+
+/// Names that become SQL identifiers or result keys: letters, digits and `_`, not
+/// starting with a digit.
+fn identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 60
 }
 
 /// Errors, each `file:line:col: message`, collected over the whole file.
@@ -132,30 +201,48 @@ pub fn compile(
     let mut tables = Vec::new();
     for t in &spec.tables {
         let rows = number(&mut e, &params, t.rows.span(), t.rows.get_ref(), "rows");
-        let mut columns = Vec::new();
+        let tname = t.name.get_ref();
+        if !identifier(tname) {
+            e.at(&t.name, format!("table name {tname:?}: use letters, digits and _ (at most 60)"));
+        }
+        let (mut columns, mut generators) = (Vec::new(), Vec::new());
         for c in &t.columns {
-            if !valid_type(c.ty.get_ref()) {
-                e.at(&c.ty, format!("column {}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.name.get_ref(), c.ty.get_ref()));
+            let cname = c.name.get_ref();
+            if !identifier(cname) {
+                e.at(&c.name, format!("column name {cname:?}: use letters, digits and _ (at most 60)"));
             }
+            let ty = ColumnType::parse(c.ty.get_ref()).unwrap_or_else(|| {
+                e.at(&c.ty, format!("column {cname}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.ty.get_ref()));
+                ColumnType::Text
+            });
             let g = generator(&mut e, &params, &table_names, &c.gen, true);
-            columns.push((c.name.get_ref().clone(), c.ty.get_ref().clone(), g));
+            // A single integer key numbered by row is the database's to generate later.
+            let generated = ty.is_integer() && g == Generator::Row && t.primary_key == [cname.clone()];
+            columns.push(ColumnDef { name: cname.clone(), ty, generated });
+            generators.push(g);
         }
         if t.columns.is_empty() {
-            e.at(&t.name, format!("table {} has no columns", t.name.get_ref()));
+            e.at(&t.name, format!("table {tname} has no columns"));
         }
         let names: Vec<&str> = t.columns.iter().map(|c| c.name.get_ref().as_str()).collect();
         for key in t.primary_key.iter().chain(t.indexes.iter().flatten()) {
             if !names.contains(&key.as_str()) {
-                e.at(&t.name, format!("table {}: key column {key} is not one of its columns", t.name.get_ref()));
+                e.at(&t.name, format!("table {tname}: key column {key} is not one of its columns"));
             }
         }
         tables.push(TableProgram {
-            name: t.name.get_ref().clone(),
+            def: TableDef {
+                name: tname.clone(),
+                columns,
+                primary_key: t.primary_key.clone(),
+                indexes: t.indexes.clone(),
+            },
             rows: rows.max(0) as u64,
-            columns,
-            primary_key: t.primary_key.clone(),
-            indexes: t.indexes.clone(),
+            generators,
         });
+    }
+    if table_names.iter().enumerate().any(|(i, n)| table_names[..i].contains(n)) {
+        e.list.push(format!("{file}: two tables share a name"));
     }
     // Client values: drawn at connect, plus anything a statement saves for the client.
     let mut client = Vec::new();
@@ -172,6 +259,9 @@ pub fn compile(
     for t in &spec.transactions {
         let tx = t.get_ref();
         let name = tx.name.get_ref();
+        if !identifier(name) {
+            e.at(&tx.name, format!("transaction name {name:?}: use letters, digits and _"));
+        }
         let weight = *tx.weight.get_ref();
         if weight < 1 || weight > u32::MAX as i64 {
             e.at(&tx.weight, format!("transaction {name}: weight {weight} must be a whole number of at least 1"));
@@ -191,6 +281,12 @@ pub fn compile(
         let mut statements = Vec::new();
         for (i, st) in tx.statements.iter().enumerate() {
             let sname = st.name.get_ref();
+            if !identifier(sname) {
+                e.at(&st.name, format!("statement name {sname:?}: use letters, digits and _"));
+            }
+            if tx.begin && (sname == "begin" || sname == "commit") {
+                e.at(&st.name, format!("statement name {sname} is taken: transaction {name} measures its own {sname}"));
+            }
             let mut own = Vec::new();
             for (p, g) in &st.params {
                 own.push((slot(p), generator(&mut e, &params, &table_names, g, false)));
@@ -241,11 +337,12 @@ pub fn compile(
                     if generated && dialect == Dialect::Postgres && !text.to_ascii_uppercase().contains("RETURNING") {
                         e.at(column, format!("statement {name}.{sname}: PostgreSQL has no last insert id: add RETURNING <id column> to its postgres SQL"));
                     }
-                    saves.push(Save {
-                        slot: slot(var),
-                        column: (!generated).then(|| column.get_ref().clone()),
-                        client_scope,
-                    });
+                    let from = match (generated, dialect) {
+                        (false, _) => SaveFrom::Column(column.get_ref().clone()),
+                        (true, Dialect::Postgres) => SaveFrom::FirstColumn,
+                        (true, _) => SaveFrom::InsertId,
+                    };
+                    saves.push(Save { slot: slot(var), from, client_scope });
                     if !client_scope {
                         known.push(var.clone());
                     }
@@ -449,22 +546,6 @@ fn classify(sql: &str) -> StatementClass {
     }
 }
 
-fn valid_type(t: &str) -> bool {
-    let t = t.trim().to_ascii_lowercase();
-    let sized = |prefix: &str, parts: usize| {
-        t.strip_prefix(prefix).and_then(|r| r.strip_prefix('(')).and_then(|r| r.strip_suffix(')')).is_some_and(
-            |inner| {
-                let n: Vec<&str> = inner.split(',').map(str::trim).collect();
-                n.len() == parts && n.iter().all(|x| x.parse::<u32>().is_ok_and(|v| v > 0))
-            },
-        )
-    };
-    matches!(t.as_str(), "integer" | "int" | "bigint" | "smallint" | "double" | "text" | "blob")
-        || sized("char", 1)
-        || sized("varchar", 1)
-        || sized("decimal", 2)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,6 +592,8 @@ params = { a = { ids = "acct" } }
         assert_eq!(st[1].args.iter().map(|&i| p.slots[i].as_str()).collect::<Vec<_>>(), ["old", "a"]);
         assert_eq!(st[1].class, StatementClass::Write);
         assert_eq!(p.tables[0].rows, 5);
+        assert!(p.tables[0].def.columns[0].generated, "a single integer key numbered by row");
+        assert!(!p.tables[0].def.columns[1].generated);
     }
 
     /// Each bad file names the line and column and what was expected.

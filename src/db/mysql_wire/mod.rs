@@ -69,6 +69,8 @@ impl From<DbError> for ConnectError {
 struct Prepared {
     id: u32,
     params: u16,
+    /// The names of the columns it returns (read once, at prepare).
+    columns: Vec<String>,
 }
 
 /// A byte stream to a server. `drained`: after a complete reply the server has nothing more
@@ -359,10 +361,20 @@ impl<S: Socket> WireConn<S> {
         }
         let ok = PrepareOk::parse(p, max_columns).map_err(|m| malformed(PHASE, m))?;
         self.skip_definitions(ok.params as usize, PHASE).await?;
-        self.skip_definitions(ok.columns as usize, PHASE).await?;
+        let mut columns = Vec::with_capacity(ok.columns as usize);
+        for _ in 0..ok.columns {
+            let p = self.read_packet(STATUS_LIMIT, PHASE).await?;
+            columns.push(column_name(p).map_err(|m| malformed(PHASE, m))?);
+        }
+        self.eof_after_definitions(ok.columns as usize, PHASE).await?;
         self.finished();
-        self.statements.push(Prepared { id: ok.id, params: ok.params });
+        self.statements.push(Prepared { id: ok.id, params: ok.params, columns });
         Ok(self.statements.len() - 1)
+    }
+
+    /// The column names of prepared statement `stmt`.
+    pub fn columns(&self, stmt: usize) -> Result<Vec<String>, DbError> {
+        self.statements.get(stmt).map(|s| s.columns.clone()).ok_or_else(|| DbError::no_statement(stmt))
     }
 
     pub async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {

@@ -231,6 +231,16 @@ impl ColumnType {
     }
 }
 
+/// The name (alias) a column definition packet gives its column.
+pub fn column_name(p: &[u8]) -> Result<String, Malformed> {
+    let mut r = Reader::new(p);
+    for _ in 0..4 {
+        r.lenenc_bytes("a column definition cut short")?; // catalog, schema, table, org_table
+    }
+    let name = r.lenenc_bytes("a column definition cut short")?.unwrap_or_default();
+    Ok(String::from_utf8_lossy(name).into_owned())
+}
+
 /// A binary-protocol result row (COM_STMT_EXECUTE) as values.
 pub fn binary_row(p: &[u8], columns: &[ColumnType]) -> Result<Vec<Value>, Malformed> {
     let mut r = Reader::new(p);

@@ -16,6 +16,17 @@ impl Socket for DuplexStream {
 
 const CAPS: u32 = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH | CLIENT_DEPRECATE_EOF;
 
+/// A column definition packet (protocol 4.1) of a VARCHAR column named `name`.
+fn column_definition(name: &str) -> Vec<u8> {
+    let mut p = Vec::new();
+    for part in ["def", "db", "t", "t", name, name] {
+        p.push(part.len() as u8);
+        p.extend(part.as_bytes());
+    }
+    p.extend([0x0c, 33, 0, 0, 1, 0, 0, 0xfd, 0, 0, 0, 0, 0]);
+    p
+}
+
 fn pkt(seq: u8, payload: &[u8]) -> Vec<u8> {
     let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
     p.push(seq);
@@ -212,7 +223,7 @@ async fn skipped_rows_are_never_buffered() {
     // A 40 MiB row in reply to a prepared statement: skipped frame by frame.
     let mut script = welcome();
     script.extend(pkt(1, &[0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0])); // PREPARE OK: 1 column, 0 params
-    script.extend(pkt(2, b"\x03def"));
+    script.extend(pkt(2, &column_definition("c")));
     let mut reply = pkt(1, &[1]);
     reply.extend(pkt(2, b"\x03def"));
     let mut seq = 3u8;
@@ -230,6 +241,7 @@ async fn skipped_rows_are_never_buffered() {
     script.extend(reply);
     let mut c = connect(script, true).await.unwrap();
     let stmt = c.prepare("SELECT c FROM t WHERE id=?").await.unwrap();
+    assert_eq!(c.columns(stmt).unwrap(), ["c"], "names kept from the prepare reply");
     // The statement announced no parameters; the row comes back regardless of the SQL.
     c.execute(stmt, &[]).await.unwrap();
     assert!(c.buf.len() <= READ_BUFFER, "buffer grew to {}", c.buf.len());
@@ -251,7 +263,7 @@ fn rows_reply(rows: u8, bad_seq_at: Option<u8>) -> Vec<u8> {
 
 #[tokio::test]
 async fn buffered_rows_are_counted_and_still_checked() {
-    let prepare_ok = [pkt(1, &[0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), pkt(2, b"\x03def")].concat();
+    let prepare_ok = [pkt(1, &[0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), pkt(2, &column_definition("c"))].concat();
     let mut script = welcome();
     script.extend(&prepare_ok);
     script.extend(rows_reply(200, None));

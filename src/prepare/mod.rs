@@ -1,4 +1,7 @@
-//! prepare and cleanup: create and load `sbtest<n>` tables in parallel, drop only ours.
+//! prepare and cleanup: create and load `sbtest<n>` tables (here) or a workload file's
+//! tables ([`tables`]) in parallel; drop only ours.
+
+pub mod tables;
 
 use crate::db::{Connection, Database, DbError, TableInfo};
 use crate::random::{DistributionSpec, Rng};
@@ -39,12 +42,12 @@ impl From<DbError> for PrepareError {
     }
 }
 
-fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> PrepareError {
+pub(crate) fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> PrepareError {
     let context = context.into();
     move |source| PrepareError::Db { context, source }
 }
 
-fn busy() -> PrepareError {
+pub(crate) fn busy() -> PrepareError {
     PrepareError::Refused(
         "another fairbench prepare or cleanup is working on this database: wait for it to finish".into(),
     )
@@ -116,67 +119,104 @@ pub fn prepare<D: Database>(
     let total = rows_per_table * plan.oltp.tables as u64;
     // SQLite has one writer at a time: more loaders would only queue on its lock.
     let loaders = if db.single_writer() { 1 } else { plan.threads.clamp(1, plan.oltp.tables) };
-    let loaded = Arc::new(AtomicU64::new(0));
-    let failure: Arc<Mutex<Option<PrepareError>>> = Arc::new(Mutex::new(None));
     let started = Instant::now();
-    let mut handles = Vec::new();
-    for l in 0..loaders {
-        let (db, plan, loaded, fail) = (db.clone(), plan.clone(), loaded.clone(), failure.clone());
-        let spawned = std::thread::Builder::new().name(format!("fairbench-loader-{l}")).spawn(move || {
-            let rt = crate::local_runtime();
-            let result = rt.block_on(async {
-                let mut conn = db.connect().await?;
-                let single_writer = db.single_writer();
-                if single_writer {
-                    // One transaction for every table: another prepare waits for the file's
-                    // write lock and then finds them complete, or none of them.
-                    conn.simple(db.begin_sql(true)).await?;
-                    let (present, _) = table_status(&mut conn, &plan.oltp).await?;
-                    if let Some(t) = present.first() {
-                        return Err(PrepareError::Refused(format!(
-                            "table {} was created by another prepare meanwhile: run one prepare at a time",
-                            t.name
-                        )));
-                    }
+    let work = Loaders::new(loaders, total);
+    let loaded = work.loaded.clone();
+    let plan_shared = plan.clone();
+    work.run(progress, move |l, rt, fail| {
+        let (db, plan, loaded) = (db.clone(), plan_shared.clone(), loaded.clone());
+        rt.block_on(async move {
+            let mut conn = db.connect().await?;
+            let single_writer = db.single_writer();
+            if single_writer {
+                // One transaction for every table: another prepare waits for the file's
+                // write lock and then finds them complete, or none of them.
+                conn.simple(db.begin_sql(true)).await?;
+                let (present, _) = table_status(&mut conn, &plan.oltp).await?;
+                if let Some(t) = present.first() {
+                    return Err(PrepareError::Refused(format!(
+                        "table {} was created by another prepare meanwhile: run one prepare at a time",
+                        t.name
+                    )));
                 }
-                // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
-                for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
-                    load_table(&*db, &mut conn, &plan, table, rows_per_table, &loaded, &fail).await?;
-                }
-                if single_writer {
-                    conn.simple("COMMIT").await?;
-                }
-                Ok::<(), PrepareError>(())
-            });
-            if let Err(e) = result {
-                fail.lock().unwrap().get_or_insert(e);
             }
-        });
-        match spawned {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                failure
-                    .lock()
-                    .unwrap()
-                    .get_or_insert(PrepareError::Internal(format!("cannot start a loader thread: {e}")));
-                break;
+            // sysbench's split: loader l takes tables l+1, l+1+loaders, ...
+            for table in (l + 1..=plan.oltp.tables).step_by(loaders as usize) {
+                load_table(&*db, &mut conn, &plan, table, rows_per_table, &loaded, fail).await?;
             }
-        }
-    }
-    while !handles.iter().all(|h| h.is_finished()) {
-        progress(loaded.load(Ordering::Relaxed), total);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    for h in handles {
-        if h.join().is_err() {
-            failure.lock().unwrap().get_or_insert(PrepareError::Internal("a loader thread crashed".into()));
-        }
-    }
-    progress(loaded.load(Ordering::Relaxed), total);
-    if let Some(e) = failure.lock().unwrap().take() {
-        return Err(e);
-    }
+            if single_writer {
+                conn.simple("COMMIT").await?;
+            }
+            Ok::<(), PrepareError>(())
+        })
+    })?;
     Ok(PrepareOutcome { tables: plan.oltp.tables, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
+}
+
+/// Loader threads, each with its own runtime and connection, and what they report: rows
+/// loaded so far and the first failure (the others then stop).
+pub(crate) struct Loaders {
+    count: u32,
+    total: u64,
+    pub loaded: Arc<AtomicU64>,
+}
+
+type LoaderBody =
+    dyn Fn(u32, &crate::LocalRuntime, &Mutex<Option<PrepareError>>) -> Result<(), PrepareError> + Send + Sync;
+
+impl Loaders {
+    pub fn new(count: u32, total: u64) -> Self {
+        Loaders { count, total, loaded: Arc::new(AtomicU64::new(0)) }
+    }
+
+    /// Runs `body(loader, runtime, failure)` on each loader thread and reports progress
+    /// from this one until all have ended; the first error wins.
+    pub fn run(
+        self,
+        progress: &mut dyn FnMut(u64, u64),
+        body: impl Fn(u32, &crate::LocalRuntime, &Mutex<Option<PrepareError>>) -> Result<(), PrepareError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Result<(), PrepareError> {
+        let body: Arc<LoaderBody> = Arc::new(body);
+        let failure: Arc<Mutex<Option<PrepareError>>> = Arc::new(Mutex::new(None));
+        let mut handles = Vec::new();
+        for l in 0..self.count {
+            let (body, fail) = (body.clone(), failure.clone());
+            let spawned = std::thread::Builder::new().name(format!("fairbench-loader-{l}")).spawn(move || {
+                let rt = crate::local_runtime();
+                if let Err(e) = body(l, &rt, &fail) {
+                    fail.lock().unwrap().get_or_insert(e);
+                }
+            });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    failure
+                        .lock()
+                        .unwrap()
+                        .get_or_insert(PrepareError::Internal(format!("cannot start a loader thread: {e}")));
+                    break;
+                }
+            }
+        }
+        while !handles.iter().all(|h| h.is_finished()) {
+            progress(self.loaded.load(Ordering::Relaxed), self.total);
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        for h in handles {
+            if h.join().is_err() {
+                failure.lock().unwrap().get_or_insert(PrepareError::Internal("a loader thread crashed".into()));
+            }
+        }
+        progress(self.loaded.load(Ordering::Relaxed), self.total);
+        let first = failure.lock().unwrap().take();
+        match first {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 async fn load_table<D: Database>(

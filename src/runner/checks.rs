@@ -1,0 +1,90 @@
+//! A workload file's checks, run after the measured phase on a connection of their own:
+//! each query's first column of its first row must be true.
+
+use crate::db::{Connection, Database, DbError, Value};
+use crate::model::CheckRecord;
+use std::time::Duration;
+
+/// Runs each `(name, sql)` with a deadline; one that cannot run is recorded as failed, with why.
+pub fn run<D: Database>(db: &D, checks: &[(String, String)], limit: Duration) -> Vec<CheckRecord> {
+    if checks.is_empty() {
+        return Vec::new();
+    }
+    let rt = crate::local_runtime();
+    let mut conn = match super::bounded_result(&rt, limit, db.connect()) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            return checks.iter().map(|(name, sql)| failed(name, sql, format!("cannot connect: {e}"))).collect();
+        }
+    };
+    checks
+        .iter()
+        .map(|(name, sql)| {
+            let Some(c) = conn.as_mut() else {
+                return failed(name, sql, "not run: an earlier check lost the connection".into());
+            };
+            match super::bounded_result(&rt, limit, first_value(c, sql)) {
+                Ok(v) => CheckRecord {
+                    name: name.clone(),
+                    sql: sql.clone(),
+                    passed: truthy(&v),
+                    value: Some(text(&v)),
+                    error: None,
+                },
+                Err(e) => {
+                    if e.connection_lost {
+                        conn = None;
+                    }
+                    failed(name, sql, e.to_string())
+                }
+            }
+        })
+        .collect()
+}
+
+async fn first_value<C: Connection>(conn: &mut C, sql: &str) -> Result<Value, DbError> {
+    let h = conn.prepare(sql).await?;
+    let mut row = Vec::new();
+    conn.execute_row(h, &[], &mut row).await?;
+    Ok(row.into_iter().next().unwrap_or(Value::Null))
+}
+
+fn failed(name: &str, sql: &str, error: String) -> CheckRecord {
+    CheckRecord { name: name.into(), sql: sql.into(), passed: false, value: None, error: Some(error) }
+}
+
+/// 1, true, `t`, `1`: SQL's true as the three databases return it.
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Int(i) => *i != 0,
+        Value::Float(f) => *f != 0.0,
+        Value::Text(t) => matches!(t.trim().to_ascii_lowercase().as_str(), "t" | "true" | "1" | "yes" | "on"),
+        Value::Bytes(b) => b.as_slice() == b"1",
+        Value::Null => false,
+    }
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Text(t) => t.clone(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_truth_in_each_database_spelling() {
+        for v in [Value::Int(1), Value::Text("t".into()), Value::Text("1".into()), Value::Bytes(b"1".to_vec())] {
+            assert!(truthy(&v), "{v:?}");
+        }
+        for v in [Value::Int(0), Value::Text("f".into()), Value::Null, Value::Text("0".into())] {
+            assert!(!truthy(&v), "{v:?}");
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Workload files run end to end on SQLite, MariaDB and PostgreSQL: prepare, run, checks,
+//! per-transaction statistics and cleanup; values carried between statements arrive; the
+//! money-transfer workload conserves money under concurrency; bad files and foreign tables
+//! are refused.
+
+mod common;
+use common::*;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/workloads/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+const ALL: [Kind; 3] = [Kind::Sqlite, Kind::Mysql, Kind::Postgres];
+
+/// 8 clients moving money between 50 customers (so they contend and deadlock): every
+/// transfer retried to completion, the check passes, cleanup leaves nothing.
+#[test]
+fn xfer_conserves_money_under_eight_clients() {
+    let xfer = fixture("xfer.toml");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        let doc = db.run_json(&["bench", &xfer, "--set", "customers=50", "--threads=8", "--events=2000"]);
+        let checks = doc["checks"].as_array().unwrap();
+        assert_eq!(checks.len(), 1, "{kind:?}");
+        assert_eq!(checks[0]["name"], "money is conserved");
+        assert_eq!(checks[0]["passed"], true, "{kind:?}: {}", checks[0]);
+        // Every event is one transaction of one kind, and both kinds ran.
+        let tx = &doc["transactions"];
+        let (transfers, audits) = (tx["transfer"]["count"].as_u64().unwrap(), tx["audit"]["count"].as_u64().unwrap());
+        assert_eq!(transfers + audits, 2000, "{kind:?}");
+        assert!(transfers > audits && audits > 0, "{kind:?}: {transfers} transfers, {audits} audits");
+        // Each statement of a completed transfer ran once per transfer (retried attempts
+        // count their statements too, so at least that many).
+        for s in ["lock_from", "debit", "credit", "record", "settle", "commit"] {
+            let n = doc["statements"][format!("transfer.{s}")]["count"].as_u64().unwrap();
+            assert!(n >= transfers, "{kind:?}: transfer.{s} {n} < {transfers}");
+        }
+        assert_eq!(doc["statements"]["transfer.commit"]["count"].as_u64().unwrap(), transfers, "{kind:?}");
+        // The file itself is in the result, with its hash and the override.
+        let file = &doc["conditions"]["workload"]["file"];
+        assert_eq!(file["overrides"]["customers"], "50");
+        assert_eq!(file["sha256"].as_str().unwrap().len(), 64);
+        assert!(file["content"].as_str().unwrap().contains("money is conserved"));
+        assert_eq!(db.count("xfers"), transfers as i64, "{kind:?}: one recorded transfer per committed transfer");
+        let out = db.fairbench(&["cleanup", &xfer]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(db.tables().is_empty(), "{kind:?}: left {:?}", db.tables());
+    }
+}
+
+/// The INSERT stores the value the SELECT read; the UPDATE finds the row by the id the
+/// INSERT generated (RETURNING on PostgreSQL). The checks fail unless both arrive.
+#[test]
+fn values_carried_between_statements_arrive() {
+    let carry = fixture("carry.toml");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        let doc = db.run_json(&["bench", &carry, "--threads=2", "--events=200"]);
+        for c in doc["checks"].as_array().unwrap() {
+            assert_eq!(c["passed"], true, "{kind:?}: {c}");
+        }
+        assert_eq!(db.count("carry_log"), 200, "{kind:?}");
+        assert!(db.fairbench(&["cleanup", &carry]).status.success());
+    }
+}
+
+/// A check that fails: exit 1, named on stderr, and the result is still saved.
+#[test]
+fn a_failing_check_exits_one_with_the_result_saved() {
+    let db = TestDb::new(Kind::Sqlite);
+    let text_of = std::fs::read_to_string(fixture("carry.toml")).unwrap();
+    let broken = text_of.replace("MAX(v) = 42 FROM", "MAX(v) = 43 FROM");
+    let path = db.dir.path().join("broken.toml");
+    std::fs::write(&path, broken).unwrap();
+    let out_file = db.dir.path().join("r.json");
+    let out = db.fairbench(&["bench", path.to_str().unwrap(), "--events=20", &format!("--out={}", out_file.display())]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("check failed: the read value arrived"), "{}", text(&out));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_eq!(doc["checks"][0]["passed"], false);
+    assert_eq!(doc["checks"][1]["passed"], true);
+}
+
+/// A save of a column the statement does not return is found before anything is measured.
+#[test]
+fn a_save_of_a_column_not_returned_is_refused_before_the_run() {
+    for kind in [Kind::Sqlite, Kind::Postgres, Kind::Mysql] {
+        let db = TestDb::new(kind);
+        let bad = std::fs::read_to_string(fixture("carry.toml"))
+            .unwrap()
+            .replace("save = { top = \"top\" }", "save = { top = \"k\" }");
+        let path = db.dir.path().join("bad.toml");
+        std::fs::write(&path, bad).unwrap();
+        let out = db.fairbench(&["bench", path.to_str().unwrap(), "--events=5", "--out=/dev/null"]);
+        assert_eq!(out.status.code(), Some(2), "{kind:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("statement carry.read saves column k, which it does not return (it returns: top)"),
+            "{kind:?}: {}",
+            text(&out)
+        );
+        assert!(db.fairbench(&["cleanup", path.to_str().unwrap()]).status.success());
+    }
+}
+
+/// A table of the file's name that fairbench did not create is never loaded, written or dropped.
+#[test]
+fn foreign_tables_of_a_files_name_are_left_alone() {
+    let xfer = fixture("xfer.toml");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        db.exec("CREATE TABLE balances (customer_id INTEGER PRIMARY KEY, balance BIGINT)");
+        db.exec("INSERT INTO balances VALUES (1, 5)");
+        let out = db.fairbench(&["prepare", &xfer]);
+        assert_eq!(out.status.code(), Some(2), "{kind:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("table balances already exists and was not created by fairbench"),
+            "{}",
+            text(&out)
+        );
+        let out = db.fairbench(&["run", &xfer, "--events=5", "--out=/dev/null"]);
+        assert_eq!(out.status.code(), Some(2), "{kind:?}: {}", text(&out));
+        let out = db.fairbench(&["cleanup", &xfer]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(text(&out).contains("left balances alone"), "{}", text(&out));
+        assert_eq!(db.count("balances"), 1, "{kind:?}: the user's row is still there");
+        db.exec("DROP TABLE balances");
+    }
+}
