@@ -126,3 +126,41 @@ fn foreign_tables_of_a_files_name_are_left_alone() {
         db.exec("DROP TABLE balances");
     }
 }
+
+/// Every recipe prepares, runs (its checks passing) and cleans up on the three databases,
+/// and each statement ran once per transaction of its kind.
+#[test]
+fn every_recipe_runs_on_all_three_databases() {
+    let mut recipes: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/recipes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    recipes.sort();
+    assert!(recipes.len() >= 11, "{recipes:?}");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        for recipe in &recipes {
+            let path = recipe.to_str().unwrap();
+            let doc = db.run_json(&["bench", path, "--threads=1", "--events=150"]);
+            let name = recipe.file_name().unwrap().to_string_lossy();
+            for c in doc["checks"].as_array().map(Vec::as_slice).unwrap_or_default() {
+                assert_eq!(c["passed"], true, "{kind:?} {name}: {c}");
+            }
+            let declared = doc["conditions"]["workload"]["transactions"].as_object().unwrap();
+            let mut events = 0;
+            for (tx, record) in declared {
+                let n = doc["transactions"][tx]["count"].as_u64().unwrap_or(0);
+                events += n;
+                for s in record["statements"].as_array().unwrap() {
+                    let got = doc["statements"][s.as_str().unwrap()]["count"].as_u64().unwrap_or(0);
+                    assert_eq!(got, n, "{kind:?} {name}: {s} once per {tx}");
+                }
+            }
+            assert_eq!(events, 150, "{kind:?} {name}");
+            let out = db.fairbench(&["cleanup", path]);
+            assert!(out.status.success(), "{kind:?} {name}: {}", text(&out));
+            assert!(db.tables().is_empty(), "{kind:?} {name}: left {:?}", db.tables());
+        }
+    }
+}

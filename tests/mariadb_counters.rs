@@ -1,6 +1,6 @@
-//! Every workload against MariaDB: the server's own counters (SHOW GLOBAL STATUS) count
-//! exactly the contract's statements per event. One test in its own binary, because the
-//! counters are server-wide.
+//! Every workload and recipe against MariaDB: the server's own counters (SHOW GLOBAL
+//! STATUS) count exactly the contract's (or the file's) statements per event. One test in
+//! its own binary, because the counters are server-wide.
 
 mod common;
 use common::*;
@@ -45,5 +45,37 @@ fn mariadb_counts_exactly_the_contract_mix() {
         for counter in ["Aborted_clients", "Aborted_connects"] {
             assert_eq!(after_cleanup[counter] - before[counter], 0, "{w}: {counter} across run and cleanup");
         }
+    }
+    recipes_count_as_declared(&db);
+}
+
+/// Each recipe on one connection: the server's own counters, read by fairbench around the
+/// measured phase, count every statement once per transaction of its kind.
+fn recipes_count_as_declared(db: &TestDb) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/recipes");
+    for name in ["xfer", "tpcb-like", "aurora-2015-write", "aurora-2015-write-fixed", "ycsb-a", "ycsb-e", "iibench"] {
+        let path = format!("{dir}/{name}.toml");
+        assert!(db.fairbench(&["prepare", &path]).status.success(), "{name}");
+        let doc = db.run_json(&["run", &path, "--threads=1", "--events=300"]);
+        assert_eq!(doc["errors"]["total"], 0, "{name}");
+        let workload = &doc["conditions"]["workload"];
+        let mut expected: std::collections::BTreeMap<String, i64> = Default::default();
+        for (tx, record) in workload["transactions"].as_object().unwrap() {
+            let n = doc["transactions"][tx]["count"].as_i64().unwrap();
+            if record["begin"] == true {
+                *expected.entry("Com_begin".into()).or_default() += n;
+                *expected.entry("Com_commit".into()).or_default() += n;
+            }
+            for s in record["statements"].as_array().unwrap() {
+                let sql = workload["statements_sql"][s.as_str().unwrap()].as_str().unwrap();
+                let verb = sql.split_whitespace().next().unwrap().to_ascii_lowercase();
+                *expected.entry(format!("Com_{verb}")).or_default() += n;
+            }
+        }
+        for counter in ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit"] {
+            let own = doc["conditions"]["server"]["status_delta"][counter].as_i64().unwrap_or(0);
+            assert_eq!(own, expected.get(counter).copied().unwrap_or(0), "{name}: {counter}");
+        }
+        assert!(db.fairbench(&["cleanup", &path]).status.success(), "{name}");
     }
 }

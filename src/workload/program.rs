@@ -262,9 +262,10 @@ pub fn compile(
         if !identifier(name) {
             e.at(&tx.name, format!("transaction name {name:?}: use letters, digits and _"));
         }
-        let weight = *tx.weight.get_ref();
-        if weight < 1 || weight > u32::MAX as i64 {
-            e.at(&tx.weight, format!("transaction {name}: weight {weight} must be a whole number of at least 1"));
+        let weight = number(&mut e, &params, tx.weight.span(), tx.weight.get_ref(), "weight");
+        let switched_off = weight == 0 && matches!(tx.weight.get_ref(), Number::Param(_));
+        if !(1..=1_000_000).contains(&weight) && !switched_off {
+            e.at(&tx.weight, format!("transaction {name}: weight {weight} must be a whole number from 1 to 1000000"));
         }
         if tx.statements.is_empty() {
             e.at(&tx.name, format!("transaction {name} has no statements"));
@@ -302,7 +303,35 @@ pub fn compile(
                 );
                 continue;
             };
-            let text = substitute(&mut e, &params, sql);
+            let mut text = substitute(&mut e, &params, sql);
+            // A batch repeats the VALUES row; row r > 0 binds its own draws, `name#r`.
+            let mut rows_at: Option<(usize, usize, usize)> = None;
+            if let Some(b) = &st.batch {
+                let rows = number(&mut e, &params, b.span(), b.get_ref(), "batch");
+                match (rows, values_row(&text)) {
+                    (1..=100_000, Some((open, close))) => {
+                        let before = positional(&text[..open]).map(|(_, n)| n.len()).unwrap_or(0);
+                        let per_row = positional(&text[open..=close]).map(|(_, n)| n.len()).unwrap_or(0);
+                        let row = &text[open..=close];
+                        text =
+                            format!("{}{}{}", &text[..open], vec![row; rows as usize].join(", "), &text[close + 1..]);
+                        rows_at = Some((before, per_row, rows as usize));
+                        for r in 1..rows {
+                            for (p, g) in &st.params {
+                                own.push((
+                                    slot(&format!("{p}#{r}")),
+                                    generator(&mut e, &params, &table_names, g, false),
+                                ));
+                            }
+                        }
+                    }
+                    (1..=100_000, None) => e.at(
+                        b,
+                        format!("statement {name}.{sname}: batch needs an INSERT ... VALUES (...) row to repeat"),
+                    ),
+                    _ => e.at(b, format!("statement {name}.{sname}: batch {rows} must be between 1 and 100000")),
+                }
+            }
             let (positional, names) = match positional(&text) {
                 Ok(x) => x,
                 Err(m) => {
@@ -311,7 +340,14 @@ pub fn compile(
                 }
             };
             let mut args = Vec::new();
-            for n in &names {
+            for (k, n) in names.iter().enumerate() {
+                let row = rows_at.and_then(|(before, per_row, rows)| {
+                    (k >= before && per_row > 0 && k < before + per_row * rows).then(|| (k - before) / per_row)
+                });
+                if let (Some(r @ 1..), true) = (row, st.params.contains_key(n)) {
+                    args.push(slot(&format!("{n}#{r}")));
+                    continue;
+                }
                 if known.contains(n) || st.params.contains_key(n) {
                     args.push(slot(n));
                     continue;
@@ -328,6 +364,9 @@ pub fn compile(
                         ),
                     ),
                 }
+            }
+            if args.len() > 32_766 {
+                e.at(sql, format!("statement {name}.{sname} binds {} values; SQLite takes at most 32766 per statement (MySQL and PostgreSQL 65535): use a smaller batch", args.len()));
             }
             let mut saves = Vec::new();
             for (map, client_scope) in [(&st.save, false), (&st.save_client, true)] {
@@ -359,12 +398,15 @@ pub fn compile(
         }
         transactions.push(TransactionProgram {
             name: name.clone(),
-            weight: weight.clamp(1, u32::MAX as i64) as u32,
+            weight: weight.clamp(0, 1_000_000) as u32,
             begin: tx.begin,
             think_ms: tx.think_ms,
             params: tx_params,
             statements,
         });
+    }
+    if !transactions.is_empty() && transactions.iter().all(|t| t.weight == 0) {
+        e.list.push(format!("{file}: every transaction has weight 0: nothing would run"));
     }
     let mut names: Vec<&String> = transactions.iter().map(|t| &t.name).collect();
     names.sort();
@@ -455,6 +497,17 @@ fn generator(
             e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", tables.join(", ")))
         }
         Generator::Pattern(p) if p.is_empty() => e.at(g, "an empty pattern"),
+        // A whole "{param}" constant takes the parameter's value (and type).
+        Generator::Const(c @ Scalar::Text(_)) => {
+            if let Scalar::Text(t) = &*c {
+                if t.len() > 2 && t.starts_with('{') && t.ends_with('}') && !t.starts_with("{{") {
+                    match params.get(&t[1..t.len() - 1]) {
+                        Some(v) => *c = v.clone(),
+                        None => e.at(g, format!("{t} is not a parameter of [params] (write {{{{ for a literal brace)")),
+                    }
+                }
+            }
+        }
         Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
         _ => {}
     }
@@ -494,6 +547,29 @@ fn substitute(e: &mut Errors, params: &BTreeMap<String, Scalar>, sql: &Spanned<S
     }
     out.push_str(rest);
     out
+}
+
+/// Where the row after the last VALUES starts and ends (its parentheses), quotes skipped.
+fn values_row(sql: &str) -> Option<(usize, usize)> {
+    let upper = sql.to_ascii_uppercase();
+    let open = upper.rfind("VALUES").map(|v| v + 6).and_then(|v| sql[v..].find('(').map(|i| v + i))?;
+    let b = sql.as_bytes();
+    let (mut depth, mut i) = (0usize, open);
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => i = (i + 1..b.len()).find(|&j| b[j] == q)?,
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((open, i));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// `:name` parameters to `?`, outside quoted strings and identifiers, leaving `::` casts.
@@ -645,6 +721,22 @@ params = { a = { ids = "acct" } }
         assert!(errors_of(&GOOD.replace("id = :a AND", "id = ? AND")).iter().any(|e| e.contains("raw ? placeholder")));
         let no_mysql = GOOD.replace("sql = \"UPDATE", "postgres = \"UPDATE");
         assert!(errors_of(&no_mysql).iter().any(|e| e.contains("has no SQL for mysql")));
+    }
+
+    #[test]
+    fn a_batch_repeats_the_values_row_with_its_own_draws() {
+        let text = GOOD.replace(
+            "  [[transactions.statements]]\n  name = \"write\"",
+            "  [[transactions.statements]]\n  name = \"many\"\n  batch = 3\n  params = { v = { uniform = [1, 9] } }\n  sql = \"INSERT INTO acct (id, v) VALUES (:a, :v) RETURNING id\"\n  [[transactions.statements]]\n  name = \"write\"",
+        );
+        let spec = super::super::spec::parse("w.toml", &text).unwrap();
+        let p = compile(&spec, "w.toml", &text, Dialect::Postgres, &[]).unwrap();
+        let st = &p.transactions[0].statements[1];
+        assert_eq!(st.sql, "INSERT INTO acct (id, v) VALUES (?, ?), (?, ?), (?, ?) RETURNING id");
+        let bound: Vec<&str> = st.args.iter().map(|&i| p.slots[i].as_str()).collect();
+        assert_eq!(bound, ["a", "v", "a", "v#1", "a", "v#2"], "transaction values shared, draws per row");
+        assert_eq!(st.params.len(), 3);
+        assert!(errors_of(&text.replace("batch = 3", "batch = 0")).iter().any(|e| e.contains("batch 0 must be")));
     }
 
     #[test]

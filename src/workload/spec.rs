@@ -100,9 +100,10 @@ pub enum Generator {
 #[serde(deny_unknown_fields)]
 pub struct TransactionSpec {
     pub name: Spanned<String>,
-    /// Relative frequency in the mix.
+    /// Relative frequency in the mix (an integer or `"{param}"`; 0 is allowed only
+    /// through a parameter, to switch a transaction off).
     #[serde(default = "one")]
-    pub weight: Spanned<i64>,
+    pub weight: Spanned<Number>,
     /// Inside BEGIN ... COMMIT (else each statement autocommits).
     #[serde(default)]
     pub begin: bool,
@@ -116,8 +117,8 @@ pub struct TransactionSpec {
     pub statements: Vec<StatementSpec>,
 }
 
-fn one() -> Spanned<i64> {
-    Spanned::new(0..0, 1)
+fn one() -> Spanned<Number> {
+    Spanned::new(0..0, Number::Int(1))
 }
 
 /// SQL shared by the three databases (`sql`), or per database where they differ.
@@ -144,9 +145,12 @@ pub struct StatementSpec {
     pub mysql: Option<Spanned<String>>,
     pub postgres: Option<Spanned<String>>,
     pub sqlite: Option<Spanned<String>>,
-    /// Drawn for each execution.
+    /// Drawn for each execution (for each row of a batch).
     #[serde(default)]
     pub params: BTreeMap<String, Spanned<Generator>>,
+    /// A multi-row INSERT: the `VALUES (...)` row is sent this many times, each row with
+    /// its own draws of the statement's `params`.
+    pub batch: Option<Spanned<Number>>,
     /// Values of the first row kept for later statements of the transaction: name = column
     /// (or `last_insert_id`).
     #[serde(default)]

@@ -372,8 +372,10 @@ impl PrepareOk {
         let id = r.u32("a prepare reply cut short")?;
         let columns = r.u16("a prepare reply cut short")?;
         let params = r.u16("a prepare reply cut short")?;
-        if columns as usize > max_columns || params as usize > max_columns {
-            return Err(Malformed("a prepare reply with more columns or parameters than the limit"));
+        // Parameters are at most 65535 by the protocol and their definitions are skipped
+        // unread; columns are kept, so they are capped.
+        if columns as usize > max_columns {
+            return Err(Malformed("a prepare reply with more columns than the limit"));
         }
         Ok(PrepareOk { id, columns, params })
     }
