@@ -34,8 +34,8 @@ pub enum Command {
     Audit(AuditArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
-    /// List the workloads and their options.
-    List,
+    /// List the built-in workloads, the recipes and their options.
+    List(ListArgs),
     /// Print the JSON Schema of result files (docs/result-schema.json).
     Schema,
 }
@@ -47,6 +47,13 @@ pub struct AuditArgs {
     /// Print the findings as a JSON array (id, severity, title, evidence, advice).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ListArgs {
+    /// Print one workload: a recipe's file, or a built-in's statements per event.
+    #[arg(long, value_name = "NAME")]
+    pub show: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -75,8 +75,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
             Ok(ExitCode::SUCCESS)
         }
-        Command::List => {
-            print!("{}", list());
+        Command::List(args) => {
+            print!("{}", list(args.show.as_deref())?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Prepare(args) => {
@@ -552,11 +552,31 @@ fn default_out(name: &str) -> PathBuf {
     PathBuf::from("fairbench-results").join(format!("{name}-{}.json", stamp.trim_end_matches('Z')))
 }
 
-fn list() -> String {
+fn list(show: Option<&str>) -> Result<String, Error> {
+    use crate::workload::recipes;
+    if let Some(name) = show {
+        if let Some(text) = recipes::find(name) {
+            return Ok(text.to_string());
+        }
+        let w = Workload::parse(name).ok_or_else(|| {
+            ConfigError(format!("{name:?} is neither a built-in workload nor a recipe (see `fairbench list`)"))
+        })?;
+        let o = crate::workload::OltpOptions::default();
+        let mut s = format!("{}: {} (sysbench 1.0; default options)\n", w.name(), w.description());
+        for (kind, n) in w.mix(&o) {
+            s.push_str(&format!("  {n:>2} x {:<18} {}\n", kind.name(), kind.sql(1, None)));
+        }
+        return Ok(s);
+    }
     let mut s = String::from("Workloads (sysbench 1.0 OLTP, statement-exact):\n");
     for w in Workload::ALL {
         s.push_str(&format!("  {:<24}{}\n", w.name(), w.description()));
     }
+    s.push_str("\nRecipes (workload files of published studies; `fairbench list --show NAME` prints one):\n");
+    for (name, text) in recipes::RECIPES {
+        s.push_str(&format!("  {name:<24}{}\n", recipes::description(text)));
+    }
+    s.push_str("  Your own: any PATH.toml (docs/workloads.md); --set NAME=VALUE overrides its [params].\n");
     s.push_str(
         "\nWorkload options (defaults as sysbench; underscore spellings accepted):\n\
          \x20 --tables=1 --table-size=10000 --range-size=100 --point-selects=10 --simple-ranges=1\n\
@@ -568,5 +588,5 @@ fn list() -> String {
          Run options: --threads --time --events --warmup --report-interval --percentile --percentiles --out --ignore-errors\n\
          See `fairbench run --help`.\n",
     );
-    s
+    Ok(s)
 }

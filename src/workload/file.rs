@@ -18,9 +18,9 @@ pub struct FileWorkload {
     pub program: Program,
 }
 
-/// Whether a workload argument names a file rather than a built-in workload.
+/// Whether a workload argument names a file or a recipe rather than a built-in workload.
 pub fn is_file(arg: &str) -> bool {
-    arg.ends_with(".toml")
+    arg.ends_with(".toml") || super::recipes::find(arg).is_some()
 }
 
 /// `--set NAME=VALUE` pairs.
@@ -35,9 +35,14 @@ pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, Scalar)>, String> {
 
 /// Reads, validates and compiles `path` for `dialect`; every problem of the file is in the
 /// error, one per line, each `file:line:col: what`.
+/// A path that does not exist but names a recipe is the built-in recipe (`recipe:NAME`).
 pub fn load(path: &Path, dialect: Dialect, sets: &[String]) -> Result<FileWorkload, String> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read workload file {shown}: {e}"))?;
+    let arg = path.display().to_string();
+    let a_file = arg.ends_with(".toml") && path.exists();
+    let (shown, text) = match super::recipes::find(&arg) {
+        Some(text) if !a_file => (format!("recipe:{}", arg.trim_end_matches(".toml")), text.to_string()),
+        _ => (arg.clone(), std::fs::read_to_string(path).map_err(|e| format!("cannot read workload file {arg}: {e}"))?),
+    };
     let overrides = parse_sets(sets)?;
     let spec = spec::parse(&shown, &text)?;
     let program = compile(&spec, &shown, &text, dialect, &overrides).map_err(|errors| errors.join("\n"))?;

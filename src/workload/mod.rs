@@ -5,6 +5,7 @@
 pub mod file;
 pub mod generate;
 pub mod program;
+pub mod recipes;
 pub mod schema;
 pub mod spec;
 mod statements;

@@ -405,8 +405,8 @@ pub fn compile(
             statements,
         });
     }
-    if !transactions.is_empty() && transactions.iter().all(|t| t.weight == 0) {
-        e.list.push(format!("{file}: every transaction has weight 0: nothing would run"));
+    if let (Some(first), true) = (spec.transactions.first(), transactions.iter().all(|t| t.weight == 0)) {
+        e.at(&first.get_ref().weight, "every transaction has weight 0: nothing would run");
     }
     let mut names: Vec<&String> = transactions.iter().map(|t| &t.name).collect();
     names.sort();
