@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 /// What every client of a run shares read-only.
 pub struct ClientSpec {
     pub events: Events,
+    /// Whether any event pauses after it (a file's think_ms, closed loop only).
+    pub thinks: bool,
     pub seed: u64,
     pub retry: crate::model::RetryPolicy,
     pub reconnect_timeout: Duration,
@@ -105,7 +107,9 @@ async fn run_events<D: Database>(
                 Ok(()) => {
                     let end = Instant::now();
                     rec.lock().unwrap().event(tx, end - intended, end - attempt, end);
-                    think(&spec, &shared, tx).await;
+                    if spec.thinks {
+                        think(&spec, &shared, tx).await;
+                    }
                     break;
                 }
                 Err(e) if e.connection_lost => {
@@ -216,9 +220,6 @@ impl ClientSpec {
 async fn think(spec: &ClientSpec, shared: &Shared, tx: usize) {
     let Events::File(p) = &spec.events else { return };
     let pause = p.think(tx);
-    if pause.is_zero() || spec.open_loop {
-        return;
-    }
     let until = Instant::now() + pause;
     while !shared.stopping() && Instant::now() < until {
         tokio::time::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))).await;
@@ -236,6 +237,7 @@ impl<C: Connection> Client<C> {
 
     /// One event, each statement timed and recorded. `waited`: how long after its
     /// intended start this attempt began (zero in a closed loop).
+    #[inline]
     async fn event(
         &mut self,
         spec: &ClientSpec,

@@ -267,8 +267,13 @@ impl Workers {
                 Events::File(program::ProgramSpec::new(Arc::new(f.program.clone()), plan.distribution.clone()))
             }
         };
+        let thinks = match &plan.workload {
+            WorkloadPlan::File(f) => f.program.transactions.iter().any(|t| t.think_ms > 0) && !plan.loop_model.is_open(),
+            WorkloadPlan::Sysbench { .. } => false,
+        };
         let spec = Arc::new(ClientSpec {
             events,
+            thinks,
             seed: plan.rand_seed,
             retry: plan.retry.clone(),
             reconnect_timeout: Duration::from_secs(plan.reconnect_timeout_s as u64),

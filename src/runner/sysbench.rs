@@ -85,6 +85,7 @@ impl SysbenchState {
 
     /// One event: the workload's steps, each statement timed and recorded.
     /// `waited`: how long after its intended start this attempt began (zero in a closed loop).
+    #[inline]
     pub async fn event<C: Connection>(
         &mut self,
         conn: &mut C,
@@ -169,6 +170,7 @@ struct Event<'a, C> {
 
 impl<C: Connection> Event<'_, C> {
     /// The statements that repeat within a group: point selects, ranges, updates, deletes.
+    #[inline]
     async fn repeatable(&mut self, table: u32, kind: StatementKind) -> Result<(), DbError> {
         match kind {
             StatementKind::SimpleRange
