@@ -164,3 +164,20 @@ fn every_recipe_runs_on_all_three_databases() {
         }
     }
 }
+
+/// Every column type loads and takes parameters, and values read back bind again
+/// (PostgreSQL's NUMERIC both ways, text with quotes and backslashes loaded intact).
+#[test]
+fn every_column_type_loads_and_binds() {
+    let types = fixture("types.toml");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        let doc = db.run_json(&["bench", &types, "--threads=2", "--events=200"]);
+        let checks = doc["checks"].as_array().unwrap();
+        assert_eq!(checks.len(), 2, "{kind:?}");
+        for c in checks {
+            assert_eq!(c["passed"], true, "{kind:?}: {c}");
+        }
+        assert!(db.fairbench(&["cleanup", &types]).status.success());
+    }
+}

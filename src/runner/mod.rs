@@ -268,7 +268,9 @@ impl Workers {
             }
         };
         let thinks = match &plan.workload {
-            WorkloadPlan::File(f) => f.program.transactions.iter().any(|t| t.think_ms > 0) && !plan.loop_model.is_open(),
+            WorkloadPlan::File(f) => {
+                f.program.transactions.iter().any(|t| t.think_ms > 0) && !plan.loop_model.is_open()
+            }
             WorkloadPlan::Sysbench { .. } => false,
         };
         let spec = Arc::new(ClientSpec {
