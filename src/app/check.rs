@@ -71,6 +71,7 @@ fn generator_text(g: &Generator) -> String {
         Generator::Pareto([a, b]) => format!("pareto {}..{}", n(a), n(b)),
         Generator::Zipfian([a, b]) => format!("zipfian {}..{}", n(a), n(b)),
         Generator::Ids(t) => format!("ids of {t}"),
+        Generator::Table(t) => format!("table number of {t}"),
         Generator::Pattern(p) => format!("pattern '{p}'"),
         Generator::Sequence(s) => format!("sequence from {s}"),
         Generator::ClientId => "client id".into(),
@@ -87,6 +88,12 @@ fn describe(p: &Program) -> String {
         s.push_str(&format!("  params: {}\n", params.join(", ")));
     }
     for t in &p.tables {
+        // A table set is shown once, by its first table.
+        let name = match (&t.set, p.tables.iter().find(|x| x.set.is_some() && x.set == t.set)) {
+            (Some(_), Some(first)) if first.name() != t.name() => continue,
+            (Some(set), _) => format!("{} .. {set}{}", t.name(), p.set_count(set).unwrap_or(1)),
+            (None, _) => t.name().to_string(),
+        };
         let cols: Vec<String> = t
             .def
             .columns
@@ -94,7 +101,8 @@ fn describe(p: &Program) -> String {
             .zip(&t.generators)
             .map(|(c, g)| format!("{} {} <- {}", c.name, c.ty.text(), generator_text(g)))
             .collect();
-        s.push_str(&format!("  table {} ({} rows): {}\n", t.name(), t.rows, cols.join(", ")));
+        let each = if t.set.is_some() { " each" } else { "" };
+        s.push_str(&format!("  table {name} ({} rows{each}): {}\n", t.rows, cols.join(", ")));
     }
     let total: u32 = p.transactions.iter().map(|t| t.weight).sum();
     for t in &p.transactions {
@@ -109,6 +117,9 @@ fn describe(p: &Program) -> String {
         for st in &t.statements {
             let args: Vec<&str> = st.args.iter().map(|&i| p.slots[i].as_str()).collect();
             s.push_str(&format!("    {} [{}] {}", st.name, st.class.name(), st.sql));
+            if let Some((slot, texts)) = &st.per_table {
+                s.push_str(&format!("   -- on table 1..{} of its set by {}", texts.len(), p.slots[*slot]));
+            }
             if !args.is_empty() {
                 s.push_str(&format!("   -- ? = {}", args.join(", ")));
             }

@@ -63,8 +63,8 @@ type Draws = Vec<(usize, Draw)>;
 
 /// One client's prepared statements, value slots and generators.
 pub struct ProgramState {
-    /// Per transaction, per statement.
-    handles: Vec<Vec<usize>>,
+    /// Per transaction, per statement: the prepared handle, or one per table of its set.
+    handles: Vec<Vec<Vec<usize>>>,
     saves: Vec<Vec<Vec<(usize, SaveAt)>>>,
     tx_draws: Vec<Draws>,
     stmt_draws: Vec<Vec<Draws>>,
@@ -100,10 +100,19 @@ impl ProgramState {
         for t in &p.transactions {
             let (mut handles, mut saves, mut stmt_draws) = (Vec::new(), Vec::new(), Vec::new());
             for s in &t.statements {
-                let h = conn
-                    .prepare(&s.sql)
-                    .await
-                    .map_err(|e| DbError { message: format!("statement {}: {}", s.name, e.message), ..e })?;
+                let texts = match &s.per_table {
+                    Some((_, texts)) => texts.as_slice(),
+                    None => std::slice::from_ref(&s.sql),
+                };
+                let mut per_table = Vec::with_capacity(texts.len());
+                for sql in texts {
+                    let h = conn
+                        .prepare(sql)
+                        .await
+                        .map_err(|e| DbError { message: format!("statement {}: {}", s.name, e.message), ..e })?;
+                    per_table.push(h);
+                }
+                let h = per_table[0];
                 let columns = match s.saves.iter().any(|v| matches!(v.from, SaveFrom::Column(_))) {
                     true => conn.columns(h).await?,
                     false => Vec::new(),
@@ -126,7 +135,7 @@ impl ProgramState {
                     };
                     at.push((save.slot, from));
                 }
-                handles.push(h);
+                handles.push(per_table);
                 saves.push(at);
                 stmt_draws.push(draws(&s.params)?);
             }
@@ -170,7 +179,23 @@ impl ProgramState {
                 spilled = s.args.iter().map(|&slot| self.slots[slot].as_param()).collect();
                 &spilled
             };
-            let handle = self.handles[tx][i];
+            let handles = &self.handles[tx][i];
+            let handle = match &s.per_table {
+                None => handles[0],
+                Some((slot, _)) => {
+                    let n = match self.slots[*slot] {
+                        Value::Int(n) => n,
+                        _ => 0,
+                    };
+                    *handles.get((n as usize).wrapping_sub(1)).ok_or_else(|| {
+                        invalid(format!(
+                            "statement {}: table number {n} is not 1..{} of its table set",
+                            s.name,
+                            handles.len()
+                        ))
+                    })?
+                }
+            };
             let started = std::time::Instant::now();
             let done = if saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))) {
                 conn.execute_row(handle, params, &mut self.row).await?

@@ -67,6 +67,9 @@ impl Draw {
                 }
                 range(run.kind, &Number::Int(1), &Number::Int(rows as i64))?
             }
+            Generator::Table(set) => {
+                return Err(format!("table numbers of {set} were not resolved: draw only from a compiled program"))
+            }
             Generator::Pattern(p) => Kind::Pattern(p.as_bytes().to_vec()),
             Generator::Sequence(start) => Kind::Sequence(*start),
             Generator::ClientId => Kind::ClientId,

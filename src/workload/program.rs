@@ -30,6 +30,8 @@ pub struct TableProgram {
     pub rows: u64,
     /// How `prepare` fills each column of `def`, in order.
     pub generators: Vec<Generator>,
+    /// The table set it belongs to (`sbtest` for sbtest3), if any.
+    pub set: Option<String>,
 }
 
 impl TableProgram {
@@ -58,6 +60,9 @@ pub struct StatementProgram {
     pub args: Vec<usize>,
     pub params: Vec<(usize, Generator)>,
     pub saves: Vec<Save>,
+    /// A statement on a table set: the slot holding the table number and the SQL for
+    /// each table (`sql` is table 1's).
+    pub per_table: Option<(usize, Vec<String>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,8 +117,18 @@ impl Program {
         self.transactions.iter().any(TransactionProgram::writes)
     }
 
+    /// A table by name, or the first of a table set by the set's name.
     pub fn table(&self, name: &str) -> Option<&TableProgram> {
-        self.tables.iter().find(|t| t.def.name == name)
+        self.tables
+            .iter()
+            .find(|t| t.def.name == name)
+            .or_else(|| self.tables.iter().find(|t| t.set.as_deref() == Some(name)))
+    }
+
+    /// The number of tables in set `name` (None: not a set).
+    pub fn set_count(&self, name: &str) -> Option<u32> {
+        let n = self.tables.iter().filter(|t| t.set.as_deref() == Some(name)).count();
+        (n > 0).then_some(n as u32)
     }
 }
 
@@ -198,6 +213,16 @@ pub fn compile(
     // Generators are kept with their bounds resolved, so drawing looks nothing up; `ids`
     // may name any table.
     let table_names: Vec<String> = spec.tables.iter().map(|t| t.name.get_ref().clone()).collect();
+    // Table sets first: a column or parameter may draw table numbers of any set.
+    let mut sets: Vec<(String, u32)> = Vec::new();
+    for t in &spec.tables {
+        if let Some(c) = &t.count {
+            match number(&mut e, &params, c.span(), c.get_ref(), "count") {
+                n @ 1..=100_000 => sets.push((t.name.get_ref().clone(), n as u32)),
+                n => e.at(c, format!("table set {}: count {n} must be from 1 to 100000", t.name.get_ref())),
+            }
+        }
+    }
     let mut tables = Vec::new();
     for t in &spec.tables {
         let rows = number(&mut e, &params, t.rows.span(), t.rows.get_ref(), "rows");
@@ -215,7 +240,7 @@ pub fn compile(
                 e.at(&c.ty, format!("column {cname}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.ty.get_ref()));
                 ColumnType::Text
             });
-            let g = generator(&mut e, &params, &table_names, &c.gen, true);
+            let g = generator(&mut e, &params, &table_names, &sets, &c.gen, true);
             // A single integer key numbered by row is the database's to generate later.
             let generated = ty.is_integer() && g == Generator::Row && t.primary_key == [cname.clone()];
             columns.push(ColumnDef { name: cname.clone(), ty, generated });
@@ -230,24 +255,33 @@ pub fn compile(
                 e.at(&t.name, format!("table {tname}: key column {key} is not one of its columns"));
             }
         }
-        tables.push(TableProgram {
-            def: TableDef {
-                name: tname.clone(),
-                columns,
-                primary_key: t.primary_key.clone(),
-                indexes: t.indexes.clone(),
-            },
-            rows: rows.max(0) as u64,
-            generators,
-        });
+        let count = sets.iter().find(|(n, _)| n == tname).map(|x| x.1);
+        let names: Vec<String> = match count {
+            Some(n) => (1..=n).map(|i| format!("{tname}{i}")).collect(),
+            None => vec![tname.clone()],
+        };
+        for table in names {
+            tables.push(TableProgram {
+                def: TableDef {
+                    name: table,
+                    columns: columns.clone(),
+                    primary_key: t.primary_key.clone(),
+                    indexes: t.indexes.clone(),
+                },
+                rows: rows.max(0) as u64,
+                generators: generators.clone(),
+                set: count.map(|_| tname.clone()),
+            });
+        }
     }
-    if table_names.iter().enumerate().any(|(i, n)| table_names[..i].contains(n)) {
+    let expanded: Vec<&str> = tables.iter().map(|t| t.name()).collect();
+    if expanded.iter().enumerate().any(|(i, n)| expanded[..i].contains(n)) {
         e.list.push(format!("{file}: two tables share a name"));
     }
     // Client values: drawn at connect, plus anything a statement saves for the client.
     let mut client = Vec::new();
     for (name, g) in &spec.client {
-        client.push((slot(name), generator(&mut e, &params, &table_names, g, false)));
+        client.push((slot(name), generator(&mut e, &params, &table_names, &sets, g, false)));
     }
     let client_saved: Vec<&String> =
         spec.transactions.iter().flat_map(|t| &t.get_ref().statements).flat_map(|s| s.save_client.keys()).collect();
@@ -276,7 +310,7 @@ pub fn compile(
             spec.client.keys().cloned().chain(client_saved.iter().map(|s| s.to_string())).collect();
         let mut tx_params = Vec::new();
         for (p, g) in &tx.params {
-            tx_params.push((slot(p), generator(&mut e, &params, &table_names, g, false)));
+            tx_params.push((slot(p), generator(&mut e, &params, &table_names, &sets, g, false)));
             known.push(p.clone());
         }
         let mut statements = Vec::new();
@@ -290,7 +324,7 @@ pub fn compile(
             }
             let mut own = Vec::new();
             for (p, g) in &st.params {
-                own.push((slot(p), generator(&mut e, &params, &table_names, g, false)));
+                own.push((slot(p), generator(&mut e, &params, &table_names, &sets, g, false)));
             }
             let Some(sql) = st.sql_for(dialect) else {
                 e.at(
@@ -320,7 +354,7 @@ pub fn compile(
                             for (p, g) in &st.params {
                                 own.push((
                                     slot(&format!("{p}#{r}")),
-                                    generator(&mut e, &params, &table_names, g, false),
+                                    generator(&mut e, &params, &table_names, &sets, g, false),
                                 ));
                             }
                         }
@@ -331,6 +365,22 @@ pub fn compile(
                     ),
                     _ => e.at(b, format!("statement {name}.{sname}: batch {rows} must be between 1 and 100000")),
                 }
+            }
+            // `set{:t}`: one table of a set, by the number in value t.
+            let mut on_table: Option<(String, u32)> = None;
+            match table_marker(&text) {
+                Ok(None) => {}
+                Ok(Some((set, value, marker))) => match sets.iter().find(|(n, _)| *n == set) {
+                    Some((_, count)) => {
+                        text = text.replace(&marker, "\u{1}");
+                        on_table = Some((value, *count));
+                    }
+                    None => e.at(
+                        sql,
+                        format!("statement {name}.{sname}: {set}{marker} names no table set (a [[tables]] with count)"),
+                    ),
+                },
+                Err(m) => e.at(sql, format!("statement {name}.{sname}: {m}")),
             }
             let (positional, names) = match positional(&text) {
                 Ok(x) => x,
@@ -387,9 +437,21 @@ pub fn compile(
                     }
                 }
             }
+            let per_table = on_table.map(|(value, count)| {
+                if !(known.contains(&value) || st.params.contains_key(&value)) {
+                    e.at(sql, format!("statement {name}.{sname} picks its table by :{value}, which is not defined (known here: {})", list(&known, &st.params)));
+                }
+                let texts = (1..=count).map(|n| positional.replace('\u{1}', &n.to_string())).collect::<Vec<_>>();
+                (slot(&value), texts)
+            });
+            let positional = match &per_table {
+                Some((_, texts)) => texts[0].clone(),
+                None => positional,
+            };
             statements.push(StatementProgram {
                 name: format!("{name}.{sname}"),
                 class: classify(&positional),
+                per_table,
                 sql: positional,
                 args,
                 params: own,
@@ -476,6 +538,7 @@ fn generator(
     e: &mut Errors,
     params: &BTreeMap<String, Scalar>,
     tables: &[String],
+    sets: &[(String, u32)],
     g: &Spanned<Generator>,
     column: bool,
 ) -> Generator {
@@ -496,6 +559,10 @@ fn generator(
         Generator::Ids(t) if !tables.contains(t) => {
             e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", tables.join(", ")))
         }
+        Generator::Table(t) => match sets.iter().find(|(name, _)| name == t) {
+            Some((_, n)) => resolved = Generator::Uniform([Number::Int(1), Number::Int(*n as i64)]),
+            None => e.at(g, format!("table numbers of {t:?}, which is not a table set (a [[tables]] with count)")),
+        },
         Generator::Pattern(p) if p.is_empty() => e.at(g, "an empty pattern"),
         // A whole "{param}" constant takes the parameter's value (and type).
         Generator::Const(c @ Scalar::Text(_)) => {
@@ -528,6 +595,11 @@ fn substitute(e: &mut Errors, params: &BTreeMap<String, Scalar>, sql: &Spanned<S
             continue;
         }
         match (tail.starts_with('{'), tail.find('}')) {
+            (true, Some(end)) if tail[1..end].starts_with(':') => {
+                // A table set's table number, resolved per statement (see table_marker).
+                out.push_str(&tail[..=end]);
+                rest = &tail[end + 1..];
+            }
             (true, Some(end)) => {
                 let name = &tail[1..end];
                 match params.get(name) {
@@ -547,6 +619,39 @@ fn substitute(e: &mut Errors, params: &BTreeMap<String, Scalar>, sql: &Spanned<S
     }
     out.push_str(rest);
     out
+}
+
+/// The one `{:name}` of a statement's SQL: the table set named just before it, the value
+/// name and the marker text. Two different markers are an error.
+fn table_marker(sql: &str) -> Result<Option<(String, String, String)>, String> {
+    let mut found: Option<(String, String, String)> = None;
+    let mut from = 0;
+    while let Some(i) = sql[from..].find("{:").map(|i| i + from) {
+        let end = sql[i..].find('}').map(|e| e + i).ok_or("an unclosed {: table marker")?;
+        let value = sql[i + 2..end].to_string();
+        let set: String = sql[..i]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if set.is_empty() || !identifier(&value) {
+            return Err(format!(
+                "{} must follow a table set's name and hold a value name, as in sbtest{{:t}}",
+                &sql[i..=end]
+            ));
+        }
+        match &found {
+            Some((s, v, _)) if *s != set || *v != value => {
+                return Err("a statement may use one table set's table (one {:name})".into())
+            }
+            _ => found = Some((set, value, sql[i..=end].to_string())),
+        }
+        from = end + 1;
+    }
+    Ok(found)
 }
 
 /// Where the row after the last VALUES starts and ends (its parentheses), quotes skipped.
@@ -737,6 +842,35 @@ params = { a = { ids = "acct" } }
         assert_eq!(bound, ["a", "v", "a", "v#1", "a", "v#2"], "transaction values shared, draws per row");
         assert_eq!(st.params.len(), 3);
         assert!(errors_of(&text.replace("batch = 3", "batch = 0")).iter().any(|e| e.contains("batch 0 must be")));
+    }
+
+    #[test]
+    fn a_table_set_gives_each_statement_one_text_per_table() {
+        let text = GOOD
+            .replace("name = \"acct\"\nrows", "name = \"acct\"\ncount = 3\nrows")
+            .replace(
+                "params = { a = { ids = \"acct\" } }",
+                "params = { a = { ids = \"acct\" }, t = { table = \"acct\" } }",
+            )
+            .replace("UPDATE acct SET", "UPDATE acct{:t} SET");
+        let spec = super::super::spec::parse("w.toml", &text).unwrap();
+        let p = compile(&spec, "w.toml", &text, Dialect::Mysql, &[]).unwrap();
+        let names: Vec<&str> = p.tables.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["acct1", "acct2", "acct3"]);
+        assert_eq!(p.set_count("acct"), Some(3));
+        assert_eq!(p.table("acct").unwrap().rows, 100, "ids of a set read its tables' rows");
+        let st = &p.transactions[0].statements[1];
+        let (slot, texts) = st.per_table.as_ref().unwrap();
+        assert_eq!(p.slots[*slot], "t");
+        assert_eq!(texts[2], "UPDATE acct3 SET v = ? + 1 WHERE id = ?");
+        assert_eq!(st.sql, texts[0]);
+        let t = &p.transactions[0].params.iter().find(|(s, _)| p.slots[*s] == "t").unwrap().1;
+        assert_eq!(*t, Generator::Uniform([Number::Int(1), Number::Int(3)]));
+        // A marker on a plain table, an undefined value, and two different markers.
+        assert!(errors_of(&text.replace("count = 3\n", "")).iter().any(|e| e.contains("names no table set")));
+        assert!(errors_of(&text.replace("acct{:t}", "acct{:u}")).iter().any(|e| e.contains("picks its table by :u")));
+        let two = text.replace("WHERE id = :a\"", "AND 1 IN (SELECT 1 FROM acct{:a})\"");
+        assert!(errors_of(&two).iter().any(|e| e.contains("one table set's table")), "{:?}", errors_of(&two));
     }
 
     #[test]

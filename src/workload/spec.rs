@@ -53,6 +53,9 @@ pub enum Number {
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
     pub name: Spanned<String>,
+    /// A set of this many tables named `name1..nameN` (sysbench's sbtest1..N), each with
+    /// `rows` rows; statements pick one by number (`name{:t}` in SQL).
+    pub count: Option<Spanned<Number>>,
     pub rows: Spanned<Number>,
     pub columns: Vec<ColumnSpec>,
     #[serde(default)]
@@ -84,6 +87,8 @@ pub enum Generator {
     Zipfian([Number; 2]),
     /// One of a table's row ids, 1..rows, by the run's `--rand-type`.
     Ids(String),
+    /// A table number of a table set, 1..count, uniformly (as sysbench picks its table).
+    Table(String),
     /// Text: `#` a digit, `@` a lowercase letter, anything else itself (sysbench's c and pad
     /// are `###########-###########-...`).
     Pattern(String),
