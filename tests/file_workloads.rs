@@ -181,3 +181,46 @@ fn every_column_type_loads_and_binds() {
         assert!(db.fairbench(&["cleanup", &types]).status.success());
     }
 }
+
+/// PostgreSQL's own row statistics (pg_stat_user_tables) count what the recipes declare:
+/// xfer's two balance updates, one transfer insert and one settle per transfer; tpcb-like's
+/// one update of an account, a teller and a branch and one history row per transaction.
+#[test]
+fn postgres_statistics_count_the_declared_writes() {
+    let db = TestDb::new(Kind::Postgres);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/recipes");
+    let xfer = db.run_json(&["bench", &format!("{dir}/xfer.toml"), "--threads=1", "--events=300"]);
+    let tpcb = db.run_json(&["bench", &format!("{dir}/tpcb-like.toml"), "--threads=1", "--events=300"]);
+    let (t, n) = (xfer["transactions"]["transfer"]["count"].as_i64().unwrap(), 300i64);
+    let expected = [
+        ("balances", "n_tup_upd", 2 * t),
+        ("xfers", "n_tup_ins", t),
+        ("xfers", "n_tup_upd", t),
+        ("pgbench_accounts", "n_tup_upd", n),
+        ("pgbench_tellers", "n_tup_upd", n),
+        ("pgbench_branches", "n_tup_upd", n),
+        ("pgbench_history", "n_tup_ins", n),
+    ];
+    // Backends report their statistics when their sessions end, a moment after fairbench
+    // exits: wait (up to 10 s) for the counts to arrive; they never exceed what was sent.
+    let read = || -> Vec<i64> {
+        rt().block_on(async {
+            let (c, conn) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls).await.unwrap();
+            tokio::spawn(conn);
+            let mut v = Vec::new();
+            for (table, column, _) in expected {
+                let sql = format!("SELECT {column} FROM pg_stat_user_tables WHERE relname = '{table}'");
+                v.push(c.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0));
+            }
+            v
+        })
+    };
+    let want: Vec<i64> = expected.iter().map(|e| e.2).collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut got = read();
+    while got != want && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        got = read();
+    }
+    assert_eq!(got, want, "{expected:?}");
+}
