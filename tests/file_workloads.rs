@@ -191,6 +191,7 @@ fn postgres_statistics_count_the_declared_writes() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/recipes");
     let xfer = db.run_json(&["bench", &format!("{dir}/xfer.toml"), "--threads=1", "--events=300"]);
     let tpcb = db.run_json(&["bench", &format!("{dir}/tpcb-like.toml"), "--threads=1", "--events=300"]);
+    assert_eq!(tpcb["transactions"]["tpcb"]["count"], 300);
     let (t, n) = (xfer["transactions"]["transfer"]["count"].as_i64().unwrap(), 300i64);
     let expected = [
         ("balances", "n_tup_upd", 2 * t),
