@@ -45,7 +45,7 @@ pub fn load(path: &Path, dialect: Dialect, sets: &[String]) -> Result<FileWorklo
     };
     let overrides = parse_sets(sets)?;
     let spec = spec::parse(&shown, &text)?;
-    let program = compile(&spec, &shown, &text, dialect, &overrides).map_err(|errors| errors.join("\n"))?;
+    let program = compile(&spec, &shown, &text, dialect, &overrides).map_err(|errors| errors.join("\nerror: "))?;
     let sha256 = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
     Ok(FileWorkload { path: shown, text, sha256, overrides, program })
 }

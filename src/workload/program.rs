@@ -212,7 +212,21 @@ pub fn compile(
 
     // Generators are kept with their bounds resolved, so drawing looks nothing up; `ids`
     // may name any table.
-    let table_names: Vec<String> = spec.tables.iter().map(|t| t.name.get_ref().clone()).collect();
+    // Every table (or set) with its rows, for `ids` generators anywhere in the file.
+    let table_rows: Vec<(String, i64)> = spec
+        .tables
+        .iter()
+        .map(|t| {
+            let rows = match t.rows.get_ref() {
+                Number::Int(i) => Some(*i),
+                Number::Param(p) => match params.get(p.trim().trim_start_matches('{').trim_end_matches('}')) {
+                    Some(Scalar::Int(i)) => Some(*i),
+                    _ => None,
+                },
+            };
+            (t.name.get_ref().clone(), rows.unwrap_or(1))
+        })
+        .collect();
     // Table sets first: a column or parameter may draw table numbers of any set.
     let mut sets: Vec<(String, u32)> = Vec::new();
     for t in &spec.tables {
@@ -226,6 +240,9 @@ pub fn compile(
     let mut tables = Vec::new();
     for t in &spec.tables {
         let rows = number(&mut e, &params, t.rows.span(), t.rows.get_ref(), "rows");
+        if rows < 0 {
+            e.at(&t.rows, format!("table {}: rows {rows} must be at least 0", t.name.get_ref()));
+        }
         let tname = t.name.get_ref();
         if !identifier(tname) {
             e.at(&t.name, format!("table name {tname:?}: use letters, digits and _ (at most 60)"));
@@ -240,7 +257,7 @@ pub fn compile(
                 e.at(&c.ty, format!("column {cname}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.ty.get_ref()));
                 ColumnType::Text
             });
-            let g = generator(&mut e, &params, &table_names, &sets, &c.gen, true);
+            let g = generator(&mut e, &params, &table_rows, &sets, &c.gen, true);
             // A single integer key numbered by row is the database's to generate later.
             let generated = ty.is_integer() && g == Generator::Row && t.primary_key == [cname.clone()];
             columns.push(ColumnDef { name: cname.clone(), ty, generated });
@@ -281,7 +298,7 @@ pub fn compile(
     // Client values: drawn at connect, plus anything a statement saves for the client.
     let mut client = Vec::new();
     for (name, g) in &spec.client {
-        client.push((slot(name), generator(&mut e, &params, &table_names, &sets, g, false)));
+        client.push((slot(name), generator(&mut e, &params, &table_rows, &sets, g, false)));
     }
     let client_saved: Vec<&String> =
         spec.transactions.iter().flat_map(|t| &t.get_ref().statements).flat_map(|s| s.save_client.keys()).collect();
@@ -310,7 +327,7 @@ pub fn compile(
             spec.client.keys().cloned().chain(client_saved.iter().map(|s| s.to_string())).collect();
         let mut tx_params = Vec::new();
         for (p, g) in &tx.params {
-            tx_params.push((slot(p), generator(&mut e, &params, &table_names, &sets, g, false)));
+            tx_params.push((slot(p), generator(&mut e, &params, &table_rows, &sets, g, false)));
             known.push(p.clone());
         }
         let mut statements = Vec::new();
@@ -324,7 +341,7 @@ pub fn compile(
             }
             let mut own = Vec::new();
             for (p, g) in &st.params {
-                own.push((slot(p), generator(&mut e, &params, &table_names, &sets, g, false)));
+                own.push((slot(p), generator(&mut e, &params, &table_rows, &sets, g, false)));
             }
             let Some(sql) = st.sql_for(dialect) else {
                 e.at(
@@ -354,7 +371,7 @@ pub fn compile(
                             for (p, g) in &st.params {
                                 own.push((
                                     slot(&format!("{p}#{r}")),
-                                    generator(&mut e, &params, &table_names, &sets, g, false),
+                                    generator(&mut e, &params, &table_rows, &sets, g, false),
                                 ));
                             }
                         }
@@ -537,7 +554,7 @@ fn number(e: &mut Errors, params: &BTreeMap<String, Scalar>, span: Range<usize>,
 fn generator(
     e: &mut Errors,
     params: &BTreeMap<String, Scalar>,
-    tables: &[String],
+    tables: &[(String, i64)],
     sets: &[(String, u32)],
     g: &Spanned<Generator>,
     column: bool,
@@ -553,12 +570,24 @@ fn generator(
             let hi = number(e, params, g.span(), &bounds[1], "range");
             if lo > hi {
                 e.at(g, format!("range [{lo}, {hi}] is empty: the first bound must not exceed the second"));
+            } else if (hi as i128 - lo as i128) >= 1 << 32 {
+                e.at(
+                    g,
+                    format!("range [{lo}, {hi}] spans more than 2^32 values (the distributions draw 32-bit offsets)"),
+                );
             }
             *bounds = [Number::Int(lo), Number::Int(hi)];
         }
-        Generator::Ids(t) if !tables.contains(t) => {
-            e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", tables.join(", ")))
-        }
+        Generator::Ids(t) => match tables.iter().find(|(name, _)| name == t) {
+            None => {
+                let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+                e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", names.join(", ")))
+            }
+            Some((_, rows)) if *rows < 1 || *rows > u32::MAX as i64 => {
+                e.at(g, format!("ids of table {t}, which has {rows} rows: there is no id to draw"))
+            }
+            Some(_) => {}
+        },
         Generator::Table(t) => match sets.iter().find(|(name, _)| name == t) {
             Some((_, n)) => resolved = Generator::Uniform([Number::Int(1), Number::Int(*n as i64)]),
             None => e.at(g, format!("table numbers of {t:?}, which is not a table set (a [[tables]] with count)")),
@@ -824,6 +853,12 @@ params = { a = { ids = "acct" } }
         let empty = GOOD.split("  [[transactions.statements]]").next().unwrap().to_string();
         assert!(errors_of(&empty).iter().any(|e| e.contains("has no statements")));
         assert!(errors_of(&GOOD.replace("id = :a AND", "id = ? AND")).iter().any(|e| e.contains("raw ? placeholder")));
+        // Sizes no run can use are refused before anything is prepared.
+        let negative = GOOD.replace("rows = \"{n}\"", "rows = -5");
+        assert!(errors_of(&negative).iter().any(|e| e.contains("rows -5 must be at least 0")));
+        assert!(errors_of(&negative).iter().any(|e| e.contains("which has -5 rows: there is no id to draw")));
+        let wide = GOOD.replace("[1, 9]", "[1, 10000000000]");
+        assert!(errors_of(&wide).iter().any(|e| e.contains("spans more than 2^32 values")));
         let no_mysql = GOOD.replace("sql = \"UPDATE", "postgres = \"UPDATE");
         assert!(errors_of(&no_mysql).iter().any(|e| e.contains("has no SQL for mysql")));
     }
