@@ -1,0 +1,154 @@
+use super::*;
+
+const GOOD: &str = r#"
+[workload]
+name = "t"
+[params]
+n = 100
+[[tables]]
+name = "acct"
+rows = "{n}"
+columns = [{ name = "id", type = "integer", gen = "row" }, { name = "v", type = "bigint", gen = { uniform = [1, 9] } }]
+primary_key = ["id"]
+[[transactions]]
+name = "move"
+begin = true
+params = { a = { ids = "acct" } }
+  [[transactions.statements]]
+  name = "read"
+  sql = "SELECT v FROM acct WHERE id = :a AND v < {n} AND note = 'x:y' AND w::text = ':z'"
+  save = { old = "v" }
+  [[transactions.statements]]
+  name = "write"
+  sql = "UPDATE acct SET v = :old + 1 WHERE id = :a"
+"#;
+
+fn errors_of(text: &str) -> Vec<String> {
+    let spec = super::super::spec::parse("w.toml", text).map_err(|e| vec![e]);
+    match spec.and_then(|s| compile(&s, "w.toml", text, Dialect::Mysql, &[])) {
+        Ok(_) => vec![],
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn a_good_file_compiles_to_positional_sql() {
+    let spec = super::super::spec::parse("w.toml", GOOD).unwrap();
+    let p = compile(&spec, "w.toml", GOOD, Dialect::Postgres, &[("n".into(), Scalar::Int(5))]).unwrap();
+    let st = &p.transactions[0].statements;
+    assert_eq!(st[0].sql, "SELECT v FROM acct WHERE id = ? AND v < 5 AND note = 'x:y' AND w::text = ':z'");
+    assert_eq!(st[0].class, StatementClass::Read);
+    assert_eq!(st[1].sql, "UPDATE acct SET v = ? + 1 WHERE id = ?");
+    assert_eq!(st[1].args.iter().map(|&i| p.slots[i].as_str()).collect::<Vec<_>>(), ["old", "a"]);
+    assert_eq!(st[1].class, StatementClass::Write);
+    assert_eq!(p.tables[0].rows, 5);
+    assert!(p.tables[0].def.columns[0].generated, "a single integer key numbered by row");
+    assert!(!p.tables[0].def.columns[1].generated);
+}
+
+/// Each bad file names the line and column and what was expected.
+#[test]
+fn bad_files_say_where_and_what() {
+    let cases: [(&str, &str, &str); 9] = [
+        ("gen = \"row\" }, { name = \"v\"", "gen = \"rows\" }, { name = \"v\"", "unknown variant `rows`"),
+        (
+            "sql = \"UPDATE acct SET v = :old + 1",
+            "sql = \"UPDATE acct SET v = :olde + 1",
+            "uses :olde, which is not defined",
+        ),
+        ("save = { old = \"v\" }", "", "uses :old, which is not defined"),
+        ("name = \"move\"\nbegin", "name = \"move\"\nweight = 0\nbegin", "weight 0 must be"),
+        ("{ ids = \"acct\" }", "{ ids = \"accounts\" }", "ids of table \"accounts\""),
+        ("v < {n}", "v < {m}", "{m} is not a parameter"),
+        ("type = \"bigint\"", "type = \"bigint2\"", "unknown type \"bigint2\""),
+        ("[1, 9]", "[9, 1]", "range [9, 1] is empty"),
+        ("rows = \"{n}\"", "rows = \"{nn}\"", "neither an integer nor a {parameter}"),
+    ];
+    for (from, to, words) in cases {
+        assert!(GOOD.contains(from), "{from}");
+        let bad = GOOD.replacen(from, to, 1);
+        let errors = errors_of(&bad);
+        assert!(errors.iter().any(|e| e.contains(words) && e.starts_with("w.toml:")), "{words}: {errors:?}");
+        // Every message has a line and column.
+        for e in &errors {
+            let mut parts = e.splitn(4, ':');
+            parts.next();
+            assert!(
+                parts.next().unwrap().parse::<usize>().is_ok() && parts.next().unwrap().parse::<usize>().is_ok(),
+                "{e}"
+            );
+        }
+    }
+    // Used before the statement that saves it.
+    let swapped = GOOD.replace("name = \"read\"", "name = \"x\"").replace(
+        "  [[transactions.statements]]\n  name = \"x\"",
+        "  [[transactions.statements]]\n  name = \"first\"\n  sql = \"SELECT :old\"\n  [[transactions.statements]]\n  name = \"x\"",
+    );
+    assert!(
+        errors_of(&swapped).iter().any(|e| e.contains("uses :old before statement x saves it")),
+        "{:?}",
+        errors_of(&swapped)
+    );
+    // No statements, raw placeholders, no SQL for the dialect.
+    let empty = GOOD.split("  [[transactions.statements]]").next().unwrap().to_string();
+    assert!(errors_of(&empty).iter().any(|e| e.contains("has no statements")));
+    assert!(errors_of(&GOOD.replace("id = :a AND", "id = ? AND")).iter().any(|e| e.contains("raw ? placeholder")));
+    // Sizes no run can use are refused before anything is prepared.
+    let negative = GOOD.replace("rows = \"{n}\"", "rows = -5");
+    assert!(errors_of(&negative).iter().any(|e| e.contains("rows -5 must be at least 0")));
+    assert!(errors_of(&negative).iter().any(|e| e.contains("which has -5 rows: there is no id to draw")));
+    let wide = GOOD.replace("[1, 9]", "[1, 10000000000]");
+    assert!(errors_of(&wide).iter().any(|e| e.contains("spans more than 2^32 values")));
+    let no_mysql = GOOD.replace("sql = \"UPDATE", "postgres = \"UPDATE");
+    assert!(errors_of(&no_mysql).iter().any(|e| e.contains("has no SQL for mysql")));
+}
+
+#[test]
+fn a_batch_repeats_the_values_row_with_its_own_draws() {
+    let text = GOOD.replace(
+        "  [[transactions.statements]]\n  name = \"write\"",
+        "  [[transactions.statements]]\n  name = \"many\"\n  batch = 3\n  params = { v = { uniform = [1, 9] } }\n  sql = \"INSERT INTO acct (id, v) VALUES (:a, :v) RETURNING id\"\n  [[transactions.statements]]\n  name = \"write\"",
+    );
+    let spec = super::super::spec::parse("w.toml", &text).unwrap();
+    let p = compile(&spec, "w.toml", &text, Dialect::Postgres, &[]).unwrap();
+    let st = &p.transactions[0].statements[1];
+    assert_eq!(st.sql, "INSERT INTO acct (id, v) VALUES (?, ?), (?, ?), (?, ?) RETURNING id");
+    let bound: Vec<&str> = st.args.iter().map(|&i| p.slots[i].as_str()).collect();
+    assert_eq!(bound, ["a", "v", "a", "v#1", "a", "v#2"], "transaction values shared, draws per row");
+    assert_eq!(st.params.len(), 3);
+    assert!(errors_of(&text.replace("batch = 3", "batch = 0")).iter().any(|e| e.contains("batch 0 must be")));
+}
+
+#[test]
+fn a_table_set_gives_each_statement_one_text_per_table() {
+    let text = GOOD
+        .replace("name = \"acct\"\nrows", "name = \"acct\"\ncount = 3\nrows")
+        .replace("params = { a = { ids = \"acct\" } }", "params = { a = { ids = \"acct\" }, t = { table = \"acct\" } }")
+        .replace("UPDATE acct SET", "UPDATE acct{:t} SET");
+    let spec = super::super::spec::parse("w.toml", &text).unwrap();
+    let p = compile(&spec, "w.toml", &text, Dialect::Mysql, &[]).unwrap();
+    let names: Vec<&str> = p.tables.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["acct1", "acct2", "acct3"]);
+    assert_eq!(p.set_count("acct"), Some(3));
+    assert_eq!(p.table("acct").unwrap().rows, 100, "ids of a set read its tables' rows");
+    let st = &p.transactions[0].statements[1];
+    let (slot, texts) = st.per_table.as_ref().unwrap();
+    assert_eq!(p.slots[*slot], "t");
+    assert_eq!(texts[2], "UPDATE acct3 SET v = ? + 1 WHERE id = ?");
+    assert_eq!(st.sql, texts[0]);
+    let t = &p.transactions[0].params.iter().find(|(s, _)| p.slots[*s] == "t").unwrap().1;
+    assert_eq!(*t, Generator::Uniform([Number::Int(1), Number::Int(3)]));
+    // A marker on a plain table, an undefined value, and two different markers.
+    assert!(errors_of(&text.replace("count = 3\n", "")).iter().any(|e| e.contains("names no table set")));
+    assert!(errors_of(&text.replace("acct{:t}", "acct{:u}")).iter().any(|e| e.contains("picks its table by :u")));
+    let two = text.replace("WHERE id = :a\"", "AND 1 IN (SELECT 1 FROM acct{:a})\"");
+    assert!(errors_of(&two).iter().any(|e| e.contains("one table set's table")), "{:?}", errors_of(&two));
+}
+
+#[test]
+fn named_parameters_skip_quotes_and_casts() {
+    let (sql, names) = positional("SELECT ':a', \"b:c\", x::int, :p1 + :p_2 FROM t").unwrap();
+    assert_eq!(sql, "SELECT ':a', \"b:c\", x::int, ? + ? FROM t");
+    assert_eq!(names, ["p1", "p_2"]);
+    assert!(positional("SELECT 'open").is_err());
+}
