@@ -6,7 +6,7 @@ use crate::cli::CheckArgs;
 use crate::model::Dialect;
 use crate::plan::ConfigError;
 use crate::random::{DistributionSpec, Rng};
-use crate::workload::generate::{Context, Draw, Drawn};
+use crate::workload::generate::{Context, Draw, Drawn, ScopeDraws};
 use crate::workload::program::{compile, scalar_text, Program};
 use crate::workload::spec;
 use crate::workload::spec::Generator;
@@ -72,6 +72,8 @@ fn generator_text(g: &Generator) -> String {
         Generator::Zipfian([a, b]) => format!("zipfian {}..{}", n(a), n(b)),
         Generator::Ids(t) => format!("ids of {t}"),
         Generator::Table(t) => format!("table number of {t}"),
+        Generator::Offset(from, add) => format!("{from} + {}", n(add)),
+        Generator::Unique => "unique id".into(),
         Generator::Pattern(p) => format!("pattern '{p}'"),
         Generator::Sequence(s) => format!("sequence from {s}"),
         Generator::ClientId => "client id".into(),
@@ -143,29 +145,28 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
     };
     let mut s = String::from("samples (seed 1, uniform ids):\n");
     for t in &p.tables {
-        let mut draws: Vec<Draw> = t.generators.iter().map(|g| Draw::new(g, p, &run)).collect::<Result<_, _>>()?;
+        let mut draws: Vec<Draw> =
+            t.generators.iter().map(|g| Draw::new(g, p, &run, None)).collect::<Result<_, _>>()?;
         for row in 1..=n as u64 {
             let at = Context { client: 0, row };
             let values: Vec<String> = draws.iter_mut().map(|d| show(d.draw(&mut rng, at))).collect();
             s.push_str(&format!("  {} row {row}: ({})\n", t.name(), values.join(", ")));
         }
     }
-    let named = |list: &[(usize, Generator)]| -> Result<Vec<(String, Draw)>, String> {
-        list.iter().map(|(slot, g)| Ok((p.slots[*slot].clone(), Draw::new(g, p, &run)?))).collect()
-    };
-    let mut client = named(&p.client)?;
+    let unique = std::sync::Arc::new(crate::random::UniqueSequence::new(1));
+    let scope = |list: &[(usize, Generator)]| ScopeDraws::new(list, p, &run, Some(&unique));
+    let mut client = scope(&p.client)?;
     for t in &p.transactions {
-        let mut draws = named(&t.params)?;
+        let mut scopes = vec![scope(&t.params)?];
         for st in &t.statements {
-            draws.extend(named(&st.params)?);
+            scopes.push(scope(&st.params)?);
         }
         for i in 0..n {
             let at = Context { client: 0, row: 0 };
-            let values: Vec<String> = client
-                .iter_mut()
-                .chain(draws.iter_mut())
-                .map(|(name, d)| format!("{name}={}", show(d.draw(&mut rng, at))))
-                .collect();
+            let mut values: Vec<String> = Vec::new();
+            for sc in std::iter::once(&mut client).chain(scopes.iter_mut()) {
+                sc.draw(&mut rng, at, |slot, v| values.push(format!("{}={}", p.slots[slot], show(v))));
+            }
             s.push_str(&format!("  {} #{}: {}\n", t.name, i + 1, values.join(", ")));
         }
     }

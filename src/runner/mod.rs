@@ -263,9 +263,11 @@ impl Workers {
             WorkloadPlan::Sysbench { workload, oltp } => {
                 Events::Sysbench(sysbench::SysbenchSpec::new(*workload, oltp, plan.distribution.sampler()))
             }
-            WorkloadPlan::File(f) => {
-                Events::File(program::ProgramSpec::new(Arc::new(f.program.clone()), plan.distribution.clone()))
-            }
+            WorkloadPlan::File(f) => Events::File(program::ProgramSpec::new(
+                Arc::new(f.program.clone()),
+                plan.distribution.clone(),
+                plan.rand_seed,
+            )),
         };
         let thinks = match &plan.workload {
             WorkloadPlan::File(f) => {

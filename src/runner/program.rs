@@ -3,9 +3,10 @@
 //! values saved from result rows into slots for later statements.
 
 use crate::db::{ClientFault, Connection, Database, DbError, Param, Value};
+use crate::random::UniqueSequence;
 use crate::random::{DistributionSpec, Rng};
 use crate::recorder::Recorder;
-use crate::workload::generate::{Context, Draw, Drawn};
+use crate::workload::generate::{Context, Drawn, ScopeDraws};
 use crate::workload::program::{Program, SaveFrom, TransactionIds};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,10 +22,12 @@ pub struct ProgramSpec {
     cumulative: Vec<u64>,
     /// The run's `--rand-*` settings (`ids` generators follow them).
     dist: DistributionSpec,
+    /// `unique` ids, shared by every client.
+    unique: Arc<UniqueSequence>,
 }
 
 impl ProgramSpec {
-    pub fn new(program: Arc<Program>, dist: DistributionSpec) -> Self {
+    pub fn new(program: Arc<Program>, dist: DistributionSpec, seed: u64) -> Self {
         let ids = program.measured().1;
         let cumulative = program
             .transactions
@@ -34,7 +37,7 @@ impl ProgramSpec {
                 Some(*sum)
             })
             .collect();
-        ProgramSpec { program, ids, cumulative, dist }
+        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(UniqueSequence::new(seed)) }
     }
 
     /// A transaction by weight.
@@ -59,15 +62,13 @@ enum SaveAt {
     InsertId,
 }
 
-type Draws = Vec<(usize, Draw)>;
-
 /// One client's prepared statements, value slots and generators.
 pub struct ProgramState {
     /// Per transaction, per statement: the prepared handle, or one per table of its set.
     handles: Vec<Vec<Vec<usize>>>,
     saves: Vec<Vec<Vec<(usize, SaveAt)>>>,
-    tx_draws: Vec<Draws>,
-    stmt_draws: Vec<Vec<Draws>>,
+    tx_draws: Vec<ScopeDraws>,
+    stmt_draws: Vec<Vec<ScopeDraws>>,
     begin_sql: Vec<&'static str>,
     slots: Vec<Value>,
     row: Vec<Value>,
@@ -84,8 +85,8 @@ impl ProgramState {
         rng: &mut Rng,
     ) -> Result<Self, DbError> {
         let p = &*spec.program;
-        let draws = |list: &[(usize, crate::workload::spec::Generator)]| -> Result<Draws, DbError> {
-            list.iter().map(|(slot, g)| Ok((*slot, Draw::new(g, p, &spec.dist).map_err(invalid)?))).collect()
+        let draws = |list: &[(usize, crate::workload::spec::Generator)]| {
+            ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique)).map_err(invalid)
         };
         let mut state = ProgramState {
             handles: Vec::new(),
@@ -165,54 +166,77 @@ impl ProgramState {
         if let Some(id) = ids.begin {
             super::client::timed_simple(conn, self.begin_sql[tx], id, rec, waited).await?;
         }
-        for (i, s) in t.statements.iter().enumerate() {
-            draw_into(&mut self.stmt_draws[tx][i], &mut self.slots, rng, self.at);
-            let saves = &self.saves[tx][i];
-            let mut inline = [Param::Null; INLINE_PARAMS];
-            let spilled: Vec<Param<'_>>;
-            let params: &[Param<'_>] = if s.args.len() <= INLINE_PARAMS {
-                for (p, &slot) in inline.iter_mut().zip(&s.args) {
-                    *p = self.slots[slot].as_param();
+        for step in &t.steps {
+            for _ in 0..step.repeat {
+                for i in step.first..step.first + step.count {
+                    self.statement(conn, rng, spec, tx, i, rec, waited).await?;
                 }
-                &inline[..s.args.len()]
-            } else {
-                spilled = s.args.iter().map(|&slot| self.slots[slot].as_param()).collect();
-                &spilled
-            };
-            let handles = &self.handles[tx][i];
-            let handle = match &s.per_table {
-                None => handles[0],
-                Some((slot, _)) => {
-                    let n = match self.slots[*slot] {
-                        Value::Int(n) => n,
-                        _ => 0,
-                    };
-                    *handles.get((n as usize).wrapping_sub(1)).ok_or_else(|| {
-                        invalid(format!(
-                            "statement {}: table number {n} is not 1..{} of its table set",
-                            s.name,
-                            handles.len()
-                        ))
-                    })?
-                }
-            };
-            let started = std::time::Instant::now();
-            let done = if saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))) {
-                conn.execute_row(handle, params, &mut self.row).await?
-            } else {
-                conn.execute(handle, params).await?
-            };
-            let end = std::time::Instant::now();
-            rec.lock().unwrap().statement(ids.statements[i], end - started, waited, end);
-            for (slot, at) in saves {
-                self.slots[*slot] = match at {
-                    SaveAt::Column(c) => self.row.get(*c).cloned().unwrap_or(Value::Null),
-                    SaveAt::InsertId => done.last_insert_id.map(|v| Value::Int(v as i64)).unwrap_or(Value::Null),
-                };
             }
         }
         if let Some(id) = ids.commit {
             super::client::timed_simple(conn, "COMMIT", id, rec, waited).await?;
+        }
+        Ok(())
+    }
+
+    /// Statement `i` of transaction `tx`: its draws, then the execution, timed and recorded,
+    /// then its saves.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    async fn statement<C: Connection>(
+        &mut self,
+        conn: &mut C,
+        rng: &mut Rng,
+        spec: &ProgramSpec,
+        tx: usize,
+        i: usize,
+        rec: &Mutex<Recorder>,
+        waited: Duration,
+    ) -> Result<(), DbError> {
+        let s = &spec.program.transactions[tx].statements[i];
+        draw_into(&mut self.stmt_draws[tx][i], &mut self.slots, rng, self.at);
+        let saves = &self.saves[tx][i];
+        let mut inline = [Param::Null; INLINE_PARAMS];
+        let spilled: Vec<Param<'_>>;
+        let params: &[Param<'_>] = if s.args.len() <= INLINE_PARAMS {
+            for (p, &slot) in inline.iter_mut().zip(&s.args) {
+                *p = self.slots[slot].as_param();
+            }
+            &inline[..s.args.len()]
+        } else {
+            spilled = s.args.iter().map(|&slot| self.slots[slot].as_param()).collect();
+            &spilled
+        };
+        let handles = &self.handles[tx][i];
+        let handle = match &s.per_table {
+            None => handles[0],
+            Some((slot, _)) => {
+                let n = match self.slots[*slot] {
+                    Value::Int(n) => n,
+                    _ => 0,
+                };
+                *handles.get((n as usize).wrapping_sub(1)).ok_or_else(|| {
+                    invalid(format!(
+                        "statement {}: table number {n} is not 1..{} of its table set",
+                        s.name,
+                        handles.len()
+                    ))
+                })?
+            }
+        };
+        let started = std::time::Instant::now();
+        let done = if saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))) {
+            conn.execute_row(handle, params, &mut self.row).await?
+        } else {
+            conn.execute(handle, params).await?
+        };
+        let end = std::time::Instant::now();
+        rec.lock().unwrap().statement(spec.ids[tx].statements[i], end - started, waited, end);
+        for (slot, at) in saves {
+            self.slots[*slot] = match at {
+                SaveAt::Column(c) => self.row.get(*c).cloned().unwrap_or(Value::Null),
+                SaveAt::InsertId => done.last_insert_id.map(|v| Value::Int(v as i64)).unwrap_or(Value::Null),
+            };
         }
         Ok(())
     }
@@ -223,12 +247,12 @@ fn invalid(message: String) -> DbError {
     DbError::client(ClientFault::Other, message)
 }
 
-/// Draws each generator into its slot, reusing the slot's text buffer.
+/// Draws a scope's values into their slots, reusing each slot's text buffer.
 #[inline]
-fn draw_into(draws: &mut Draws, slots: &mut [Value], rng: &mut Rng, at: Context) {
-    for (slot, d) in draws.iter_mut() {
-        let target = &mut slots[*slot];
-        match d.draw(rng, at) {
+fn draw_into(draws: &mut ScopeDraws, slots: &mut [Value], rng: &mut Rng, at: Context) {
+    draws.draw(rng, at, |slot, value| {
+        let target = &mut slots[slot];
+        match value {
             Drawn::Int(i) => *target = Value::Int(i),
             Drawn::Float(f) => *target = Value::Float(f),
             Drawn::Text(s) => match target {
@@ -239,5 +263,5 @@ fn draw_into(draws: &mut Draws, slots: &mut [Value], rng: &mut Rng, at: Context)
                 _ => *target = Value::Text(s.to_string()),
             },
         }
-    }
+    });
 }

@@ -4,7 +4,8 @@
 
 use super::program::Program;
 use super::spec::{Generator, Number, Scalar};
-use crate::random::{Distribution, DistributionKind, DistributionSpec, Rng};
+use crate::random::{Distribution, DistributionKind, DistributionSpec, Rng, UniqueSequence};
+use std::sync::Arc;
 
 /// A drawn value; text borrows the generator's buffer until the next draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +34,7 @@ enum Kind {
     ClientId,
     Row,
     Const(Scalar),
+    Unique(Arc<UniqueSequence>),
 }
 
 pub struct Draw {
@@ -43,7 +45,13 @@ pub struct Draw {
 impl Draw {
     /// `g` as compiled into `program` (bounds resolved); `run`: the run's `--rand-*`
     /// settings (used by `ids` and for the distributions' shapes).
-    pub fn new(g: &Generator, program: &Program, run: &DistributionSpec) -> Result<Draw, String> {
+    /// `unique`: the run's shared sequence, for `unique` generators.
+    pub fn new(
+        g: &Generator,
+        program: &Program,
+        run: &DistributionSpec,
+        unique: Option<&Arc<UniqueSequence>>,
+    ) -> Result<Draw, String> {
         let bound = |n: &Number| match n {
             Number::Int(i) => Ok(*i),
             Number::Param(p) => Err(format!("{p:?} was not resolved: draw only from a compiled program")),
@@ -67,6 +75,12 @@ impl Draw {
                 }
                 range(run.kind, &Number::Int(1), &Number::Int(rows as i64))?
             }
+            // An offset reads another slot: the runner resolves it.
+            Generator::Offset(from, _) => return Err(format!("an offset of {from} is resolved by the runner")),
+            Generator::Unique => match unique {
+                Some(u) => Kind::Unique(u.clone()),
+                None => return Err("\"unique\" ids are drawn by clients only".into()),
+            },
             Generator::Table(set) => {
                 return Err(format!("table numbers of {set} were not resolved: draw only from a compiled program"))
             }
@@ -100,10 +114,73 @@ impl Draw {
                 Drawn::Int(v)
             }
             Kind::ClientId => Drawn::Int(at.client as i64),
+            // sysbench: a unique uint32 shifted into INTEGER range.
+            Kind::Unique(u) => Drawn::Int(u.next() as i64 - 2_147_483_648),
             Kind::Row => Drawn::Int(at.row as i64),
             Kind::Const(Scalar::Int(i)) => Drawn::Int(*i),
             Kind::Const(Scalar::Float(f)) => Drawn::Float(*f),
             Kind::Const(Scalar::Text(t)) => Drawn::Text(t),
+        }
+    }
+}
+
+/// One scope's generators (a transaction's or a statement's `params`, the client's values)
+/// in drawing order: offsets last, each adding to the value its source drew in the same pass.
+pub struct ScopeDraws {
+    items: Vec<(usize, Source)>,
+    /// The integer each item drew in the current pass (offsets read their source's).
+    ints: Vec<i64>,
+}
+
+enum Source {
+    Draw(Draw),
+    Offset { from: usize, add: i64 },
+}
+
+impl ScopeDraws {
+    /// `list`: (slot, generator) as compiled; `slot_name` names a slot (offsets refer to
+    /// their source by name).
+    pub fn new(
+        list: &[(usize, Generator)],
+        program: &Program,
+        run: &DistributionSpec,
+        unique: Option<&Arc<UniqueSequence>>,
+    ) -> Result<ScopeDraws, String> {
+        let mut items: Vec<(usize, Source)> = Vec::new();
+        for (slot, g) in list.iter().filter(|(_, g)| !matches!(g, Generator::Offset(..))) {
+            items.push((*slot, Source::Draw(Draw::new(g, program, run, unique)?)));
+        }
+        for (slot, g) in list {
+            if let Generator::Offset(name, add) = g {
+                let from = items
+                    .iter()
+                    .position(|(s, _)| program.slots.get(*s) == Some(name))
+                    .ok_or_else(|| format!("an offset of {name}, which is not drawn beside it"))?;
+                let add = match add {
+                    Number::Int(i) => *i,
+                    Number::Param(p) => {
+                        return Err(format!("{p:?} was not resolved: draw only from a compiled program"))
+                    }
+                };
+                items.push((*slot, Source::Offset { from, add }));
+            }
+        }
+        let ints = vec![0; items.len()];
+        Ok(ScopeDraws { items, ints })
+    }
+
+    /// Draws every value of the scope, handing each to `store(slot, value)`.
+    #[inline]
+    pub fn draw(&mut self, rng: &mut Rng, at: Context, mut store: impl FnMut(usize, Drawn<'_>)) {
+        for (i, (slot, source)) in self.items.iter_mut().enumerate() {
+            let value = match source {
+                Source::Draw(d) => d.draw(rng, at),
+                Source::Offset { from, add } => Drawn::Int(self.ints[*from].saturating_add(*add)),
+            };
+            if let Drawn::Int(v) = value {
+                self.ints[i] = v;
+            }
+            store(*slot, value);
         }
     }
 }
@@ -137,7 +214,7 @@ name = "x"
 
     fn ints(g: Generator, n: usize) -> Vec<i64> {
         let p = program();
-        let mut d = Draw::new(&g, &p, &DistributionSpec::default()).unwrap();
+        let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None).unwrap();
         let mut rng = Rng::seeded(7);
         (0..n)
             .map(|i| match d.draw(&mut rng, Context { client: 3, row: i as u64 + 1 }) {
@@ -168,24 +245,60 @@ name = "x"
     }
 
     #[test]
+    fn offsets_add_to_what_their_source_drew_and_unique_ids_never_repeat() {
+        let p = program();
+        let slot = |name: &str| p.slots.iter().position(|s| s == name).unwrap();
+        let list = vec![
+            (slot("r"), Generator::Offset("r".into(), Number::Int(99))),
+            (slot("r"), Generator::Uniform([Number::Int(1), Number::Int(1000)])),
+        ];
+        // An offset reads the value drawn in the same pass, wherever it is listed.
+        let mut scope = ScopeDraws::new(&list, &p, &DistributionSpec::default(), None).unwrap();
+        let mut rng = Rng::seeded(3);
+        for _ in 0..100 {
+            let mut seen = Vec::new();
+            scope.draw(&mut rng, Context::default(), |_, v| {
+                if let Drawn::Int(i) = v {
+                    seen.push(i)
+                }
+            });
+            let (a, b) = (seen[0], seen[1]);
+            assert_eq!(b, a + 99);
+        }
+        let unique = Arc::new(UniqueSequence::new(5));
+        let mut a = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique)).unwrap();
+        let mut b = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique)).unwrap();
+        let mut ids = std::collections::BTreeSet::new();
+        for _ in 0..5_000 {
+            for d in [&mut a, &mut b] {
+                let Drawn::Int(v) = d.draw(&mut rng, Context::default()) else { panic!() };
+                assert!((-(1i64 << 31)..(1i64 << 31)).contains(&v));
+                assert!(ids.insert(v), "{v} drawn twice");
+            }
+        }
+        assert!(Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), None).is_err());
+    }
+
+    #[test]
     fn sequences_rows_clients_patterns_and_constants() {
         assert_eq!(ints(Generator::Sequence(10), 3), [10, 11, 12]);
         assert_eq!(ints(Generator::Row, 3), [1, 2, 3]);
         assert_eq!(ints(Generator::ClientId, 2), [3, 3]);
         assert_eq!(ints(Generator::Const(Scalar::Int(9)), 1), [9]);
         let p = program();
-        let mut d = Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default()).unwrap();
+        let mut d = Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default(), None).unwrap();
         let mut rng = Rng::seeded(1);
         let Drawn::Text(t) = d.draw(&mut rng, Context::default()) else { panic!() };
         let b = t.as_bytes();
         assert_eq!(b.len(), 7);
         assert!(b[0].is_ascii_digit() && b[1].is_ascii_digit() && b[2] == b'-');
         assert!(b[3].is_ascii_lowercase() && b[4].is_ascii_lowercase() && &b[5..] == b" x");
-        assert!(Draw::new(&Generator::Ids("nope".into()), &p, &DistributionSpec::default()).is_err());
+        assert!(Draw::new(&Generator::Ids("nope".into()), &p, &DistributionSpec::default(), None).is_err());
         assert!(Draw::new(
             &Generator::Uniform([Number::Int(0), Number::Int(1 << 40)]),
             &p,
-            &DistributionSpec::default()
+            &DistributionSpec::default(),
+            None
         )
         .is_err());
     }

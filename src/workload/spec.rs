@@ -30,6 +30,10 @@ pub struct Header {
     pub name: Spanned<String>,
     #[serde(default)]
     pub description: String,
+    /// Statements named in results without their transaction's name (`point_selects`
+    /// rather than `oltp_read_write.point_selects`): one-transaction workloads only.
+    #[serde(default)]
+    pub bare_names: bool,
 }
 
 /// A number or text given in the file (or by `--set`).
@@ -39,6 +43,14 @@ pub enum Scalar {
     Int(i64),
     Float(f64),
     Text(String),
+}
+
+/// A switch, literally or as `"{param}"` (1 or 0).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Flag {
+    Bool(bool),
+    Param(String),
 }
 
 /// An integer, literally or as `"{param}"`.
@@ -89,6 +101,12 @@ pub enum Generator {
     Ids(String),
     /// A table number of a table set, 1..count, uniformly (as sysbench picks its table).
     Table(String),
+    /// Another value of the same scope plus a number: `{ offset = ["id", 99] }` (drawn
+    /// after the others; saturates at the 64-bit range).
+    Offset(String, Number),
+    /// An integer no other client draws during the run: sysbench's unique ids for
+    /// `--auto-inc=off`, in -2^31..2^31 (parameters only).
+    Unique,
     /// Text: `#` a digit, `@` a lowercase letter, anything else itself (sysbench's c and pad
     /// are `###########-###########-...`).
     Pattern(String),
@@ -109,9 +127,10 @@ pub struct TransactionSpec {
     /// through a parameter, to switch a transaction off).
     #[serde(default = "one")]
     pub weight: Spanned<Number>,
-    /// Inside BEGIN ... COMMIT (else each statement autocommits).
-    #[serde(default)]
-    pub begin: bool,
+    /// Inside BEGIN ... COMMIT (else each statement autocommits): true, false, or a
+    /// `"{param}"` whose value is 1 or 0.
+    #[serde(default = "no")]
+    pub begin: Spanned<Flag>,
     /// Pause after each transaction, in milliseconds.
     #[serde(default)]
     pub think_ms: u64,
@@ -120,6 +139,10 @@ pub struct TransactionSpec {
     pub params: BTreeMap<String, Spanned<Generator>>,
     #[serde(default)]
     pub statements: Vec<StatementSpec>,
+}
+
+fn no() -> Spanned<Flag> {
+    Spanned::new(0..0, Flag::Bool(false))
 }
 
 fn one() -> Spanned<Number> {
@@ -156,6 +179,11 @@ pub struct StatementSpec {
     /// A multi-row INSERT: the `VALUES (...)` row is sent this many times, each row with
     /// its own draws of the statement's `params`.
     pub batch: Option<Spanned<Number>>,
+    /// Run this statement (and the `group - 1` statements after it, in order) this many
+    /// times per transaction, drawing `params` again each time; 0 leaves them out.
+    pub repeat: Option<Spanned<Number>>,
+    /// How many statements, from this one, `repeat` repeats together (default 1).
+    pub group: Option<Spanned<i64>>,
     /// Values of the first row kept for later statements of the transaction: name = column
     /// (or `last_insert_id`).
     #[serde(default)]

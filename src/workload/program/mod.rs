@@ -4,7 +4,7 @@
 
 mod sql;
 
-use super::spec::{line_col, Generator, Number, Scalar, Spec, SqlTexts};
+use super::spec::{line_col, Flag, Generator, Number, Scalar, Spec, SqlTexts};
 use super::{StatementClass, StatementInfo};
 use crate::model::{ColumnDef, ColumnType, Dialect, TableDef};
 pub use sql::positional;
@@ -18,6 +18,8 @@ use toml::Spanned;
 pub struct Program {
     pub name: String,
     pub description: String,
+    /// Statements named without their transaction's name in results.
+    pub bare_names: bool,
     pub dialect: Dialect,
     pub params: BTreeMap<String, Scalar>,
     /// Names of the value slots each client keeps (client values, then the rest).
@@ -52,6 +54,16 @@ pub struct TransactionProgram {
     pub think_ms: u64,
     pub params: Vec<(usize, Generator)>,
     pub statements: Vec<StatementProgram>,
+    /// The order statements run in: each step runs `count` statements from `first`,
+    /// `repeat` times.
+    pub steps: Vec<StepProgram>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepProgram {
+    pub first: usize,
+    pub count: usize,
+    pub repeat: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -107,10 +119,13 @@ impl Program {
         let ids = self
             .transactions
             .iter()
-            .map(|t| TransactionIds {
-                begin: t.begin.then(|| add(format!("{}.begin", t.name), StatementClass::Other)),
-                statements: t.statements.iter().map(|s| add(s.name.clone(), s.class)).collect(),
-                commit: t.begin.then(|| add(format!("{}.commit", t.name), StatementClass::Commit)),
+            .map(|t| {
+                let named = |s: &str| if self.bare_names { s.to_string() } else { format!("{}.{s}", t.name) };
+                TransactionIds {
+                    begin: t.begin.then(|| add(named("begin"), StatementClass::Other)),
+                    statements: t.statements.iter().map(|s| add(s.name.clone(), s.class)).collect(),
+                    commit: t.begin.then(|| add(named("commit"), StatementClass::Commit)),
+                }
             })
             .collect();
         (infos, ids)
@@ -325,6 +340,18 @@ pub fn compile(
         if tx.statements.is_empty() {
             e.at(&tx.name, format!("transaction {name} has no statements"));
         }
+        let begin = match tx.begin.get_ref() {
+            Flag::Bool(b) => *b,
+            Flag::Param(p) => match number(&mut e, &params, tx.begin.span(), &Number::Param(p.clone()), "begin") {
+                0 => false,
+                1 => true,
+                n => {
+                    e.at(&tx.begin, format!("transaction {name}: begin {n} must be 1 or 0 (or true or false)"));
+                    false
+                }
+            },
+        };
+        let steps = steps_of(&mut e, &params, name, &tx.statements);
         // What a statement may use: client values, the transaction's draws, what earlier
         // statements saved, its own draws.
         let mut known: Vec<String> =
@@ -340,7 +367,7 @@ pub fn compile(
             if !identifier(sname) {
                 e.at(&st.name, format!("statement name {sname:?}: use letters, digits and _"));
             }
-            if tx.begin && (sname == "begin" || sname == "commit") {
+            if begin && (sname == "begin" || sname == "commit") {
                 e.at(&st.name, format!("statement name {sname} is taken: transaction {name} measures its own {sname}"));
             }
             let mut own = Vec::new();
@@ -469,8 +496,9 @@ pub fn compile(
                 Some((_, texts)) => texts[0].clone(),
                 None => positional,
             };
+            known.extend(st.params.keys().cloned());
             statements.push(StatementProgram {
-                name: format!("{name}.{sname}"),
+                name: if spec.workload.bare_names { sname.clone() } else { format!("{name}.{sname}") },
                 class: classify(&positional),
                 per_table,
                 sql: positional,
@@ -479,14 +507,57 @@ pub fn compile(
                 saves,
             });
         }
+        // Statements repeated 0 times are left out (checked like the others).
+        let kept: Vec<bool> = (0..tx.statements.len())
+            .map(|i| steps.iter().any(|s| s.repeat > 0 && (s.first..s.first + s.count).contains(&i)))
+            .collect();
+        let (statements, steps) = if statements.len() == tx.statements.len() {
+            let mut index = Vec::new();
+            let mut out = Vec::new();
+            for (i, st) in statements.into_iter().enumerate() {
+                index.push(out.len());
+                if kept[i] {
+                    out.push(st);
+                }
+            }
+            let steps =
+                steps.iter().filter(|s| s.repeat > 0).map(|s| StepProgram { first: index[s.first], ..*s }).collect();
+            (out, steps)
+        } else {
+            (statements, Vec::new()) // errors reported: nothing runs
+        };
+        let mut seen: Vec<&str> = statements.iter().map(|s| s.name.as_str()).collect();
+        seen.sort();
+        if seen.windows(2).any(|w| w[0] == w[1]) {
+            e.at(&tx.name, format!("transaction {name}: two statements that run share a name"));
+        }
+        if statements.is_empty() && !tx.statements.is_empty() {
+            e.at(&tx.name, format!("transaction {name}: every statement is repeated 0 times"));
+        }
         transactions.push(TransactionProgram {
             name: name.clone(),
             weight: weight.clamp(0, 1_000_000) as u32,
-            begin: tx.begin,
+            begin,
             think_ms: tx.think_ms,
             params: tx_params,
             statements,
+            steps,
         });
+    }
+    if spec.workload.bare_names && spec.transactions.len() > 1 {
+        e.at(&spec.workload.name, "bare_names needs a single transaction (statement names would clash)");
+    }
+    for list in std::iter::once(&spec.client)
+        .chain(spec.transactions.iter().map(|t| &t.get_ref().params))
+        .chain(spec.transactions.iter().flat_map(|t| &t.get_ref().statements).map(|s| &s.params))
+    {
+        for g in list.values() {
+            if let Generator::Offset(from, _) = g.get_ref() {
+                if !list.get(from).is_some_and(|f| !matches!(f.get_ref(), Generator::Offset(..))) {
+                    e.at(g, format!("offset of {from:?}, which is not drawn beside it (an offset adds to a value of the same params)"));
+                }
+            }
+        }
     }
     if let (Some(first), true) = (spec.transactions.first(), transactions.iter().all(|t| t.weight == 0)) {
         e.at(&first.get_ref().weight, "every transaction has weight 0: nothing would run");
@@ -511,6 +582,7 @@ pub fn compile(
     Ok(Program {
         name: spec.workload.name.get_ref().clone(),
         description: spec.workload.description.clone(),
+        bare_names: spec.workload.bare_names,
         dialect,
         params,
         slots,
@@ -519,6 +591,61 @@ pub fn compile(
         transactions,
         checks,
     })
+}
+
+/// The steps of a transaction: each statement once, unless `repeat` runs it (and the
+/// `group - 1` after it) several times.
+fn steps_of(
+    e: &mut Errors,
+    params: &BTreeMap<String, Scalar>,
+    tx: &str,
+    statements: &[super::spec::StatementSpec],
+) -> Vec<StepProgram> {
+    let mut steps = Vec::new();
+    let mut i = 0;
+    while i < statements.len() {
+        let st = &statements[i];
+        let Some(r) = &st.repeat else {
+            if let Some(g) = &st.group {
+                e.at(g, format!("statement {tx}.{}: group needs repeat", st.name.get_ref()));
+            }
+            steps.push(StepProgram { first: i, count: 1, repeat: 1 });
+            i += 1;
+            continue;
+        };
+        let repeat = number(e, params, r.span(), r.get_ref(), "repeat");
+        if !(0..=1_000_000).contains(&repeat) {
+            e.at(r, format!("statement {tx}.{}: repeat {repeat} must be from 0 to 1000000", st.name.get_ref()));
+        }
+        let count = st.group.as_ref().map(|g| *g.get_ref()).unwrap_or(1);
+        if count < 1 || i + count as usize > statements.len() {
+            let at = st.group.as_ref().map(|g| g.span()).unwrap_or(r.span());
+            e.at(
+                &Spanned::new(at, ()),
+                format!(
+                    "statement {tx}.{}: group {count} must count this statement and those after it",
+                    st.name.get_ref()
+                ),
+            );
+            i += 1;
+            continue;
+        }
+        for inner in &statements[i + 1..i + count as usize] {
+            if let Some(r) = &inner.repeat {
+                e.at(
+                    r,
+                    format!(
+                        "statement {tx}.{} is inside the group of {}: it repeats with it",
+                        inner.name.get_ref(),
+                        st.name.get_ref()
+                    ),
+                );
+            }
+        }
+        steps.push(StepProgram { first: i, count: count as usize, repeat: repeat.clamp(0, 1_000_000) as u32 });
+        i += count as usize;
+    }
+    steps
 }
 
 fn list(known: &[String], own: &BTreeMap<String, Spanned<Generator>>) -> String {
@@ -609,6 +736,13 @@ fn generator(
             }
         }
         Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
+        Generator::Unique if column => {
+            e.at(g, "\"unique\" ids are drawn by clients: it is for parameters, not columns")
+        }
+        Generator::Offset(_, n) => {
+            let add = number(e, params, g.span(), n, "offset");
+            *n = Number::Int(add);
+        }
         _ => {}
     }
     resolved

@@ -152,3 +152,65 @@ fn named_parameters_skip_quotes_and_casts() {
     assert_eq!(names, ["p1", "p_2"]);
     assert!(positional("SELECT 'open").is_err());
 }
+
+#[test]
+fn repeats_groups_and_switches_from_params() {
+    let text = r#"
+[workload]
+name = "r"
+bare_names = true
+[params]
+n = 3
+pairs = 2
+trx = 0
+none = 0
+[[tables]]
+name = "t"
+rows = 10
+columns = [{ name = "id", type = "integer", gen = "row" }]
+[[transactions]]
+name = "r"
+begin = "{trx}"
+  [[transactions.statements]]
+  name = "reads"
+  repeat = "{n}"
+  params = { id = { ids = "t" }, last = { offset = ["id", 9] } }
+  sql = "SELECT id FROM t WHERE id BETWEEN :id AND :last"
+  [[transactions.statements]]
+  name = "gone"
+  repeat = "{none}"
+  sql = "SELECT 1"
+  [[transactions.statements]]
+  name = "deletes"
+  repeat = "{pairs}"
+  group = 2
+  params = { id = { ids = "t" } }
+  sql = "DELETE FROM t WHERE id = :id"
+  [[transactions.statements]]
+  name = "inserts"
+  sql = "INSERT INTO t (id) VALUES (:id)"
+"#;
+    let spec = super::super::spec::parse("r.toml", text).unwrap();
+    let p = compile(&spec, "r.toml", text, Dialect::Mysql, &[]).unwrap();
+    let t = &p.transactions[0];
+    assert!(!t.begin, "begin from a parameter");
+    let names: Vec<&str> = t.statements.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["reads", "deletes", "inserts"], "repeat 0 leaves a statement out; bare names");
+    assert_eq!(t.steps, [StepProgram { first: 0, count: 1, repeat: 3 }, StepProgram { first: 1, count: 2, repeat: 2 }]);
+    // A later statement sees an earlier statement's draw.
+    assert_eq!(p.slots[t.statements[2].args[0]], "id");
+    let (infos, _) = p.measured();
+    assert_eq!(infos.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["reads", "deletes", "inserts"]);
+    let errors = |t: &str| {
+        let spec = super::super::spec::parse("r.toml", t).map_err(|e| vec![e]);
+        spec.and_then(|s| compile(&s, "r.toml", t, Dialect::Mysql, &[])).err().unwrap_or_default()
+    };
+    assert!(errors(&text.replace("group = 2", "group = 3")).iter().any(|e| e.contains("group 3 must count")));
+    assert!(errors(&text.replace("trx = 0", "trx = 2")).iter().any(|e| e.contains("begin 2 must be 1 or 0")));
+    assert!(errors(&text.replace("offset = [\"id\"", "offset = [\"idx\""))
+        .iter()
+        .any(|e| e.contains("offset of \"idx\"")));
+    assert!(errors(&text.replace("name = \"gone\"", "name = \"reads\"").replace("\"{none}\"", "1"))
+        .iter()
+        .any(|e| e.contains("two statements that run share a name")));
+}
