@@ -340,12 +340,17 @@ impl WorkloadArgs {
         })
     }
 
-    /// The built-in workload named, with its options (a file is loaded by the caller).
-    pub fn builtin(&self) -> Result<WorkloadPlan, ConfigError> {
+    /// The built-in workload named, with its options, compiled for `dialect` (a file is
+    /// loaded by the caller).
+    pub fn builtin(&self, dialect: crate::model::Dialect) -> Result<WorkloadPlan, ConfigError> {
         if !self.set.is_empty() {
             return Err("--set overrides a workload file's [params]; built-in workloads take their own flags".into());
         }
-        Ok(WorkloadPlan::Sysbench { workload: self.workload()?, oltp: self.oltp() })
+        let (workload, oltp) = (self.workload()?, self.oltp());
+        oltp.validate()?;
+        let program = crate::workload::builtin::program(workload, &oltp, dialect)
+            .map_err(|e| ConfigError(format!("{}: these options leave nothing to run ({e})", workload.name())))?;
+        Ok(WorkloadPlan::Sysbench { workload, oltp, program: std::sync::Arc::new(program) })
     }
 
     pub fn oltp(&self) -> OltpOptions {

@@ -4,6 +4,7 @@ use crate::model::RetryPolicy;
 pub use crate::model::{Arrival, LoopModel};
 use crate::random::DistributionSpec;
 use crate::workload::file::FileWorkload;
+use crate::workload::program::Program;
 use crate::workload::{OltpOptions, StatementInfo, Workload};
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +12,12 @@ use std::time::Duration;
 /// What a run executes: a built-in sysbench workload with its options, or a workload file.
 #[derive(Clone, Debug)]
 pub enum WorkloadPlan {
-    Sysbench { workload: Workload, oltp: OltpOptions },
+    /// `program`: the built-in definition compiled with these options.
+    Sysbench {
+        workload: Workload,
+        oltp: OltpOptions,
+        program: Arc<Program>,
+    },
     File(Arc<FileWorkload>),
 }
 
@@ -23,29 +29,28 @@ impl WorkloadPlan {
         }
     }
 
-    /// The statements measured, in id order.
-    pub fn statements(&self) -> Vec<StatementInfo> {
+    /// What the clients run: the compiled program.
+    pub fn program(&self) -> &Program {
         match self {
-            WorkloadPlan::Sysbench { workload, oltp } => workload.statements(oltp),
-            WorkloadPlan::File(f) => f.program.measured().0,
+            WorkloadPlan::Sysbench { program, .. } => program,
+            WorkloadPlan::File(f) => &f.program,
         }
     }
 
-    /// The kinds of event, in id order: one per transaction of a file, the workload itself
-    /// for a built-in.
+    /// The statements measured, in id order.
+    pub fn statements(&self) -> Vec<StatementInfo> {
+        self.program().measured().0
+    }
+
+    /// The kinds of event, in id order: one per transaction (a built-in has one, named
+    /// after it).
     pub fn transactions(&self) -> Vec<String> {
-        match self {
-            WorkloadPlan::Sysbench { workload, .. } => vec![workload.name().to_string()],
-            WorkloadPlan::File(f) => f.program.transactions.iter().map(|t| t.name.clone()).collect(),
-        }
+        self.program().transactions.iter().map(|t| t.name.clone()).collect()
     }
 
     /// Whether an event can write.
     pub fn writes(&self) -> bool {
-        match self {
-            WorkloadPlan::Sysbench { workload, .. } => workload.writes(),
-            WorkloadPlan::File(f) => f.program.writes(),
-        }
+        self.program().writes()
     }
 
     /// The tables the workload reads and writes.
@@ -59,7 +64,7 @@ impl WorkloadPlan {
     /// Rows prepare loads into each table (the largest table's, for a file).
     pub fn declared_rows(&self) -> u64 {
         match self {
-            WorkloadPlan::Sysbench { workload, oltp } => workload.rows_to_load(oltp),
+            WorkloadPlan::Sysbench { workload, oltp, .. } => workload.rows_to_load(oltp),
             WorkloadPlan::File(f) => f.program.tables.iter().map(|t| t.rows).max().unwrap_or(0),
         }
     }

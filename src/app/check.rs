@@ -3,6 +3,7 @@
 
 use super::Error;
 use crate::cli::CheckArgs;
+use crate::db::Value;
 use crate::model::Dialect;
 use crate::plan::ConfigError;
 use crate::random::{DistributionSpec, Rng};
@@ -156,6 +157,7 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
     let unique = std::sync::Arc::new(crate::random::UniqueSequence::new(1));
     let scope = |list: &[(usize, Generator)]| ScopeDraws::new(list, p, &run, Some(&unique));
     let mut client = scope(&p.client)?;
+    let mut slots = vec![Value::Null; p.slots.len()];
     for t in &p.transactions {
         let mut scopes = vec![scope(&t.params)?];
         for st in &t.statements {
@@ -165,7 +167,17 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
             let at = Context { client: 0, row: 0 };
             let mut values: Vec<String> = Vec::new();
             for sc in std::iter::once(&mut client).chain(scopes.iter_mut()) {
-                sc.draw(&mut rng, at, |slot, v| values.push(format!("{}={}", p.slots[slot], show(v))));
+                sc.draw(&mut rng, at, &mut slots);
+                for slot in sc.slots() {
+                    let shown = match &slots[slot] {
+                        Value::Int(i) => i.to_string(),
+                        Value::Float(f) => f.to_string(),
+                        Value::Text(t) => format!("'{t}'"),
+                        Value::Bytes(b) => format!("{b:?}"),
+                        Value::Null => "null".into(),
+                    };
+                    values.push(format!("{}={shown}", p.slots[slot]));
+                }
             }
             s.push_str(&format!("  {} #{}: {}\n", t.name, i + 1, values.join(", ")));
         }

@@ -134,7 +134,7 @@ fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
 /// The workload named on the command line: a built-in, or a file compiled for `dialect`.
 fn workload_plan(args: &WorkloadArgs, dialect: Dialect) -> Result<WorkloadPlan, Error> {
     if !workload::file::is_file(&args.workload) {
-        return Ok(args.builtin()?);
+        return Ok(args.builtin(dialect)?);
     }
     let f = workload::file::load(std::path::Path::new(&args.workload), dialect, &args.set).map_err(ConfigError)?;
     Ok(WorkloadPlan::File(Arc::new(f)))
@@ -198,7 +198,7 @@ fn do_prepare<D: Database>(
                     workload.name(),
                     target.redacted(),
                 );
-                if let WorkloadPlan::Sysbench { workload, oltp } = workload {
+                if let WorkloadPlan::Sysbench { workload, oltp, .. } = workload {
                     if workload.rows_to_load(oltp) == 0 && oltp.table_size > 0 {
                         eprintln!(
                             "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
@@ -212,7 +212,7 @@ fn do_prepare<D: Database>(
         bar.set_position(done);
     };
     let outcome = match workload {
-        WorkloadPlan::Sysbench { workload, oltp } => {
+        WorkloadPlan::Sysbench { workload, oltp, .. } => {
             let plan = PreparePlan {
                 workload: *workload,
                 oltp: oltp.clone(),
@@ -311,10 +311,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         conn.table_sizes(&table_names, declared).await
     })
     .unwrap_or_default();
-    let checks = match &plan.workload {
-        WorkloadPlan::File(f) => runner::checks::run(&*db, &f.program.checks, limit),
-        WorkloadPlan::Sysbench { .. } => Vec::new(),
-    };
+    let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
     let setting = result::Setting {
         plan: &plan,
         dialect: target.dialect,
@@ -337,7 +334,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
 /// The command that prepares `plan`'s tables, for messages.
 fn prepare_hint(plan: &RunPlan, target: &TargetUrl, overwrite: bool) -> String {
     let mut cmd = match &plan.workload {
-        WorkloadPlan::Sysbench { workload, oltp } => {
+        WorkloadPlan::Sysbench { workload, oltp, .. } => {
             let tables = if oltp.tables > 1 { format!(" --tables {}", oltp.tables) } else { String::new() };
             format!("fairbench prepare {}{tables}", workload.name())
         }

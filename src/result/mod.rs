@@ -131,7 +131,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
 fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql: &str) -> WorkloadRecord {
     let distribution = serde_json::to_value(&plan.distribution).unwrap_or_default();
     match &plan.workload {
-        WorkloadPlan::Sysbench { workload, oltp } => {
+        WorkloadPlan::Sysbench { workload, oltp, .. } => {
             let mix = workload.mix(oltp);
             let new_row = (*workload == Workload::OltpInsert && oltp.auto_inc).then_some(new_row_id);
             WorkloadRecord {

@@ -2,10 +2,9 @@
 //! runs events. The loop only executes statements and records their latencies.
 
 use super::program::{ProgramSpec, ProgramState};
-use super::sysbench::{SysbenchSpec, SysbenchState};
 use super::timer::PreciseTimer;
 use super::Shared;
-use crate::db::{Connection, Database, DbError, Param};
+use crate::db::{Connection, Database, DbError};
 use crate::random::Rng;
 use crate::recorder::Recorder;
 use std::sync::{Arc, Mutex};
@@ -13,7 +12,8 @@ use std::time::{Duration, Instant};
 
 /// What every client of a run shares read-only.
 pub struct ClientSpec {
-    pub events: Events,
+    /// What an event is: the compiled workload.
+    pub events: ProgramSpec,
     /// Whether any event pauses after it (a file's think_ms, closed loop only).
     pub thinks: bool,
     pub seed: u64,
@@ -22,21 +22,10 @@ pub struct ClientSpec {
     pub open_loop: bool,
 }
 
-/// What an event is.
-pub enum Events {
-    Sysbench(SysbenchSpec),
-    File(ProgramSpec),
-}
-
 struct Client<C> {
     conn: C,
     rng: Rng,
-    state: State,
-}
-
-enum State {
-    Sysbench(SysbenchState),
-    File(ProgramState),
+    state: ProgramState,
 }
 
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
@@ -103,7 +92,7 @@ async fn run_events<D: Database>(
         let mut attempt = Instant::now();
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
-            match client.event(&spec, &shared, tx, &rec, waited).await {
+            match client.event(&spec, tx, &rec, waited).await {
                 Ok(()) => {
                     let end = Instant::now();
                     rec.lock().unwrap().event(tx, end - intended, end - attempt, end);
@@ -169,10 +158,7 @@ async fn connect_gated<D: Database>(
 async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Client<D::Conn>, DbError> {
     let mut conn = db.connect().await?;
     let mut rng = Rng::for_client(spec.seed, id);
-    let state = match &spec.events {
-        Events::Sysbench(s) => State::Sysbench(SysbenchState::prepare(db, &mut conn, s).await?),
-        Events::File(p) => State::File(ProgramState::prepare(db, &mut conn, p, id, &mut rng).await?),
-    };
+    let state = ProgramState::prepare(db, &mut conn, &spec.events, id, &mut rng).await?;
     Ok(Client { conn, rng, state })
 }
 
@@ -208,18 +194,14 @@ async fn reconnect<D: Database>(
 impl ClientSpec {
     /// Whether an event of kind `tx` runs inside BEGIN ... COMMIT (a failed one needs a ROLLBACK).
     fn in_transaction(&self, tx: usize) -> bool {
-        match &self.events {
-            Events::Sysbench(s) => s.in_transaction(),
-            Events::File(p) => p.in_transaction(tx),
-        }
+        self.events.in_transaction(tx)
     }
 }
 
 /// A file's think time after a transaction (closed loop only: an open loop's schedule
 /// decides when events start).
 async fn think(spec: &ClientSpec, shared: &Shared, tx: usize) {
-    let Events::File(p) = &spec.events else { return };
-    let pause = p.think(tx);
+    let pause = spec.events.think(tx);
     let until = Instant::now() + pause;
     while !shared.stopping() && Instant::now() < until {
         tokio::time::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))).await;
@@ -229,10 +211,7 @@ async fn think(spec: &ClientSpec, shared: &Shared, tx: usize) {
 impl<C: Connection> Client<C> {
     /// The kind of the next event: a file's transaction by weight; a built-in has one.
     fn pick(&mut self, spec: &ClientSpec) -> usize {
-        match &spec.events {
-            Events::Sysbench(_) => 0,
-            Events::File(p) => p.pick(&mut self.rng),
-        }
+        spec.events.pick(&mut self.rng)
     }
 
     /// One event, each statement timed and recorded. `waited`: how long after its
@@ -241,38 +220,13 @@ impl<C: Connection> Client<C> {
     async fn event(
         &mut self,
         spec: &ClientSpec,
-        shared: &Shared,
         tx: usize,
         rec: &Mutex<Recorder>,
         waited: Duration,
     ) -> Result<(), DbError> {
-        match (&spec.events, &mut self.state) {
-            (Events::Sysbench(s), State::Sysbench(state)) => {
-                state.event(&mut self.conn, &mut self.rng, s, shared, rec, waited).await
-            }
-            (Events::File(p), State::File(state)) => {
-                state.event(&mut self.conn, &mut self.rng, p, tx, rec, waited).await
-            }
-            _ => unreachable!("a client's state is built from its spec"),
-        }
+        let _ = spec;
+        self.state.event(&mut self.conn, &mut self.rng, tx, rec, waited).await
     }
-}
-
-/// Executes a prepared statement, timed and recorded as statement `id`.
-#[inline]
-pub(super) async fn timed<C: Connection>(
-    conn: &mut C,
-    handle: usize,
-    params: &[Param<'_>],
-    id: usize,
-    rec: &Mutex<Recorder>,
-    waited: Duration,
-) -> Result<(), DbError> {
-    let t = Instant::now();
-    conn.execute(handle, params).await?;
-    let end = Instant::now();
-    rec.lock().unwrap().statement(id, end - t, waited, end);
-    Ok(())
 }
 
 /// Sends BEGIN or COMMIT as text, timed and recorded as statement `id`.

@@ -12,16 +12,14 @@ pub mod limits;
 mod program;
 mod schedule;
 pub mod signal;
-mod sysbench;
 mod timer;
 
 use crate::db::{Connection as _, Database, DbError};
 use crate::model::{LoopModel, RunStatus};
-use crate::plan::{RunPlan, WorkloadPlan};
-use crate::random::UniqueSequence;
+use crate::plan::RunPlan;
 use crate::recorder::{Recorder, Sink, Tick};
 use crate::workload::StatementInfo;
-use client::{ClientSpec, Events};
+use client::ClientSpec;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -121,7 +119,6 @@ pub(crate) struct Shared {
     failure: Mutex<Option<String>>,
     /// Clients whose task has ended (the rest are still running, or stalled).
     finished: AtomicU32,
-    pub unique: UniqueSequence,
     /// Limits concurrent connection attempts (see client::CONNECTING_AT_ONCE).
     connect_gate: tokio::sync::Semaphore,
     /// Open loop only, set when the run starts.
@@ -224,7 +221,6 @@ impl Shared {
             limit: plan.stop.events.unwrap_or(u64::MAX),
             failure: Mutex::new(None),
             finished: AtomicU32::new(0),
-            unique: UniqueSequence::new(plan.rand_seed),
             schedule: OnceLock::new(),
             connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
         }
@@ -259,22 +255,9 @@ impl Workers {
         transactions: &[String],
         shared: Arc<Shared>,
     ) -> Result<Self, RunError> {
-        let events = match &plan.workload {
-            WorkloadPlan::Sysbench { workload, oltp } => {
-                Events::Sysbench(sysbench::SysbenchSpec::new(*workload, oltp, plan.distribution.sampler()))
-            }
-            WorkloadPlan::File(f) => Events::File(program::ProgramSpec::new(
-                Arc::new(f.program.clone()),
-                plan.distribution.clone(),
-                plan.rand_seed,
-            )),
-        };
-        let thinks = match &plan.workload {
-            WorkloadPlan::File(f) => {
-                f.program.transactions.iter().any(|t| t.think_ms > 0) && !plan.loop_model.is_open()
-            }
-            WorkloadPlan::Sysbench { .. } => false,
-        };
+        let program = plan.workload.program();
+        let events = program::ProgramSpec::new(Arc::new(program.clone()), plan.distribution.clone(), plan.rand_seed);
+        let thinks = program.transactions.iter().any(|t| t.think_ms > 0) && !plan.loop_model.is_open();
         let spec = Arc::new(ClientSpec {
             events,
             thinks,

@@ -6,7 +6,7 @@ use crate::db::{ClientFault, Connection, Database, DbError, Param, Value};
 use crate::random::UniqueSequence;
 use crate::random::{DistributionSpec, Rng};
 use crate::recorder::Recorder;
-use crate::workload::generate::{Context, Drawn, ScopeDraws};
+use crate::workload::generate::{Context, ScopeDraws, Slot};
 use crate::workload::program::{Program, SaveFrom, TransactionIds};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -43,6 +43,9 @@ impl ProgramSpec {
     /// A transaction by weight.
     #[inline]
     pub fn pick(&self, rng: &mut Rng) -> usize {
+        if self.cumulative.len() == 1 {
+            return 0;
+        }
         let total = *self.cumulative.last().unwrap_or(&1);
         let x = rng.next_u64() % total;
         self.cumulative.partition_point(|&c| c <= x)
@@ -62,17 +65,45 @@ enum SaveAt {
     InsertId,
 }
 
-/// One client's prepared statements, value slots and generators.
+/// One client's prepared statements, value slots and generators, laid out so an event
+/// looks each statement up once.
 pub struct ProgramState {
-    /// Per transaction, per statement: the prepared handle, or one per table of its set.
-    handles: Vec<Vec<Vec<usize>>>,
-    saves: Vec<Vec<Vec<(usize, SaveAt)>>>,
-    tx_draws: Vec<ScopeDraws>,
-    stmt_draws: Vec<Vec<ScopeDraws>>,
-    begin_sql: Vec<&'static str>,
+    transactions: Vec<TxState>,
     slots: Vec<Value>,
     row: Vec<Value>,
     at: Context,
+}
+
+struct TxState {
+    begin_sql: &'static str,
+    begin: Option<usize>,
+    commit: Option<usize>,
+    draws: ScopeDraws,
+    steps: Vec<StepState>,
+    statements: Vec<StatementState>,
+}
+
+struct StepState {
+    first: usize,
+    count: usize,
+    repeat: u32,
+    once: ScopeDraws,
+}
+
+struct StatementState {
+    /// The recorder's statement id.
+    id: usize,
+    /// The prepared handle, or one per table of its set.
+    handles: Vec<usize>,
+    /// The slot holding the table number, for a statement on a table set.
+    table: Option<usize>,
+    /// The slot bound to each `?`.
+    args: Vec<usize>,
+    draws: ScopeDraws,
+    saves: Vec<(usize, SaveAt)>,
+    /// A save reads a column of the first row.
+    needs_row: bool,
+    name: String,
 }
 
 impl ProgramState {
@@ -88,37 +119,27 @@ impl ProgramState {
         let draws = |list: &[(usize, crate::workload::spec::Generator)]| {
             ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique)).map_err(invalid)
         };
-        let mut state = ProgramState {
-            handles: Vec::new(),
-            saves: Vec::new(),
-            tx_draws: Vec::new(),
-            stmt_draws: Vec::new(),
-            begin_sql: p.transactions.iter().map(|t| db.begin_sql(t.writes())).collect(),
-            slots: vec![Value::Null; p.slots.len()],
-            row: Vec::new(),
-            at: Context { client, row: 0 },
-        };
-        for t in &p.transactions {
-            let (mut handles, mut saves, mut stmt_draws) = (Vec::new(), Vec::new(), Vec::new());
-            for s in &t.statements {
+        let mut transactions = Vec::new();
+        for (t, ids) in p.transactions.iter().zip(&spec.ids) {
+            let mut statements = Vec::new();
+            for (s, &id) in t.statements.iter().zip(&ids.statements) {
                 let texts = match &s.per_table {
                     Some((_, texts)) => texts.as_slice(),
                     None => std::slice::from_ref(&s.sql),
                 };
-                let mut per_table = Vec::with_capacity(texts.len());
+                let mut handles = Vec::with_capacity(texts.len());
                 for sql in texts {
                     let h = conn
                         .prepare(sql)
                         .await
                         .map_err(|e| DbError { message: format!("statement {}: {}", s.name, e.message), ..e })?;
-                    per_table.push(h);
+                    handles.push(h);
                 }
-                let h = per_table[0];
                 let columns = match s.saves.iter().any(|v| matches!(v.from, SaveFrom::Column(_))) {
-                    true => conn.columns(h).await?,
+                    true => conn.columns(handles[0]).await?,
                     false => Vec::new(),
                 };
-                let mut at = Vec::new();
+                let mut saves = Vec::new();
                 for save in &s.saves {
                     let from = match &save.from {
                         SaveFrom::Column(c) => match columns.iter().position(|x| x.eq_ignore_ascii_case(c)) {
@@ -134,19 +155,39 @@ impl ProgramState {
                         SaveFrom::FirstColumn => SaveAt::Column(0),
                         SaveFrom::InsertId => SaveAt::InsertId,
                     };
-                    at.push((save.slot, from));
+                    saves.push((save.slot, from));
                 }
-                handles.push(per_table);
-                saves.push(at);
-                stmt_draws.push(draws(&s.params)?);
+                statements.push(StatementState {
+                    id,
+                    handles,
+                    table: s.per_table.as_ref().map(|(slot, _)| *slot),
+                    args: s.args.clone(),
+                    draws: draws(&s.params)?,
+                    needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
+                    saves,
+                    name: s.name.clone(),
+                });
             }
-            state.handles.push(handles);
-            state.saves.push(saves);
-            state.stmt_draws.push(stmt_draws);
-            state.tx_draws.push(draws(&t.params)?);
+            let mut steps = Vec::new();
+            for st in &t.steps {
+                steps.push(StepState { first: st.first, count: st.count, repeat: st.repeat, once: draws(&st.once)? });
+            }
+            transactions.push(TxState {
+                begin_sql: db.begin_sql(t.writes()),
+                begin: ids.begin,
+                commit: ids.commit,
+                draws: draws(&t.params)?,
+                steps,
+                statements,
+            });
         }
-        let mut client_draws = draws(&p.client)?;
-        draw_into(&mut client_draws, &mut state.slots, rng, state.at);
+        let mut state = ProgramState {
+            transactions,
+            slots: vec![Value::Null; p.slots.len()],
+            row: Vec::new(),
+            at: Context { client, row: 0 },
+        };
+        draws(&p.client)?.draw(rng, state.at, &mut state.slots);
         Ok(state)
     }
 
@@ -155,91 +196,85 @@ impl ProgramState {
         &mut self,
         conn: &mut C,
         rng: &mut Rng,
-        spec: &ProgramSpec,
         tx: usize,
         rec: &Mutex<Recorder>,
         waited: Duration,
     ) -> Result<(), DbError> {
-        let ids = &spec.ids[tx];
-        let t = &spec.program.transactions[tx];
-        draw_into(&mut self.tx_draws[tx], &mut self.slots, rng, self.at);
-        if let Some(id) = ids.begin {
-            super::client::timed_simple(conn, self.begin_sql[tx], id, rec, waited).await?;
+        let ProgramState { transactions, slots, row, at } = self;
+        let t = &mut transactions[tx];
+        t.draws.draw(rng, *at, slots);
+        if let Some(id) = t.begin {
+            super::client::timed_simple(conn, t.begin_sql, id, rec, waited).await?;
         }
-        for step in &t.steps {
+        for step in t.steps.iter_mut() {
+            step.once.draw(rng, *at, slots);
             for _ in 0..step.repeat {
-                for i in step.first..step.first + step.count {
-                    self.statement(conn, rng, spec, tx, i, rec, waited).await?;
+                for s in &mut t.statements[step.first..step.first + step.count] {
+                    s.draws.draw(rng, *at, slots);
+                    statement(conn, s, slots, row, rec, waited).await?;
                 }
             }
         }
-        if let Some(id) = ids.commit {
+        if let Some(id) = t.commit {
             super::client::timed_simple(conn, "COMMIT", id, rec, waited).await?;
         }
         Ok(())
     }
+}
 
-    /// Statement `i` of transaction `tx`: its draws, then the execution, timed and recorded,
-    /// then its saves.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    async fn statement<C: Connection>(
-        &mut self,
-        conn: &mut C,
-        rng: &mut Rng,
-        spec: &ProgramSpec,
-        tx: usize,
-        i: usize,
-        rec: &Mutex<Recorder>,
-        waited: Duration,
-    ) -> Result<(), DbError> {
-        let s = &spec.program.transactions[tx].statements[i];
-        draw_into(&mut self.stmt_draws[tx][i], &mut self.slots, rng, self.at);
-        let saves = &self.saves[tx][i];
+/// One execution of `s` with its arguments from `slots`, timed and recorded; then its
+/// saves into `slots`.
+#[inline]
+async fn statement<C: Connection>(
+    conn: &mut C,
+    s: &StatementState,
+    slots: &mut [Value],
+    row: &mut Vec<Value>,
+    rec: &Mutex<Recorder>,
+    waited: Duration,
+) -> Result<(), DbError> {
+    let handle = match s.table {
+        None => s.handles[0],
+        Some(slot) => {
+            let n = slots[slot].int();
+            *s.handles.get((n as usize).wrapping_sub(1)).ok_or_else(|| {
+                invalid(format!(
+                    "statement {}: table number {n} is not 1..{} of its table set",
+                    s.name,
+                    s.handles.len()
+                ))
+            })?
+        }
+    };
+    let done = {
         let mut inline = [Param::Null; INLINE_PARAMS];
         let spilled: Vec<Param<'_>>;
         let params: &[Param<'_>] = if s.args.len() <= INLINE_PARAMS {
             for (p, &slot) in inline.iter_mut().zip(&s.args) {
-                *p = self.slots[slot].as_param();
+                *p = slots[slot].as_param();
             }
             &inline[..s.args.len()]
         } else {
-            spilled = s.args.iter().map(|&slot| self.slots[slot].as_param()).collect();
+            spilled = s.args.iter().map(|&slot| slots[slot].as_param()).collect();
             &spilled
         };
-        let handles = &self.handles[tx][i];
-        let handle = match &s.per_table {
-            None => handles[0],
-            Some((slot, _)) => {
-                let n = match self.slots[*slot] {
-                    Value::Int(n) => n,
-                    _ => 0,
-                };
-                *handles.get((n as usize).wrapping_sub(1)).ok_or_else(|| {
-                    invalid(format!(
-                        "statement {}: table number {n} is not 1..{} of its table set",
-                        s.name,
-                        handles.len()
-                    ))
-                })?
-            }
-        };
         let started = std::time::Instant::now();
-        let done = if saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))) {
-            conn.execute_row(handle, params, &mut self.row).await?
+        let done = if s.needs_row {
+            conn.execute_row(handle, params, row).await?
         } else {
             conn.execute(handle, params).await?
         };
         let end = std::time::Instant::now();
-        rec.lock().unwrap().statement(spec.ids[tx].statements[i], end - started, waited, end);
-        for (slot, at) in saves {
-            self.slots[*slot] = match at {
-                SaveAt::Column(c) => self.row.get(*c).cloned().unwrap_or(Value::Null),
-                SaveAt::InsertId => done.last_insert_id.map(|v| Value::Int(v as i64)).unwrap_or(Value::Null),
-            };
-        }
-        Ok(())
+        rec.lock().unwrap().statement(s.id, end - started, waited, end);
+        done
+    };
+    for (slot, at) in &s.saves {
+        slots[*slot] = match at {
+            SaveAt::Column(c) => row.get(*c).cloned().unwrap_or(Value::Null),
+            SaveAt::InsertId => done.last_insert_id.map(|v| Value::Int(v as i64)).unwrap_or(Value::Null),
+        };
     }
+    Ok(())
 }
 
 /// A problem of the workload found on the server (a column a save names, a generator).
@@ -247,21 +282,34 @@ fn invalid(message: String) -> DbError {
     DbError::client(ClientFault::Other, message)
 }
 
-/// Draws a scope's values into their slots, reusing each slot's text buffer.
-#[inline]
-fn draw_into(draws: &mut ScopeDraws, slots: &mut [Value], rng: &mut Rng, at: Context) {
-    draws.draw(rng, at, |slot, value| {
-        let target = &mut slots[slot];
-        match value {
-            Drawn::Int(i) => *target = Value::Int(i),
-            Drawn::Float(f) => *target = Value::Float(f),
-            Drawn::Text(s) => match target {
-                Value::Text(buf) => {
-                    buf.clear();
-                    buf.push_str(s);
-                }
-                _ => *target = Value::Text(s.to_string()),
-            },
+/// A client's value slots take draws in place: text reuses the slot's buffer.
+impl Slot for Value {
+    #[inline]
+    fn set_int(&mut self, v: i64) {
+        *self = Value::Int(v);
+    }
+    #[inline]
+    fn set_float(&mut self, v: f64) {
+        *self = Value::Float(v);
+    }
+    #[inline]
+    fn text_buffer(&mut self) -> &mut String {
+        if !matches!(self, Value::Text(_)) {
+            *self = Value::Text(String::new());
         }
-    });
+        match self {
+            Value::Text(s) => {
+                s.clear();
+                s
+            }
+            _ => unreachable!("just made text"),
+        }
+    }
+    #[inline]
+    fn int(&self) -> i64 {
+        match self {
+            Value::Int(i) => *i,
+            _ => 0,
+        }
+    }
 }

@@ -29,12 +29,65 @@ enum Kind {
         span: u32,
         dist: Distribution,
     },
-    Pattern(Vec<u8>),
+    /// The pattern's pieces, and its bytes when it is ASCII (filled byte by byte).
+    Pattern(Vec<Piece>, Option<Vec<u8>>),
     Sequence(i64),
     ClientId,
     Row,
     Const(Scalar),
     Unique(Arc<UniqueSequence>),
+}
+
+/// A pattern's parts: `#` a digit, `@` a lowercase letter, anything else itself.
+#[derive(Clone, Debug)]
+enum Piece {
+    Digit,
+    Letter,
+    Literal(char),
+}
+
+fn pieces(pattern: &str) -> Vec<Piece> {
+    pattern
+        .chars()
+        .map(|c| match c {
+            '#' => Piece::Digit,
+            '@' => Piece::Letter,
+            other => Piece::Literal(other),
+        })
+        .collect()
+}
+
+/// Appends a fresh draw of `pattern` to `out`. ASCII patterns (sysbench's c and pad) are
+/// filled byte by byte, then checked as UTF-8 once.
+#[inline]
+fn fill(pattern: &[Piece], ascii: Option<&[u8]>, rng: &mut Rng, out: &mut String) {
+    if let Some(ascii) = ascii {
+        let mut bytes = std::mem::take(out).into_bytes();
+        bytes.extend(ascii.iter().map(|&b| match b {
+            b'#' => b'0' + rng.uniform(0, 9) as u8,
+            b'@' => b'a' + rng.uniform(0, 25) as u8,
+            other => other,
+        }));
+        *out = String::from_utf8(bytes).unwrap_or_default();
+        return;
+    }
+    for piece in pattern {
+        out.push(match piece {
+            Piece::Digit => (b'0' + rng.uniform(0, 9) as u8) as char,
+            Piece::Letter => (b'a' + rng.uniform(0, 25) as u8) as char,
+            Piece::Literal(c) => *c,
+        });
+    }
+}
+
+/// Where a drawn value goes: the runner's value slots (`db::Value`).
+pub trait Slot {
+    fn set_int(&mut self, v: i64);
+    fn set_float(&mut self, v: f64);
+    /// The slot as an empty text buffer, its allocation reused.
+    fn text_buffer(&mut self) -> &mut String;
+    /// Its value as an integer (0 when it holds none).
+    fn int(&self) -> i64;
 }
 
 pub struct Draw {
@@ -84,7 +137,7 @@ impl Draw {
             Generator::Table(set) => {
                 return Err(format!("table numbers of {set} were not resolved: draw only from a compiled program"))
             }
-            Generator::Pattern(p) => Kind::Pattern(p.as_bytes().to_vec()),
+            Generator::Pattern(p) => Kind::Pattern(pieces(p), p.is_ascii().then(|| p.as_bytes().to_vec())),
             Generator::Sequence(start) => Kind::Sequence(*start),
             Generator::ClientId => Kind::ClientId,
             Generator::Row => Kind::Row,
@@ -97,15 +150,9 @@ impl Draw {
     pub fn draw(&mut self, rng: &mut Rng, at: Context) -> Drawn<'_> {
         match &mut self.kind {
             Kind::Int { lo, span, dist } => Drawn::Int(*lo + dist.sample(rng, 0, *span) as i64),
-            Kind::Pattern(p) => {
+            Kind::Pattern(p, ascii) => {
                 self.buf.clear();
-                for &ch in p.iter() {
-                    self.buf.push(match ch {
-                        b'#' => (b'0' + rng.uniform(0, 9) as u8) as char,
-                        b'@' => (b'a' + rng.uniform(0, 25) as u8) as char,
-                        other => other as char,
-                    });
-                }
+                fill(p, ascii.as_deref(), rng, &mut self.buf);
                 Drawn::Text(&self.buf)
             }
             Kind::Sequence(next) => {
@@ -124,22 +171,41 @@ impl Draw {
     }
 }
 
+impl Draw {
+    /// Draws straight into `slot` (text into its own buffer: no copy).
+    #[inline]
+    pub fn draw_to<S: Slot>(&mut self, rng: &mut Rng, at: Context, slot: &mut S) {
+        match &mut self.kind {
+            Kind::Int { lo, span, dist } => slot.set_int(*lo + dist.sample(rng, 0, *span) as i64),
+            Kind::Pattern(p, ascii) => fill(p, ascii.as_deref(), rng, slot.text_buffer()),
+            Kind::Const(Scalar::Text(t)) => slot.text_buffer().push_str(t),
+            Kind::Const(Scalar::Float(f)) => slot.set_float(*f),
+            _ => match self.draw(rng, at) {
+                Drawn::Int(i) => slot.set_int(i),
+                Drawn::Float(f) => slot.set_float(f),
+                Drawn::Text(t) => slot.text_buffer().push_str(t),
+            },
+        }
+    }
+}
+
 /// One scope's generators (a transaction's or a statement's `params`, the client's values)
 /// in drawing order: offsets last, each adding to the value its source drew in the same pass.
 pub struct ScopeDraws {
     items: Vec<(usize, Source)>,
-    /// The integer each item drew in the current pass (offsets read their source's).
-    ints: Vec<i64>,
 }
 
 enum Source {
     Draw(Draw),
-    Offset { from: usize, add: i64 },
+    /// The value of slot `from` (drawn earlier in the pass) plus `add`.
+    Offset {
+        from: usize,
+        add: i64,
+    },
 }
 
 impl ScopeDraws {
-    /// `list`: (slot, generator) as compiled; `slot_name` names a slot (offsets refer to
-    /// their source by name).
+    /// `list`: (slot, generator) as compiled.
     pub fn new(
         list: &[(usize, Generator)],
         program: &Program,
@@ -152,9 +218,10 @@ impl ScopeDraws {
         }
         for (slot, g) in list {
             if let Generator::Offset(name, add) = g {
-                let from = items
+                let from = list
                     .iter()
-                    .position(|(s, _)| program.slots.get(*s) == Some(name))
+                    .map(|(s, _)| *s)
+                    .find(|s| program.slots.get(*s) == Some(name))
                     .ok_or_else(|| format!("an offset of {name}, which is not drawn beside it"))?;
                 let add = match add {
                     Number::Int(i) => *i,
@@ -165,29 +232,33 @@ impl ScopeDraws {
                 items.push((*slot, Source::Offset { from, add }));
             }
         }
-        let ints = vec![0; items.len()];
-        Ok(ScopeDraws { items, ints })
+        Ok(ScopeDraws { items })
     }
 
-    /// Draws every value of the scope, handing each to `store(slot, value)`.
+    /// Draws every value of the scope into its slot.
     #[inline]
-    pub fn draw(&mut self, rng: &mut Rng, at: Context, mut store: impl FnMut(usize, Drawn<'_>)) {
-        for (i, (slot, source)) in self.items.iter_mut().enumerate() {
-            let value = match source {
-                Source::Draw(d) => d.draw(rng, at),
-                Source::Offset { from, add } => Drawn::Int(self.ints[*from].saturating_add(*add)),
-            };
-            if let Drawn::Int(v) = value {
-                self.ints[i] = v;
+    pub fn draw<S: Slot>(&mut self, rng: &mut Rng, at: Context, slots: &mut [S]) {
+        for (slot, source) in self.items.iter_mut() {
+            match source {
+                Source::Draw(d) => d.draw_to(rng, at, &mut slots[*slot]),
+                Source::Offset { from, add } => {
+                    let v = slots[*from].int().saturating_add(*add);
+                    slots[*slot].set_int(v);
+                }
             }
-            store(*slot, value);
         }
+    }
+
+    /// The slots this scope writes, in drawing order.
+    pub fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.items.iter().map(|(slot, _)| *slot)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Value;
     use crate::model::Dialect;
 
     fn program() -> Program {
@@ -248,23 +319,25 @@ name = "x"
     fn offsets_add_to_what_their_source_drew_and_unique_ids_never_repeat() {
         let p = program();
         let slot = |name: &str| p.slots.iter().position(|s| s == name).unwrap();
-        let list = vec![
-            (slot("r"), Generator::Offset("r".into(), Number::Int(99))),
+        // An offset reads the value drawn in the same pass, wherever it is listed.
+        let end = p.slots.len(); // one more slot, for the offset
+        let mut slots = vec![Value::Null; end + 1];
+        let list = [
+            (end, Generator::Offset("r".into(), Number::Int(99))),
             (slot("r"), Generator::Uniform([Number::Int(1), Number::Int(1000)])),
         ];
-        // An offset reads the value drawn in the same pass, wherever it is listed.
         let mut scope = ScopeDraws::new(&list, &p, &DistributionSpec::default(), None).unwrap();
         let mut rng = Rng::seeded(3);
         for _ in 0..100 {
-            let mut seen = Vec::new();
-            scope.draw(&mut rng, Context::default(), |_, v| {
-                if let Drawn::Int(i) = v {
-                    seen.push(i)
-                }
-            });
-            let (a, b) = (seen[0], seen[1]);
-            assert_eq!(b, a + 99);
+            scope.draw(&mut rng, Context::default(), &mut slots);
+            assert!((1..=1000).contains(&slots[slot("r")].int()));
+            assert_eq!(slots[end].int(), slots[slot("r")].int() + 99);
         }
+        let mut text = Value::Null;
+        let mut d = Draw::new(&Generator::Pattern("é#@".into()), &p, &DistributionSpec::default(), None).unwrap();
+        d.draw_to(&mut rng, Context::default(), &mut text);
+        let Value::Text(t) = &text else { panic!() };
+        assert!(t.starts_with('é') && t.chars().count() == 3, "{t}: literal characters kept whole");
         let unique = Arc::new(UniqueSequence::new(5));
         let mut a = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique)).unwrap();
         let mut b = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique)).unwrap();

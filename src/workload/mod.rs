@@ -2,6 +2,7 @@
 //! per-event steps) and workload files (spec -> program). A workload is data: the runner
 //! executes it. Nothing here talks to a database.
 
+pub mod builtin;
 pub mod file;
 pub mod generate;
 pub mod program;

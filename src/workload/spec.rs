@@ -184,6 +184,9 @@ pub struct StatementSpec {
     pub repeat: Option<Spanned<Number>>,
     /// How many statements, from this one, `repeat` repeats together (default 1).
     pub group: Option<Spanned<i64>>,
+    /// Drawn once before the repetitions, for the whole group (sysbench's table per group).
+    #[serde(default)]
+    pub once: BTreeMap<String, Spanned<Generator>>,
     /// Values of the first row kept for later statements of the transaction: name = column
     /// (or `last_insert_id`).
     #[serde(default)]

@@ -105,11 +105,6 @@ impl StatementKind {
         }
     }
 
-    /// BEGIN and COMMIT go over the text protocol, like sysbench's driver sends them.
-    pub fn is_transaction_control(self) -> bool {
-        matches!(self, StatementKind::Begin | StatementKind::Commit)
-    }
-
     /// The statement's SQL with `?` placeholders (translated by the driver), sysbench's text.
     /// `new_row`: oltp_insert's form, which leaves the id to the database in the driver's way.
     pub fn sql(self, table: u32, new_row: Option<NewRowId>) -> String {

@@ -59,11 +59,13 @@ pub struct TransactionProgram {
     pub steps: Vec<StepProgram>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StepProgram {
     pub first: usize,
     pub count: usize,
     pub repeat: u32,
+    /// Drawn once, before the repetitions.
+    pub once: Vec<(usize, Generator)>,
 }
 
 #[derive(Clone, Debug)]
@@ -351,7 +353,7 @@ pub fn compile(
                 }
             },
         };
-        let steps = steps_of(&mut e, &params, name, &tx.statements);
+        let mut steps = steps_of(&mut e, &params, name, &tx.statements);
         // What a statement may use: client values, the transaction's draws, what earlier
         // statements saved, its own draws.
         let mut known: Vec<String> =
@@ -369,6 +371,20 @@ pub fn compile(
             }
             if begin && (sname == "begin" || sname == "commit") {
                 e.at(&st.name, format!("statement name {sname} is taken: transaction {name} measures its own {sname}"));
+            }
+            // A group's `once` values: drawn before its repetitions, known from here on.
+            if let Some(step) = steps.iter_mut().find(|s| s.first == i) {
+                for (p, g) in &st.once {
+                    step.once.push((slot(p), generator(&mut e, &params, &table_rows, &sets, g, false)));
+                    known.push(p.clone());
+                }
+            } else if let Some((_, g)) = st.once.iter().next() {
+                e.at(
+                    g,
+                    format!(
+                        "statement {name}.{sname} is inside a group: `once` belongs on the group's first statement"
+                    ),
+                );
             }
             let mut own = Vec::new();
             for (p, g) in &st.params {
@@ -496,6 +512,8 @@ pub fn compile(
                 Some((_, texts)) => texts[0].clone(),
                 None => positional,
             };
+            // A set of one table needs no choosing.
+            let per_table = per_table.filter(|(_, texts)| texts.len() > 1);
             known.extend(st.params.keys().cloned());
             statements.push(StatementProgram {
                 name: if spec.workload.bare_names { sname.clone() } else { format!("{name}.{sname}") },
@@ -520,8 +538,11 @@ pub fn compile(
                     out.push(st);
                 }
             }
-            let steps =
-                steps.iter().filter(|s| s.repeat > 0).map(|s| StepProgram { first: index[s.first], ..*s }).collect();
+            let steps = steps
+                .iter()
+                .filter(|s| s.repeat > 0)
+                .map(|s| StepProgram { first: index[s.first], ..s.clone() })
+                .collect();
             (out, steps)
         } else {
             (statements, Vec::new()) // errors reported: nothing runs
@@ -609,7 +630,7 @@ fn steps_of(
             if let Some(g) = &st.group {
                 e.at(g, format!("statement {tx}.{}: group needs repeat", st.name.get_ref()));
             }
-            steps.push(StepProgram { first: i, count: 1, repeat: 1 });
+            steps.push(StepProgram { first: i, count: 1, repeat: 1, once: Vec::new() });
             i += 1;
             continue;
         };
@@ -642,7 +663,12 @@ fn steps_of(
                 );
             }
         }
-        steps.push(StepProgram { first: i, count: count as usize, repeat: repeat.clamp(0, 1_000_000) as u32 });
+        steps.push(StepProgram {
+            first: i,
+            count: count as usize,
+            repeat: repeat.clamp(0, 1_000_000) as u32,
+            once: Vec::new(),
+        });
         i += count as usize;
     }
     steps
@@ -720,6 +746,8 @@ fn generator(
             Some(_) => {}
         },
         Generator::Table(t) => match sets.iter().find(|(name, _)| name == t) {
+            // One table: nothing to draw.
+            Some((_, 1)) => resolved = Generator::Const(Scalar::Int(1)),
             Some((_, n)) => resolved = Generator::Uniform([Number::Int(1), Number::Int(*n as i64)]),
             None => e.at(g, format!("table numbers of {t:?}, which is not a table set (a [[tables]] with count)")),
         },

@@ -196,7 +196,8 @@ begin = "{trx}"
     assert!(!t.begin, "begin from a parameter");
     let names: Vec<&str> = t.statements.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["reads", "deletes", "inserts"], "repeat 0 leaves a statement out; bare names");
-    assert_eq!(t.steps, [StepProgram { first: 0, count: 1, repeat: 3 }, StepProgram { first: 1, count: 2, repeat: 2 }]);
+    let shape: Vec<(usize, usize, u32)> = t.steps.iter().map(|s| (s.first, s.count, s.repeat)).collect();
+    assert_eq!(shape, [(0, 1, 3), (1, 2, 2)]);
     // A later statement sees an earlier statement's draw.
     assert_eq!(p.slots[t.statements[2].args[0]], "id");
     let (infos, _) = p.measured();
