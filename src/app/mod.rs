@@ -558,11 +558,16 @@ fn list(show: Option<&str>) -> Result<String, Error> {
         let w = Workload::parse(name).ok_or_else(|| {
             ConfigError(format!("{name:?} is neither a built-in workload nor a recipe (see `fairbench list`)"))
         })?;
-        let o = crate::workload::OltpOptions::default();
-        let mut s = format!("{}: {} (sysbench 1.0; default options)\n", w.name(), w.description());
-        for (kind, n) in w.mix(&o) {
-            s.push_str(&format!("  {n:>2} x {:<18} {}\n", kind.name(), kind.sql(1, None)));
-        }
+        let params = crate::workload::builtin::params(w, &crate::workload::OltpOptions::default());
+        let shown: Vec<String> =
+            params.iter().map(|(k, v)| format!("{k}={}", crate::workload::program::scalar_text(v))).collect();
+        let mut s = format!(
+            "# {}: {}\n# The built-in definition below, compiled with (default flags): {}\n\n",
+            w.name(),
+            w.description(),
+            shown.join(" ")
+        );
+        s.push_str(crate::workload::builtin::SYSBENCH);
         return Ok(s);
     }
     let mut s = String::from("Workloads (sysbench 1.0 OLTP, statement-exact):\n");
