@@ -8,7 +8,8 @@
 //! - [`model`] -> nothing. The result document and everything in it, as typed data.
 //! - [`stats`] -> nothing. HdrHistogram latencies.
 //! - [`random`] -> nothing. sysbench's random streams and distributions.
-//! - [`workload`] -> model, random. What one event does, and the schema.
+//! - [`workload`] -> model, random. What events do: workload files and the built-in
+//!   definition (spec -> program), value generators, recipes, the sbtest schema.
 //! - [`db`] -> model. The one seam to databases: [`db::Database`] opens [`db::Connection`]s.
 //! - [`plan`] -> model, random, workload. A validated run.
 //! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
