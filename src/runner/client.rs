@@ -92,7 +92,7 @@ async fn run_events<D: Database>(
         let mut attempt = Instant::now();
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
-            match client.event(&spec, tx, &rec, waited).await {
+            match client.event(tx, &rec, waited).await {
                 Ok(()) => {
                     let end = Instant::now();
                     rec.lock().unwrap().event(tx, end - intended, end - attempt, end);
@@ -217,14 +217,7 @@ impl<C: Connection> Client<C> {
     /// One event, each statement timed and recorded. `waited`: how long after its
     /// intended start this attempt began (zero in a closed loop).
     #[inline]
-    async fn event(
-        &mut self,
-        spec: &ClientSpec,
-        tx: usize,
-        rec: &Mutex<Recorder>,
-        waited: Duration,
-    ) -> Result<(), DbError> {
-        let _ = spec;
+    async fn event(&mut self, tx: usize, rec: &Mutex<Recorder>, waited: Duration) -> Result<(), DbError> {
         self.state.event(&mut self.conn, &mut self.rng, tx, rec, waited).await
     }
 }

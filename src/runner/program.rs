@@ -1,10 +1,9 @@
-//! A workload file's events: a transaction drawn by weight, its parameters drawn into the
-//! client's value slots, each statement executed with the slots its `:names` bind, and
-//! values saved from result rows into slots for later statements.
+//! The events of a compiled workload (a file or the built-in definition): a transaction
+//! drawn by weight, its values drawn into the client's slots, each statement executed with
+//! the slots its `:names` bind, values saved from result rows for later statements.
 
 use crate::db::{ClientFault, Connection, Database, DbError, Param, Value};
-use crate::random::UniqueSequence;
-use crate::random::{DistributionSpec, Rng};
+use crate::random::{DistributionSpec, Rng, UniqueSequence};
 use crate::recorder::Recorder;
 use crate::workload::generate::{Context, ScopeDraws, Slot};
 use crate::workload::program::{Program, SaveFrom, TransactionIds};

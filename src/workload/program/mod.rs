@@ -565,7 +565,9 @@ pub fn compile(
             steps,
         });
     }
-    if spec.workload.bare_names && spec.transactions.len() > 1 {
+    // A transaction switched off (weight 0 from a parameter) is not part of the run.
+    transactions.retain(|t| t.weight > 0 || spec.transactions.len() == 1);
+    if spec.workload.bare_names && transactions.len() > 1 {
         e.at(&spec.workload.name, "bare_names needs a single transaction (statement names would clash)");
     }
     for list in std::iter::once(&spec.client)

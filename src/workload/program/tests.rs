@@ -215,3 +215,14 @@ begin = "{trx}"
         .iter()
         .any(|e| e.contains("two statements that run share a name")));
 }
+
+#[test]
+fn a_transaction_switched_off_is_not_part_of_the_run() {
+    let text = GOOD.replace("[params]\nn = 100", "[params]\nn = 100\noff = 0")
+        + "[[transactions]]\nname = \"idle\"\nweight = \"{off}\"\n  [[transactions.statements]]\n  name = \"s\"\n  sql = \"SELECT 1\"\n";
+    let spec = super::super::spec::parse("w.toml", &text).unwrap();
+    let p = compile(&spec, "w.toml", &text, Dialect::Sqlite, &[]).unwrap();
+    assert_eq!(p.transactions.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["move"]);
+    let on = compile(&spec, "w.toml", &text, Dialect::Sqlite, &[("off".into(), Scalar::Int(2))]).unwrap();
+    assert_eq!(on.transactions.len(), 2);
+}
