@@ -12,7 +12,7 @@ use crate::prepare::{self, PrepareError, PreparePlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, TextReport};
 use crate::runner::{self, RunError};
 use crate::with_database;
-use crate::workload::schema::{ownership, Ownership};
+use crate::workload::schema::Ownership;
 use crate::workload::{self, Workload};
 use crate::{audit, conditions, result};
 use std::path::PathBuf;
@@ -364,7 +364,7 @@ fn check_dataset<D: Database>(
             let (present, missing) =
                 deadline(&rt, limit, &address, "its tables", prepare::table_status(&mut admin, oltp))?;
             let owned = present.into_iter().map(|t| {
-                let owner = ownership(target.dialect, &t.name, &t.definition);
+                let owner = prepare::ownership(&*db, &t.name, &t.definition);
                 (t, owner)
             });
             (owned.collect::<Vec<_>>(), missing)

@@ -17,7 +17,7 @@ mod tls;
 pub mod url;
 mod value;
 
-use crate::model::{TableDef, TableSize};
+use crate::model::{SbtestShape, TableDef, TableSize};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -139,6 +139,9 @@ pub trait Database: Send + Sync + 'static {
     /// (fairbench's ownership marker): a table comment where the database has them, else
     /// a comment inside the CREATE text the database stores (SQLite).
     fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String>;
+    /// sysbench's CREATE TABLE for `sbtest<n>` in this dialect (plus what it needs after,
+    /// e.g. PostgreSQL's separate index for --secondary), with the whole comment `comment`.
+    fn sbtest_create_sql(&self, n: u32, shape: &SbtestShape, comment: &str) -> Vec<String>;
     /// Replaces a table's whole comment; `None` where it is part of the CREATE text.
     fn comment_sql(&self, table: &str, comment: &str) -> Option<String>;
     /// What must follow loading explicit values into a generated column (PostgreSQL moves

@@ -9,7 +9,7 @@ use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
     Transport, Value as FbValue,
 };
-use crate::model::{ColumnDef, TableDef, TableSize};
+use crate::model::{ColumnDef, SbtestShape, TableDef, TableSize};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
 use std::collections::BTreeMap;
@@ -109,6 +109,15 @@ impl Database for MysqlDatabase {
 
     fn comment_sql(&self, table: &str, comment: &str) -> Option<String> {
         Some(format!("ALTER TABLE {table} COMMENT='{comment}'"))
+    }
+
+    fn sbtest_create_sql(&self, n: u32, shape: &SbtestShape, comment: &str) -> Vec<String> {
+        let key = if shape.secondary { "KEY xid" } else { "PRIMARY KEY" };
+        let id = if shape.auto_inc { "INTEGER NOT NULL AUTO_INCREMENT" } else { "INTEGER NOT NULL" };
+        vec![format!(
+            "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) /*! ENGINE = {} */ COMMENT='{comment}'",
+            shape.engine
+        )]
     }
 
     fn new_row_id(&self) -> super::NewRowId {

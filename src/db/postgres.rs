@@ -7,7 +7,7 @@ use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
     Transport, Value,
 };
-use crate::model::{ColumnDef, TableDef, TableSize};
+use crate::model::{ColumnDef, SbtestShape, TableDef, TableSize};
 use bytes::BytesMut;
 use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
@@ -134,6 +134,22 @@ impl Database for PostgresDatabase {
 
     fn comment_sql(&self, table: &str, comment: &str) -> Option<String> {
         Some(format!("COMMENT ON TABLE {table} IS '{comment}'"))
+    }
+
+    fn sbtest_create_sql(&self, n: u32, shape: &SbtestShape, comment: &str) -> Vec<String> {
+        let id = if shape.auto_inc { "SERIAL" } else { "INTEGER NOT NULL" };
+        // PostgreSQL has no inline KEY: --secondary becomes a separate index.
+        let pk = if shape.secondary { String::new() } else { ",\n  PRIMARY KEY (id)".into() };
+        let mut v = vec![
+            format!(
+                "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
+            ),
+            format!("COMMENT ON TABLE sbtest{n} IS '{comment}'"),
+        ];
+        if shape.secondary {
+            v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
+        }
+        v
     }
 
     fn after_load_sql(&self, t: &TableDef) -> Vec<String> {

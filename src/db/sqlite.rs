@@ -4,7 +4,7 @@ use super::ddl::{column_type, Spelling};
 use super::{
     Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, Transport, Value,
 };
-use crate::model::{ColumnDef, TableDef, TableSize};
+use crate::model::{ColumnDef, SbtestShape, TableDef, TableSize};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
@@ -96,6 +96,19 @@ impl Database for SqliteDatabase {
 
     fn comment_sql(&self, _table: &str, _comment: &str) -> Option<String> {
         None
+    }
+
+    fn sbtest_create_sql(&self, n: u32, shape: &SbtestShape, comment: &str) -> Vec<String> {
+        // INTEGER PRIMARY KEY is SQLite's auto-increment (rowid alias). This text is also
+        // the table's ownership mark: it must never change for tables already prepared.
+        let id = if shape.secondary { "INTEGER NOT NULL" } else { "INTEGER NOT NULL PRIMARY KEY" };
+        let mut v = vec![format!(
+            "CREATE TABLE sbtest{n}( /* {comment} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
+        )];
+        if shape.secondary {
+            v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
+        }
+        v
     }
 
     fn begin_sql(&self, writes: bool) -> &'static str {

@@ -32,6 +32,12 @@ impl Dialect {
         }
     }
 
+    /// Whether an INSERT reports the id it generated (MySQL's LAST_INSERT_ID, SQLite's
+    /// rowid); PostgreSQL returns it only through RETURNING.
+    pub fn reports_insert_id(self) -> bool {
+        !matches!(self, Dialect::Postgres)
+    }
+
     /// The error codes retried by default, as sysbench does (MySQL --mysql-ignore-errors
     /// default; PostgreSQL codes hard-coded in sysbench; SQLite's busy/locked).
     pub fn default_retry_codes(self) -> &'static [&'static str] {

@@ -18,7 +18,7 @@ pub use file::ResultFileError;
 pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use stats::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf};
-pub use table::{ColumnDef, ColumnType, TableDef};
+pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
 
 use schemars::JsonSchema;

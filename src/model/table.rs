@@ -90,6 +90,17 @@ impl TableDef {
     }
 }
 
+/// sysbench's `sbtest<n>` table as its options shape it (oltp_common.lua's create_table).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SbtestShape {
+    /// AUTO_INCREMENT / SERIAL id (--auto-inc).
+    pub auto_inc: bool,
+    /// A secondary index on id instead of the primary key (--secondary).
+    pub secondary: bool,
+    /// MySQL's storage engine (--mysql-storage-engine).
+    pub engine: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 pub mod tables;
 
 use crate::db::{Connection, Database, DbError, TableInfo};
+use crate::model::SbtestShape;
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::schema::{self, Ownership, RowBatcher};
 use crate::workload::{OltpOptions, Workload};
@@ -40,6 +41,32 @@ impl From<DbError> for PrepareError {
     fn from(source: DbError) -> Self {
         PrepareError::Db { context: String::new(), source }
     }
+}
+
+/// Whose `sbtest<n>` table is: its whole comment is one of fairbench's marks (MySQL,
+/// PostgreSQL), or its whole CREATE text is one this driver generates (SQLite). Never a
+/// substring.
+pub fn ownership<D: Database>(db: &D, name: &str, definition: &str) -> Ownership {
+    match definition {
+        schema::MARKER => return Ownership::Complete,
+        schema::MARKER_LOADING | schema::MARKER_LEGACY => return Ownership::Incomplete,
+        _ => {}
+    }
+    let Some(n) = name.strip_prefix("sbtest").and_then(|n| n.parse::<u32>().ok()) else {
+        return Ownership::Foreign;
+    };
+    // The shapes whose CREATE text differs (SQLite ignores --auto-inc and the engine).
+    for secondary in [false, true] {
+        let shape = SbtestShape { auto_inc: true, secondary, engine: "innodb".into() };
+        let created = |mark| db.sbtest_create_sql(n, &shape, mark).into_iter().next();
+        if created(schema::MARKER).as_deref() == Some(definition) {
+            return Ownership::Complete;
+        }
+        if created(schema::MARKER_LEGACY).as_deref() == Some(definition) {
+            return Ownership::Incomplete;
+        }
+    }
+    Ownership::Foreign
 }
 
 pub(crate) fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> PrepareError {
@@ -96,8 +123,7 @@ pub fn prepare<D: Database>(
     let mut admin = rt.block_on(db.connect())?;
     lock(&rt, &mut admin)?;
     let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
-    let dialect = db.dialect();
-    if let Some(t) = present.iter().find(|t| schema::ownership(dialect, &t.name, &t.definition) == Ownership::Foreign) {
+    if let Some(t) = present.iter().find(|t| ownership(&*db, &t.name, &t.definition) == Ownership::Foreign) {
         return Err(PrepareError::Refused(format!(
             "table {} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database",
             t.name
@@ -229,8 +255,11 @@ async fn load_table<D: Database>(
     failure: &Mutex<Option<PrepareError>>,
 ) -> Result<(), PrepareError> {
     let ctx = |e: DbError| PrepareError::Db { context: format!("prepare failed: sbtest{table}: "), source: e };
-    let dialect = db.dialect();
-    for sql in schema::create_table(table, dialect, &plan.oltp) {
+    let name = format!("sbtest{table}");
+    // Where the comment can change later, the table is marked loading until it is complete.
+    let later = db.comment_sql(&name, schema::MARKER);
+    let first = if later.is_some() { schema::MARKER_LOADING } else { schema::MARKER };
+    for sql in db.sbtest_create_sql(table, &plan.oltp.shape(), first) {
         conn.simple(&sql).await.map_err(ctx)?;
     }
     let dist = plan.distribution.sampler();
@@ -250,11 +279,11 @@ async fn load_table<D: Database>(
     if plan.oltp.create_secondary {
         conn.simple(&schema::create_k_index(table)).await.map_err(ctx)?;
     }
-    if let Some(sql) = db.analyze_sql(&format!("sbtest{table}")) {
+    if let Some(sql) = db.analyze_sql(&name) {
         conn.simple(&sql).await.map_err(ctx)?;
     }
     // Last: only now may `run` measure this table.
-    if let Some(sql) = schema::mark_complete(table, dialect) {
+    if let Some(sql) = later {
         conn.simple(&sql).await.map_err(ctx)?;
     }
     Ok(())
@@ -283,7 +312,7 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> 
             if !numbered {
                 continue;
             }
-            if schema::ownership(db.dialect(), &t.name, &t.definition) != Ownership::Foreign {
+            if ownership(&*db, &t.name, &t.definition) != Ownership::Foreign {
                 conn.simple(&schema::drop_table(&t.name)).await.map_err(at(format!("cannot drop {}: ", t.name)))?;
                 out.dropped.push(t.name);
             } else {
@@ -292,4 +321,51 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> 
         }
         Ok(out)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{mysql::MysqlDatabase, sqlite::SqliteDatabase, ConnectOptions, TargetUrl};
+
+    fn url(s: &str) -> TargetUrl {
+        TargetUrl::parse(s, |_| None).unwrap()
+    }
+
+    #[test]
+    fn ownership_is_the_whole_marker_never_a_substring() {
+        use Ownership::*;
+        let mysql = MysqlDatabase::new(&url("mysql://u@h/db"), &ConnectOptions::default()).unwrap();
+        for comment in [schema::MARKER, schema::MARKER_LOADING, "NOT created by fairbench", ""] {
+            let expected = match comment {
+                schema::MARKER => Complete,
+                schema::MARKER_LOADING => Incomplete,
+                _ => Foreign,
+            };
+            assert_eq!(ownership(&mysql, "sbtest1", comment), expected, "{comment:?}");
+        }
+        assert_eq!(ownership(&mysql, "sbtest1", &format!("{} (copy)", schema::MARKER)), Foreign);
+        let sqlite = SqliteDatabase::new(&url("sqlite:///tmp/fairbench-unit.db")).unwrap();
+        let shape = OltpOptions::default().shape();
+        let created = sqlite.sbtest_create_sql(3, &shape, schema::MARKER).remove(0);
+        assert_eq!(ownership(&sqlite, "sbtest3", &created), Complete);
+        assert_eq!(ownership(&sqlite, "sbtest4", &created), Foreign, "another table's text");
+        let lookalike = created.replace("pad CHAR(60)", "pad CHAR(60) DEFAULT 'NOT created by fairbench'");
+        assert_eq!(ownership(&sqlite, "sbtest3", &lookalike), Foreign);
+        let secondary = OltpOptions { secondary: true, ..Default::default() }.shape();
+        let created = sqlite.sbtest_create_sql(2, &secondary, schema::MARKER).remove(0);
+        assert_eq!(ownership(&sqlite, "sbtest2", &created), Complete);
+    }
+
+    /// SQLite's CREATE text is the ownership mark of tables prepared by every earlier
+    /// fairbench: it must stay byte for byte what it was.
+    #[test]
+    fn sqlite_sbtest_text_never_changes() {
+        let sqlite = SqliteDatabase::new(&url("sqlite:///tmp/fairbench-unit.db")).unwrap();
+        let text = sqlite.sbtest_create_sql(1, &OltpOptions::default().shape(), schema::MARKER).remove(0);
+        assert_eq!(
+            text,
+            "CREATE TABLE sbtest1( /* fairbench:sbtest:v1 */\n  id INTEGER NOT NULL PRIMARY KEY,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
+        );
+    }
 }

@@ -1,13 +1,14 @@
-//! sysbench's `sbtest<n>` schema per dialect, the multi-row INSERTs that load it, and the
-//! ownership marker that decides which tables fairbench may drop or write.
+//! sysbench's `sbtest<n>` tables: their shape, the multi-row INSERTs that load them, and the
+//! ownership marks that decide which tables fairbench may drop or write (each driver
+//! writes the CREATE TABLE itself: `Database::sbtest_create_sql`).
 //!
 //! Ownership is exact, never a substring: a MySQL or PostgreSQL table is fairbench's only
 //! if its whole comment equals [`MARKER`] (complete) or [`MARKER_LOADING`] (a prepare that
 //! did not finish); a SQLite table only if its whole CREATE statement is one fairbench
-//! generates. The complete marker is set last, after the rows and the `k` index.
+//! generates (`prepare::ownership`). The complete mark is set last, after the rows and the
+//! `k` index.
 
 use super::OltpOptions;
-use crate::model::Dialect;
 use crate::random::{Distribution, Rng};
 
 /// The whole comment of a table fairbench prepared completely (versioned).
@@ -15,7 +16,7 @@ pub const MARKER: &str = "fairbench:sbtest:v1";
 /// The whole comment while prepare loads it.
 pub const MARKER_LOADING: &str = "fairbench:sbtest:v1:loading";
 /// What fairbench 0.1 before this marker wrote (an exact comment, completeness unknown).
-const MARKER_LEGACY: &str = "created by fairbench";
+pub const MARKER_LEGACY: &str = "created by fairbench";
 
 /// Whose a `sbtest<n>` table is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,49 +30,15 @@ pub enum Ownership {
     Foreign,
 }
 
-/// Ownership of table `name` from its comment (MySQL, PostgreSQL) or CREATE statement (SQLite).
-pub fn ownership(dialect: Dialect, name: &str, definition: &str) -> Ownership {
-    match dialect {
-        Dialect::Mysql | Dialect::Postgres => match definition {
-            MARKER => Ownership::Complete,
-            MARKER_LOADING | MARKER_LEGACY => Ownership::Incomplete,
-            _ => Ownership::Foreign,
-        },
-        Dialect::Sqlite => {
-            let Some(n) = name.strip_prefix("sbtest").and_then(|n| n.parse::<u32>().ok()) else {
-                return Ownership::Foreign;
-            };
-            // SQLite's DDL is transactional and prepare creates, loads and indexes each
-            // table in one transaction: a table that exists is complete.
-            for secondary in [false, true] {
-                let o = OltpOptions { secondary, ..Default::default() };
-                if definition == sqlite_create(n, &o, MARKER) {
-                    return Ownership::Complete;
-                }
-                if definition == sqlite_create(n, &o, MARKER_LEGACY) {
-                    return Ownership::Incomplete;
-                }
-            }
-            Ownership::Foreign
+impl OltpOptions {
+    /// The table's shape these options give.
+    pub fn shape(&self) -> crate::model::SbtestShape {
+        crate::model::SbtestShape {
+            auto_inc: self.auto_inc,
+            secondary: self.secondary,
+            engine: self.mysql_storage_engine.clone(),
         }
     }
-}
-
-/// The statement that marks table `n` complete (MySQL, PostgreSQL); SQLite needs none.
-pub fn mark_complete(n: u32, dialect: Dialect) -> Option<String> {
-    match dialect {
-        Dialect::Mysql => Some(format!("ALTER TABLE sbtest{n} COMMENT='{MARKER}'")),
-        Dialect::Postgres => Some(format!("COMMENT ON TABLE sbtest{n} IS '{MARKER}'")),
-        Dialect::Sqlite => None,
-    }
-}
-
-fn sqlite_create(n: u32, o: &OltpOptions, marker: &str) -> String {
-    // INTEGER PRIMARY KEY is SQLite's auto-increment (rowid alias).
-    let id = if o.secondary { "INTEGER NOT NULL" } else { "INTEGER NOT NULL PRIMARY KEY" };
-    format!(
-        "CREATE TABLE sbtest{n}( /* {marker} */\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL\n)"
-    )
 }
 
 /// sysbench's c template: 10 groups of 11 digits (119 characters).
@@ -81,42 +48,6 @@ pub const PAD_TEMPLATE: &[u8] = b"###########-###########-###########-##########
 
 /// Largest multi-row INSERT sysbench's bulk insert builds (512 KiB).
 pub const BULK_INSERT_BYTES: usize = 512 * 1024;
-
-/// CREATE TABLE for `sbtest<n>`, marked as loading (plus the statements the dialect needs).
-pub fn create_table(n: u32, dialect: Dialect, o: &OltpOptions) -> Vec<String> {
-    let key = if o.secondary { "KEY xid" } else { "PRIMARY KEY" };
-    match dialect {
-        Dialect::Mysql => {
-            let id = if o.auto_inc { "INTEGER NOT NULL AUTO_INCREMENT" } else { "INTEGER NOT NULL" };
-            vec![format!(
-                "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) /*! ENGINE = {} */ COMMENT='{MARKER_LOADING}'",
-                o.mysql_storage_engine
-            )]
-        }
-        Dialect::Postgres => {
-            let id = if o.auto_inc { "SERIAL" } else { "INTEGER NOT NULL" };
-            // PostgreSQL has no inline KEY: --secondary becomes a separate index.
-            let pk = if o.secondary { String::new() } else { ",\n  PRIMARY KEY (id)".into() };
-            let mut v = vec![
-                format!(
-                    "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL{pk}\n)"
-                ),
-                format!("COMMENT ON TABLE sbtest{n} IS '{MARKER_LOADING}'"),
-            ];
-            if o.secondary {
-                v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
-            }
-            v
-        }
-        Dialect::Sqlite => {
-            let mut v = vec![sqlite_create(n, o, MARKER)];
-            if o.secondary {
-                v.push(format!("CREATE INDEX xid_{n} ON sbtest{n}(id)"));
-            }
-            v
-        }
-    }
-}
 
 /// The secondary index on k, built after loading (sysbench's `k_<n>`).
 pub fn create_k_index(n: u32) -> String {
@@ -187,26 +118,6 @@ impl<'a> RowBatcher<'a> {
 mod tests {
     use super::*;
     use crate::random::DistributionSpec;
-
-    #[test]
-    fn ownership_is_the_whole_marker_never_a_substring() {
-        use Ownership::*;
-        for d in [Dialect::Mysql, Dialect::Postgres] {
-            assert_eq!(ownership(d, "sbtest1", MARKER), Complete);
-            assert_eq!(ownership(d, "sbtest1", MARKER_LOADING), Incomplete);
-            assert_eq!(ownership(d, "sbtest1", "NOT created by fairbench"), Foreign);
-            assert_eq!(ownership(d, "sbtest1", &format!("{MARKER} (copy)")), Foreign);
-            assert_eq!(ownership(d, "sbtest1", ""), Foreign);
-        }
-        let o = OltpOptions::default();
-        let created = create_table(3, Dialect::Sqlite, &o).remove(0);
-        assert_eq!(ownership(Dialect::Sqlite, "sbtest3", &created), Complete);
-        assert_eq!(ownership(Dialect::Sqlite, "sbtest4", &created), Foreign, "another table's text");
-        let lookalike = created.replace("pad CHAR(60)", "pad CHAR(60) DEFAULT 'NOT created by fairbench'");
-        assert_eq!(ownership(Dialect::Sqlite, "sbtest3", &lookalike), Foreign);
-        let secondary = create_table(2, Dialect::Sqlite, &OltpOptions { secondary: true, ..o }).remove(0);
-        assert_eq!(ownership(Dialect::Sqlite, "sbtest2", &secondary), Complete);
-    }
 
     #[test]
     fn templates_have_sysbench_lengths() {

@@ -487,13 +487,13 @@ pub fn compile(
                 for (var, column) in map {
                     // PostgreSQL has no last insert id: there it is the first column RETURNING gives.
                     let generated = column.get_ref() == "last_insert_id";
-                    if generated && dialect == Dialect::Postgres && !text.to_ascii_uppercase().contains("RETURNING") {
+                    if generated && !dialect.reports_insert_id() && !text.to_ascii_uppercase().contains("RETURNING") {
                         e.at(column, format!("statement {name}.{sname}: PostgreSQL has no last insert id: add RETURNING <id column> to its postgres SQL"));
                     }
-                    let from = match (generated, dialect) {
+                    let from = match (generated, dialect.reports_insert_id()) {
                         (false, _) => SaveFrom::Column(column.get_ref().clone()),
-                        (true, Dialect::Postgres) => SaveFrom::FirstColumn,
-                        (true, _) => SaveFrom::InsertId,
+                        (true, true) => SaveFrom::InsertId,
+                        (true, false) => SaveFrom::FirstColumn,
                     };
                     saves.push(Save { slot: slot(var), from, client_scope });
                     if !client_scope {
