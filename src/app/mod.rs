@@ -159,17 +159,9 @@ fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) 
         distribution: args.workload.distribution()?,
         overwrite: args.overwrite,
     };
-    create_if_missing(target)?;
+    db.create_if_missing()?;
     do_prepare(db, &workload, &settings, target)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// SQLite: prepare creates the file (other targets need an existing database).
-fn create_if_missing(target: &TargetUrl) -> Result<(), Error> {
-    if target.dialect == crate::db::Dialect::Sqlite {
-        crate::db::sqlite::SqliteDatabase::new(target)?.create_if_missing()?;
-    }
-    Ok(())
 }
 
 fn do_prepare<D: Database>(
@@ -280,7 +272,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload.name()));
     check_out(&out_path, &plan)?;
     if bench {
-        create_if_missing(target)?;
+        db.create_if_missing()?;
     }
     let before = check_dataset(db.clone(), args, &plan, target, bench)?;
     announce(&plan, &before.server, &db.transport());

@@ -125,6 +125,11 @@ pub trait Database: Send + Sync + 'static {
     fn new_row_id(&self) -> NewRowId {
         NewRowId::Omitted
     }
+    /// Creates the database itself when it is missing and this kind of target can (SQLite
+    /// creates its file for prepare and bench; servers need an existing database).
+    fn create_if_missing(&self) -> Result<(), DbError> {
+        Ok(())
+    }
     /// One writer at a time (SQLite): prepare loads with one connection in one transaction.
     fn single_writer(&self) -> bool {
         false

@@ -79,6 +79,10 @@ impl Database for SqliteDatabase {
         true
     }
 
+    fn create_if_missing(&self) -> Result<(), DbError> {
+        SqliteDatabase::create_if_missing(self).map(|_| ())
+    }
+
     fn host_facts(&self, _variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
         BTreeMap::from([("file".to_string(), self.path.display().to_string())])
     }
