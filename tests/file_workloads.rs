@@ -184,7 +184,8 @@ fn every_column_type_loads_and_binds() {
 
 /// PostgreSQL's own row statistics (pg_stat_user_tables) count what the recipes declare:
 /// xfer's two balance updates, one transfer insert and one settle per transfer; tpcb-like's
-/// one update of an account, a teller and a branch and one history row per transaction.
+/// one update of an account, a teller and a branch and one history row per transaction;
+/// the fixed Aurora write mix's two updates, one delete and one insert over its table set.
 #[test]
 fn postgres_statistics_count_the_declared_writes() {
     let db = TestDb::new(Kind::Postgres);
@@ -192,6 +193,8 @@ fn postgres_statistics_count_the_declared_writes() {
     let xfer = db.run_json(&["bench", &format!("{dir}/xfer.toml"), "--threads=1", "--events=300"]);
     let tpcb = db.run_json(&["bench", &format!("{dir}/tpcb-like.toml"), "--threads=1", "--events=300"]);
     assert_eq!(tpcb["transactions"]["tpcb"]["count"], 300);
+    let fixed = format!("{dir}/aurora-2015-write-fixed.toml");
+    db.run_json(&["bench", &fixed, "--set", "tables=2", "--set", "table_size=1000", "--threads=1", "--events=300"]);
     let (t, n) = (xfer["transactions"]["transfer"]["count"].as_i64().unwrap(), 300i64);
     let expected = [
         ("balances", "n_tup_upd", 2 * t),
@@ -201,6 +204,10 @@ fn postgres_statistics_count_the_declared_writes() {
         ("pgbench_tellers", "n_tup_upd", n),
         ("pgbench_branches", "n_tup_upd", n),
         ("pgbench_history", "n_tup_ins", n),
+        // 2 UPDATEs, a DELETE and an INSERT per transaction; prepare inserted 2 x 1,000 rows.
+        ("sbtest%", "n_tup_upd", 2 * n),
+        ("sbtest%", "n_tup_del", n),
+        ("sbtest%", "n_tup_ins", 2000 + n),
     ];
     // Backends report their statistics when their sessions end, a moment after fairbench
     // exits: wait (up to 10 s) for the counts to arrive; they never exceed what was sent.
@@ -210,7 +217,9 @@ fn postgres_statistics_count_the_declared_writes() {
             tokio::spawn(conn);
             let mut v = Vec::new();
             for (table, column, _) in expected {
-                let sql = format!("SELECT {column} FROM pg_stat_user_tables WHERE relname = '{table}'");
+                let sql = format!(
+                    "SELECT COALESCE(SUM({column}), 0)::int8 FROM pg_stat_user_tables WHERE relname LIKE '{table}'"
+                );
                 v.push(c.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0));
             }
             v

@@ -49,11 +49,12 @@ fn mariadb_counts_exactly_the_contract_mix() {
     recipes_count_as_declared(&db);
 }
 
-/// Each recipe on one connection: the server's own counters, read by fairbench around the
+/// Every recipe on one connection: the server's own counters, read by fairbench around the
 /// measured phase, count every statement once per transaction of its kind.
 fn recipes_count_as_declared(db: &TestDb) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/recipes");
-    for name in ["xfer", "tpcb-like", "aurora-2015-write", "aurora-2015-write-fixed", "ycsb-a", "ycsb-e", "iibench"] {
+    let recipes = fairbench::workload::recipes::RECIPES;
+    for name in recipes.iter().map(|(name, _)| *name) {
         let path = format!("{dir}/{name}.toml");
         assert!(db.fairbench(&["prepare", &path]).status.success(), "{name}");
         let doc = db.run_json(&["run", &path, "--threads=1", "--events=300"]);
