@@ -1,4 +1,5 @@
 use super::*;
+use crate::workload::spec::Number;
 
 const GOOD: &str = r#"
 [workload]

@@ -1,0 +1,216 @@
+//! What compiling resolves: `{param}`s in numbers and SQL, generators with their bounds,
+//! the steps `repeat` makes, and the names known at a point (for messages).
+
+use super::compile::Errors;
+use super::*;
+use crate::workload::spec::{Number, StatementSpec};
+use std::ops::Range;
+use toml::Spanned;
+
+/// The steps of a transaction: each statement once, unless `repeat` runs it (and the
+/// `group - 1` after it) several times.
+pub(super) fn steps_of(
+    e: &mut Errors,
+    params: &BTreeMap<String, Scalar>,
+    tx: &str,
+    statements: &[StatementSpec],
+) -> Vec<StepProgram> {
+    let mut steps = Vec::new();
+    let mut i = 0;
+    while i < statements.len() {
+        let st = &statements[i];
+        let Some(r) = &st.repeat else {
+            if let Some(g) = &st.group {
+                e.at(g, format!("statement {tx}.{}: group needs repeat", st.name.get_ref()));
+            }
+            steps.push(StepProgram { first: i, count: 1, repeat: 1, once: Vec::new() });
+            i += 1;
+            continue;
+        };
+        let repeat = number(e, params, r.span(), r.get_ref(), "repeat");
+        if !(0..=1_000_000).contains(&repeat) {
+            e.at(r, format!("statement {tx}.{}: repeat {repeat} must be from 0 to 1000000", st.name.get_ref()));
+        }
+        let count = st.group.as_ref().map(|g| *g.get_ref()).unwrap_or(1);
+        if count < 1 || i + count as usize > statements.len() {
+            let at = st.group.as_ref().map(|g| g.span()).unwrap_or(r.span());
+            e.at(
+                &Spanned::new(at, ()),
+                format!(
+                    "statement {tx}.{}: group {count} must count this statement and those after it",
+                    st.name.get_ref()
+                ),
+            );
+            i += 1;
+            continue;
+        }
+        for inner in &statements[i + 1..i + count as usize] {
+            if let Some(r) = &inner.repeat {
+                e.at(
+                    r,
+                    format!(
+                        "statement {tx}.{} is inside the group of {}: it repeats with it",
+                        inner.name.get_ref(),
+                        st.name.get_ref()
+                    ),
+                );
+            }
+        }
+        steps.push(StepProgram {
+            first: i,
+            count: count as usize,
+            repeat: repeat.clamp(0, 1_000_000) as u32,
+            once: Vec::new(),
+        });
+        i += count as usize;
+    }
+    steps
+}
+
+pub(super) fn list(known: &[String], own: &BTreeMap<String, Spanned<Generator>>) -> String {
+    let mut all: Vec<&str> = known.iter().map(String::as_str).chain(own.keys().map(String::as_str)).collect();
+    all.sort();
+    all.dedup();
+    if all.is_empty() {
+        "none".into()
+    } else {
+        all.join(", ")
+    }
+}
+
+/// An integer, literal or `"{param}"` (errors reported at `span`).
+pub(super) fn number(
+    e: &mut Errors,
+    params: &BTreeMap<String, Scalar>,
+    span: Range<usize>,
+    n: &Number,
+    what: &str,
+) -> i64 {
+    let at = Spanned::new(span, ());
+    match n {
+        Number::Int(i) => *i,
+        Number::Param(p) => {
+            let name = p.trim().trim_start_matches('{').trim_end_matches('}');
+            match params.get(name) {
+                Some(Scalar::Int(i)) => *i,
+                Some(other) => {
+                    e.at(&at, format!("{what}: parameter {name} is {}, not an integer", scalar_text(other)));
+                    0
+                }
+                None => {
+                    e.at(&at, format!("{what}: {p:?} is neither an integer nor a {{parameter}} of [params]"));
+                    0
+                }
+            }
+        }
+    }
+}
+
+/// Checks a generator and returns it with its bounds resolved to integers.
+pub(super) fn generator(
+    e: &mut Errors,
+    params: &BTreeMap<String, Scalar>,
+    tables: &[(String, i64)],
+    sets: &[(String, u32)],
+    g: &Spanned<Generator>,
+    column: bool,
+) -> Generator {
+    let mut resolved = g.get_ref().clone();
+    match &mut resolved {
+        Generator::Uniform(bounds)
+        | Generator::Gaussian(bounds)
+        | Generator::Special(bounds)
+        | Generator::Pareto(bounds)
+        | Generator::Zipfian(bounds) => {
+            let lo = number(e, params, g.span(), &bounds[0], "range");
+            let hi = number(e, params, g.span(), &bounds[1], "range");
+            if lo > hi {
+                e.at(g, format!("range [{lo}, {hi}] is empty: the first bound must not exceed the second"));
+            } else if (hi as i128 - lo as i128) >= 1 << 32 {
+                e.at(
+                    g,
+                    format!("range [{lo}, {hi}] spans more than 2^32 values (the distributions draw 32-bit offsets)"),
+                );
+            }
+            *bounds = [Number::Int(lo), Number::Int(hi)];
+        }
+        Generator::Ids(t) => match tables.iter().find(|(name, _)| name == t) {
+            None => {
+                let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+                e.at(g, format!("ids of table {t:?}, which [[tables]] does not define (defined: {})", names.join(", ")))
+            }
+            Some((_, rows)) if *rows < 1 || *rows > u32::MAX as i64 => {
+                e.at(g, format!("ids of table {t}, which has {rows} rows: there is no id to draw"))
+            }
+            Some(_) => {}
+        },
+        Generator::Table(t) => match sets.iter().find(|(name, _)| name == t) {
+            // One table: nothing to draw.
+            Some((_, 1)) => resolved = Generator::Const(Scalar::Int(1)),
+            Some((_, n)) => resolved = Generator::Uniform([Number::Int(1), Number::Int(*n as i64)]),
+            None => e.at(g, format!("table numbers of {t:?}, which is not a table set (a [[tables]] with count)")),
+        },
+        Generator::Pattern(p) if p.is_empty() => e.at(g, "an empty pattern"),
+        // A whole "{param}" constant takes the parameter's value (and type).
+        Generator::Const(c @ Scalar::Text(_)) => {
+            if let Scalar::Text(t) = &*c {
+                if t.len() > 2 && t.starts_with('{') && t.ends_with('}') && !t.starts_with("{{") {
+                    match params.get(&t[1..t.len() - 1]) {
+                        Some(v) => *c = v.clone(),
+                        None => e.at(g, format!("{t} is not a parameter of [params] (write {{{{ for a literal brace)")),
+                    }
+                }
+            }
+        }
+        Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
+        Generator::Unique if column => {
+            e.at(g, "\"unique\" ids are drawn by clients: it is for parameters, not columns")
+        }
+        Generator::Offset(_, n) => {
+            let add = number(e, params, g.span(), n, "offset");
+            *n = Number::Int(add);
+        }
+        _ => {}
+    }
+    resolved
+}
+
+/// `{param}` replaced by its value; `{{` and `}}` are literal braces.
+pub(super) fn substitute(e: &mut Errors, params: &BTreeMap<String, Scalar>, sql: &Spanned<String>) -> String {
+    let s = sql.get_ref();
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        match (tail.starts_with('{'), tail.find('}')) {
+            (true, Some(end)) if tail[1..end].starts_with(':') => {
+                // A table set's table number, resolved per statement (see table_marker).
+                out.push_str(&tail[..=end]);
+                rest = &tail[end + 1..];
+            }
+            (true, Some(end)) => {
+                let name = &tail[1..end];
+                match params.get(name) {
+                    Some(v) => out.push_str(&scalar_text(v)),
+                    None => {
+                        e.at(sql, format!("{{{name}}} is not a parameter of [params] (write {{{{ for a literal brace)"))
+                    }
+                }
+                rest = &tail[end + 1..];
+            }
+            _ => {
+                e.at(sql, "an unmatched brace (write {{ or }} for a literal one)");
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
