@@ -242,7 +242,7 @@ pub struct RunArgs {
     /// Measured seconds after warmup (default 10 unless --events is given; 0: no limit).
     #[arg(long)]
     pub time: Option<u64>,
-    /// Stop after this many events, counted after warmup.
+    /// Stop after this many events, counted after warmup (0: no limit, as sysbench).
     #[arg(long)]
     pub events: Option<u64>,
     /// Seconds to run before statistics start.
@@ -292,7 +292,9 @@ pub struct CleanupArgs {
     /// A workload file PATH.toml: drop its tables fairbench created. Otherwise (a built-in
     /// name or nothing) every sbtest table fairbench created is dropped.
     pub workload: Option<String>,
-    #[arg(long, hide = true)]
+    /// Drop only sbtest1..sbtestN (sysbench's cleanup --tables); default: every sbtest
+    /// table fairbench created.
+    #[arg(long)]
     pub tables: Option<u32>,
 }
 
@@ -405,7 +407,9 @@ impl RunArgs {
     /// The validated run plan of `workload` for a target of `dialect` (which decides what
     /// error codes mean).
     pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, ConfigError> {
-        let time = match (self.time, self.events) {
+        // sysbench: --events=0 is no limit.
+        let events = self.events.filter(|&n| n > 0);
+        let time = match (self.time, events) {
             (Some(0), _) => None,
             (Some(t), _) => Some(Duration::from_secs(t)),
             (None, Some(_)) => None,
@@ -421,7 +425,7 @@ impl RunArgs {
             workload,
             distribution: self.workload.distribution()?,
             threads: self.threads,
-            stop: StopCondition { time, events: self.events },
+            stop: StopCondition { time, events },
             warmup_s: self.warmup,
             report_interval_s: self.report_interval,
             percentile: self.percentile,

@@ -23,6 +23,11 @@ fn lifecycle(kind: Kind) {
     assert!(over.status.success(), "{}", text(&over));
     assert_eq!(db.count("sbtest2"), 300);
 
+    // --events=0 is no limit, as in sysbench: the time limit ends the run.
+    let doc = db.run_json(&["run", "oltp_point_select", "--tables=2", "--table-size=300", "--events=0", "--time=1"]);
+    assert_eq!(doc["conditions"]["run"]["events_limit"], serde_json::Value::Null);
+    assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 0);
+
     // A run of N events on prepared tables.
     let doc = db.run_json(&["run", "oltp_read_write", "--tables=2", "--table-size=300", "--events=40", "--threads=2"]);
     assert_eq!(doc["conditions"]["run"]["status"], "completed");
@@ -38,6 +43,13 @@ fn lifecycle(kind: Kind) {
         }
         assert!(s["min_us"].as_f64() <= s["p50_us"].as_f64() && s["p999_us"].as_f64() <= s["max_us"].as_f64());
     }
+
+    // sysbench's cleanup --tables N drops sbtest1..N only.
+    let c = db.fairbench(&["cleanup", "oltp_read_write", "--tables=1"]);
+    assert!(c.status.success(), "{}", text(&c));
+    assert_eq!(db.tables(), vec!["sbtest2"]);
+    let p = db.fairbench(&["prepare", "oltp_read_write", "--tables=2", "--table-size=300", "--overwrite"]);
+    assert!(p.status.success(), "{}", text(&p));
 
     // A table fairbench did not create survives cleanup, and blocks writes.
     db.exec("CREATE TABLE sbtest9 (id INTEGER PRIMARY KEY)");

@@ -244,7 +244,7 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) 
             let f = workload::file::load(std::path::Path::new(path), target.dialect, &[]).map_err(ConfigError)?;
             prepare::tables::cleanup(db, &f.program)?
         }
-        None => prepare::cleanup(db)?,
+        None => prepare::cleanup(db, args.tables)?,
     };
     for t in &out.dropped {
         eprintln!("Dropped table {t}");

@@ -296,8 +296,9 @@ pub struct CleanupOutcome {
     pub foreign: Vec<String>,
 }
 
-/// Drops every `sbtest<n>` table fairbench created; never any other table.
-pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> {
+/// Drops the `sbtest<n>` tables fairbench created (`up_to`: only n <= N); never any other
+/// table.
+pub fn cleanup<D: Database>(db: Arc<D>, up_to: Option<u32>) -> Result<CleanupOutcome, PrepareError> {
     let rt = crate::local_runtime();
     rt.block_on(async {
         let mut conn = db.connect().await?;
@@ -307,9 +308,12 @@ pub fn cleanup<D: Database>(db: Arc<D>) -> Result<CleanupOutcome, PrepareError> 
         let tables = conn.tables("sbtest").await?;
         let mut out = CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
         for t in tables {
-            let numbered =
-                t.name.strip_prefix("sbtest").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-            if !numbered {
+            let number = t
+                .name
+                .strip_prefix("sbtest")
+                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<u32>().ok());
+            if number.is_none_or(|n| up_to.is_some_and(|max| n > max)) {
                 continue;
             }
             if ownership(&*db, &t.name, &t.definition) != Ownership::Foreign {
