@@ -31,7 +31,7 @@ pub struct ServerConditions {
     pub version: String,
     /// MySQL: SHOW GLOBAL VARIABLES; PostgreSQL: pg_settings (`setting unit`); SQLite: PRAGMAs.
     pub variables: BTreeMap<String, String>,
-    /// Counters just before the first measured event and just after the last (MySQL SHOW
+    /// Counters as the measured phase starts (after any warmup) and after the last event (MySQL SHOW
     /// GLOBAL STATUS; PostgreSQL pg_stat_database, pg_stat_bgwriter, pg_stat_wal; SQLite
     /// page counts); `status_delta` = after - before, non-zero entries only.
     pub status_before: BTreeMap<String, i64>,

@@ -173,10 +173,17 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     let mut workers = Workers::spawn(db.clone(), plan, &statements, &transactions, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
 
-    let counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
+    let warmup = Duration::from_secs(plan.warmup_s as u64);
+    // The counters bracket the measured phase: read now, or when the warmup ends.
+    let mut counters_before = BTreeMap::new();
+    let mut read_before = || {
+        counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
+    };
+    if warmup.is_zero() {
+        read_before();
+    }
     let started_at = SystemTime::now();
     let start = Instant::now();
-    let warmup = Duration::from_secs(plan.warmup_s as u64);
     let _ = shared.measure_from.set(start + warmup);
     if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
         let _ = shared.schedule.set(schedule::Schedule::new(start, rate, arrival, max_backlog, plan.rand_seed));
@@ -184,7 +191,8 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
 
-    let measured = workers.measure(plan, &statements, &transactions, start, warmup, sink);
+    let empty = Recorder::new(&statements, &transactions, plan.loop_model.is_open());
+    let measured = workers.measure(plan, &empty, start, warmup, sink, &mut read_before);
     let ended_at = SystemTime::now();
     let client = workers.finish(&measured, db.blocking());
 
@@ -338,18 +346,19 @@ impl Workers {
     }
 
     /// The measured phase: ticks to the sink every second until the time or event limit,
-    /// a failure or Ctrl-C; then up to GRACE for in-flight events to finish.
+    /// a failure or Ctrl-C; then up to GRACE for in-flight events to finish. `empty`: the
+    /// run's recorder with nothing in it; `warmed_up` is called as the warmup ends.
     fn measure(
         &self,
         plan: &RunPlan,
-        statements: &[StatementInfo],
-        transactions: &[String],
+        empty: &Recorder,
         start: Instant,
         warmup: Duration,
         sink: &mut dyn Sink,
+        warmed_up: &mut dyn FnMut(),
     ) -> Measured {
         let shared = &self.shared;
-        let mut merged = Recorder::new(statements, transactions, plan.loop_model.is_open());
+        let mut merged = empty.clone();
         let mut spare = merged.clone();
         let mut cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
         let deadline = plan.stop.time.map(|t| start + warmup + t);
@@ -386,11 +395,18 @@ impl Workers {
                 return Measured { status, end, warmup_end: start + warmup, cpu_mark };
             }
             if now >= next_tick {
+                // The warmup ends at this tick: the server's counters are read just before
+                // the swap that starts the measured totals (statements in flight then, at most
+                // one per client, may fall on either side).
+                let warm = cpu_mark.is_none() && now >= start + warmup;
+                if warm {
+                    warmed_up();
+                }
                 // Stamped when the recorders were swapped, not when the tick was due: under
                 // load the swap runs late, and what was recorded until then belongs here.
                 self.tick(&mut merged, &mut spare, next_tick, false, sink);
                 next_tick += TICK;
-                if cpu_mark.is_none() && now >= start + warmup {
+                if warm {
                     cpu_mark = Some(self.cpu_reading());
                 }
             }
