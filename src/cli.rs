@@ -105,6 +105,16 @@ pub struct ConnectArgs {
     pub allow_cleartext_password: bool,
 }
 
+/// The largest seed: 2^53 - 1, the largest integer a JSON number keeps exact everywhere.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+fn seed(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) if v <= MAX_SEED => Ok(v),
+        _ => Err(format!("{s:?} is not a seed from 0 to {MAX_SEED} (2^53 - 1: JSON readers keep it exact)")),
+    }
+}
+
 /// A positive number of seconds up to a day (fractions allowed).
 fn seconds(s: &str) -> Result<Duration, String> {
     match s.trim().parse::<f64>() {
@@ -211,8 +221,9 @@ pub struct WorkloadArgs {
     /// Exponent of the zipfian distribution.
     #[arg(long = "rand-zipfian-exp", alias = "rand_zipfian_exp", default_value_t = 0.8)]
     pub rand_zipfian_exp: f64,
-    /// Seed of the random streams (0: from the clock; the seed used is recorded).
-    #[arg(long = "rand-seed", alias = "rand_seed", default_value_t = 0)]
+    /// Seed of the random streams (0: from the clock; the seed used is recorded). At most
+    /// 2^53 - 1, so that the result's JSON keeps it exact for every reader.
+    #[arg(long = "rand-seed", alias = "rand_seed", default_value_t = 0, value_parser = seed)]
     pub rand_seed: u64,
 }
 
@@ -399,7 +410,8 @@ impl WorkloadArgs {
             return self.rand_seed;
         }
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        (now.as_nanos() as u64 ^ std::process::id() as u64).max(1)
+        // 53 bits: a seed every JSON reader (JavaScript, jq) reads back exactly.
+        ((now.as_nanos() as u64 ^ std::process::id() as u64) & MAX_SEED).max(1)
     }
 }
 

@@ -83,6 +83,8 @@ fn invalid_flags_and_values() {
     assert!(e.contains("--threads"), "{e}");
     let e = one_line_error(&["run", "oltp_read_write", "--skip-trx=maybe"], 2);
     assert!(e.contains("maybe"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--rand-seed=18446744073709551615"], 2);
+    assert!(e.contains("2^53"), "{e}");
 }
 
 #[test]
