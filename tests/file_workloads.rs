@@ -42,6 +42,15 @@ fn xfer_conserves_money_under_eight_clients() {
         assert_eq!(file["sha256"].as_str().unwrap().len(), 64);
         assert!(file["content"].as_str().unwrap().contains("money is conserved"));
         assert_eq!(db.count("xfers"), transfers as i64, "{kind:?}: one recorded transfer per committed transfer");
+        // The dataset the run started on: the file's tables, by name.
+        let mut start: Vec<(String, u64)> = doc["conditions"]["dataset"]["tables_at_start"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["name"].as_str().unwrap().to_string(), t["rows"].as_u64().unwrap()))
+            .collect();
+        start.sort();
+        assert_eq!(start, [("balances".to_string(), 50), ("xfers".to_string(), 0)], "{kind:?}");
         let out = db.fairbench(&["cleanup", &xfer]);
         assert!(out.status.success(), "{}", text(&out));
         assert!(db.tables().is_empty(), "{kind:?}: left {:?}", db.tables());

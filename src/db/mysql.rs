@@ -313,7 +313,11 @@ impl Connection for MysqlConnection {
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
-        let rows = self.rows("SHOW TABLE STATUS LIKE 'sbtest%'").await?;
+        if tables.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names: Vec<String> = tables.iter().map(|t| format!("'{}'", t.replace('\'', "''"))).collect();
+        let rows = self.rows(&format!("SHOW TABLE STATUS WHERE Name IN ({})", names.join(", "))).await?;
         let mut out = Vec::new();
         for row in rows {
             let name = row.first().cloned().flatten().unwrap_or_default();
