@@ -35,8 +35,8 @@ ensure_mariadb() {
   # As the OS root over the socket (unix_socket or empty-password root both work).
   local sql="CREATE USER IF NOT EXISTS '$FB_TEST_USER'@'127.0.0.1' IDENTIFIED BY '$FB_TEST_PASSWORD';
     CREATE USER IF NOT EXISTS '$FB_TEST_USER'@'localhost' IDENTIFIED BY '$FB_TEST_PASSWORD';
-    GRANT ALL PRIVILEGES ON *.* TO '$FB_TEST_USER'@'127.0.0.1';
-    GRANT ALL PRIVILEGES ON *.* TO '$FB_TEST_USER'@'localhost';"
+    GRANT ALL PRIVILEGES ON *.* TO '$FB_TEST_USER'@'127.0.0.1' WITH GRANT OPTION;
+    GRANT ALL PRIVILEGES ON *.* TO '$FB_TEST_USER'@'localhost' WITH GRANT OPTION;"
   as_root mariadb -uroot -e "$sql" 2>/dev/null || mariadb --protocol=tcp -h127.0.0.1 -uroot -e "$sql"
 }
 

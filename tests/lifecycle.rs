@@ -142,3 +142,37 @@ fn skip_trx_and_range_selects_off_change_the_mix() {
     assert_eq!(st.keys().collect::<Vec<_>>(), vec!["point_selects"]);
     assert_eq!(st["point_selects"]["count"], 200);
 }
+
+/// A MariaDB user granted only `ALL ON db.*` (enough for sysbench) can prepare, run and
+/// clean up: what it may not read (replication status) is recorded as not visible.
+#[test]
+fn mariadb_user_with_only_database_privileges_can_benchmark() {
+    struct User(String);
+    impl Drop for User {
+        fn drop(&mut self) {
+            mysql_exec(&format!("DROP USER IF EXISTS '{}'@'127.0.0.1'", self.0));
+        }
+    }
+    let db = TestDb::new(Kind::Mysql);
+    let user = User(format!("fbl_{}", std::process::id()));
+    mysql_exec(&format!(
+        "CREATE USER '{u}'@'127.0.0.1' IDENTIFIED BY 'limited_pw'; GRANT ALL ON {d}.* TO '{u}'@'127.0.0.1'",
+        u = user.0,
+        d = db.name
+    ));
+    let host = mysql_base().rsplit('@').next().unwrap().to_string();
+    let target = format!("--target=mysql://{}:limited_pw@{host}/{}", user.0, db.name);
+    let out = db.dir.path().join("limited.json");
+    let args: Vec<String> = ["bench", "oltp_point_select", "--table-size=500", "--events=50"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([target.clone(), format!("--out={}", out.display())])
+        .collect();
+    let o = fairbench_in(db.dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let role = doc["conditions"]["server"]["replication_role"].as_str().unwrap();
+    assert!(role.starts_with("unknown: not visible to this user"), "{role}");
+    let o = fairbench_in(db.dir.path(), &["cleanup".to_string(), target]);
+    assert!(o.status.success(), "{}", text(&o));
+}

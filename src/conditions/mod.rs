@@ -11,7 +11,12 @@ use crate::model::{ServerConditions, TransportKind};
 pub async fn server<D: Database>(db: &D, conn: &mut D::Conn, info: ServerInfo) -> Result<ServerConditions, DbError> {
     let transport = db.transport();
     let variables = conn.variables().await?;
-    let replication_role = conn.replication_role().await?;
+    // Needs more than a benchmark user may have (MySQL's REPLICATION CLIENT): optional.
+    let replication_role = match conn.replication_role().await {
+        Ok(role) => role,
+        Err(e) if !e.connection_lost => format!("unknown: not visible to this user ({})", e.message),
+        Err(e) => return Err(e),
+    };
     let same_host_as_client = match transport.kind {
         TransportKind::Embedded | TransportKind::Socket => true,
         _ => {
