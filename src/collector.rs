@@ -67,9 +67,14 @@ impl<'p> Collector<'p> {
         }
     }
 
-    /// Ends collection: a partly filled report window is printed, and what was gathered returned.
+    /// Ends collection: a partly filled report window is printed (labelled with its true
+    /// length by the printer) unless it is a sliver under a fifth of the interval, whose
+    /// rates would be noise (it is in the totals and the timeline either way); then what was
+    /// gathered is returned.
     pub fn finish(mut self) -> Collected {
-        if self.window_ticks > 0 {
+        let every = self.report_every.unwrap_or(1) as f64;
+        let left = self.last.saturating_duration_since(self.window_from).as_secs_f64();
+        if self.window_ticks > 0 && left >= every / 5.0 {
             self.flush_window(self.last);
         }
         Collected { totals: self.totals, timeline: self.timeline }
@@ -78,7 +83,8 @@ impl<'p> Collector<'p> {
     fn flush_window(&mut self, until: Instant) {
         let from_s = self.window_from.duration_since(self.start).as_secs_f64();
         let secs = until.duration_since(self.window_from).as_secs_f64();
-        let warmup = until <= self.start + self.warmup;
+        // A window that began in the warmup holds warmup events.
+        let warmup = self.window_from < self.start + self.warmup;
         self.progress.window(&interval_stats(&self.window, self.start, from_s, secs, self.threads, warmup));
         self.window.reset();
         self.window_ticks = 0;
@@ -114,7 +120,10 @@ impl Sink for Collector<'_> {
         if self.report_every.is_some() {
             self.window.add(t.recorder);
             self.window_ticks += 1;
-            if Some(self.window_ticks) == self.report_every {
+            // A window ends once it spans (nearly) the interval: the run's last sliver, a
+            // few milliseconds after the last whole second, stays for finish() to judge.
+            let spans = t.until.saturating_duration_since(self.window_from).as_secs_f64();
+            if self.report_every.is_some_and(|every| spans >= every as f64 * 0.8) {
                 self.flush_window(t.until);
             }
         }

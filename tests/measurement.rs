@@ -191,3 +191,34 @@ fn sqlite_overloaded_open_loop_drops_beyond_its_backlog_and_never_aborts() {
     // arrivals plus one event's service time, not the whole run.
     assert!(doc["stats"]["event"]["p50_us"].as_f64().unwrap() < 500_000.0);
 }
+
+/// `--report-interval` lines: one per whole interval, the warmup's flagged, no sliver line
+/// for the milliseconds after the last whole second, a shorter last window labelled as such.
+#[test]
+fn sqlite_interval_lines_have_no_stub() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
+    let lines = |args: &[&str]| -> Vec<String> {
+        let o = db.fairbench(args);
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stderr).lines().filter(|l| l.starts_with("[ ")).map(str::to_string).collect()
+    };
+    let l = lines(&[
+        "run",
+        "oltp_point_select",
+        "--table-size=1000",
+        "--time=3",
+        "--warmup=1",
+        "--report-interval=1",
+        "--out=/dev/null",
+    ]);
+    let labels: Vec<&str> = l.iter().map(|l| &l[..l.find(" ] ").unwrap() + 2]).collect();
+    assert_eq!(labels, ["[ 1s warmup ]", "[ 2s ]", "[ 3s ]", "[ 4s ]"], "{l:?}");
+    let l =
+        lines(&["run", "oltp_point_select", "--table-size=1000", "--time=3", "--report-interval=2", "--out=/dev/null"]);
+    let labels: Vec<&str> = l.iter().map(|l| &l[..l.find(" ] ").unwrap() + 2]).collect();
+    // The last window's end and length are real times (a busy machine may stop a little late).
+    assert_eq!(labels.len(), 2, "{l:?}");
+    assert_eq!(labels[0], "[ 2s ]", "{l:?}");
+    assert!(labels[1].starts_with("[ 3.") && labels[1].contains("s, last 1."), "{l:?}");
+}

@@ -277,7 +277,8 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     let before = check_dataset(db.clone(), args, &plan, target, bench)?;
     announce(&plan, &before.server, &db.transport());
 
-    let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile));
+    let every = plan.report_interval_s.unwrap_or(1);
+    let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile, every));
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
     let mut collector = Collector::new(

@@ -7,19 +7,27 @@ use std::io::Write;
 pub struct IntervalPrinter<W: Write> {
     out: W,
     percentile: f64,
+    /// The report interval, seconds.
+    every: f64,
 }
 
 impl<W: Write> IntervalPrinter<W> {
-    pub fn new(out: W, percentile: f64) -> Self {
-        IntervalPrinter { out, percentile }
+    pub fn new(out: W, percentile: f64, every_s: u32) -> Self {
+        IntervalPrinter { out, percentile, every: every_s.max(1) as f64 }
     }
 
-    pub fn line(s: &IntervalStats, percentile: f64) -> String {
+    /// One window's line; `every`: the report interval in seconds.
+    pub fn line(s: &IntervalStats, percentile: f64, every: f64) -> String {
         let secs = s.duration_s.max(1e-9);
-        let end = (s.from_s + s.duration_s).round();
+        // A full window is labelled by its end; the run's last, shorter one says so.
+        let end = if s.duration_s >= every * 0.9 {
+            format!("{}s", (s.from_s + s.duration_s).round())
+        } else {
+            format!("{:.1}s, last {:.1} s", s.from_s + s.duration_s, s.duration_s)
+        };
         let ms = |us: f64| us / 1000.0;
         format!(
-            "[ {end}s{} ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} commit (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+            "[ {end}{} ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} commit (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
             if s.warmup { " warmup" } else { "" },
             s.threads,
             s.event.per_s,
@@ -47,6 +55,6 @@ impl<W: Write> IntervalPrinter<W> {
     }
 
     pub fn print(&mut self, s: &IntervalStats) {
-        let _ = writeln!(self.out, "{}", Self::line(s, self.percentile));
+        let _ = writeln!(self.out, "{}", Self::line(s, self.percentile, self.every));
     }
 }
