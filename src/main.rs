@@ -33,12 +33,14 @@ fn flag_error(e: clap::Error) -> ExitCode {
         _ => {
             let rendered = e.to_string();
             let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            let hint =
-                if rendered.contains("--mysql-") || rendered.contains("--pgsql-") || rendered.contains("--db-driver") {
-                    " (fairbench takes the server as a URL: --target mysql://user:pass@host:port/db)"
-                } else {
-                    " (see --help)"
-                };
+            // sysbench's connection options: name the URL fairbench takes instead.
+            let hint = if rendered.contains("--pgsql-") || rendered.contains("pgsql") {
+                " (fairbench takes the server as a URL: --target postgres://user:pass@host:port/db)"
+            } else if rendered.contains("--mysql-") || rendered.contains("--db-driver") {
+                " (fairbench takes the server as a URL: --target mysql://user:pass@host:port/db)"
+            } else {
+                " (see --help)"
+            };
             eprintln!("error: {first}{hint}");
             ExitCode::from(2)
         }

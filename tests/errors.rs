@@ -75,6 +75,8 @@ fn invalid_flags_and_values() {
     assert!(e.contains("--no-such-flag"), "{e}");
     let e = one_line_error(&["run", "oltp_read_write", "--mysql-host=db1"], 2);
     assert!(e.contains("--target mysql://"), "{e}");
+    let e = one_line_error(&["run", "oltp_read_write", "--pgsql-host=db1"], 2);
+    assert!(e.contains("--target postgres://"), "{e}");
     let e = one_line_error(&["run", "tpcc_fancy"], 2);
     assert!(e.contains("unknown workload"), "{e}");
     let e = one_line_error(&["run", "oltp_read_write", "--rand-type=normal"], 2);
