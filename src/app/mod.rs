@@ -107,23 +107,6 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
     }
 }
 
-/// An administrative query with a deadline: a server that stops answering is an error
-/// naming what fairbench was waiting for, never a hang.
-fn deadline<T>(
-    rt: &crate::LocalRuntime,
-    limit: std::time::Duration,
-    server: &str,
-    what: &str,
-    fut: impl std::future::Future<Output = Result<T, DbError>>,
-) -> Result<T, DbError> {
-    rt.block_on(async { tokio::time::timeout(limit, fut).await }).unwrap_or_else(|_| {
-        Err(DbError::timeout(format!(
-            "the server at {server} did not answer within {} s while reading {what} (--admin-timeout raises the limit)",
-            limit.as_secs_f64()
-        )))
-    })
-}
-
 /// The target URL; a password not in the URL comes from --password-file, then
 /// FAIRBENCH_PASSWORD, then MYSQL_PWD / PGPASSWORD.
 fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
@@ -310,7 +293,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         dialect: target.dialect,
         redacted_url: target.redacted(),
         transport: db.transport(),
-        begin_sql: db.begin_sql(plan.workload.writes()),
+        begin_sql: [db.begin_sql(false), db.begin_sql(true)],
         new_row_id: db.new_row_id(),
         server: before.server,
         host: conditions::host::read(),
@@ -350,21 +333,30 @@ fn check_dataset<D: Database>(
 ) -> Result<Before, Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect())?;
-    let address = db.transport().address;
+    let server_at = format!("the server at {}", db.transport().address);
     let limit = plan.admin_timeout;
     let (present, missing) = match &plan.workload {
         WorkloadPlan::Sysbench { oltp, .. } => {
-            let (present, missing) =
-                deadline(&rt, limit, &address, "its tables", prepare::table_status(&mut admin, oltp))?;
+            let (present, missing) = runner::bounded_result(
+                &rt,
+                limit,
+                &server_at,
+                "reading its tables",
+                prepare::table_status(&mut admin, oltp),
+            )?;
             let owned = present.into_iter().map(|t| {
                 let owner = prepare::ownership(&*db, &t.name, &t.definition);
                 (t, owner)
             });
             (owned.collect::<Vec<_>>(), missing)
         }
-        WorkloadPlan::File(f) => {
-            deadline(&rt, limit, &address, "its tables", prepare::tables::status(&*db, &mut admin, &f.program))?
-        }
+        WorkloadPlan::File(f) => runner::bounded_result(
+            &rt,
+            limit,
+            &server_at,
+            "reading its tables",
+            prepare::tables::status(&*db, &mut admin, &f.program),
+        )?,
     };
     if !missing.is_empty() {
         if bench && present.is_empty() {
@@ -407,11 +399,18 @@ fn check_dataset<D: Database>(
             Ownership::Foreign => {}
         }
     }
-    let info = deadline(&rt, limit, &address, "its version", admin.server_info())?;
-    let server = deadline(&rt, limit, &address, "its settings", conditions::server(&*db, &mut admin, info))?;
+    let info = runner::bounded_result(&rt, limit, &server_at, "reading its version", admin.server_info())?;
+    let server = runner::bounded_result(
+        &rt,
+        limit,
+        &server_at,
+        "reading its settings",
+        conditions::server(&*db, &mut admin, info),
+    )?;
     let table_names = plan.workload.table_names();
     let rows = plan.workload.declared_rows();
-    let tables = deadline(&rt, limit, &address, "table sizes", admin.table_sizes(&table_names, rows))?;
+    let tables =
+        runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
     Ok(Before { server, tables })
 }
 

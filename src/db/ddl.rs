@@ -1,28 +1,47 @@
 //! What the three drivers' CREATE TABLE statements share: the column list and the key,
-//! each column's type and generated-id form rendered by the driver.
+//! each column in the driver's spelling (types and generated ids).
 
 use crate::model::{ColumnDef, ColumnType, TableDef};
 
-/// `(\n  col type,\n  ...,\n  PRIMARY KEY (a, b)\n)`; `inline_key`: a generated column that
-/// is the whole key says PRIMARY KEY itself (SQLite's rowid alias must).
-pub fn body(t: &TableDef, column: impl Fn(&ColumnDef) -> String, inline_key: bool) -> String {
-    let mut parts: Vec<String> = t.columns.iter().map(|c| format!("  {} {}", c.name, column(c))).collect();
-    let inlined = inline_key && t.columns.iter().any(|c| c.generated);
+/// `(\n  col type,\n  ...,\n  PRIMARY KEY (a, b)\n)` in a database's spelling. A generated
+/// column spelled `Instead` is the whole key and says PRIMARY KEY itself (SQLite's rowid
+/// alias must).
+pub fn body(t: &TableDef, s: &Spelling) -> String {
+    let mut parts: Vec<String> = t.columns.iter().map(|c| format!("  {} {}", c.name, column(c, s))).collect();
+    let inlined = matches!(s.generated, Generated::Instead(_)) && t.columns.iter().any(|c| c.generated);
     if !t.primary_key.is_empty() && !inlined {
         parts.push(format!("  PRIMARY KEY ({})", t.primary_key.join(", ")));
     }
     format!("(\n{}\n)", parts.join(",\n"))
 }
 
-/// How a database spells the types where the three differ.
+/// How a database spells what the three write differently.
 pub struct Spelling {
     pub double: &'static str,
     pub decimal: &'static str,
     pub blob: &'static str,
+    /// A column the database generates.
+    pub generated: Generated,
+}
+
+pub enum Generated {
+    /// Written after the type (AUTO_INCREMENT, identity).
+    After(&'static str),
+    /// Written instead of the type (SQLite's INTEGER PRIMARY KEY).
+    Instead(&'static str),
+}
+
+/// A column's type, and how the database generates it when it does.
+fn column(c: &ColumnDef, s: &Spelling) -> String {
+    match (&s.generated, c.generated) {
+        (Generated::Instead(text), true) => text.to_string(),
+        (Generated::After(text), true) => format!("{} {text}", column_type(c.ty, s)),
+        (_, false) => column_type(c.ty, s),
+    }
 }
 
 /// A column type in a database's spelling.
-pub fn column_type(ty: ColumnType, s: &Spelling) -> String {
+fn column_type(ty: ColumnType, s: &Spelling) -> String {
     match ty {
         ColumnType::Integer => "INTEGER".into(),
         ColumnType::BigInt => "BIGINT".into(),

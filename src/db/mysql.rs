@@ -3,13 +3,13 @@
 //! connections use fairbench's lean protocol client (mysql_wire.rs); TLS and the
 //! authentication it does not speak go through mysql_async.
 
-use super::ddl::{column_type, Spelling};
+use super::ddl::{Generated, Spelling};
 use super::mysql_wire::{ConnectError, WireConn, WireLimits};
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
     Transport, Value as FbValue,
 };
-use crate::model::{ColumnDef, SbtestShape, TableDef, TableSize};
+use crate::model::{SbtestShape, TableDef, TableSize};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
 use std::collections::BTreeMap;
@@ -95,16 +95,13 @@ impl Database for MysqlDatabase {
     }
 
     fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String> {
-        const SPELLING: Spelling = Spelling { double: "DOUBLE", decimal: "DECIMAL", blob: "LONGBLOB" };
-        let column = |c: &ColumnDef| {
-            let ty = column_type(c.ty, &SPELLING);
-            if c.generated {
-                format!("{ty} NOT NULL AUTO_INCREMENT")
-            } else {
-                ty
-            }
+        const SPELLING: Spelling = Spelling {
+            double: "DOUBLE",
+            decimal: "DECIMAL",
+            blob: "LONGBLOB",
+            generated: Generated::After("NOT NULL AUTO_INCREMENT"),
         };
-        vec![format!("CREATE TABLE {}{} COMMENT='{comment}'", t.name, super::ddl::body(t, column, false))]
+        vec![format!("CREATE TABLE {}{} COMMENT='{comment}'", t.name, super::ddl::body(t, &SPELLING))]
     }
 
     fn comment_sql(&self, table: &str, comment: &str) -> Option<String> {

@@ -1,10 +1,10 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
 
-use super::ddl::{column_type, Spelling};
+use super::ddl::{Generated, Spelling};
 use super::{
     Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, Transport, Value,
 };
-use crate::model::{ColumnDef, SbtestShape, TableDef, TableSize};
+use crate::model::{SbtestShape, TableDef, TableSize};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{OpenFlags, ToSql};
 use std::collections::BTreeMap;
@@ -88,13 +88,14 @@ impl Database for SqliteDatabase {
     }
 
     fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String> {
-        // A rowid alias must be spelled exactly INTEGER PRIMARY KEY.
-        const SPELLING: Spelling = Spelling { double: "DOUBLE", decimal: "DECIMAL", blob: "BLOB" };
-        let column = |c: &ColumnDef| match c.generated {
-            true => "INTEGER PRIMARY KEY".to_string(),
-            false => column_type(c.ty, &SPELLING),
+        const SPELLING: Spelling = Spelling {
+            double: "DOUBLE",
+            decimal: "DECIMAL",
+            blob: "BLOB",
+            // A rowid alias must be spelled exactly INTEGER PRIMARY KEY.
+            generated: Generated::Instead("INTEGER PRIMARY KEY"),
         };
-        let body = super::ddl::body(t, column, true);
+        let body = super::ddl::body(t, &SPELLING);
         vec![format!("CREATE TABLE {}( /* {comment} */{}", t.name, &body[1..])]
     }
 

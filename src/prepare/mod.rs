@@ -74,14 +74,16 @@ pub(crate) fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> PrepareE
     move |source| PrepareError::Db { context, source }
 }
 
-pub(crate) fn busy() -> PrepareError {
+fn busy() -> PrepareError {
     PrepareError::Refused(
         "another fairbench prepare or cleanup is working on this database: wait for it to finish".into(),
     )
 }
 
-fn lock(rt: &crate::LocalRuntime, conn: &mut impl Connection) -> Result<(), PrepareError> {
-    match rt.block_on(conn.try_exclusive_lock())? {
+/// Takes fairbench's exclusive lock on the database, or refuses: another prepare or cleanup
+/// holds it.
+pub(crate) async fn lock(conn: &mut impl Connection) -> Result<(), PrepareError> {
+    match conn.try_exclusive_lock().await? {
         true => Ok(()),
         false => Err(busy()),
     }
@@ -121,7 +123,7 @@ pub fn prepare<D: Database>(
     let rt = crate::local_runtime();
     // Held until prepare returns: a second prepare or cleanup of this database is refused.
     let mut admin = rt.block_on(db.connect())?;
-    lock(&rt, &mut admin)?;
+    rt.block_on(lock(&mut admin))?;
     let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
     if let Some(t) = present.iter().find(|t| ownership(&*db, &t.name, &t.definition) == Ownership::Foreign) {
         return Err(PrepareError::Refused(format!(
@@ -302,9 +304,7 @@ pub fn cleanup<D: Database>(db: Arc<D>, up_to: Option<u32>) -> Result<CleanupOut
     let rt = crate::local_runtime();
     rt.block_on(async {
         let mut conn = db.connect().await?;
-        if !conn.try_exclusive_lock().await? {
-            return Err(busy());
-        }
+        lock(&mut conn).await?;
         let tables = conn.tables("sbtest").await?;
         let mut out = CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
         for t in tables {

@@ -3,7 +3,7 @@
 //! multi-row INSERTs, indexed, then marked complete. Only tables the file declares and
 //! fairbench created are ever dropped.
 
-use super::{at, busy, Loaders, PrepareError, PrepareOutcome};
+use super::{at, lock, Loaders, PrepareError, PrepareOutcome};
 use crate::db::{Connection, Database, DbError, Param, TableInfo, Value};
 use crate::model::TableDef;
 use crate::random::{DistributionSpec, Rng};
@@ -74,9 +74,7 @@ pub fn prepare<D: Database>(
 ) -> Result<PrepareOutcome, PrepareError> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect())?;
-    if !rt.block_on(admin.try_exclusive_lock())? {
-        return Err(busy());
-    }
+    rt.block_on(lock(&mut admin))?;
     let (present, _) = rt.block_on(status(&*db, &mut admin, program))?;
     if let Some((t, _)) = present.iter().find(|(_, o)| *o == Ownership::Foreign) {
         return Err(PrepareError::Refused(format!(
@@ -206,9 +204,7 @@ pub fn cleanup<D: Database>(db: Arc<D>, program: &Program) -> Result<super::Clea
     let rt = crate::local_runtime();
     rt.block_on(async {
         let mut conn = db.connect().await?;
-        if !conn.try_exclusive_lock().await? {
-            return Err(busy());
-        }
+        lock(&mut conn).await?;
         let (present, _) = status(&*db, &mut conn, program).await?;
         let mut out = super::CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
         for (t, owner) in present {

@@ -25,8 +25,9 @@ pub struct Setting<'a> {
     /// The target URL with any password replaced by `***`.
     pub redacted_url: String,
     pub transport: Transport,
-    /// The BEGIN this target's driver sends (SQLite: BEGIN IMMEDIATE for writers).
-    pub begin_sql: &'static str,
+    /// The BEGIN this target's driver sends for a transaction that reads only, and for one
+    /// that writes (SQLite: BEGIN IMMEDIATE).
+    pub begin_sql: [&'static str; 2],
     /// How this target's INSERTs get generated ids (the form oltp_insert's SQL takes).
     pub new_row_id: crate::model::NewRowId,
     /// Server facts read before the run (its counters are filled in here).
@@ -128,7 +129,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
     }
 }
 
-fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql: &str) -> WorkloadRecord {
+fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql: [&str; 2]) -> WorkloadRecord {
     let distribution = serde_json::to_value(&plan.distribution).unwrap_or_default();
     match &plan.workload {
         WorkloadPlan::Sysbench { workload, oltp, .. } => {
@@ -144,7 +145,7 @@ fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql
                     .iter()
                     .map(|(k, _)| {
                         let sql = match k {
-                            StatementKind::Begin => begin_sql.to_string(),
+                            StatementKind::Begin => begin_sql[workload.writes() as usize].to_string(),
                             k => k.sql(1, new_row),
                         };
                         (k.name().to_string(), sql)
@@ -158,12 +159,17 @@ fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql
                 file: None,
             }
         }
-        WorkloadPlan::File(f) => file_record(f, plan, distribution),
+        WorkloadPlan::File(f) => file_record(f, plan, distribution, begin_sql),
     }
 }
 
 /// A workload file's record: its transactions, statements as sent and the file itself.
-fn file_record(f: &FileWorkload, plan: &RunPlan, distribution: serde_json::Value) -> WorkloadRecord {
+fn file_record(
+    f: &FileWorkload,
+    plan: &RunPlan,
+    distribution: serde_json::Value,
+    begin_sql: [&str; 2],
+) -> WorkloadRecord {
     let p = &f.program;
     let total: u64 = p.transactions.iter().map(|t| t.weight as u64).sum();
     let (infos, _) = p.measured();
@@ -171,7 +177,7 @@ fn file_record(f: &FileWorkload, plan: &RunPlan, distribution: serde_json::Value
     let mut mix_per_event = BTreeMap::new();
     for t in &p.transactions {
         if t.begin {
-            statements_sql.insert(format!("{}.begin", t.name), "BEGIN".to_string());
+            statements_sql.insert(format!("{}.begin", t.name), begin_sql[t.writes() as usize].to_string());
             statements_sql.insert(format!("{}.commit", t.name), "COMMIT".to_string());
         }
         for s in &t.statements {

@@ -11,7 +11,7 @@ pub fn run<D: Database>(db: &D, checks: &[(String, String)], limit: Duration) ->
         return Vec::new();
     }
     let rt = crate::local_runtime();
-    let mut conn = match super::bounded_result(&rt, limit, db.connect()) {
+    let mut conn = match super::bounded_result(&rt, limit, "the server", "connecting for the checks", db.connect()) {
         Ok(c) => Some(c),
         Err(e) => {
             return checks.iter().map(|(name, sql)| failed(name, sql, format!("cannot connect: {e}"))).collect();
@@ -23,7 +23,8 @@ pub fn run<D: Database>(db: &D, checks: &[(String, String)], limit: Duration) ->
             let Some(c) = conn.as_mut() else {
                 return failed(name, sql, "not run: an earlier check lost the connection".into());
             };
-            match super::bounded_result(&rt, limit, first_value(c, sql)) {
+            match super::bounded_result(&rt, limit, "the server", &format!("running check {name}"), first_value(c, sql))
+            {
                 Ok(v) => CheckRecord {
                     name: name.clone(),
                     sql: sql.clone(),

@@ -47,14 +47,20 @@ pub fn bounded<T, E>(
     rt.block_on(async { tokio::time::timeout(limit, fut).await.ok()?.ok() })
 }
 
-/// The same, keeping the error: a deadline passed is a timeout error.
+/// An administrative query with a deadline, keeping the error: a server that stops
+/// answering is a timeout error saying `{who} did not answer ... while {doing}`, never a hang.
 pub fn bounded_result<T>(
     rt: &crate::LocalRuntime,
     limit: Duration,
+    who: &str,
+    doing: &str,
     fut: impl std::future::Future<Output = Result<T, DbError>>,
 ) -> Result<T, DbError> {
     rt.block_on(async { tokio::time::timeout(limit, fut).await }).unwrap_or_else(|_| {
-        Err(DbError::timeout(format!("no answer within {} s (--admin-timeout raises the limit)", limit.as_secs_f64())))
+        Err(DbError::timeout(format!(
+            "{who} did not answer within {} s while {doing} (--admin-timeout raises the limit)",
+            limit.as_secs_f64()
+        )))
     })
 }
 
