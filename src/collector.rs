@@ -39,6 +39,8 @@ pub struct Collector<'p> {
     timeline: Vec<IntervalStats>,
     cpu_at_last: Duration,
     progress: &'p mut dyn Progress,
+    /// Percentiles the report windows compute beyond the fixed ones.
+    window_percentiles: Vec<f64>,
 }
 
 impl<'p> Collector<'p> {
@@ -64,7 +66,14 @@ impl<'p> Collector<'p> {
             timeline: Vec::new(),
             cpu_at_last: Duration::ZERO,
             progress,
+            window_percentiles: Vec::new(),
         }
+    }
+
+    /// Report windows also compute these percentiles (a --percentile beyond the fixed ones).
+    pub fn window_percentiles(mut self, extra: &[f64]) -> Self {
+        self.window_percentiles = extra.to_vec();
+        self
     }
 
     /// Ends collection: a partly filled report window is printed (labelled with its true
@@ -85,7 +94,15 @@ impl<'p> Collector<'p> {
         let secs = until.duration_since(self.window_from).as_secs_f64();
         // A window that began in the warmup holds warmup events.
         let warmup = self.window_from < self.start + self.warmup;
-        self.progress.window(&interval_stats(&self.window, self.start, from_s, secs, self.threads, warmup));
+        self.progress.window(&interval_stats(
+            &self.window,
+            self.start,
+            from_s,
+            secs,
+            self.threads,
+            warmup,
+            &self.window_percentiles,
+        ));
         self.window.reset();
         self.window_ticks = 0;
         self.window_from = until;
@@ -109,7 +126,7 @@ impl Sink for Collector<'_> {
         let warmup = t.due <= self.start + self.warmup;
         let from_s = self.last.duration_since(self.start).as_secs_f64();
         let secs = t.until.duration_since(self.last).as_secs_f64();
-        let mut stats = interval_stats(t.recorder, self.start, from_s, secs, self.threads, warmup);
+        let mut stats = interval_stats(t.recorder, self.start, from_s, secs, self.threads, warmup, &[]);
         let cpu = t.process_cpu.saturating_sub(self.cpu_at_last);
         stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
         self.cpu_at_last = t.process_cpu;

@@ -18,7 +18,8 @@
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
 //! - [`result`] -> collector, model, plan, recorder, runner, workload. Builds the document.
-//! - [`audit`], [`report`] -> model. Read result documents only.
+//! - [`audit`] -> model. Reads result documents only.
+//! - [`report`] -> model, stats. Reads result documents (and decodes their histograms).
 //! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
 //! - [`app`] -> everything. The commands; the only place that prints outside report.
 

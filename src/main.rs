@@ -9,6 +9,28 @@ fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     fairbench::argv::hide_passwords(fairbench::db::url::arg_password_spans);
     fairbench::app::install_panic_hook();
+    let mut args: Vec<String> = match args.into_iter().map(|a| a.into_string()).collect() {
+        Ok(args) => args,
+        Err(_) => {
+            eprintln!("error: an argument is not valid UTF-8");
+            return ExitCode::from(2);
+        }
+    };
+    // A sysbench line (`fairbench oltp_read_write --threads=8 run`) is read as sysbench reads it.
+    if fairbench::cli::sysbench::is_sysbench_line(&args) {
+        match fairbench::cli::sysbench::translate(&args) {
+            Ok(t) => {
+                for note in &t.notes {
+                    eprintln!("note: {note}");
+                }
+                args = t.args;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let cli = match fairbench::cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => return flag_error(e),
@@ -33,15 +55,13 @@ fn flag_error(e: clap::Error) -> ExitCode {
         _ => {
             let rendered = e.to_string();
             let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            // sysbench's connection options: name the URL fairbench takes instead.
-            let hint = if rendered.contains("--pgsql-") || rendered.contains("pgsql") {
-                " (fairbench takes the server as a URL: --target postgres://user:pass@host:port/db)"
-            } else if rendered.contains("--mysql-") || rendered.contains("--db-driver") {
-                " (fairbench takes the server as a URL: --target mysql://user:pass@host:port/db)"
-            } else {
-                " (see --help)"
+            // A sysbench option: name fairbench's spelling.
+            let invalid = match e.get(clap::error::ContextKind::InvalidArg) {
+                Some(clap::error::ContextValue::String(s)) => s.clone(),
+                _ => String::new(),
             };
-            eprintln!("error: {first}{hint}");
+            let hint = fairbench::cli::sysbench::equivalent(&invalid).unwrap_or_else(|| "see --help".into());
+            eprintln!("error: {first} ({hint})");
             ExitCode::from(2)
         }
     }

@@ -140,7 +140,8 @@ fn sqlite_memory_stays_bounded_over_a_long_run() {
     std::thread::sleep(Duration::from_secs(10));
     let late = rss_kb(child.id());
     let doc = finish(child, &out);
-    assert!(doc["stats"]["event"]["count"].as_u64().unwrap() > 10_000);
+    // Busy the whole time (a floor far below this machine's rate, even with CPUs shared).
+    assert!(doc["stats"]["event"]["count"].as_u64().unwrap() > 1_000);
     // Histograms are fixed-size and the timeline grows by about one small entry a second.
     assert!(late <= early + 2_048, "RSS grew from {early} kB to {late} kB");
 }

@@ -9,7 +9,7 @@ use crate::db::{Connection as _, Database, DbError, Dialect, TargetUrl, UrlError
 use crate::model::{IntervalStats, ResultDocument, ResultFileError, RunStatus, ServerConditions, TableSize};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError, PreparePlan};
-use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, TextReport};
+use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
 use crate::with_database;
 use crate::workload::schema::Ownership;
@@ -261,7 +261,13 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
     announce(&plan, &before.server, &db.transport());
 
     let every = plan.report_interval_s.unwrap_or(1);
-    let mut progress = TerminalProgress(IntervalPrinter::new(std::io::stderr(), plan.percentile, every));
+    // sysbench's format: its interval lines on stdout, where its parsers read them.
+    let mut progress = TerminalProgress(match args.format.as_str() {
+        "sysbench" => {
+            IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile, every)
+        }
+        _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile, every),
+    });
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
     let mut collector = Collector::new(
@@ -271,7 +277,8 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         plan.threads,
         plan.report_interval_s,
         &mut progress,
-    );
+    )
+    .window_percentiles(&plan.percentiles);
     let outcome = runner::run(db.clone(), &plan, &mut collector)?;
     let collected = collector.finish();
 
@@ -490,11 +497,25 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
         }
     };
     let opts = ReportOptions { percentile: args.percentile };
-    if args.format == "json" {
-        println!("{}", JsonReport.render(doc, &opts));
-    } else {
-        print!("{}", TextReport.render(doc, &opts));
-        print!("\n{}", audit::render(&doc.audit));
+    match args.format.as_str() {
+        "json" => println!("{}", JsonReport.render(doc, &opts)),
+        "sysbench" => {
+            print!("\n{}", SysbenchReport { histogram: args.histogram }.render(doc, &opts));
+            if !doc.audit.is_empty() {
+                eprintln!(
+                    "audit: {} finding(s) about these numbers: fairbench audit {}",
+                    doc.audit.len(),
+                    saved_to.display()
+                );
+            }
+        }
+        _ => {
+            print!("{}", TextReport.render(doc, &opts));
+            if args.histogram {
+                print!("\n{}", SysbenchReport::histogram_only(doc));
+            }
+            print!("\n{}", audit::render(&doc.audit));
+        }
     }
     eprintln!("Result saved to {}", saved_to.display());
     let run = &doc.conditions.run;

@@ -67,6 +67,10 @@ pub struct ResultDocument {
     pub open_loop: Option<OpenLoopRecord>,
     /// The load generator's own CPU and memory.
     pub client_cost: ClientRecord,
+    /// How evenly the measured events spread over the clients (sysbench's "threads
+    /// fairness"); absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<FairnessRecord>,
     pub errors: ErrorRecord,
     /// One entry per second of the run, warmup included (flagged).
     pub intervals: Vec<IntervalStats>,
@@ -124,12 +128,30 @@ pub struct OpenLoopRecord {
     pub start_delay: ClassStats,
 }
 
+/// Measured events and busy time per client: average and population standard deviation
+/// over all clients (sysbench's "threads fairness"), with the extremes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FairnessRecord {
+    pub clients: u32,
+    pub events_avg: f64,
+    pub events_stddev: f64,
+    pub events_min: u64,
+    pub events_max: u64,
+    /// Sum of a client's event latencies, seconds.
+    pub busy_s_avg: f64,
+    pub busy_s_stddev: f64,
+}
+
 /// The load generator's own cost (issue: a heavy client steals CPU from the server).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ClientRecord {
     pub cpu_s: f64,
-    pub cpu_per_event_us: f64,
-    pub cpu_per_query_us: f64,
+    /// Absent when no event completed (nothing to divide by).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_per_event_us: Option<f64>,
+    /// Absent when no statement completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_per_query_us: Option<f64>,
     /// Process CPU over measured wall time, percent of all cores.
     pub cpu_utilization_pct: f64,
     pub cores: u32,

@@ -55,12 +55,16 @@ pub struct CompactStats {
     pub p99_us: f64,
     pub p999_us: f64,
     pub max_us: f64,
+    /// Report windows only: a `--percentile` beyond the fixed ones, keyed like `p90`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub percentiles_us: BTreeMap<String, f64>,
 }
 
 impl CompactStats {
-    /// One of the fixed percentiles (50, 95, 99, 99.9, 100); `None` for others.
+    /// Percentile p: a fixed one (50, 95, 99, 99.9, 100) or one this window computed.
     pub fn pick(&self, p: f64) -> Option<f64> {
         fixed_percentile(p, [self.p50_us, self.p95_us, self.p99_us, self.p999_us, self.max_us])
+            .or_else(|| self.percentiles_us.get(&percentile_key(p)).copied())
     }
 }
 

@@ -33,8 +33,9 @@ pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassSt
     }
 }
 
-/// Per-interval statistics (timelines): no histogram, only the numbers.
-pub fn compact_stats(h: &LatencyHistogram, seconds: f64) -> CompactStats {
+/// Per-interval statistics (timelines): no histogram, only the numbers, and any `extra`
+/// percentiles (report windows with a --percentile the summaries do not keep).
+pub fn compact_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> CompactStats {
     CompactStats {
         count: h.count(),
         per_s: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
@@ -44,6 +45,10 @@ pub fn compact_stats(h: &LatencyHistogram, seconds: f64) -> CompactStats {
         p99_us: us(h.percentile_ns(99.0)),
         p999_us: us(h.percentile_ns(99.9)),
         max_us: us(h.max_ns()),
+        percentiles_us: extra
+            .iter()
+            .map(|&p| (crate::model::stats::percentile_key(p), us(h.percentile_ns(p))))
+            .collect(),
     }
 }
 
@@ -55,21 +60,22 @@ pub fn interval_stats(
     secs: f64,
     threads: u32,
     warmup: bool,
+    extra: &[f64],
 ) -> IntervalStats {
-    let c = |class| compact_stats(&r.class(class, false), secs);
+    let c = |class| compact_stats(&r.class(class, false), secs, extra);
     let open = r.open_loop();
     IntervalStats {
         from_s,
         duration_s: secs,
         warmup,
         threads,
-        event: compact_stats(&r.events, secs),
-        total: compact_stats(&r.total(false), secs),
+        event: compact_stats(&r.events, secs, extra),
+        total: compact_stats(&r.total(false), secs, extra),
         read: c(StatementClass::Read),
         write: c(StatementClass::Write),
         commit: c(StatementClass::Commit),
         other: c(StatementClass::Other),
-        event_service: open.map(|o| compact_stats(&o.service_events, secs)),
+        event_service: open.map(|o| compact_stats(&o.service_events, secs, extra)),
         late: open.map(|o| o.late),
         dropped: open.map(|o| o.dropped),
         errors: r.error_count(),

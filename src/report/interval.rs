@@ -9,11 +9,27 @@ pub struct IntervalPrinter<W: Write> {
     percentile: f64,
     /// The report interval, seconds.
     every: f64,
+    /// sysbench's line exactly (no commit latency, no open-loop fields).
+    sysbench: bool,
 }
 
 impl<W: Write> IntervalPrinter<W> {
     pub fn new(out: W, percentile: f64, every_s: u32) -> Self {
-        IntervalPrinter { out, percentile, every: every_s.max(1) as f64 }
+        IntervalPrinter { out, percentile, every: every_s.max(1) as f64, sysbench: false }
+    }
+
+    /// Lines as sysbench 1.0.20 prints them, for scripts that parse them.
+    pub fn sysbench(out: W, percentile: f64, every_s: u32) -> Self {
+        IntervalPrinter { sysbench: true, ..Self::new(out, percentile, every_s) }
+    }
+
+    /// sysbench's line: `[ 10s ] thds: 16 tps: ... lat (ms,95%): ... err/s: ... reconn/s: ...`
+    /// (the last, shorter window is labelled with its length, as in fairbench's line).
+    pub fn sysbench_line(s: &IntervalStats, percentile: f64, every: f64) -> String {
+        let full = Self::line(s, percentile, every);
+        let (head, _) = full.split_once(" commit (ms,").unwrap_or((&full, ""));
+        let secs = s.duration_s.max(1e-9);
+        format!("{head} err/s: {:.2} reconn/s: {:.2}", s.errors as f64 / secs, s.reconnects as f64 / secs)
     }
 
     /// One window's line; `every`: the report interval in seconds.
@@ -55,6 +71,10 @@ impl<W: Write> IntervalPrinter<W> {
     }
 
     pub fn print(&mut self, s: &IntervalStats) {
-        let _ = writeln!(self.out, "{}", Self::line(s, self.percentile, self.every));
+        let line = match self.sysbench {
+            true => Self::sysbench_line(s, self.percentile, self.every),
+            false => Self::line(s, self.percentile, self.every),
+        };
+        let _ = writeln!(self.out, "{line}");
     }
 }

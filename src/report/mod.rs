@@ -1,9 +1,11 @@
 //! Report formats. Each is one small type behind [`Report`]; all read the result document.
 
 mod interval;
+mod sysbench;
 mod text;
 
 pub use interval::IntervalPrinter;
+pub use sysbench::SysbenchReport;
 pub use text::TextReport;
 
 use crate::model::ResultDocument;

@@ -31,8 +31,8 @@ pub fn record(c: &ClientCpu, events: u64, queries: u64, peak_rss_bytes: u64) -> 
     };
     ClientRecord {
         cpu_s: c.cpu_s,
-        cpu_per_event_us: c.cpu_s * 1e6 / events.max(1) as f64,
-        cpu_per_query_us: c.cpu_s * 1e6 / queries.max(1) as f64,
+        cpu_per_event_us: (events > 0).then(|| c.cpu_s * 1e6 / events as f64),
+        cpu_per_query_us: (queries > 0).then(|| c.cpu_s * 1e6 / queries as f64),
         cpu_utilization_pct: utilization * 100.0,
         cores: c.cores,
         worker_threads: c.worker_threads,
@@ -42,4 +42,26 @@ pub fn record(c: &ClientCpu, events: u64, queries: u64, peak_rss_bytes: u64) -> 
         saturated: warning.is_some(),
         warning,
     }
+}
+
+/// sysbench's "threads fairness" over every client's measured events and busy time.
+pub fn fairness(per_client: &[crate::runner::ClientTotals]) -> Option<crate::model::FairnessRecord> {
+    if per_client.is_empty() {
+        return None;
+    }
+    let n = per_client.len() as f64;
+    let events_avg = per_client.iter().map(|c| c.events as f64).sum::<f64>() / n;
+    let busy_s_avg = per_client.iter().map(|c| c.busy_s).sum::<f64>() / n;
+    let stddev = |f: &dyn Fn(&crate::runner::ClientTotals) -> f64, avg: f64| {
+        (per_client.iter().map(|c| (f(c) - avg).powi(2)).sum::<f64>() / n).sqrt()
+    };
+    Some(crate::model::FairnessRecord {
+        clients: per_client.len() as u32,
+        events_avg,
+        events_stddev: stddev(&|c| c.events as f64, events_avg),
+        events_min: per_client.iter().map(|c| c.events).min().unwrap_or(0),
+        events_max: per_client.iter().map(|c| c.events).max().unwrap_or(0),
+        busy_s_avg,
+        busy_s_stddev: stddev(&|c| c.busy_s, busy_s_avg),
+    })
 }

@@ -91,6 +91,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         service_statements,
         open_loop,
         client_cost,
+        fairness: client_cost::fairness(&outcome.per_client),
         errors,
         intervals: collected.timeline,
         audit: Vec::new(),

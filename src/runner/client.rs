@@ -36,7 +36,9 @@ pub async fn run<D: Database>(
     id: u64,
     rec: Arc<Mutex<Recorder>>,
 ) {
-    run_events(db, spec, shared.clone(), id, rec).await;
+    let mut totals = super::ClientTotals::default();
+    run_events(db, spec, shared.clone(), id, rec, &mut totals).await;
+    shared.per_client.lock().unwrap().push(totals);
     shared.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
 }
 
@@ -46,6 +48,7 @@ async fn run_events<D: Database>(
     shared: Arc<Shared>,
     id: u64,
     rec: Arc<Mutex<Recorder>>,
+    totals: &mut super::ClientTotals,
 ) {
     let mut client = match connect_gated(&*db, &spec, &shared, id).await {
         Ok(c) => c,
@@ -78,7 +81,8 @@ async fn run_events<D: Database>(
             }
             _ => (Instant::now(), 0),
         };
-        if shared.measuring(intended) && !shared.claim_event() {
+        let measured = shared.measuring(intended);
+        if measured && !shared.claim_event() {
             return;
         }
         if spec.open_loop {
@@ -96,6 +100,10 @@ async fn run_events<D: Database>(
                 Ok(()) => {
                     let end = Instant::now();
                     rec.lock().unwrap().event(tx, end - intended, end - attempt, end);
+                    if measured {
+                        totals.events += 1;
+                        totals.busy_s += (end - intended).as_secs_f64();
+                    }
                     if spec.thinks {
                         think(&spec, &shared, tx).await;
                     }

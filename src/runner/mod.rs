@@ -94,6 +94,8 @@ pub struct RunOutcome {
     pub client: ClientCpu,
     /// Peak resident memory of the process, bytes.
     pub peak_rss_bytes: u64,
+    /// Every client's measured events and busy time, in no particular order.
+    pub per_client: Vec<ClientTotals>,
 }
 
 /// The client's own CPU use over the measured phase (from the OS).
@@ -129,6 +131,16 @@ pub(crate) struct Shared {
     connect_gate: tokio::sync::Semaphore,
     /// Open loop only, set when the run starts.
     schedule: OnceLock<schedule::Schedule>,
+    /// Each client's measured events and their summed latency, added as clients end.
+    per_client: Mutex<Vec<ClientTotals>>,
+}
+
+/// One client's share of the measured phase (sysbench's "threads fairness").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClientTotals {
+    pub events: u64,
+    /// Sum of the client's event latencies, seconds.
+    pub busy_s: f64,
 }
 
 impl Shared {
@@ -210,6 +222,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     // A server that went away or hangs leaves the counters empty (the audit says so).
     let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
     let counters_after = bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default();
+    let per_client = std::mem::take(&mut *shared.per_client.lock().unwrap());
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(start + warmup).as_secs_f64(),
         status,
@@ -220,6 +233,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
         counters_after,
         client,
         peak_rss_bytes: cpu::max_rss_bytes(),
+        per_client,
     })
 }
 
@@ -236,6 +250,7 @@ impl Shared {
             failure: Mutex::new(None),
             finished: AtomicU32::new(0),
             schedule: OnceLock::new(),
+            per_client: Mutex::new(Vec::new()),
             connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
         }
     }

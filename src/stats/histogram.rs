@@ -105,6 +105,17 @@ impl LatencyHistogram {
         v.clamp(self.min_ns, self.max_ns)
     }
 
+    /// Every recorded bucket as (a value in it, nanoseconds, clamped to the exact min and
+    /// max; count), lowest first.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.hist
+            .iter_recorded()
+            .map(|v| {
+                (self.hist.median_equivalent(v.value_iterated_to()).clamp(self.min_ns, self.max_ns), v.count_at_value())
+            })
+            .collect()
+    }
+
     /// V2 + DEFLATE encoding (HdrHistogram's interchange format), base64: mergeable later.
     pub fn encode(&self) -> String {
         let mut buf = Vec::new();

@@ -1,5 +1,8 @@
 //! Command-line flags, parsed in one place and turned into validated plans (no I/O here).
-//! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`.
+//! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`, and
+//! whole sysbench lines (`fairbench oltp_read_write --threads=8 run`, see [`sysbench`]).
+
+pub mod sysbench;
 
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
@@ -84,6 +87,12 @@ pub struct TargetArgs {
     pub password_file: Option<PathBuf>,
     #[command(flatten)]
     pub connect: ConnectArgs,
+    /// Server-side prepared statements (on) or plain-text queries with the values written
+    /// into the SQL (off: needed behind ProxySQL, PgBouncer in transaction mode, Vitess;
+    /// sysbench's --db-ps-mode=disable). SQLite, which has no server, then compiles every
+    /// statement anew for each execution.
+    #[arg(long, default_value = "on", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
+    pub ps: bool,
 }
 
 /// Deadlines and limits for a server that may misbehave: none of them can hang fairbench.
@@ -203,9 +212,14 @@ pub struct WorkloadArgs {
     /// Storage engine on MySQL.
     #[arg(long = "mysql-storage-engine", alias = "mysql_storage_engine", default_value = "innodb")]
     pub mysql_storage_engine: String,
-    /// Distribution of ids: uniform, gaussian, special (sysbench 1.0.20's default), pareto, zipfian.
-    #[arg(long = "rand-type", alias = "rand_type", default_value = "uniform")]
-    pub rand_type: String,
+    /// Distribution of ids: uniform (default), gaussian, special (sysbench 1.0.20's default),
+    /// pareto, zipfian.
+    #[arg(long = "rand-type", alias = "rand_type")]
+    pub rand_type: Option<String>,
+    /// sysbench 1.0.20's defaults where fairbench's differ: ids from the `special`
+    /// distribution (unless --rand-type is given).
+    #[arg(long = "sysbench-defaults")]
+    pub sysbench_defaults: bool,
     /// Iterations of the gaussian and special distributions.
     #[arg(long = "rand-spec-iter", alias = "rand_spec_iter", default_value_t = 12)]
     pub rand_spec_iter: u32,
@@ -262,15 +276,19 @@ pub struct RunArgs {
     /// Print a line every N seconds.
     #[arg(long = "report-interval", alias = "report_interval")]
     pub report_interval: Option<u32>,
-    /// Percentile in the report table's P columns: 50, 95, 99, 99.9 or 100.
+    /// Percentile in the report's P columns and interval lines: any from 1 to 100.
     #[arg(long, default_value_t = 95.0)]
     pub percentile: f64,
     /// Further percentiles to report for every class, e.g. 90,99.99.
     #[arg(long, value_delimiter = ',')]
     pub percentiles: Vec<f64>,
-    /// What to print when the run ends: the text report (with the audit) or the result JSON.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    /// What to print when the run ends: the text report (with the audit), sysbench's report
+    /// (its sections and labels, for existing parsers) or the result JSON.
+    #[arg(long, default_value = "text", value_parser = ["text", "sysbench", "json"])]
     pub format: String,
+    /// Print a latency histogram of events at the end, as sysbench's --histogram does.
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", require_equals = true, value_parser = switch, default_value = "off")]
+    pub histogram: bool,
     /// Result file (JSON); default fairbench-results/<workload>-<time>.json.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -389,8 +407,10 @@ impl WorkloadArgs {
     }
 
     pub fn distribution(&self) -> Result<DistributionSpec, ConfigError> {
-        let kind = DistributionKind::parse(&self.rand_type).ok_or_else(|| {
-            format!("unknown --rand-type {:?}: use uniform, gaussian, special, pareto or zipfian", self.rand_type)
+        let default = if self.sysbench_defaults { "special" } else { "uniform" };
+        let name = self.rand_type.as_deref().unwrap_or(default);
+        let kind = DistributionKind::parse(name).ok_or_else(|| {
+            format!("unknown --rand-type {name:?}: use uniform, gaussian, special, pareto or zipfian")
         })?;
         let spec = DistributionSpec {
             kind,
@@ -427,11 +447,13 @@ impl RunArgs {
             (None, Some(_)) => None,
             (None, None) => Some(Duration::from_secs(10)),
         };
-        if !matches!(self.percentile, p if [50.0, 95.0, 99.0, 99.9, 100.0].contains(&p)) {
-            return Err(ConfigError(format!(
-                "--percentile {} is not one of 50, 95, 99, 99.9, 100 (use --percentiles for any others)",
-                self.percentile
-            )));
+        if !(1.0..=100.0).contains(&self.percentile) {
+            return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));
+        }
+        // A percentile the summaries do not keep anyway is computed as an extra one.
+        let mut percentiles = self.percentiles.clone();
+        if ![50.0, 95.0, 99.0, 99.9, 100.0].contains(&self.percentile) && !percentiles.contains(&self.percentile) {
+            percentiles.push(self.percentile);
         }
         let plan = RunPlan {
             workload,
@@ -441,7 +463,7 @@ impl RunArgs {
             warmup_s: self.warmup,
             report_interval_s: self.report_interval,
             percentile: self.percentile,
-            percentiles: self.percentiles.clone(),
+            percentiles,
             retry: retry_policy(dialect, &self.ignore_errors)?,
             rand_seed: self.workload.seed(),
             loop_model: match self.rate {
