@@ -350,6 +350,10 @@ impl Line {
         let mut args = vec![program, command.to_string(), workload];
         self.target(&mut args)?;
         self.differences(command);
+        if command == "run" && !self.has("time") {
+            // sysbench's --time defaults to 10 s and limits a run with --events too.
+            self.flags.push(("time".into(), Some("10".into())));
+        }
         if command == "cleanup" && !self.flags.iter().any(|(n, _)| n == "tables") {
             // sysbench's cleanup drops sbtest1..--tables, 1 by default.
             self.flags.push(("tables".into(), Some("1".into())));
@@ -390,9 +394,9 @@ impl Line {
         if let Some(w) = Workload::parse(stem) {
             return Ok(w.name().to_string());
         }
-        let legacy = test.contains("tests/db/") || test.contains("oltp_legacy/") || self.legacy_read_only.is_some();
         match stem {
-            "oltp" if legacy || file.ends_with(".lua") => self.legacy_oltp(test),
+            // 0.5's script; a bare `oltp` is 0.4's built-in test.
+            "oltp" if file.ends_with(".lua") => self.legacy_oltp(test),
             "oltp" => Err(
                 "--test=oltp is sysbench 0.4's built-in test (one table `sbtest`); sysbench 1.0's equivalent is oltp_read_write (or oltp_read_only): `fairbench oltp_read_write ... run`"
                     .into(),
@@ -413,6 +417,9 @@ impl Line {
                 Err(format!("sysbench's {stem} test measures the machine, not a database; fairbench has no equivalent"))
             }
             _ if test.ends_with(".toml") => Ok(test.to_string()),
+            _ if file.ends_with(".lua") => Err(format!(
+                "{test} is a custom Lua script: fairbench runs sysbench's oltp workloads (see `fairbench list`) and workload files (docs/workloads.md)"
+            )),
             _ => Err(format!("unknown test {test:?}: run `fairbench list` for the workloads")),
         }
     }
