@@ -526,6 +526,34 @@ fn run_both(kind: Kind) {
             eprintln!("same as sysbench 1.0.20: {line} {extra}\n    {summary}");
         }
     }
+    // In this function, not a test of its own: MariaDB's counters above are server-wide.
+    sysbench_tables_are_written_only_when_allowed(kind);
+}
+
+/// A/B on identical data: fairbench writes tables sysbench prepared only when told to, lists
+/// them in the result, and its cleanup leaves them to sysbench's.
+fn sysbench_tables_are_written_only_when_allowed(kind: Kind) {
+    let db = TestDb::new(kind);
+    let line = "sysbench oltp_write_only --tables=2 --table-size=500 --events=50 --threads=1 run";
+    assert!(sysbench(db.dir.path(), &for_server(line, "", "prepare", &db)).status.success());
+    let before = table_rows(&db);
+    let o = fairbench_in(db.dir.path(), &for_server(line, "", "run", &db));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(err.contains("--allow-foreign-tables") && err.contains("not created by fairbench"), "{err}");
+    let out = db.dir.path().join("ab.json");
+    let mut args = for_server(line, "--allow-foreign-tables", "run", &db);
+    args.insert(1, format!("--out={}", out.display()));
+    let o = fairbench_in(db.dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["conditions"]["dataset"]["foreign_tables"], serde_json::json!(["sbtest1", "sbtest2"]));
+    assert_eq!(doc["stats"]["event"]["count"], 50);
+    assert_eq!(table_rows(&db), before, "a DELETE and an INSERT of the same id per event keep the rows");
+    assert!(fairbench_in(db.dir.path(), &for_server(line, "", "cleanup", &db)).status.success());
+    assert_eq!(db.tables(), ["sbtest1", "sbtest2"], "fairbench's cleanup leaves sysbench's tables");
+    assert!(sysbench(db.dir.path(), &for_server(line, "", "cleanup", &db)).status.success());
+    assert!(db.tables().is_empty());
 }
 
 #[test]

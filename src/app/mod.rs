@@ -245,6 +245,8 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) 
 struct Before {
     server: ServerConditions,
     tables: Vec<TableSize>,
+    /// Tables present that fairbench did not create.
+    foreign: Vec<String>,
 }
 
 fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: bool) -> Result<ExitCode, Error> {
@@ -306,6 +308,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         host: conditions::host::read(),
         command_line: crate::db::url::redact_args(std::env::args()),
         tables_at_start: before.tables,
+        foreign_tables: before.foreign,
         tables_at_end,
     };
     let mut doc = result::build(setting, outcome, collected);
@@ -384,6 +387,12 @@ fn check_dataset<D: Database>(
             .into());
         }
     }
+    // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
+    let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
+    if args.allow_foreign_tables && !foreign_allowed {
+        return Err(ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into());
+    }
+    let foreign = present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect();
     for (t, owner) in &present {
         match owner {
             Ownership::Complete => {}
@@ -395,9 +404,9 @@ fn check_dataset<D: Database>(
                 ))
                 .into())
             }
-            Ownership::Foreign if plan.workload.writes() => {
+            Ownership::Foreign if plan.workload.writes() && !foreign_allowed => {
                 return Err(PrepareError::Refused(format!(
-                    "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench)",
+                    "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench, or give --allow-foreign-tables to write sbtest tables another tool prepared)",
                     plan.workload.name(),
                     t.name
                 ))
@@ -418,7 +427,7 @@ fn check_dataset<D: Database>(
     let rows = plan.workload.declared_rows();
     let tables =
         runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
-    Ok(Before { server, tables })
+    Ok(Before { server, tables, foreign })
 }
 
 fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model::Transport) {

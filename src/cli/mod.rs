@@ -312,6 +312,11 @@ pub struct RunArgs {
     /// Loader threads when bench has to prepare (default: --threads).
     #[arg(long = "prepare-threads")]
     pub prepare_threads: Option<u32>,
+    /// Let a writing sysbench workload run on sbtest tables fairbench did not create (e.g.
+    /// prepared by sysbench, to compare both tools on identical data). They are written as
+    /// the workload writes, never dropped or recreated; the result lists them.
+    #[arg(long = "allow-foreign-tables")]
+    pub allow_foreign_tables: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -82,6 +82,10 @@ pub struct DatasetConditions {
     pub declared_rows: BTreeMap<String, u64>,
     pub tables_at_start: Vec<TableSize>,
     pub tables_at_end: Vec<TableSize>,
+    /// Tables the run used that fairbench did not create (`--allow-foreign-tables` for
+    /// writers): another tool prepared them, so their rows and shape are that tool's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_tables: Vec<String>,
     /// Data + index bytes of all tables at start.
     pub total_bytes: u64,
     /// The memory that caches the data: innodb_buffer_pool_size; shared_buffers and

@@ -87,6 +87,9 @@ fn conditions(o: &mut String, d: &ResultDocument) {
             .map(|b| format!("; host RAM {:.1} GB", b as f64 / 1_073_741_824.0))
             .unwrap_or_default()
     );
+    if !ds.foreign_tables.is_empty() {
+        let _ = writeln!(o, "foreign:      {} not created by fairbench (their rows are the other tool's)", ds.foreign_tables.join(", "));
+    }
     let _ = writeln!(o, "server role:  {}", server.replication_role);
 }
 

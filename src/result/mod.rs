@@ -37,6 +37,8 @@ pub struct Setting<'a> {
     pub command_line: Vec<String>,
     pub tables_at_start: Vec<TableSize>,
     pub tables_at_end: Vec<TableSize>,
+    /// Tables used that fairbench did not create.
+    pub foreign_tables: Vec<String>,
 }
 
 /// The result document of one run.
@@ -109,6 +111,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         command_line,
         tables_at_start,
         tables_at_end,
+        foreign_tables,
         ..
     } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
@@ -120,6 +123,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
         tables_at_start,
         tables_at_end,
+        foreign_tables,
     };
     Conditions {
         client: ClientConditions { host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line },
