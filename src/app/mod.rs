@@ -390,7 +390,9 @@ fn check_dataset<D: Database>(
     // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
     let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
     if args.allow_foreign_tables && !foreign_allowed {
-        return Err(ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into());
+        return Err(
+            ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into()
+        );
     }
     let foreign = present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect();
     for (t, owner) in &present {

@@ -292,7 +292,7 @@ pub struct RunArgs {
     /// Result file (JSON); default fairbench-results/<workload>-<time>.json.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Error codes to roll back and retry (default: MySQL 1213,1205,1020; PostgreSQL 40001,40P01,23505; SQLite SQLITE_BUSY,SQLITE_LOCKED).
+    /// Error codes to roll back and retry (default: MySQL 1213,1205,1020; PostgreSQL 40001,40P01,23505; SQLite SQLITE_BUSY,SQLITE_LOCKED, SQLITE_CONSTRAINT_PRIMARYKEY,SQLITE_CONSTRAINT_UNIQUE).
     #[arg(long = "ignore-errors", alias = "mysql-ignore-errors", value_delimiter = ',')]
     pub ignore_errors: Vec<String>,
     /// Seconds a client keeps trying to reconnect after losing its connection.

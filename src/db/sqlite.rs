@@ -339,7 +339,13 @@ fn error(e: rusqlite::Error) -> DbError {
             let code = match f.code {
                 rusqlite::ErrorCode::DatabaseBusy => "SQLITE_BUSY".to_string(),
                 rusqlite::ErrorCode::DatabaseLocked => "SQLITE_LOCKED".to_string(),
-                rusqlite::ErrorCode::ConstraintViolation => "SQLITE_CONSTRAINT".to_string(),
+                // The extended codes of a duplicate key, retried by default like PostgreSQL's
+                // 23505 (concurrent DELETE + INSERT of one id in autocommit).
+                rusqlite::ErrorCode::ConstraintViolation => match f.extended_code {
+                    1555 => "SQLITE_CONSTRAINT_PRIMARYKEY".to_string(),
+                    2067 => "SQLITE_CONSTRAINT_UNIQUE".to_string(),
+                    _ => "SQLITE_CONSTRAINT".to_string(),
+                },
                 other => format!("SQLITE_{other:?}").to_uppercase(),
             };
             DbError::sqlite(code, msg.clone().unwrap_or_else(|| e.to_string()))

@@ -44,7 +44,9 @@ impl Dialect {
         match self {
             Dialect::Mysql => &["1213", "1205", "1020"],
             Dialect::Postgres => &["40001", "40P01", "23505"],
-            Dialect::Sqlite => &["SQLITE_BUSY", "SQLITE_LOCKED"],
+            Dialect::Sqlite => {
+                &["SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"]
+            }
         }
     }
 }

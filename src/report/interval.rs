@@ -43,7 +43,7 @@ impl<W: Write> IntervalPrinter<W> {
         };
         let ms = |us: f64| us / 1000.0;
         format!(
-            "[ {end}{} ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} commit (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+            "[ {end}{} ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} commit (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}",
             if s.warmup { " warmup" } else { "" },
             s.threads,
             s.event.per_s,
@@ -54,7 +54,11 @@ impl<W: Write> IntervalPrinter<W> {
             trim_float(percentile),
             ms(s.event.pick(percentile).unwrap_or(s.event.p95_us)),
             trim_float(percentile),
-            ms(s.commit.pick(percentile).unwrap_or(s.commit.p95_us)),
+            // No COMMIT in the window (autocommit, or none finished): nothing to show.
+            match s.commit.count {
+                0 => "-".to_string(),
+                _ => format!("{:.2}", ms(s.commit.pick(percentile).unwrap_or(s.commit.p95_us))),
+            },
             s.errors as f64 / secs,
             s.reconnects as f64 / secs,
         ) + &match (s.late, s.dropped) {

@@ -88,7 +88,11 @@ fn conditions(o: &mut String, d: &ResultDocument) {
             .unwrap_or_default()
     );
     if !ds.foreign_tables.is_empty() {
-        let _ = writeln!(o, "foreign:      {} not created by fairbench (their rows are the other tool's)", ds.foreign_tables.join(", "));
+        let _ = writeln!(
+            o,
+            "foreign:      {} not created by fairbench (their rows are the other tool's)",
+            ds.foreign_tables.join(", ")
+        );
     }
     let _ = writeln!(o, "server role:  {}", server.replication_role);
 }
@@ -132,27 +136,32 @@ fn summary_table(o: &mut String, d: &ResultDocument, p: f64) {
     let r = &d.conditions.run;
     let (ev, tot, rd, wr, cm) =
         (stat(d, "event"), stat(d, "total"), stat(d, "read"), stat(d, "write"), stat(d, "commit"));
-    let pick = |c: &ClassStats| c.at(p).unwrap_or(c.p95_us);
+    // Latencies of a class with no statements are absent ("-"), not zero.
+    let us = |c: &ClassStats, v: f64| if c.count == 0 { "-".to_string() } else { thousands(v) };
+    let pick = |c: &ClassStats| us(c, c.at(p).unwrap_or(c.p95_us));
     let pname = format!("P{}", trim_float(p));
+    // Autocommit (no COMMIT): each statement commits itself and a transaction is one event,
+    // as sysbench counts them.
+    let autocommit = cm.count == 0 && ev.count > 0;
     let cols: Vec<(String, String)> = vec![
         ("runtime".into(), thousands(r.measured_s)),
         ("clients".into(), r.threads.to_string()),
         ("QPS".into(), thousands(tot.qps)),
-        ("min".into(), thousands(tot.min_us)),
-        (pname.clone(), thousands(pick(&tot))),
-        ("max".into(), thousands(tot.max_us)),
+        ("min".into(), us(&tot, tot.min_us)),
+        (pname.clone(), pick(&tot)),
+        ("max".into(), us(&tot, tot.max_us)),
         ("r_QPS".into(), thousands(rd.qps)),
-        ("r_min".into(), thousands(rd.min_us)),
-        (format!("r_{pname}"), thousands(pick(&rd))),
-        ("r_max".into(), thousands(rd.max_us)),
+        ("r_min".into(), us(&rd, rd.min_us)),
+        (format!("r_{pname}"), pick(&rd)),
+        ("r_max".into(), us(&rd, rd.max_us)),
         ("w_QPS".into(), thousands(wr.qps)),
-        ("w_min".into(), thousands(wr.min_us)),
-        (format!("w_{pname}"), thousands(pick(&wr))),
-        ("w_max".into(), thousands(wr.max_us)),
-        ("TPS".into(), thousands(cm.qps)),
-        ("c_min".into(), thousands(cm.min_us)),
-        (format!("c_{pname}"), thousands(pick(&cm))),
-        ("c_max".into(), thousands(cm.max_us)),
+        ("w_min".into(), us(&wr, wr.min_us)),
+        (format!("w_{pname}"), pick(&wr)),
+        ("w_max".into(), us(&wr, wr.max_us)),
+        ("TPS".into(), thousands(if autocommit { ev.qps } else { cm.qps })),
+        ("c_min".into(), us(&cm, cm.min_us)),
+        (format!("c_{pname}"), pick(&cm)),
+        ("c_max".into(), us(&cm, cm.max_us)),
         ("errors".into(), thousands(d.errors.total as f64)),
     ];
     let _ = writeln!(o, "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):");
@@ -162,11 +171,10 @@ fn summary_table(o: &mut String, d: &ResultDocument, p: f64) {
     let _ = writeln!(o, "{}|compute", header.join("|"));
     // The host recorded in the result, not the one rendering it.
     let _ = writeln!(o, "{}|{}", values.join("|"), d.conditions.client.host.hostname);
-    if cm.count == 0 {
+    if autocommit {
         let _ = writeln!(
             o,
-            "(no COMMIT statements: this workload runs in autocommit mode, so TPS is 0; events/s = {:.2})",
-            ev.qps
+            "(autocommit: every statement commits itself, so a transaction is one event, as sysbench counts them: TPS = events/s; no COMMIT to time)"
         );
     }
 }
@@ -220,6 +228,10 @@ fn class_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<S
     let _ = writeln!(o, "{head}");
     for class in CLASSES {
         let Some(c) = stats.get(class) else { continue };
+        if c.count == 0 {
+            let _ = writeln!(o, "{class:<8}{:>12}  (none)", 0);
+            continue;
+        }
         let mut line = format!(
             "{:<8}{:>12}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}",
             class, c.count, c.min_us, c.mean_us, c.p50_us, c.p95_us, c.p99_us, c.p999_us, c.max_us
