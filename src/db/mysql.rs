@@ -170,11 +170,11 @@ pub struct MysqlConnection {
     text: Option<TextMode>,
 }
 
-/// Each statement's SQL with its placeholders (index = handle), and the buffer every
-/// execution renders into.
+/// Each statement's SQL with its placeholders (index = handle; None for a handle never
+/// returned), and the buffer every execution renders into.
 #[derive(Default)]
 struct TextMode {
-    statements: Vec<TextSql>,
+    statements: Vec<Option<TextSql>>,
     sql: String,
 }
 
@@ -224,7 +224,7 @@ impl MysqlConnection {
         row: Option<&mut Vec<FbValue>>,
     ) -> Result<Executed, DbError> {
         let Some(text) = self.text.as_mut() else { return Err(DbError::no_statement(stmt)) };
-        let st = text.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
+        let st = text.statements.get(stmt).and_then(Option::as_ref).ok_or_else(|| DbError::no_statement(stmt))?;
         st.render(params, &mut text.sql)?;
         let sql = text.sql.as_str();
         wire!(&mut self.inner, |w| w.query(sql, row).await, |conn, _st| query_async(conn, sql, row).await)
@@ -259,11 +259,12 @@ impl Connection for MysqlConnection {
             (statements.len() - 1, statements[statements.len() - 1].num_params() as usize)
         });
         let template = TextSql::new(Dialect::Mysql, sql);
-        let counted = template.check_count(params);
-        // Handles index both lists: kept in step even when this statement is refused.
-        text.statements.push(template);
-        debug_assert_eq!(text.statements.len(), stmt + 1);
-        counted.map(|_| stmt)
+        template.check_count(params)?;
+        if text.statements.len() <= stmt {
+            text.statements.resize(stmt + 1, None);
+        }
+        text.statements[stmt] = Some(template);
+        Ok(stmt)
     }
 
     #[inline]

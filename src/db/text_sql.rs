@@ -33,6 +33,7 @@ impl TextSql {
     }
 
     /// How many parameters the statement takes.
+    #[cfg(test)]
     pub fn placeholders(&self) -> usize {
         self.marks.len()
     }

@@ -1,6 +1,7 @@
 //! A lean MySQL client/server protocol client for the measured hot path: prepared
-//! statements over the binary protocol, result rows skipped without decoding, buffers
-//! reused, one write per command. It speaks plain TCP and Unix sockets with
+//! statements over the binary protocol (or, for plain text queries, statements described
+//! and closed at once, then sent as COM_QUERY), result rows skipped without decoding,
+//! buffers reused, one write per command. It speaks plain TCP and Unix sockets with
 //! mysql_native_password and caching_sha2_password (fast path, or cleartext on a socket);
 //! anything else (TLS, RSA key exchange, other plugins) is left to mysql_async.
 //!
