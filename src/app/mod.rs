@@ -104,6 +104,7 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
         connect_timeout: args.connect.connect_timeout,
         max_packet: args.connect.max_packet,
         allow_cleartext_password: args.connect.allow_cleartext_password,
+        prepared_statements: true,
     }
 }
 

@@ -13,6 +13,7 @@ pub mod mysql;
 mod mysql_wire;
 pub mod postgres;
 pub mod sqlite;
+mod text_sql;
 mod tls;
 pub mod url;
 mod value;
@@ -36,6 +37,15 @@ pub struct ConnectOptions {
     pub max_packet: usize,
     /// Send the password in clear over unencrypted TCP when the server asks for it.
     pub allow_cleartext_password: bool,
+    /// Server-side prepared statements (the default). Off: plain text queries, sysbench's
+    /// `--db-ps-mode=disable`, for proxies and poolers that do not keep prepared
+    /// statements. Each execution then sends the SQL with its parameters rendered as
+    /// literals: MySQL COM_QUERY, PostgreSQL's simple query protocol. `prepare` still asks
+    /// the server once per statement for its parameters and columns (MySQL closes the
+    /// statement at once; PostgreSQL keeps only the description). SQLite has no server:
+    /// there it means no statement cache, every execution compiles the statement anew
+    /// (prepare and finalize each time), parameters still bound.
+    pub prepared_statements: bool,
 }
 
 impl Default for ConnectOptions {
@@ -44,6 +54,7 @@ impl Default for ConnectOptions {
             connect_timeout: Duration::from_secs(10),
             max_packet: 64 * 1024 * 1024,
             allow_cleartext_password: false,
+            prepared_statements: true,
         }
     }
 }
@@ -168,7 +179,7 @@ macro_rules! with_database {
     ($url:expr, $options:expr, |$db:ident| $body:expr) => {
         match $url.dialect {
             $crate::db::Dialect::Sqlite => {
-                let $db = std::sync::Arc::new($crate::db::sqlite::SqliteDatabase::new($url)?);
+                let $db = std::sync::Arc::new($crate::db::sqlite::SqliteDatabase::with_options($url, $options)?);
                 $body
             }
             $crate::db::Dialect::Mysql => {

@@ -1,10 +1,14 @@
 //! MySQL, MariaDB, Percona and compatible services: server-side prepared statements over
 //! the binary protocol, BEGIN/COMMIT as text (like sysbench's driver). Plain TCP and socket
 //! connections use fairbench's lean protocol client (mysql_wire.rs); TLS and the
-//! authentication it does not speak go through mysql_async.
+//! authentication it does not speak go through mysql_async. With
+//! `prepared_statements` off, statements are plain text queries (COM_QUERY, parameters
+//! rendered as literals by text_sql.rs): each is prepared once at `prepare`, to learn its
+//! parameters and columns, and closed at once.
 
 use super::ddl::{Generated, Spelling};
-use super::mysql_wire::{ConnectError, WireConn, WireLimits};
+use super::mysql_wire::{text_value, ColumnType, ConnectError, WireConn, WireLimits};
+use super::text_sql::TextSql;
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
     Transport, Value as FbValue,
@@ -78,7 +82,7 @@ impl Database for MysqlDatabase {
             let lean =
                 tokio::time::timeout(limit, self.connect_lean()).await.unwrap_or_else(|_| Err(timed_out().into()));
             match lean {
-                Ok(inner) => return Ok(MysqlConnection { inner }),
+                Ok(inner) => return Ok(MysqlConnection { inner, text: self.text_mode() }),
                 Err(ConnectError::Db(e)) => return Err(describe_connect_error(e, t)),
                 Err(ConnectError::Unsupported) => {} // mysql_async below
             }
@@ -87,7 +91,7 @@ impl Database for MysqlDatabase {
             Ok(conn) => conn.map_err(|e| describe_connect_error(error(e), t))?,
             Err(_) => return Err(describe_connect_error(timed_out(), t)),
         };
-        Ok(MysqlConnection { inner: Inner::Async { conn, statements: Vec::new() } })
+        Ok(MysqlConnection { inner: Inner::Async { conn, statements: Vec::new() }, text: self.text_mode() })
     }
 
     fn dialect(&self) -> Dialect {
@@ -137,6 +141,10 @@ impl Database for MysqlDatabase {
 }
 
 impl MysqlDatabase {
+    fn text_mode(&self) -> Option<TextMode> {
+        (!self.options.prepared_statements).then(TextMode::default)
+    }
+
     async fn connect_lean(&self) -> Result<Inner, ConnectError> {
         let t = &self.target;
         let (user, password, db) = (&t.user, t.password.expose(), &t.database);
@@ -158,6 +166,16 @@ impl MysqlDatabase {
 
 pub struct MysqlConnection {
     inner: Inner,
+    /// Plain text queries (`prepared_statements` off); None: prepared statements.
+    text: Option<TextMode>,
+}
+
+/// Each statement's SQL with its placeholders (index = handle; None for a handle never
+/// returned), and the buffer every execution renders into.
+#[derive(Default)]
+struct TextMode {
+    statements: Vec<Option<TextSql>>,
+    sql: String,
 }
 
 enum Inner {
@@ -198,6 +216,20 @@ impl MysqlConnection {
         })
     }
 
+    /// A plain text query: `stmt`'s SQL with `params` as literals, over COM_QUERY.
+    async fn execute_text(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: Option<&mut Vec<FbValue>>,
+    ) -> Result<Executed, DbError> {
+        let Some(text) = self.text.as_mut() else { return Err(DbError::no_statement(stmt)) };
+        let st = text.statements.get(stmt).and_then(Option::as_ref).ok_or_else(|| DbError::no_statement(stmt))?;
+        st.render(params, &mut text.sql)?;
+        let sql = text.sql.as_str();
+        wire!(&mut self.inner, |w| w.query(sql, row).await, |conn, _st| query_async(conn, sql, row).await)
+    }
+
     async fn pairs(&mut self, sql: &str) -> Result<BTreeMap<String, String>, DbError> {
         Ok(self
             .rows(sql)
@@ -213,14 +245,33 @@ impl MysqlConnection {
 
 impl Connection for MysqlConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
-        wire!(&mut self.inner, |w| w.prepare(sql).await, |conn, statements| {
-            statements.push(conn.prep(sql).await.map_err(error)?);
-            Ok(statements.len() - 1)
-        })
+        let Some(text) = self.text.as_mut() else {
+            return wire!(&mut self.inner, |w| w.prepare(sql).await, |conn, statements| {
+                statements.push(conn.prep(sql).await.map_err(error)?);
+                Ok(statements.len() - 1)
+            });
+        };
+        // Plain text queries: described by the server, closed at once, sent as text.
+        let (stmt, params) = wire!(&mut self.inner, |w| w.describe(sql).await?, |conn, statements| {
+            let st = conn.prep(sql).await.map_err(error)?;
+            conn.close(st.clone()).await.map_err(error)?;
+            statements.push(st);
+            (statements.len() - 1, statements[statements.len() - 1].num_params() as usize)
+        });
+        let template = TextSql::new(Dialect::Mysql, sql);
+        template.check_count(params)?;
+        if text.statements.len() <= stmt {
+            text.statements.resize(stmt + 1, None);
+        }
+        text.statements[stmt] = Some(template);
+        Ok(stmt)
     }
 
     #[inline]
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
+        if self.text.is_some() {
+            return self.execute_text(stmt, params, None).await;
+        }
         wire!(&mut self.inner, |w| w.execute(stmt, params).await, |conn, statements| {
             exec_async(conn, statements, stmt, params, None).await
         })
@@ -232,6 +283,9 @@ impl Connection for MysqlConnection {
         params: &[Param<'_>],
         row: &mut Vec<FbValue>,
     ) -> Result<Executed, DbError> {
+        if self.text.is_some() {
+            return self.execute_text(stmt, params, Some(row)).await;
+        }
         wire!(&mut self.inner, |w| w.execute_row(stmt, params, row).await, |conn, statements| {
             exec_async(conn, statements, stmt, params, Some(row)).await
         })
@@ -389,6 +443,50 @@ async fn exec_async(
                     Value::Bytes(b) => FbValue::Text(String::from_utf8_lossy(&b).into_owned()),
                     other => FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()),
                 });
+            }
+        }
+    }
+    while result.next().await.map_err(error)?.is_some() {
+        done.rows += 1;
+    }
+    result.drop_result().await.map_err(error)?;
+    Ok(done)
+}
+
+/// A plain text query through mysql_async, with the lean client's results (text rows
+/// decoded by their column types as the lean client decodes them).
+async fn query_async(conn: &mut Conn, sql: &str, row: Option<&mut Vec<FbValue>>) -> Result<Executed, DbError> {
+    let mut result = conn.query_iter(sql).await.map_err(error)?;
+    let mut done = Executed {
+        affected_rows: result.affected_rows(),
+        rows: 0,
+        last_insert_id: result.last_insert_id().filter(|&id| id != 0),
+    };
+    if let Some(out) = row {
+        out.clear();
+        if let Some(first) = result.next().await.map_err(error)? {
+            done.rows = 1;
+            let types: Vec<ColumnType> = first
+                .columns_ref()
+                .iter()
+                .map(|c| ColumnType {
+                    charset: c.character_set(),
+                    kind: c.column_type() as u8,
+                    flags: c.flags().bits(),
+                })
+                .collect();
+            for (v, c) in first.unwrap().into_iter().zip(&types) {
+                let bytes = match &v {
+                    Value::NULL => None,
+                    Value::Bytes(b) => Some(b.as_slice()),
+                    other => {
+                        out.push(FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()));
+                        continue;
+                    }
+                };
+                let value = text_value(bytes, c)
+                    .map_err(|m| DbError::protocol(format!("malformed reply from the server to COM_QUERY: {}", m.0)))?;
+                out.push(value);
             }
         }
     }

@@ -1,8 +1,13 @@
 //! PostgreSQL and compatible services over tokio-postgres (extended protocol, statements
-//! prepared once per connection; `?` placeholders become `$n`).
+//! prepared once per connection; `?` placeholders become `$n`). With `prepared_statements`
+//! off, plain text queries: each statement is prepared once to learn its parameter and
+//! column types, and only that description is kept (the server's statement is closed);
+//! executions go over the simple query protocol with the parameters rendered as literals
+//! (text_sql.rs), and the first row's text is read back typed by the column types.
 
 use super::cleartext_guard::CleartextGuard;
 use super::ddl::{Generated, Spelling};
+use super::text_sql::TextSql;
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
     Transport, Value,
@@ -13,7 +18,7 @@ use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
 use std::error::Error as _;
 use tokio_postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 pub struct PostgresDatabase {
     config: Config,
@@ -110,7 +115,8 @@ impl Database for PostgresDatabase {
                 return Err(connect_error(e, &self.target));
             }
         };
-        Ok(PostgresConnection { client, statements: Vec::new() })
+        let text = (!self.options.prepared_statements).then(TextMode::default);
+        Ok(PostgresConnection { client, statements: Vec::new(), text })
     }
 
     fn dialect(&self) -> Dialect {
@@ -180,6 +186,22 @@ impl Database for PostgresDatabase {
 pub struct PostgresConnection {
     client: Client,
     statements: Vec<Statement>,
+    /// Plain text queries (`prepared_statements` off); None: prepared statements.
+    text: Option<TextMode>,
+}
+
+/// The statements as described by the server (index = handle), and the buffer every
+/// execution renders into.
+#[derive(Default)]
+struct TextMode {
+    statements: Vec<TextStatement>,
+    sql: String,
+}
+
+struct TextStatement {
+    sql: TextSql,
+    /// Names and types of the columns it returns.
+    columns: Vec<(String, Type)>,
 }
 
 /// `?` to `$1, $2, ...` (the workload SQL has no `?` inside literals).
@@ -359,7 +381,97 @@ fn numeric_text(raw: &[u8]) -> Result<String, BoxError> {
     Ok(s)
 }
 
+/// A value of the simple query protocol (text) as the value the binary protocol would give,
+/// by its column's type: integers, floats, booleans as 0/1, bytea as bytes, text otherwise.
+fn text_value(v: Option<&str>, ty: &Type) -> Result<Value, String> {
+    let Some(s) = v else { return Ok(Value::Null) };
+    let bad = || format!("{s:?} is not a {ty} value");
+    Ok(match *ty {
+        Type::INT2 | Type::INT4 | Type::INT8 | Type::OID => Value::Int(s.parse().map_err(|_| bad())?),
+        // float4 as the binary protocol reads it: a 32-bit float, widened.
+        Type::FLOAT4 => Value::Float(s.parse::<f32>().map_err(|_| bad())? as f64),
+        Type::FLOAT8 => Value::Float(s.parse().map_err(|_| bad())?),
+        Type::BOOL => match s {
+            "t" => Value::Int(1),
+            "f" => Value::Int(0),
+            _ => return Err(bad()),
+        },
+        Type::BYTEA => Value::Bytes(bytea_text(s).ok_or_else(bad)?),
+        _ => Value::Text(s.to_string()),
+    })
+}
+
+/// bytea's text output: hex (`\x0001ff`, the default) or the older escape format.
+fn bytea_text(s: &str) -> Option<Vec<u8>> {
+    if let Some(h) = s.strip_prefix("\\x") {
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        let h = h.as_bytes();
+        if h.len() % 2 != 0 {
+            return None;
+        }
+        return h.chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+        } else if b.get(i + 1) == Some(&b'\\') {
+            out.push(b'\\');
+            i += 2;
+        } else {
+            let oct = std::str::from_utf8(b.get(i + 1..i + 4)?).ok()?;
+            out.push(u8::from_str_radix(oct, 8).ok()?);
+            i += 4;
+        }
+    }
+    Some(out)
+}
+
 impl PostgresConnection {
+    /// A plain text query: `stmt`'s SQL with `params` as literals, over the simple query
+    /// protocol; the count from the command tag as for prepared statements.
+    async fn execute_text(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        mut row: Option<&mut Vec<Value>>,
+    ) -> Result<Executed, DbError> {
+        let Some(text) = self.text.as_mut() else { return Err(DbError::no_statement(stmt)) };
+        let st = text.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
+        st.sql.render(params, &mut text.sql)?;
+        if let Some(out) = row.as_deref_mut() {
+            out.clear();
+        }
+        let stream = self.client.simple_query_raw(&text.sql).await.map_err(error)?;
+        let mut stream = std::pin::pin!(stream);
+        let (mut count, mut first) = (0, true);
+        while let Some(m) = stream.next().await {
+            match m.map_err(error)? {
+                SimpleQueryMessage::Row(r) if first => {
+                    first = false;
+                    let Some(out) = row.as_deref_mut() else { continue };
+                    for i in 0..r.len() {
+                        let v = r.try_get(i).map_err(error)?;
+                        let (name, ty) = st.columns.get(i).map_or(("?", &Type::TEXT), |(n, t)| (n.as_str(), t));
+                        let v = text_value(v, ty)
+                            .map_err(|e| DbError::client(super::ClientFault::Other, format!("column {name}: {e}")))?;
+                        out.push(v);
+                    }
+                }
+                SimpleQueryMessage::CommandComplete(n) => count += n,
+                _ => {}
+            }
+        }
+        Ok(if st.columns.is_empty() {
+            Executed { affected_rows: count, ..Executed::default() }
+        } else {
+            Executed { rows: count, ..Executed::default() }
+        })
+    }
+
     /// The prepared statement `stmt`, checked to take `params`.
     fn statement(&self, stmt: usize, params: &[Param<'_>]) -> Result<&Statement, DbError> {
         let st = self.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
@@ -379,12 +491,24 @@ fn drive<F: std::future::Future + 'static>(connection: F) {
 
 impl Connection for PostgresConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
-        let stmt = self.client.prepare(&numbered_placeholders(sql)).await.map_err(error)?;
-        self.statements.push(stmt);
-        Ok(self.statements.len() - 1)
+        let Some(text) = self.text.as_mut() else {
+            let stmt = self.client.prepare(&numbered_placeholders(sql)).await.map_err(error)?;
+            self.statements.push(stmt);
+            return Ok(self.statements.len() - 1);
+        };
+        // Plain text queries: the server's description is kept, its statement closed (on drop).
+        let template = TextSql::new(Dialect::Postgres, sql);
+        let described = self.client.prepare(&template.numbered()).await.map_err(error)?;
+        template.check_count(described.params().len())?;
+        let columns = described.columns().iter().map(|c| (c.name().to_string(), c.type_().clone())).collect();
+        text.statements.push(TextStatement { sql: template, columns });
+        Ok(text.statements.len() - 1)
     }
 
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
+        if self.text.is_some() {
+            return self.execute_text(stmt, params, None).await;
+        }
         let st = self.statement(stmt, params)?;
         let n = self.client.execute_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
         // The command tag's count: rows returned by a query, rows changed otherwise.
@@ -396,6 +520,10 @@ impl Connection for PostgresConnection {
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {
+        if let Some(text) = &self.text {
+            let st = text.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
+            return Ok(st.columns.iter().map(|(name, _)| name.clone()).collect());
+        }
         let st = self.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
         Ok(st.columns().iter().map(|c| c.name().to_string()).collect())
     }
@@ -406,6 +534,9 @@ impl Connection for PostgresConnection {
         params: &[Param<'_>],
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
+        if self.text.is_some() {
+            return self.execute_text(stmt, params, Some(row)).await;
+        }
         let st = self.statement(stmt, params)?;
         row.clear();
         let stream = self.client.query_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
@@ -625,6 +756,23 @@ mod tests {
     #[test]
     fn placeholders_are_numbered() {
         assert_eq!(super::numbered_placeholders("a=? AND b BETWEEN ? AND ?"), "a=$1 AND b BETWEEN $2 AND $3");
+    }
+
+    #[test]
+    fn text_values_are_typed_by_their_columns() {
+        use super::{text_value, Type, Value};
+        assert_eq!(text_value(Some("-1099511627776"), &Type::INT8), Ok(Value::Int(-(1 << 40))));
+        assert_eq!(text_value(Some("2.5"), &Type::FLOAT8), Ok(Value::Float(2.5)));
+        assert_eq!(text_value(Some("0.1"), &Type::FLOAT4), Ok(Value::Float(0.1f32 as f64)));
+        assert!(matches!(text_value(Some("NaN"), &Type::FLOAT8), Ok(Value::Float(f)) if f.is_nan()));
+        assert_eq!(text_value(Some("-Infinity"), &Type::FLOAT8), Ok(Value::Float(f64::NEG_INFINITY)));
+        assert_eq!(text_value(Some("t"), &Type::BOOL), Ok(Value::Int(1)));
+        assert_eq!(text_value(Some("\\x0001ff"), &Type::BYTEA), Ok(Value::Bytes(vec![0, 1, 255])));
+        assert_eq!(text_value(Some("a\\\\\\001"), &Type::BYTEA), Ok(Value::Bytes(vec![b'a', b'\\', 1])));
+        assert_eq!(text_value(Some("12.50"), &Type::NUMERIC), Ok(Value::Text("12.50".into())));
+        assert_eq!(text_value(None, &Type::INT4), Ok(Value::Null));
+        assert!(text_value(Some("1.5"), &Type::INT4).unwrap_err().contains("not a int4 value"));
+        assert!(text_value(Some("\\x0"), &Type::BYTEA).is_err());
     }
 
     /// Decimal text to NUMERIC's binary form and back reads the same number.

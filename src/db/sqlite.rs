@@ -1,8 +1,14 @@
 //! Embedded SQLite through rusqlite. Blocking: the runner gives each client its own thread.
+//!
+//! Statements are compiled once and kept in rusqlite's statement cache. With
+//! `prepared_statements` off ("plain text queries" elsewhere) there is no server to send
+//! text to: the cache is not used, and every execution compiles the statement anew from its
+//! SQL (sqlite3_prepare and sqlite3_finalize each time), its parameters still bound.
 
 use super::ddl::{Generated, Spelling};
 use super::{
-    Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, Transport, Value,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
+    Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -14,11 +20,22 @@ use std::time::Duration;
 pub struct SqliteDatabase {
     path: PathBuf,
     pragmas: Vec<(String, String)>,
+    /// Off: every execution compiles its statement anew (no statement cache).
+    prepared_statements: bool,
 }
 
 impl SqliteDatabase {
     pub fn new(target: &TargetUrl) -> Result<Self, DbError> {
-        Ok(SqliteDatabase { path: target.path.clone(), pragmas: target.pragmas.clone() })
+        Self::with_options(target, &ConnectOptions::default())
+    }
+
+    /// Of the options only `prepared_statements` applies to an embedded database.
+    pub fn with_options(target: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
+        Ok(SqliteDatabase {
+            path: target.path.clone(),
+            pragmas: target.pragmas.clone(),
+            prepared_statements: options.prepared_statements,
+        })
     }
 
     /// Creates the database file when missing (prepare only), in WAL mode so that readers
@@ -56,7 +73,7 @@ impl Database for SqliteDatabase {
             // Names and values were validated by the URL parser.
             conn.execute_batch(&format!("PRAGMA {k} = {v}")).map_err(error)?;
         }
-        Ok(SqliteConnection { conn, statements: Vec::new() })
+        Ok(SqliteConnection { conn, statements: Vec::new(), cached: self.prepared_statements })
     }
 
     fn dialect(&self) -> Dialect {
@@ -129,6 +146,9 @@ pub struct SqliteConnection {
     conn: rusqlite::Connection,
     /// SQL text per handle, and whether it is an INSERT (which has a rowid to report).
     statements: Vec<(String, bool)>,
+    /// Statements from rusqlite's cache (prepared statements); false: compiled anew for
+    /// every execution and finalized after it.
+    cached: bool,
 }
 
 /// A parameter as SQLite's own value, borrowed.
@@ -157,43 +177,16 @@ fn value(v: ValueRef<'_>) -> Value {
 }
 
 impl SqliteConnection {
-    fn run(
-        &mut self,
-        stmt: usize,
-        params: &[Param<'_>],
-        mut row: Option<&mut Vec<Value>>,
-    ) -> Result<Executed, DbError> {
+    fn run(&mut self, stmt: usize, params: &[Param<'_>], row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
         let Some((sql, insert)) = self.statements.get(stmt) else {
             return Err(DbError::no_statement(stmt));
         };
-        let mut st = self.conn.prepare_cached(sql).map_err(error)?;
-        if st.parameter_count() != params.len() {
-            return Err(DbError::arity(st.parameter_count(), params.len()));
-        }
-        for (i, p) in params.iter().enumerate() {
-            st.raw_bind_parameter(i + 1, Bind(*p)).map_err(error)?;
-        }
-        if let Some(r) = row.as_deref_mut() {
-            r.clear();
-        }
-        let mut done = Executed::default();
-        let columns = st.column_count();
-        if columns > 0 {
-            let mut rows = st.raw_query();
-            while let Some(r) = rows.next().map_err(error)? {
-                if done.rows == 0 {
-                    if let Some(out) = row.as_deref_mut() {
-                        for i in 0..columns {
-                            out.push(value(r.get_ref(i).map_err(error)?));
-                        }
-                    }
-                }
-                done.rows += 1;
-            }
+        let mut done = if self.cached {
+            let mut st = self.conn.prepare_cached(sql).map_err(error)?;
+            run_statement(&mut st, params, row)?
         } else {
-            done.affected_rows = st.raw_execute().map_err(error)? as u64;
-        }
-        drop(st);
+            run_statement(&mut self.conn.prepare(sql).map_err(error)?, params, row)?
+        };
         if *insert && done.affected_rows > 0 {
             done.last_insert_id = Some(self.conn.last_insert_rowid() as u64);
         }
@@ -201,13 +194,56 @@ impl SqliteConnection {
     }
 }
 
+/// Binds `params` to `st` and runs it: rows counted (the first kept in `row` when asked),
+/// or the rows changed.
+#[inline]
+fn run_statement(
+    st: &mut rusqlite::Statement<'_>,
+    params: &[Param<'_>],
+    mut row: Option<&mut Vec<Value>>,
+) -> Result<Executed, DbError> {
+    if st.parameter_count() != params.len() {
+        return Err(DbError::arity(st.parameter_count(), params.len()));
+    }
+    for (i, p) in params.iter().enumerate() {
+        st.raw_bind_parameter(i + 1, Bind(*p)).map_err(error)?;
+    }
+    if let Some(r) = row.as_deref_mut() {
+        r.clear();
+    }
+    let mut done = Executed::default();
+    let columns = st.column_count();
+    if columns > 0 {
+        let mut rows = st.raw_query();
+        while let Some(r) = rows.next().map_err(error)? {
+            if done.rows == 0 {
+                if let Some(out) = row.as_deref_mut() {
+                    for i in 0..columns {
+                        out.push(value(r.get_ref(i).map_err(error)?));
+                    }
+                }
+            }
+            done.rows += 1;
+        }
+    } else {
+        done.affected_rows = st.raw_execute().map_err(error)? as u64;
+    }
+    Ok(done)
+}
+
 impl Connection for SqliteConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
-        self.conn.prepare_cached(sql).map_err(error)?;
+        if self.cached {
+            self.conn.prepare_cached(sql).map_err(error)?;
+        } else {
+            self.conn.prepare(sql).map_err(error)?; // checked, then finalized
+        }
         let insert = sql.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("insert"));
         self.statements.push((sql.to_string(), insert));
-        let capacity = self.statements.len().max(16);
-        self.conn.set_prepared_statement_cache_capacity(capacity);
+        if self.cached {
+            let capacity = self.statements.len().max(16);
+            self.conn.set_prepared_statement_cache_capacity(capacity);
+        }
         Ok(self.statements.len() - 1)
     }
 
@@ -228,6 +264,10 @@ impl Connection for SqliteConnection {
         let Some((sql, _)) = self.statements.get(stmt) else {
             return Err(DbError::no_statement(stmt));
         };
+        if !self.cached {
+            let st = self.conn.prepare(sql).map_err(error)?;
+            return Ok(st.column_names().map(str::to_string).collect());
+        }
         let st = self.conn.prepare_cached(sql).map_err(error)?;
         Ok(st.column_names().map(str::to_string).collect())
     }

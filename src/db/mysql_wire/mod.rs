@@ -1,6 +1,7 @@
 //! A lean MySQL client/server protocol client for the measured hot path: prepared
-//! statements over the binary protocol, result rows skipped without decoding, buffers
-//! reused, one write per command. It speaks plain TCP and Unix sockets with
+//! statements over the binary protocol (or, for plain text queries, statements described
+//! and closed at once, then sent as COM_QUERY), result rows skipped without decoding,
+//! buffers reused, one write per command. It speaks plain TCP and Unix sockets with
 //! mysql_native_password and caching_sha2_password (fast path, or cleartext on a socket);
 //! anything else (TLS, RSA key exchange, other plugins) is left to mysql_async.
 //!
@@ -20,6 +21,8 @@ use super::{ClientFault, DbError, Executed, Param, Value};
 use framing::{too_large, Kind};
 use packets::*;
 use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use packets::{text_value, ColumnType};
 
 /// The protocol's frame limit: a payload this long continues in the next frame.
 const MAX_FRAME: usize = 0xff_ffff;
@@ -64,6 +67,13 @@ impl From<DbError> for ConnectError {
     fn from(e: DbError) -> Self {
         ConnectError::Db(e)
     }
+}
+
+/// How a result row is encoded: COM_STMT_EXECUTE's binary rows, COM_QUERY's text rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RowFormat {
+    Binary,
+    Text,
 }
 
 struct Prepared {
@@ -216,8 +226,13 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads a complete response, skipping any result rows.
-    async fn drain_response(&mut self, phase: &str, row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
-        let result = self.drain_inner(phase, row).await;
+    async fn drain_response(
+        &mut self,
+        phase: &str,
+        row: Option<&mut Vec<Value>>,
+        format: RowFormat,
+    ) -> Result<Executed, DbError> {
+        let result = self.drain_inner(phase, row, format).await;
         self.finished();
         result
     }
@@ -247,8 +262,14 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads a reply to its end: counts from OK packets, rows counted and skipped unread,
-    /// except the first row of the first result set when `row` asks for it (binary protocol).
-    async fn drain_inner(&mut self, phase: &str, mut row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
+    /// except the first row of the first result set when `row` asks for it (decoded as
+    /// `format` says).
+    async fn drain_inner(
+        &mut self,
+        phase: &str,
+        mut row: Option<&mut Vec<Value>>,
+        format: RowFormat,
+    ) -> Result<Executed, DbError> {
         let caps = self.caps;
         let WireLimits { max_packet, max_columns } = self.limits;
         let mut done = Executed::default();
@@ -289,7 +310,11 @@ impl<S: Socket> WireConn<S> {
                 match kind {
                     Kind::Data if want_row => {
                         let p = self.payload(len, max_packet, phase).await?;
-                        let values = binary_row(p, &types).map_err(|m| malformed(phase, m))?;
+                        let values = match format {
+                            RowFormat::Binary => binary_row(p, &types),
+                            RowFormat::Text => text_values(p, &types),
+                        }
+                        .map_err(|m| malformed(phase, m))?;
                         if let Some(out) = row.as_deref_mut() {
                             *out = values;
                         }
@@ -379,7 +404,7 @@ impl<S: Socket> WireConn<S> {
 
     pub async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
         self.send_execute(stmt, params).await?;
-        self.drain_response("in reply to COM_STMT_EXECUTE", None).await
+        self.drain_response("in reply to COM_STMT_EXECUTE", None, RowFormat::Binary).await
     }
 
     /// Executes and keeps the first row's values in `row`.
@@ -391,7 +416,7 @@ impl<S: Socket> WireConn<S> {
     ) -> Result<Executed, DbError> {
         row.clear();
         self.send_execute(stmt, params).await?;
-        self.drain_response("in reply to COM_STMT_EXECUTE", Some(row)).await
+        self.drain_response("in reply to COM_STMT_EXECUTE", Some(row), RowFormat::Binary).await
     }
 
     async fn send_execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
@@ -451,7 +476,27 @@ impl<S: Socket> WireConn<S> {
 
     pub async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
         self.command(0x03, |out| out.extend_from_slice(sql.as_bytes())).await?;
-        self.drain_response("in reply to COM_QUERY", None).await.map(|_| ())
+        self.drain_response("in reply to COM_QUERY", None, RowFormat::Text).await.map(|_| ())
+    }
+
+    /// Plain text queries: prepares `sql` only to learn its parameters and columns, then
+    /// closes it (COM_STMT_CLOSE, which has no reply) so the server keeps no statement.
+    /// Returns the handle (for [`columns`](Self::columns)) and the parameter count.
+    pub async fn describe(&mut self, sql: &str) -> Result<(usize, usize), DbError> {
+        let stmt = self.prepare(sql).await?;
+        let (id, params) = (self.statements[stmt].id, self.statements[stmt].params as usize);
+        self.command(0x19, |out| out.extend_from_slice(&id.to_le_bytes())).await?;
+        Ok((stmt, params))
+    }
+
+    /// SQL text (COM_QUERY) read like a statement's reply: counts, rows skipped unread,
+    /// the first row kept in `row` when asked (cleared first).
+    pub async fn query(&mut self, sql: &str, mut row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
+        if let Some(r) = row.as_deref_mut() {
+            r.clear();
+        }
+        self.command(0x03, |out| out.extend_from_slice(sql.as_bytes())).await?;
+        self.drain_response("in reply to COM_QUERY", row, RowFormat::Text).await
     }
 
     /// A text-protocol query's rows as strings (NULL as None): for SHOW commands. Rows are

@@ -395,6 +395,42 @@ pub fn text_row(p: &[u8], columns: usize) -> Result<Vec<Option<String>>, Malform
     Ok(row)
 }
 
+/// A text-protocol row (COM_QUERY) as values typed by the column definitions, like
+/// [`binary_row`]'s: integers, floats, NULL, bytes for binary columns, text otherwise.
+pub fn text_values(p: &[u8], columns: &[ColumnType]) -> Result<Vec<Value>, Malformed> {
+    let mut r = Reader::new(p);
+    let mut row = Vec::with_capacity(columns.len());
+    for c in columns {
+        row.push(text_value(r.lenenc_bytes("a row cut short")?, c)?);
+    }
+    if !r.rest().is_empty() {
+        return Err(Malformed("a row longer than its columns"));
+    }
+    Ok(row)
+}
+
+/// One text-protocol value (`None`: NULL) as the value the binary protocol would give.
+pub fn text_value(v: Option<&[u8]>, c: &ColumnType) -> Result<Value, Malformed> {
+    let Some(b) = v else { return Ok(Value::Null) };
+    let text = || std::str::from_utf8(b).map_err(|_| Malformed("a number that is not text"));
+    Ok(match c.kind {
+        // TINY, SHORT, LONG, LONGLONG, INT24, YEAR: an unsigned BIGINT above i64 stays text.
+        0x01 | 0x02 | 0x03 | 0x08 | 0x09 | 0x0d => match text()?.parse::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) if c.flags & UNSIGNED_FLAG != 0 && text()?.parse::<u64>().is_ok() => Value::Text(text()?.into()),
+            Err(_) => return Err(Malformed("an integer column with a value that is not an integer")),
+        },
+        // FLOAT is read as the binary protocol reads it: a 32-bit float, widened.
+        0x04 => Value::Float(text()?.parse::<f32>().map_err(|_| Malformed("a FLOAT that is not a number"))? as f64),
+        0x05 => Value::Float(text()?.parse::<f64>().map_err(|_| Malformed("a DOUBLE that is not a number"))?),
+        0x06 => Value::Null,
+        _ if c.charset == BINARY_CHARSET && !matches!(c.kind, 0x00 | 0xf6 | 0x07 | 0x0a | 0x0b | 0x0c | 0x0e) => {
+            Value::Bytes(b.to_vec())
+        }
+        _ => Value::Text(String::from_utf8_lossy(b).into_owned()),
+    })
+}
+
 /// What the server says during authentication after the client's response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthReply {
@@ -541,6 +577,50 @@ mod tests {
     }
 
     #[test]
+    fn text_rows_decode_like_binary_rows() {
+        let t = |kind: u8, charset: u16, flags: u16| ColumnType { charset, kind, flags };
+        let types = [
+            t(0x08, 63, 0),
+            t(0x03, 63, 0),
+            t(0x05, 63, 0),
+            t(0x04, 63, 0),
+            t(0xfd, 45, 0),
+            t(0xfc, 63, 0),
+            t(0xf6, 63, 0),
+            t(0x0c, 63, 0),
+            t(0x08, 63, UNSIGNED_FLAG),
+            t(0x03, 63, 0),
+        ];
+        let mut p = Vec::new();
+        for v in ["-1099511627776", "7", "2.5", "0.1", "h\u{e9}'\\", "\0\x01\u{ff}", "12.50", "2026-11-23 08:30:05"] {
+            put_lenenc(&mut p, v.len() as u64);
+            p.extend_from_slice(v.as_bytes());
+        }
+        p.extend_from_slice(b"\x1418446744073709551615");
+        p.push(0xfb);
+        assert_eq!(
+            text_values(&p, &types).unwrap(),
+            vec![
+                Value::Int(-(1 << 40)),
+                Value::Int(7),
+                Value::Float(2.5),
+                Value::Float(0.1f32 as f64),
+                Value::Text("h\u{e9}'\\".into()),
+                Value::Bytes("\0\x01\u{ff}".as_bytes().to_vec()),
+                Value::Text("12.50".into()),
+                Value::Text("2026-11-23 08:30:05".into()),
+                Value::Text("18446744073709551615".into()),
+                Value::Null,
+            ]
+        );
+        assert!(text_values(&p[..p.len() - 1], &types).is_err());
+        assert!(text_values(&[p.clone(), vec![0]].concat(), &types).is_err());
+        let bad = [3, b'1', b'x', b'2'];
+        assert!(text_values(&bad, &[t(0x03, 63, 0)]).unwrap_err().0.contains("not an integer"));
+        assert!(text_values(&bad, &[t(0x05, 63, 0)]).is_err());
+    }
+
+    #[test]
     fn auth_replies() {
         assert_eq!(AuthReply::parse(&[0]), Ok(AuthReply::Ok));
         assert_eq!(AuthReply::parse(&[1, 3]), Ok(AuthReply::FastAuthOk));
@@ -565,6 +645,7 @@ mod tests {
             let _ = ColumnType::parse(&bytes);
             let types: Vec<ColumnType> = bytes.iter().take(n % 12).map(|&b| ColumnType { charset: 33, kind: b, flags: 0 }).collect();
             let _ = binary_row(&bytes, &types);
+            let _ = text_values(&bytes, &types);
             let _ = column_count(&bytes, 4096);
             let _ = PrepareOk::parse(&bytes, 4096);
             let _ = text_row(&bytes, n);

@@ -360,3 +360,60 @@ proptest! {
         });
     }
 }
+
+/// A server that writes `script` and returns everything the client sent, once it closes.
+fn serve_recording(script: Vec<u8>) -> (DuplexStream, tokio::task::JoinHandle<Vec<u8>>) {
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (mut rd, mut wr) = tokio::io::split(server);
+    let recorded = tokio::spawn(async move {
+        let mut got = Vec::new();
+        let _ = rd.read_to_end(&mut got).await;
+        got
+    });
+    tokio::spawn(async move {
+        let _ = wr.write_all(&script).await;
+        std::future::pending::<()>().await;
+    });
+    (client, recorded)
+}
+
+/// A column definition of type `kind` and character set `charset`.
+fn typed_column(name: &str, kind: u8, charset: u8) -> Vec<u8> {
+    let mut p = column_definition(name);
+    let at = p.len() - 13;
+    p[at + 1] = charset;
+    p[at + 7] = kind;
+    p
+}
+
+#[tokio::test]
+async fn text_queries_close_their_statement_and_read_text_rows() {
+    let mut script = welcome();
+    // PREPARE OK: statement 5, 2 columns, 1 parameter; its definitions.
+    script.extend(pkt(1, &[0, 5, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0]));
+    script.extend(pkt(2, &column_definition("?")));
+    script.extend(pkt(3, &column_definition("id")));
+    script.extend(pkt(4, &column_definition("c")));
+    // The COM_QUERY's reply: BIGINT and VARCHAR columns, two rows.
+    script.extend(pkt(1, &[2]));
+    script.extend(pkt(2, &typed_column("id", 0x08, 63)));
+    script.extend(pkt(3, &typed_column("c", 0xfd, 45)));
+    script.extend(pkt(4, b"\x0242\x04it's"));
+    script.extend(pkt(5, b"\x0243\xfb"));
+    script.extend(pkt(6, &[0xfe, 0, 0, 2, 0, 0, 0]));
+    let (stream, recorded) = serve_recording(script);
+    let mut c = WireConn::connect(stream, "u", "pw", "db", false, WireLimits::default()).await.ok().unwrap();
+    let (stmt, params) = c.describe("SELECT id, c FROM t WHERE c = ?").await.unwrap();
+    assert_eq!((params, c.columns(stmt).unwrap()), (1, vec!["id".to_string(), "c".to_string()]));
+    let mut row = vec![Value::Null];
+    let done = c.query("SELECT id, c FROM t WHERE c = 'it''s'", Some(&mut row)).await.unwrap();
+    assert_eq!(done.rows, 2);
+    assert_eq!(row, vec![Value::Int(42), Value::Text("it's".into())]);
+    drop(c);
+    let sent = tokio::time::timeout(Duration::from_secs(5), recorded).await.unwrap().unwrap();
+    let close = [5, 0, 0, 0, 0x19, 5, 0, 0, 0];
+    assert!(sent.windows(close.len()).any(|w| w == close), "no COM_STMT_CLOSE of statement 5");
+    let query = b"\x03SELECT id, c FROM t WHERE c = 'it''s'";
+    assert!(sent.windows(query.len()).any(|w| w == query), "no COM_QUERY");
+    assert!(!sent.windows(5).any(|w| w[3] == 0 && w[4] == 0x17), "a COM_STMT_EXECUTE was sent");
+}
