@@ -430,7 +430,7 @@ fn server_counts(db: &TestDb) -> BTreeMap<String, i64> {
     match db.kind {
         Kind::Mysql => {
             let all = mysql_counters();
-            ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit", "Com_rollback"]
+            ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit", "Com_rollback", "Com_stmt_execute"]
                 .iter()
                 .map(|k| (k.to_string(), all.get(*k).copied().unwrap_or(0)))
                 .collect()

@@ -6,7 +6,9 @@ mod check;
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, RunArgs, TargetArgs, WorkloadArgs};
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, DbError, Dialect, TargetUrl, UrlError};
-use crate::model::{IntervalStats, ResultDocument, ResultFileError, RunStatus, ServerConditions, TableSize};
+use crate::model::{
+    IntervalStats, ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode, TableSize,
+};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError, PreparePlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
@@ -104,7 +106,7 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
         connect_timeout: args.connect.connect_timeout,
         max_packet: args.connect.max_packet,
         allow_cleartext_password: args.connect.allow_cleartext_password,
-        prepared_statements: true,
+        prepared_statements: args.ps,
     }
 }
 
@@ -261,7 +263,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         db.create_if_missing()?;
     }
     let before = check_dataset(db.clone(), args, &plan, target, bench)?;
-    announce(&plan, &before.server, &db.transport());
+    announce(&plan, &before.server, &db.transport(), args.target.ps);
 
     let every = plan.report_interval_s.unwrap_or(1);
     // sysbench's format: its interval lines on stdout, where its parsers read them.
@@ -310,6 +312,7 @@ fn run_cmd<D: Database>(db: Arc<D>, args: &RunArgs, target: &TargetUrl, bench: b
         command_line: crate::db::url::redact_args(std::env::args()),
         tables_at_start: before.tables,
         foreign_tables: before.foreign,
+        statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
         tables_at_end,
     };
     let mut doc = result::build(setting, outcome, collected);
@@ -433,7 +436,7 @@ fn check_dataset<D: Database>(
     Ok(Before { server, tables, foreign })
 }
 
-fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model::Transport) {
+fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model::Transport, ps: bool) {
     let stop = match (plan.stop.time, plan.stop.events) {
         (Some(t), Some(e)) => format!("{} s or {e} events", t.as_secs()),
         (Some(t), None) => format!("{} s", t.as_secs()),
@@ -441,11 +444,12 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
         (None, None) => "until Ctrl-C".into(),
     };
     eprintln!(
-        "fairbench {}: {} on {} {} via {transport}; {} clients, {stop}; distribution {}",
+        "fairbench {}: {} on {} {} via {transport}{}; {} clients, {stop}; distribution {}",
         env!("CARGO_PKG_VERSION"),
         plan.workload.name(),
         server.product,
         server.version,
+        if ps { "" } else { ", plain-text queries (--ps=off)" },
         plan.threads,
         plan.distribution.describe()
     );

@@ -51,6 +51,28 @@ impl Dialect {
     }
 }
 
+/// How the client sends statements (`--ps`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StatementMode {
+    /// Server-side prepared statements, prepared once per connection and executed with
+    /// bound values (SQLite: compiled once, cached).
+    #[default]
+    Prepared,
+    /// Plain-text queries with the values written into the SQL (MySQL COM_QUERY,
+    /// PostgreSQL's simple query protocol; SQLite: compiled anew for every execution).
+    Text,
+}
+
+impl StatementMode {
+    pub fn describe(self) -> &'static str {
+        match self {
+            StatementMode::Prepared => "server-side prepared statements",
+            StatementMode::Text => "plain-text queries, values in the SQL (--ps=off)",
+        }
+    }
+}
+
 /// How the client reaches the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

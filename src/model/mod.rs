@@ -103,6 +103,9 @@ pub struct TargetRecord {
     /// `host:port`, the socket path, or the SQLite file.
     pub address: String,
     pub tls: TlsMode,
+    /// Prepared statements or plain-text queries (results before it was recorded: prepared).
+    #[serde(default)]
+    pub statements: StatementMode,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]

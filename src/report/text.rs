@@ -62,7 +62,7 @@ fn conditions(o: &mut String, d: &ResultDocument) {
     );
     let _ = writeln!(o, "target:       {}", t.url);
     let transport = Transport { kind: t.transport, address: t.address.clone(), tls: t.tls };
-    let _ = writeln!(o, "transport:    {transport}");
+    let _ = writeln!(o, "transport:    {transport}; {}", t.statements.describe());
     let _ = writeln!(o, "distribution: {} (rand seed {})", d.conditions.workload.distribution_description, r.rand_seed);
     let _ = writeln!(o, "load:         {} clients, {}", r.threads, r.loop_model_description);
     let _ = writeln!(

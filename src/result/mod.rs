@@ -39,6 +39,8 @@ pub struct Setting<'a> {
     pub tables_at_end: Vec<TableSize>,
     /// Tables used that fairbench did not create.
     pub foreign_tables: Vec<String>,
+    /// How statements were sent.
+    pub statements: crate::model::StatementMode,
 }
 
 /// The result document of one run.
@@ -77,6 +79,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         transport: setting.transport.kind,
         address: setting.transport.address.clone(),
         tls: setting.transport.tls,
+        statements: setting.statements,
     };
     let conditions = conditions(setting, &outcome, events);
     ResultDocument {

@@ -230,16 +230,17 @@ impl<C: Connection> Client<C> {
     }
 }
 
-/// Sends BEGIN or COMMIT as text, timed and recorded as statement `id`.
-pub(super) async fn timed_simple<C: Connection>(
+/// Executes BEGIN or COMMIT (prepared `handle`, no parameters), timed and recorded as
+/// statement `id`.
+pub(super) async fn timed_execute<C: Connection>(
     conn: &mut C,
-    sql: &str,
+    handle: usize,
     id: usize,
     rec: &Mutex<Recorder>,
     waited: Duration,
 ) -> Result<(), DbError> {
     let t = Instant::now();
-    conn.simple(sql).await?;
+    conn.execute(handle, &[]).await?;
     let end = Instant::now();
     rec.lock().unwrap().statement(id, end - t, waited, end);
     Ok(())

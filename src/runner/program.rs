@@ -74,9 +74,10 @@ pub struct ProgramState {
 }
 
 struct TxState {
-    begin_sql: &'static str,
-    begin: Option<usize>,
-    commit: Option<usize>,
+    /// (recorder id, prepared handle) of BEGIN and COMMIT: prepared like every other
+    /// statement, as sysbench prepares them (plain text with --ps=off).
+    begin: Option<(usize, usize)>,
+    commit: Option<(usize, usize)>,
     draws: ScopeDraws,
     steps: Vec<StepState>,
     statements: Vec<StatementState>,
@@ -171,14 +172,15 @@ impl ProgramState {
             for st in &t.steps {
                 steps.push(StepState { first: st.first, count: st.count, repeat: st.repeat, once: draws(&st.once)? });
             }
-            transactions.push(TxState {
-                begin_sql: db.begin_sql(t.writes()),
-                begin: ids.begin,
-                commit: ids.commit,
-                draws: draws(&t.params)?,
-                steps,
-                statements,
-            });
+            let begin = match ids.begin {
+                Some(id) => Some((id, conn.prepare(db.begin_sql(t.writes())).await?)),
+                None => None,
+            };
+            let commit = match ids.commit {
+                Some(id) => Some((id, conn.prepare("COMMIT").await?)),
+                None => None,
+            };
+            transactions.push(TxState { begin, commit, draws: draws(&t.params)?, steps, statements });
         }
         let mut state = ProgramState {
             transactions,
@@ -202,8 +204,8 @@ impl ProgramState {
         let ProgramState { transactions, slots, row, at } = self;
         let t = &mut transactions[tx];
         t.draws.draw(rng, *at, slots);
-        if let Some(id) = t.begin {
-            super::client::timed_simple(conn, t.begin_sql, id, rec, waited).await?;
+        if let Some((id, handle)) = t.begin {
+            super::client::timed_execute(conn, handle, id, rec, waited).await?;
         }
         for step in t.steps.iter_mut() {
             step.once.draw(rng, *at, slots);
@@ -214,8 +216,8 @@ impl ProgramState {
                 }
             }
         }
-        if let Some(id) = t.commit {
-            super::client::timed_simple(conn, "COMMIT", id, rec, waited).await?;
+        if let Some((id, handle)) = t.commit {
+            super::client::timed_execute(conn, handle, id, rec, waited).await?;
         }
         Ok(())
     }
