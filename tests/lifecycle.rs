@@ -173,6 +173,9 @@ fn mariadb_user_with_only_database_privileges_can_benchmark() {
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let role = doc["conditions"]["server"]["replication_role"].as_str().unwrap();
     assert!(role.starts_with("unknown: not visible to this user"), "{role}");
+    // ... and the audit says what the result cannot tell.
+    let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().filter_map(|f| f["id"].as_str()).collect();
+    assert!(ids.contains(&"not-visible"), "{ids:?}");
     let o = fairbench_in(db.dir.path(), &["cleanup".to_string(), target]);
     assert!(o.status.success(), "{}", text(&o));
 }

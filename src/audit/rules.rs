@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 const LONG_ENOUGH_S: f64 = 300.0;
 
 pub fn all(d: &ResultDocument) -> Vec<Finding> {
-    let rules: [fn(&ResultDocument) -> Vec<Finding>; 14] = [
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 15] = [
         durability_off,
         dataset_fits_in_memory,
         tables_empty,
@@ -24,6 +24,7 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
         connections,
         incomplete_run,
         collection_incomplete,
+        not_visible,
     ];
     rules.iter().flat_map(|rule| rule(d)).collect()
 }
@@ -428,5 +429,21 @@ fn collection_incomplete(d: &ResultDocument) -> Vec<Finding> {
         format!("{} could not be read: the server did not answer in time", missing.join(" and ")),
         vec![("missing", json!(missing))],
         "the statement-count check and the dataset's growth are missing from this result; rerun, or read the server's own counters",
+    )]
+}
+
+/// Conditions the benchmark user had no privilege to read (least privilege is fine; the
+/// reader should know what the result cannot say).
+fn not_visible(d: &ResultDocument) -> Vec<Finding> {
+    let role = &d.conditions.server.replication_role;
+    if !role.starts_with("unknown: not visible") {
+        return vec![];
+    }
+    vec![finding(
+        "not-visible",
+        Severity::Info,
+        "the server's replication role was not visible to this user: whether it is a primary or a replica is unknown",
+        vec![("replication_role", json!(role))],
+        "grant REPLICATION CLIENT (MySQL) or read the role from the server's configuration; docs/security.md lists what each reading needs",
     )]
 }
