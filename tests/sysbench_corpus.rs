@@ -364,6 +364,8 @@ const RUN_BOTH: &[(&str, &str)] = &[
     ("sysbench oltp_read_write --db-driver=mysql --mysql-db=dbtest --threads=16 --events=100000 run", "--table-size=1000 --events=200 --threads=1"),
     ("sysbench oltp_read_write --mysql-db=tenant_001 --tables=100 --table-size=10000 --threads=5 --rate=5 --time=0 --db-ps-mode=disable run", "--tables=2 --table-size=1000 --rate=0 --events=200 --threads=1"),
     ("sysbench /usr/share/sysbench/oltp_update_non_index.lua --db-driver=mysql --tables=2 --threads=1 --events=300 run", "--table-size=1000"),
+    // Limited by time, not events: the durations are compared instead of the counts.
+    ("sysbench oltp_point_select --mysql-port=3306 --tables=16 --table-size=1000000 --report-interval=5 --time=300 --threads=64 --max-requests=0 --percentile=99 --mysql-ignore-errors=all --range_selects=off --rand-type=uniform --auto_inc=off run", "--tables=1 --table-size=1000 --time=2 --threads=4"),
     ("sysbench --events=100 /usr/share/sysbench/oltp_point_select.lua --db-driver=pgsql --tables=8 --threads=2 run", "--table-size=1000"),
     ("sysbench oltp_read_write --db-driver=pgsql --threads=16 --events=100000 run", "--table-size=1000 --events=200 --threads=1"),
     ("sysbench oltp_read_write --db-driver=pgsql --tables=10 --table-size=1000000 --threads=32 --time=300 run", "--tables=2 --table-size=500 --events=150 --threads=1"),
@@ -502,14 +504,29 @@ fn same_as_sysbench(line: &str, extra: &str, kind: Kind) -> String {
             counted.push(delta(&before, &server_counts(db)));
         }
         let events = |o: &str| number_after(o, "total number of events:").unwrap_or(-1.0) as i64;
-        assert_eq!(events(&outs[1]), events(&outs[0]), "{line}: events");
+        let by_time = extra.contains("--time=");
+        if by_time {
+            // Both stop at --time: the last events end just after it (a generous bound).
+            let limit: f64 = extra.split("--time=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+            for out in &outs {
+                let total = number_after(out, "total time:").unwrap();
+                assert!(total >= limit && total < limit + 1.5, "{line}: total time {total} s for --time={limit}");
+            }
+        } else {
+            assert_eq!(events(&outs[1]), events(&outs[0]), "{line}: events");
+        }
         let threads = number_after(&outs[0], "Number of threads:").unwrap() as u64;
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(ours.dir.path().join("result.json")).unwrap()).unwrap();
         assert_eq!(doc["conditions"]["run"]["threads"].as_u64(), Some(threads), "{line}: threads");
         assert_eq!(number_after(&outs[1], "ignored errors:"), Some(0.0), "{line}: a retry would change the counts");
-        assert_eq!(counted[1], counted[0], "{line}: the server's counts, fairbench vs sysbench");
-        summary += &format!(", {threads} threads, {} events, counted {:?}", events(&outs[0]), counted[0]);
+        if by_time {
+            let total = |o: &str| number_after(o, "total time:").unwrap();
+            summary += &format!(", {threads} threads, total time {:.2} s vs {:.2} s", total(&outs[0]), total(&outs[1]));
+        } else {
+            assert_eq!(counted[1], counted[0], "{line}: the server's counts, fairbench vs sysbench");
+            summary += &format!(", {threads} threads, {} events, counted {:?}", events(&outs[0]), counted[0]);
+        }
     }
     // Cleanup: both leave nothing of sbtest behind.
     for (db, tool) in [(&theirs, "sysbench"), (&ours, "fairbench")] {

@@ -1,6 +1,6 @@
 //! The one seam between fairbench and a database: [`Database`] opens [`Connection`]s.
 //!
-//! Each database is one file here (`sqlite.rs`, `mysql.rs`, `postgres.rs`); a fourth is one
+//! Each database is one file here (`sqlite.rs`, `mysql.rs`, `postgres/`); a fourth is one
 //! new file plus a line in [`with_database!`](crate::with_database). Drivers know SQL dialects and
 //! error codes; they know nothing about workloads, statistics or the terminal.
 

@@ -1,0 +1,344 @@
+//! The run command in named phases: plan, check the dataset (bench prepares it), announce,
+//! measure through the collector, read what the run left, build the result, save, print.
+
+use super::{do_prepare, workload_plan, Error, LoadSettings};
+use crate::cli::RunArgs;
+use crate::collector::{Collector, Progress};
+use crate::db::{Connection as _, Database, TargetUrl};
+use crate::model::{IntervalStats, ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize};
+use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
+use crate::prepare::{self, PrepareError};
+use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
+use crate::runner::{self, RunError};
+use crate::workload::schema::Ownership;
+use crate::{audit, conditions, result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+/// What `run` reads before measuring.
+struct Before {
+    server: ServerConditions,
+    tables: Vec<TableSize>,
+    /// Tables present that fairbench did not create.
+    foreign: Vec<String>,
+}
+
+pub(super) fn run_cmd<D: Database>(
+    db: Arc<D>,
+    args: &RunArgs,
+    target: &TargetUrl,
+    bench: bool,
+) -> Result<ExitCode, Error> {
+    let workload = workload_plan(&args.workload, target.dialect)?;
+    let plan = args.plan(db.dialect(), workload)?;
+    runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
+    // Before any load: a result that cannot be written is found now, not after the run.
+    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload.name()));
+    check_out(&out_path, &plan)?;
+    if bench {
+        db.create_if_missing()?;
+    }
+    let before = check_dataset(db.clone(), args, &plan, target, bench)?;
+    announce(&plan, &before.server, &db.transport(), args.target.ps);
+
+    let every = plan.report_interval_s.unwrap_or(1);
+    // sysbench's format: its interval lines on stdout, where its parsers read them.
+    let mut progress = TerminalProgress(match args.format.as_str() {
+        "sysbench" => {
+            IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile, every)
+        }
+        _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile, every),
+    });
+    let statements = plan.workload.statements();
+    let transactions = plan.workload.transactions();
+    let mut collector = Collector::new(
+        &statements,
+        &transactions,
+        plan.loop_model.is_open(),
+        plan.threads,
+        plan.report_interval_s,
+        &mut progress,
+    )
+    .window_percentiles(&plan.percentiles);
+    let outcome = runner::run(db.clone(), &plan, &mut collector)?;
+    let collected = collector.finish();
+
+    // The dataset after the run; a server that went away leaves it unknown.
+    let table_names = plan.workload.table_names();
+    let declared = plan.workload.declared_rows();
+    let limit = match outcome.status {
+        RunStatus::Failed => runner::AFTER_FAILURE_TIMEOUT,
+        _ => plan.admin_timeout,
+    };
+    let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
+        let mut conn = db.connect().await?;
+        conn.table_sizes(&table_names, declared).await
+    })
+    .unwrap_or_default();
+    let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
+    let setting = result::Setting {
+        plan: &plan,
+        dialect: target.dialect,
+        redacted_url: target.redacted(),
+        transport: db.transport(),
+        begin_sql: [db.begin_sql(false), db.begin_sql(true)],
+        new_row_id: db.new_row_id(),
+        server: before.server,
+        host: conditions::host::read(),
+        command_line: crate::db::url::redact_args(std::env::args()),
+        tables_at_start: before.tables,
+        foreign_tables: before.foreign,
+        statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
+        tables_at_end,
+    };
+    let mut doc = result::build(setting, outcome, collected);
+    doc.checks = checks;
+    doc.audit = audit::audit(&doc);
+    save_and_print(&doc, &out_path, args)
+}
+
+/// The command that prepares `plan`'s tables, for messages.
+fn prepare_hint(plan: &RunPlan, target: &TargetUrl, overwrite: bool) -> String {
+    let mut cmd = match &plan.workload {
+        WorkloadPlan::Sysbench { workload, oltp, .. } => {
+            let tables = if oltp.tables > 1 { format!(" --tables {}", oltp.tables) } else { String::new() };
+            format!("fairbench prepare {}{tables}", workload.name())
+        }
+        WorkloadPlan::File(f) => format!("fairbench prepare {}", f.path),
+    };
+    if overwrite {
+        cmd.push_str(" --overwrite");
+    }
+    format!("{cmd} --target {}", target.redacted())
+}
+
+/// The tables exist (bench prepares them when all are missing) and may be written; then
+/// the server's conditions and the dataset's size before the run.
+fn check_dataset<D: Database>(
+    db: Arc<D>,
+    args: &RunArgs,
+    plan: &RunPlan,
+    target: &TargetUrl,
+    bench: bool,
+) -> Result<Before, Error> {
+    let rt = crate::local_runtime();
+    let mut admin = rt.block_on(db.connect())?;
+    let server_at = format!("the server at {}", db.transport().address);
+    let limit = plan.admin_timeout;
+    let (present, missing) = match &plan.workload {
+        WorkloadPlan::Sysbench { oltp, .. } => {
+            let (present, missing) = runner::bounded_result(
+                &rt,
+                limit,
+                &server_at,
+                "reading its tables",
+                prepare::table_status(&mut admin, oltp),
+            )?;
+            let owned = present.into_iter().map(|t| {
+                let owner = prepare::ownership(&*db, &t.name, &t.definition);
+                (t, owner)
+            });
+            (owned.collect::<Vec<_>>(), missing)
+        }
+        WorkloadPlan::File(f) => runner::bounded_result(
+            &rt,
+            limit,
+            &server_at,
+            "reading its tables",
+            prepare::tables::status(&*db, &mut admin, &f.program),
+        )?,
+    };
+    if !missing.is_empty() {
+        if bench && present.is_empty() {
+            let settings = LoadSettings {
+                threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
+                seed: plan.rand_seed,
+                distribution: plan.distribution.clone(),
+                overwrite: false,
+            };
+            do_prepare(db.clone(), &plan.workload, &settings, target)?;
+        } else {
+            return Err(ConfigError(format!(
+                "table {} does not exist in {}: run `{}` first",
+                missing[0],
+                target.redacted(),
+                prepare_hint(plan, target, false)
+            ))
+            .into());
+        }
+    }
+    // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
+    let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
+    if args.allow_foreign_tables && !foreign_allowed {
+        return Err(
+            ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into()
+        );
+    }
+    let foreign = present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect();
+    for (t, owner) in &present {
+        match owner {
+            Ownership::Complete => {}
+            Ownership::Incomplete => {
+                return Err(PrepareError::Refused(format!(
+                    "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `{}`",
+                    t.name,
+                    prepare_hint(plan, target, true)
+                ))
+                .into())
+            }
+            Ownership::Foreign if plan.workload.writes() && !foreign_allowed => {
+                return Err(PrepareError::Refused(format!(
+                    "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench, or give --allow-foreign-tables to write sbtest tables another tool prepared)",
+                    plan.workload.name(),
+                    t.name
+                ))
+                .into())
+            }
+            Ownership::Foreign => {}
+        }
+    }
+    let info = runner::bounded_result(&rt, limit, &server_at, "reading its version", admin.server_info())?;
+    let server = runner::bounded_result(
+        &rt,
+        limit,
+        &server_at,
+        "reading its settings",
+        conditions::server(&*db, &mut admin, info),
+    )?;
+    let table_names = plan.workload.table_names();
+    let rows = plan.workload.declared_rows();
+    let tables =
+        runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
+    Ok(Before { server, tables, foreign })
+}
+
+fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model::Transport, ps: bool) {
+    let stop = match (plan.stop.time, plan.stop.events) {
+        (Some(t), Some(e)) => format!("{} s or {e} events", t.as_secs()),
+        (Some(t), None) => format!("{} s", t.as_secs()),
+        (None, Some(e)) => format!("{e} events"),
+        (None, None) => "until Ctrl-C".into(),
+    };
+    eprintln!(
+        "fairbench {}: {} on {} {} via {transport}{}; {} clients, {stop}; distribution {}",
+        env!("CARGO_PKG_VERSION"),
+        plan.workload.name(),
+        server.product,
+        server.version,
+        if ps { "" } else { ", plain-text queries (--ps=off)" },
+        plan.threads,
+        plan.distribution.describe()
+    );
+}
+
+/// The result file's directory exists (or is created), is writable, and has room for the
+/// result of this plan (about 6 KB per measured second plus 1 MB).
+fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Error> {
+    let fail = |path: &std::path::Path, e: std::io::Error| {
+        Error::from(ConfigError(format!("cannot write the result to {}: {e} (choose another --out)", path.display())))
+    };
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
+        return Ok(()); // a device or pipe (/dev/null): written in place
+    }
+    let dir = match out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => d.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| fail(out, e))?;
+    let probe = dir.join(format!(".fairbench-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| fail(out, e))?;
+    let _ = std::fs::remove_file(&probe);
+    let seconds = plan.stop.time.map(|t| t.as_secs()).unwrap_or(3600) + plan.warmup_s as u64;
+    let needed = (1 << 20) + seconds.min(30 * 86_400) * 6_000;
+    if let Some(free) = free_bytes(&dir) {
+        if free < needed {
+            return Err(ConfigError(format!(
+                "{} has {} MB free; the result of this run needs about {} MB: free space or choose another --out",
+                dir.display(),
+                free >> 20,
+                (needed >> 20).max(1)
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct we pass; the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Saved before printing: whatever happens next, the measurements are on disk. If `--out`
+/// fails now (disk full, directory gone), the result goes to a fallback file.
+fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunArgs) -> Result<ExitCode, Error> {
+    let saved_to = match doc.write(out_path) {
+        Ok(()) => out_path.to_path_buf(),
+        Err(first) => {
+            let name =
+                out_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "result.json".into());
+            let fallback = std::env::temp_dir().join(format!("fairbench-fallback-{}-{name}", std::process::id()));
+            if doc.write(&fallback).is_err() {
+                return Err(first.into());
+            }
+            eprintln!("warning: {first}; the result was saved to {} instead", fallback.display());
+            fallback
+        }
+    };
+    let opts = ReportOptions { percentile: args.percentile };
+    match args.format.as_str() {
+        "json" => println!("{}", JsonReport.render(doc, &opts)),
+        "sysbench" => {
+            print!("\n{}", SysbenchReport { histogram: args.histogram }.render(doc, &opts));
+            if !doc.audit.is_empty() {
+                eprintln!(
+                    "audit: {} finding(s) about these numbers: fairbench audit {}",
+                    doc.audit.len(),
+                    saved_to.display()
+                );
+            }
+        }
+        _ => {
+            print!("{}", TextReport.render(doc, &opts));
+            if args.histogram {
+                print!("\n{}", SysbenchReport::histogram_only(doc));
+            }
+            print!("\n{}", audit::render(&doc.audit));
+        }
+    }
+    eprintln!("Result saved to {}", saved_to.display());
+    let run = &doc.conditions.run;
+    let failed_checks: Vec<&str> = doc.checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
+    Ok(match run.status {
+        RunStatus::Completed if !failed_checks.is_empty() => {
+            eprintln!("error: check failed: {} (see the result's checks)", failed_checks.join(", "));
+            ExitCode::from(1)
+        }
+        RunStatus::Completed => ExitCode::SUCCESS,
+        RunStatus::Interrupted => ExitCode::from(130),
+        RunStatus::Failed => {
+            eprintln!("error: {}", run.failure.as_deref().unwrap_or("the run failed"));
+            ExitCode::from(1)
+        }
+    })
+}
+
+/// The terminal's view of a run: sysbench's "Threads started!" and interval lines.
+struct TerminalProgress<W: std::io::Write>(IntervalPrinter<W>);
+
+impl<W: std::io::Write> Progress for TerminalProgress<W> {
+    fn started(&mut self) {
+        self.0.started();
+    }
+    fn window(&mut self, s: &IntervalStats) {
+        self.0.print(s);
+    }
+}
+
+fn default_out(name: &str) -> PathBuf {
+    let stamp = crate::model::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
+    PathBuf::from("fairbench-results").join(format!("{name}-{}.json", stamp.trim_end_matches('Z')))
+}
