@@ -43,7 +43,7 @@ pub(super) fn run_cmd<D: Database>(
 
     let every = plan.report_interval_s.unwrap_or(1);
     // sysbench's format: its interval lines on stdout, where its parsers read them.
-    let mut progress = TerminalProgress(match args.format.as_str() {
+    let mut progress = TerminalProgress(match args.format() {
         "sysbench" => {
             IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile, every)
         }
@@ -289,7 +289,7 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
         }
     };
     let opts = ReportOptions { percentile: args.percentile };
-    match args.format.as_str() {
+    match args.format() {
         "json" => println!("{}", JsonReport.render(doc, &opts)),
         "sysbench" => {
             print!("\n{}", SysbenchReport { histogram: args.histogram }.render(doc, &opts));

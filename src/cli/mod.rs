@@ -217,7 +217,7 @@ pub struct WorkloadArgs {
     #[arg(long = "rand-type", alias = "rand_type")]
     pub rand_type: Option<String>,
     /// sysbench 1.0.20's defaults where fairbench's differ: ids from the `special`
-    /// distribution (unless --rand-type is given).
+    /// distribution, a 10 s limit also with --events, sysbench's report (each unless given).
     #[arg(long = "sysbench-defaults")]
     pub sysbench_defaults: bool,
     /// Iterations of the gaussian and special distributions.
@@ -282,10 +282,10 @@ pub struct RunArgs {
     /// Further percentiles to report for every class, e.g. 90,99.99.
     #[arg(long, value_delimiter = ',')]
     pub percentiles: Vec<f64>,
-    /// What to print when the run ends: the text report (with the audit), sysbench's report
-    /// (its sections and labels, for existing parsers) or the result JSON.
-    #[arg(long, default_value = "text", value_parser = ["text", "sysbench", "json"])]
-    pub format: String,
+    /// What to print when the run ends: the text report (with the audit; the default),
+    /// sysbench's report (its sections and labels, for existing parsers) or the result JSON.
+    #[arg(long, value_parser = ["text", "sysbench", "json"])]
+    pub format: Option<String>,
     /// Print a latency histogram of events at the end, as sysbench's --histogram does.
     #[arg(long, num_args = 0..=1, default_missing_value = "on", require_equals = true, value_parser = switch, default_value = "off")]
     pub histogram: bool,
@@ -441,6 +441,15 @@ impl WorkloadArgs {
 }
 
 impl RunArgs {
+    /// The report to print: --format, else sysbench's with --sysbench-defaults, else text.
+    pub fn format(&self) -> &str {
+        match &self.format {
+            Some(f) => f,
+            None if self.workload.sysbench_defaults => "sysbench",
+            None => "text",
+        }
+    }
+
     /// The validated run plan of `workload` for a target of `dialect` (which decides what
     /// error codes mean).
     pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, ConfigError> {
@@ -449,8 +458,9 @@ impl RunArgs {
         let time = match (self.time, events) {
             (Some(0), _) => None,
             (Some(t), _) => Some(Duration::from_secs(t)),
-            (None, Some(_)) => None,
-            (None, None) => Some(Duration::from_secs(10)),
+            // sysbench's 10 s also ends a run given --events.
+            (None, Some(_)) if !self.workload.sysbench_defaults => None,
+            (None, _) => Some(Duration::from_secs(10)),
         };
         if !(1.0..=100.0).contains(&self.percentile) {
             return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));

@@ -158,3 +158,24 @@ fn fairbench_spellings_are_named_for_sysbench_options() {
     assert!(equivalent("--pgsql-host").unwrap().contains("postgres://"));
     assert!(equivalent("--mysql-user").unwrap().contains("mysql://"));
 }
+
+#[test]
+fn sysbench_defaults_apply_all_at_once() {
+    use crate::model::Dialect;
+    let run = |line: &str| {
+        let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(line.split_whitespace()).unwrap();
+        let crate::cli::Command::Run(r) = cli.command else { panic!("{line}") };
+        let plan = r.plan(Dialect::Sqlite, r.workload.builtin(Dialect::Sqlite).unwrap()).unwrap();
+        (plan.distribution.kind.name(), plan.stop.time.map(|t| t.as_secs()), r.format().to_string())
+    };
+    assert_eq!(run("fairbench run oltp_read_write --events=100"), ("uniform", None, "text".into()));
+    assert_eq!(
+        run("fairbench run oltp_read_write --events=100 --sysbench-defaults"),
+        ("special", Some(10), "sysbench".into())
+    );
+    // Each default gives way to what is given.
+    assert_eq!(
+        run("fairbench run oltp_read_write --sysbench-defaults --rand-type=pareto --time=0 --events=5 --format=json"),
+        ("pareto", None, "json".into())
+    );
+}
