@@ -55,12 +55,19 @@ fn flag_error(e: clap::Error) -> ExitCode {
         _ => {
             let rendered = e.to_string();
             let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            // A sysbench option: name fairbench's spelling.
-            let invalid = match e.get(clap::error::ContextKind::InvalidArg) {
-                Some(clap::error::ContextValue::String(s)) => s.clone(),
-                _ => String::new(),
+            // A sysbench option: name fairbench's spelling; a typo: the nearest one.
+            use clap::error::{ContextKind, ContextValue};
+            let text = |kind| match e.get(kind) {
+                Some(ContextValue::String(s)) => Some(s.clone()),
+                Some(ContextValue::Strings(v)) => v.first().cloned(),
+                _ => None,
             };
-            let hint = fairbench::cli::sysbench::equivalent(&invalid).unwrap_or_else(|| "see --help".into());
+            let invalid =
+                text(ContextKind::InvalidArg).or_else(|| text(ContextKind::InvalidSubcommand)).unwrap_or_default();
+            let suggested = text(ContextKind::SuggestedArg).or_else(|| text(ContextKind::SuggestedSubcommand));
+            let hint = fairbench::cli::sysbench::equivalent(&invalid)
+                .or_else(|| suggested.map(|s| format!("did you mean {s}?")))
+                .unwrap_or_else(|| "see --help".into());
             eprintln!("error: {first} ({hint})");
             ExitCode::from(2)
         }

@@ -89,6 +89,22 @@ fn invalid_flags_and_values() {
     assert!(e.contains("2^53"), "{e}");
 }
 
+/// A typo gets the nearest spelling: workloads, recipes, flags, commands, sysbench's options.
+#[test]
+fn typos_get_the_nearest_spelling() {
+    for (args, nearest) in [
+        (&["run", "oltp_read_wirte"][..], "did you mean oltp_read_write?"),
+        (&["bench", "ycsb_b2"][..], "did you mean ycsb-b?"),
+        (&["run", "oltp_read_write", "--thread=4"][..], "did you mean --threads?"),
+        (&["runn", "oltp_read_write"][..], "did you mean `fairbench run ...`?"),
+        (&["oltp_piont_select", "run"][..], "did you mean oltp_point_select?"),
+        (&["run", "oltp_read_write", "--num-threads=4"][..], "fairbench: --threads"),
+    ] {
+        let e = one_line_error(args, 2);
+        assert!(e.contains(nearest), "{args:?}: {e}");
+    }
+}
+
 #[test]
 fn sqlite_ctrl_c_still_reports_and_saves() {
     let db = TestDb::new(Kind::Sqlite);

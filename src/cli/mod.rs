@@ -369,8 +369,10 @@ fn switch(s: &str) -> Result<bool, String> {
 impl WorkloadArgs {
     pub fn workload(&self) -> Result<Workload, ConfigError> {
         Workload::parse(&self.workload).ok_or_else(|| {
+            let guess =
+                crate::workload::nearest(&self.workload).map(|n| format!("did you mean {n}? ")).unwrap_or_default();
             ConfigError(format!(
-                "unknown workload {:?}: run `fairbench list` for the workloads (a workload file ends in .toml)",
+                "unknown workload {:?}: {guess}(`fairbench list` shows them all; a workload file ends in .toml)",
                 self.workload
             ))
         })

@@ -420,7 +420,11 @@ impl Line {
             _ if file.ends_with(".lua") => Err(format!(
                 "{test} is a custom Lua script: fairbench runs sysbench's oltp workloads (see `fairbench list`) and workload files (docs/workloads.md)"
             )),
-            _ => Err(format!("unknown test {test:?}: run `fairbench list` for the workloads")),
+            _ => Err(match (crate::workload::nearest(test), nearest_command(test)) {
+                (_, Some(c)) => format!("unknown command {test:?}: did you mean `fairbench {c} ...`?"),
+                (Some(n), None) => format!("unknown test {test:?}: did you mean {n}? (`fairbench list` shows them all)"),
+                (None, None) => format!("unknown test {test:?}: `fairbench list` shows the workloads"),
+            }),
         }
     }
 
@@ -547,6 +551,15 @@ impl Line {
             );
         }
     }
+}
+
+/// fairbench's command nearest to a mistyped first word (`runn`, `prepar`).
+fn nearest_command(word: &str) -> Option<&'static str> {
+    OWN_COMMANDS[..8]
+        .iter()
+        .copied()
+        .filter(|c| strsim::damerau_levenshtein(word, c) <= 2 && word.len() > 2)
+        .min_by_key(|c| strsim::damerau_levenshtein(word, c))
 }
 
 /// libmysqlclient's compiled-in socket paths (Debian/Ubuntu first).

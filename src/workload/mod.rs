@@ -246,6 +246,17 @@ impl OltpOptions {
     }
 }
 
+/// The known workload (built-in or recipe) nearest to a mistyped `name`, if one is close.
+pub fn nearest(name: &str) -> Option<&'static str> {
+    let typed = name.trim_end_matches(".lua").trim_end_matches(".toml").to_ascii_lowercase().replace('-', "_");
+    let names = Workload::ALL.iter().map(|w| w.name()).chain(recipes::RECIPES.iter().map(|(n, _)| *n));
+    names
+        .map(|n| (strsim::damerau_levenshtein(&typed, &n.replace('-', "_")), n))
+        .filter(|(d, n)| *d <= (n.len() / 4).max(2))
+        .min()
+        .map(|(_, n)| n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +298,9 @@ mod tests {
         assert_eq!(Workload::parse("/usr/share/sysbench/oltp_insert.lua"), Some(Workload::OltpInsert));
         assert_eq!(Workload::parse("oltp-delete"), Some(Workload::OltpDelete));
         assert_eq!(Workload::parse("tpcc"), None);
+        assert_eq!(super::nearest("oltp_read_wirte"), Some("oltp_read_write"));
+        assert_eq!(super::nearest("oltp-point-selct.lua"), Some("oltp_point_select"));
+        assert_eq!(super::nearest("ycsb-g"), Some("ycsb-a"));
+        assert_eq!(super::nearest("tpcc"), None);
     }
 }

@@ -139,6 +139,8 @@ fn every_refusal_is_one_line_that_names_what_to_do() {
         ("oltp_read_write --db-driver=oracle run", "mysql and pgsql"),
         ("bulk_insert.lua run", "workload file"),
         ("oltp_read_write --threads run", "--threads=VALUE"),
+        ("oltp_read_wirte run", "did you mean oltp_read_write?"),
+        ("runn oltp_read_write", "did you mean `fairbench run ...`?"),
     ] {
         let e = refused(l);
         assert!(e.contains(names) && !e.contains('\n'), "{l}: {e}");
