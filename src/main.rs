@@ -20,7 +20,8 @@ fn main() -> ExitCode {
     if fairbench::cli::sysbench::is_sysbench_line(&args) {
         match fairbench::cli::sysbench::translate(&args) {
             Ok(t) => {
-                for note in &t.notes {
+                let quiet = t.args.iter().any(|a| a == "--quiet" || a == "-q");
+                for note in t.notes.iter().filter(|_| !quiet) {
                     eprintln!("note: {note}");
                 }
                 args = t.args;

@@ -65,7 +65,22 @@ pub fn install_panic_hook() {
     }));
 }
 
+/// --quiet: informational lines on stderr are left out (the report, warnings and errors stay).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An informational line on stderr, unless --quiet.
+pub(crate) fn say(line: std::fmt::Arguments<'_>) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("{line}");
+    }
+}
+
+pub(crate) fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
@@ -75,6 +90,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::List(args) => {
             print!("{}", list(args.show.as_deref())?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "fairbench", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man(args) => {
+            print!("{}", man_page(args.command.as_deref())?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Prepare(args) => {
@@ -154,36 +178,31 @@ fn do_prepare<D: Database>(
 ) -> Result<(), Error> {
     let transport = db.transport();
     let tables = workload.table_names();
-    let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  ETA {eta}")
-            .expect("valid template"),
-    );
+    let mut meter = LoadMeter::new();
     let mut announced = false;
     let mut progress = |done, total| {
         // Announced once the tables are checked, so a refusal stays a single line.
         if !announced {
             announced = true;
-            bar.suspend(|| {
-                eprintln!(
+            meter.suspend(|| {
+                say(format_args!(
                     "Preparing {} table(s) ({}) for {} on {} ({transport})",
                     tables.len(),
                     tables.join(", "),
                     workload.name(),
                     target.redacted(),
-                );
+                ));
                 if let WorkloadPlan::Sysbench { workload, oltp, .. } = workload {
                     if workload.rows_to_load(oltp) == 0 && oltp.table_size > 0 {
-                        eprintln!(
+                        say(format_args!(
                             "note: {} with --auto-inc=off prepares EMPTY tables, as sysbench does",
                             workload.name()
-                        );
+                        ));
                     }
                 }
             });
         }
-        bar.set_length(total);
-        bar.set_position(done);
+        meter.update(done, total);
     };
     let outcome = match workload {
         WorkloadPlan::Sysbench { workload, oltp, .. } => {
@@ -207,17 +226,87 @@ fn do_prepare<D: Database>(
             prepare::tables::prepare(db, &f.program, &opts, &mut progress)
         }
     };
-    bar.finish_and_clear();
+    meter.finish();
     let outcome = outcome?;
-    eprintln!(
+    say(format_args!(
         "Prepared {} table(s), {} rows in {:.1} s ({:.0} rows/s, {} loader(s))",
         outcome.tables,
         outcome.rows,
         outcome.seconds,
         outcome.rows as f64 / outcome.seconds.max(1e-9),
         outcome.loaders
-    );
+    ));
     Ok(())
+}
+
+/// Prepare's progress: a bar as wide as the terminal with whole-number rates and the phase;
+/// piped (CI logs), a plain line at least every 10 s; nothing with --quiet.
+struct LoadMeter {
+    bar: Option<indicatif::ProgressBar>,
+    start: std::time::Instant,
+    last_line: std::time::Instant,
+    /// The plain line has said that loading is over.
+    loaded_said: bool,
+}
+
+impl LoadMeter {
+    /// Every 10 s at most when not on a terminal.
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+    fn new() -> Self {
+        use std::io::IsTerminal;
+        let now = std::time::Instant::now();
+        let bar = (!quiet() && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{wide_bar} {human_pos}/{human_len} rows {msg}")
+                    .expect("valid template"),
+            );
+            bar
+        });
+        LoadMeter { bar, start: now, last_line: now, loaded_said: false }
+    }
+
+    fn suspend(&self, f: impl FnOnce()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
+    /// After every row is in, the loaders build secondary indexes and analyze the tables.
+    fn update(&mut self, done: u64, total: u64) {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let loaded = total > 0 && done >= total;
+        let phase = if loaded { "building indexes, analyzing" } else { "loading" };
+        let rate = done as f64 / secs;
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(total);
+                bar.set_position(done);
+                bar.set_message(format!("{} rows/s, {phase}", crate::report::thousands(rate)));
+            }
+            None if !quiet() && (self.last_line.elapsed() >= Self::EVERY || loaded && !self.loaded_said) => {
+                self.last_line = std::time::Instant::now();
+                self.loaded_said |= loaded;
+                let pct = if total > 0 { done as f64 * 100.0 / total as f64 } else { 100.0 };
+                eprintln!(
+                    "prepare: {}/{} rows ({pct:.0}%), {} rows/s, {phase}, {:.0} s",
+                    crate::report::thousands(done as f64),
+                    crate::report::thousands(total as f64),
+                    crate::report::thousands(rate),
+                    secs
+                );
+            }
+            None => {}
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
@@ -229,15 +318,35 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) 
         None => prepare::cleanup(db, args.tables)?,
     };
     for t in &out.dropped {
-        eprintln!("Dropped table {t}");
+        say(format_args!("Dropped table {t}"));
     }
     if out.dropped.is_empty() {
-        eprintln!("No table created by fairbench to drop");
+        say(format_args!("No table created by fairbench to drop"));
     }
     for t in &out.foreign {
         eprintln!("warning: left {t} alone: fairbench did not create it");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The roff manual page of fairbench, or of one of its commands, from the flag definitions.
+fn man_page(command: Option<&str>) -> Result<String, Error> {
+    let top = <Cli as clap::CommandFactory>::command();
+    let cmd = match command {
+        None => top,
+        Some(name) => {
+            let names: Vec<String> = top.get_subcommands().map(|c| c.get_name().to_string()).collect();
+            let sub = top
+                .find_subcommand(name)
+                .cloned()
+                .ok_or_else(|| ConfigError(format!("no command {name:?}: the commands are {}", names.join(", "))))?;
+            // clap names take &'static str: the page's name is leaked once per process.
+            sub.name(&*Box::leak(format!("fairbench-{name}").into_boxed_str()))
+        }
+    };
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut out).map_err(|e| ConfigError(format!("cannot render the manual: {e}")))?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Error> {

@@ -39,7 +39,9 @@ pub(super) fn run_cmd<D: Database>(
         db.create_if_missing()?;
     }
     let before = check_dataset(db.clone(), args, &plan, target, bench)?;
-    announce(&plan, &before.server, &db.transport(), args.target.ps);
+    if !super::quiet() {
+        announce(&plan, &before.server, &db.transport(), args.target.ps);
+    }
 
     let every = plan.report_interval_s.unwrap_or(1);
     // sysbench's format: its interval lines on stdout, where its parsers read them.
@@ -47,6 +49,7 @@ pub(super) fn run_cmd<D: Database>(
         "sysbench" => {
             IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile, every)
         }
+        _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile, every),
         _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile, every),
     });
     let statements = plan.workload.statements();
@@ -294,11 +297,11 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
         "sysbench" => {
             print!("\n{}", SysbenchReport { histogram: args.histogram }.render(doc, &opts));
             if !doc.audit.is_empty() {
-                eprintln!(
+                super::say(format_args!(
                     "audit: {} finding(s) about these numbers: fairbench audit {}",
                     doc.audit.len(),
                     saved_to.display()
-                );
+                ));
             }
         }
         _ => {
@@ -309,7 +312,7 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
             print!("\n{}", audit::render(&doc.audit));
         }
     }
-    eprintln!("Result saved to {}", saved_to.display());
+    super::say(format_args!("Result saved to {}", saved_to.display()));
     let run = &doc.conditions.run;
     let failed_checks: Vec<&str> = doc.checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
     Ok(match run.status {

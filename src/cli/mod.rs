@@ -16,11 +16,15 @@ use std::time::Duration;
     name = "fairbench",
     version,
     about = "Database benchmarks whose numbers people can believe: sysbench-compatible OLTP workloads on SQLite, MySQL/MariaDB and PostgreSQL, with exact statistics.",
-    after_help = "Targets: sqlite://PATH (default sqlite://fairbench.db), mysql://user:pass@host:port/db, postgres://user:pass@host:port/db.\nExit codes: 0 ok, 1 the run failed (results still saved), 2 bad input or unreachable target, 130 interrupted (results still saved)."
+    after_help = "Targets: sqlite://PATH (default sqlite://fairbench.db), mysql://user:pass@host:port/db, postgres://user:pass@host:port/db.\nOutput: the report (and the JSON of --format json) on stdout; notes, progress, interval lines, warnings and errors on stderr (--format sysbench prints its interval lines on stdout, as sysbench does; --quiet keeps only the report and errors).\nExit codes: 0 ok, 1 the run failed (results still saved), 2 bad input or unreachable target, 130 interrupted (results still saved)."
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print only the report and errors: no notes, announcements, progress or interval
+    /// lines on stderr (interval lines of --format sysbench stay on stdout, with its report).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -41,6 +45,22 @@ pub enum Command {
     List(ListArgs),
     /// Print the JSON Schema of result files (docs/result-schema.json).
     Schema,
+    /// Print a shell completion script: `fairbench completions bash > /etc/bash_completion.d/fairbench`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): `fairbench man | man -l -`; `fairbench man run` for one command's.
+    Man(ManArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, elvish or powershell.
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ManArgs {
+    /// A command's own page (prepare, run, ...); without it, fairbench's.
+    pub command: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

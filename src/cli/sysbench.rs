@@ -17,26 +17,15 @@ pub struct Translation {
     pub notes: Vec<String>,
 }
 
-/// fairbench's own first words; anything else starts a sysbench-shaped line.
-const OWN_COMMANDS: [&str; 13] = [
-    "prepare",
-    "run",
-    "cleanup",
-    "bench",
-    "audit",
-    "check",
-    "list",
-    "schema",
-    "help",
-    "--help",
-    "-h",
-    "--version",
-    "-V",
-];
+/// fairbench's commands; a line starting with anything else (but help and version) is
+/// sysbench-shaped.
+const OWN_COMMANDS: [&str; 10] =
+    ["prepare", "run", "cleanup", "bench", "audit", "check", "list", "schema", "completions", "man"];
+const OWN_FLAGS: [&str; 5] = ["help", "--help", "-h", "--version", "-V"];
 
 /// Whether `args` (program name first) is a sysbench-shaped line rather than fairbench's.
 pub fn is_sysbench_line(args: &[String]) -> bool {
-    args.get(1).is_some_and(|first| !OWN_COMMANDS.contains(&first.as_str()))
+    args.get(1).is_some_and(|first| !OWN_COMMANDS.contains(&first.as_str()) && !OWN_FLAGS.contains(&first.as_str()))
 }
 
 /// The commands of sysbench's oltp scripts.
@@ -83,6 +72,7 @@ pub fn translate(args: &[String]) -> Result<Translation, Refusal> {
                 };
                 line.option(&name.replace('_', "-"), value)?;
             }
+            None if arg == "-q" => line.flag("quiet", None),
             None if arg.starts_with('-') && arg.len() > 1 => {
                 return Err(format!("{arg}: sysbench options are written --name=value"));
             }
@@ -160,6 +150,10 @@ impl Line {
             }
             "help" => {
                 self.flag("help", None);
+                Ok(())
+            }
+            "quiet" => {
+                self.flag("quiet", None);
                 Ok(())
             }
             "version" => {
@@ -555,7 +549,7 @@ impl Line {
 
 /// fairbench's command nearest to a mistyped first word (`runn`, `prepar`).
 fn nearest_command(word: &str) -> Option<&'static str> {
-    OWN_COMMANDS[..8]
+    OWN_COMMANDS
         .iter()
         .copied()
         .filter(|c| strsim::damerau_levenshtein(word, c) <= 2 && word.len() > 2)
@@ -568,9 +562,12 @@ const DEFAULT_MYSQL_SOCKETS: [&str; 3] = ["/run/mysqld/mysqld.sock", "/var/run/m
 /// The long flags fairbench's `command` accepts.
 fn accepted_flags(command: &str) -> Vec<String> {
     let cli = super::Cli::command();
-    cli.find_subcommand(command)
+    let mut flags: Vec<String> = cli
+        .find_subcommand(command)
         .map(|c| c.get_arguments().filter_map(|a| a.get_long().map(str::to_string)).collect())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    flags.extend(cli.get_arguments().filter_map(|a| a.get_long().map(str::to_string))); // global: --quiet
+    flags
 }
 
 /// What fairbench calls a sysbench option, for errors about flags in fairbench's own grammar.

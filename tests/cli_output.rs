@@ -1,0 +1,62 @@
+//! What fairbench prints where: completions and the manual generated from the flag
+//! definitions, --quiet, and prepare's progress when stderr is not a terminal (CI logs).
+
+mod common;
+use common::*;
+
+fn out(args: &[&str]) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let o = fairbench_in(dir.path(), &args.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn completions_and_the_manual_come_from_the_flag_definitions() {
+    let (bash, _) = out(&["completions", "bash"]);
+    assert!(bash.contains("prepare") && bash.contains("--threads") && bash.contains("--allow-foreign-tables"));
+    let script = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(script.path(), &bash).unwrap();
+    let check = std::process::Command::new("bash").arg("-n").arg(script.path()).output().unwrap();
+    assert!(check.status.success(), "bash -n: {}", text(&check));
+    assert!(out(&["completions", "zsh"]).0.starts_with("#compdef fairbench"));
+    assert!(out(&["completions", "fish"]).0.contains("-l threads"));
+    let (man, _) = out(&["man"]);
+    assert!(man.contains(".TH fairbench 1") && man.contains("completions"), "{man}");
+    let (run, _) = out(&["man", "run"]);
+    assert!(run.contains(".TH fairbench-run 1") && run.contains("threads") && run.contains("percentile"));
+    let dir = tempfile::tempdir().unwrap();
+    let o = fairbench_in(dir.path(), &["man".into(), "nosuch".into()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the commands are prepare, run"));
+}
+
+#[test]
+fn sqlite_quiet_keeps_only_the_report() {
+    let db = TestDb::new(Kind::Sqlite);
+    let o = db.fairbench(&["prepare", "oltp_point_select", "--table-size=500", "-q"]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", text(&o));
+    let o =
+        db.fairbench(&["run", "oltp_point_select", "--table-size=500", "--time=1", "--report-interval=1", "--quiet"]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("SQL statistics"));
+    // A sysbench line too: its notes are left out, its report stays.
+    let target = format!("--target={}", db.url);
+    let args = ["oltp_point_select", "--table-size=500", "--time=1", "-q", &target, "run"];
+    let o = fairbench_in(db.dir.path(), &args.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("total number of events:"));
+}
+
+#[test]
+fn sqlite_piped_prepare_shows_it_is_moving() {
+    let db = TestDb::new(Kind::Sqlite);
+    let o = db.fairbench(&["prepare", "oltp_read_only", "--tables=2", "--table-size=20000"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Not a terminal: plain lines, whole-number rates, the phase named.
+    let line = err.lines().find(|l| l.starts_with("prepare: ")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("40,000/40,000 rows (100%)") && line.contains("building indexes"), "{line}");
+    assert!(!line.contains('.'), "whole numbers: {line}");
+    assert!(!err.contains('\r'), "no bar redraws in a log: {err:?}");
+}
