@@ -135,6 +135,11 @@ impl Sink for Collector<'_> {
             self.totals.add(t.recorder);
         }
         if self.report_every.is_some() {
+            // The first measured tick: a window holding warmup ends at the warmup boundary,
+            // so no line mixes warmup with measured events.
+            if !warmup && self.window_ticks > 0 && self.window_from < self.start + self.warmup {
+                self.flush_window(self.last);
+            }
             self.window.add(t.recorder);
             self.window_ticks += 1;
             // A window ends once it spans (nearly) the interval: the run's last sliver, a

@@ -222,4 +222,17 @@ fn sqlite_interval_lines_have_no_stub() {
     assert_eq!(labels.len(), 2, "{l:?}");
     assert_eq!(labels[0], "[ 2s ]", "{l:?}");
     assert!(labels[1].starts_with("[ 3.") && labels[1].contains("s, last 1."), "{l:?}");
+    // A window is never half warmup: the warmup's ends at its boundary, the first measured
+    // one starts there.
+    let l = lines(&[
+        "run",
+        "oltp_point_select",
+        "--table-size=1000",
+        "--time=3",
+        "--warmup=2",
+        "--report-interval=3",
+        "--out=/dev/null",
+    ]);
+    let labels: Vec<&str> = l.iter().map(|l| &l[..l.find(" ] ").unwrap() + 2]).collect();
+    assert_eq!(labels, ["[ 2s warmup ]", "[ 5s ]"], "{l:?}");
 }

@@ -36,7 +36,8 @@ impl<W: Write> IntervalPrinter<W> {
     pub fn line(s: &IntervalStats, percentile: f64, every: f64) -> String {
         let secs = s.duration_s.max(1e-9);
         // A full window is labelled by its end; the run's last, shorter one says so.
-        let end = if s.duration_s >= every * 0.9 {
+        // A warmup window ends at the warmup boundary, a whole second.
+        let end = if s.duration_s >= every * 0.9 || s.warmup {
             format!("{}s", (s.from_s + s.duration_s).round())
         } else {
             format!("{:.1}s, last {:.1} s", s.from_s + s.duration_s, s.duration_s)
