@@ -123,7 +123,7 @@ fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
         severity,
         title,
         evidence,
-        "size the data like production (sweep --table-size and --tables until it exceeds the cache) before claiming storage or write performance; 4.5 GB on a 244 GB host was an in-memory test",
+        "size the data like production (sweep --table-size and --tables until it exceeds the cache) before claiming storage or write performance; 4.5 GB of data on a host with 244 GB of RAM measures memory, not storage",
     )]
 }
 
@@ -263,7 +263,7 @@ fn too_short(d: &ResultDocument) -> Vec<Finding> {
             Severity::Warn,
             format!("the run measured only {:.0} s", r.measured_s),
             vec![("measured_s", json!((r.measured_s * 10.0).round() / 10.0)), ("minimum_s", json!(LONG_ENOUGH_S))],
-            "run at least several minutes (checkpoints, purge and cache effects take that long to appear); the studies ran 10 minutes to 2 hours",
+            "run at least several minutes (checkpoints, purge and cache effects take that long to appear); published Aurora and MySQL comparisons ran each point for 10 minutes to 2 hours",
         ));
     }
     // Intervals had not settled: throughput of the last third far from the middle third.

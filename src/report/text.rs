@@ -1,4 +1,4 @@
-//! The terminal report: conditions, sysbench's SQL statistics, the seed-000 table (µs) and
+//! The terminal report: conditions, sysbench's SQL statistics, the wide per-class table (µs, as Finch prints) and
 //! every percentile per class.
 
 use super::{thousands, Report, ReportOptions};
@@ -131,7 +131,7 @@ fn sql_statistics(o: &mut String, d: &ResultDocument) {
     }
 }
 
-/// The seed-000 table: one row of QPS and latencies per class, and the host that measured.
+/// The wide table (as Finch prints it): one row of QPS and latencies per class, and the host that measured.
 fn summary_table(o: &mut String, d: &ResultDocument, p: f64) {
     let r = &d.conditions.run;
     let (ev, tot, rd, wr, cm) =
