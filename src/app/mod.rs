@@ -2,6 +2,7 @@
 //! that prints, apart from the report formats it calls.
 
 mod check;
+mod hints;
 mod run;
 use run::run_cmd;
 
@@ -227,7 +228,16 @@ fn do_prepare<D: Database>(
         }
     };
     meter.finish();
-    let outcome = outcome?;
+    // A table already there: the two commands that go on from here, as they would be typed.
+    let outcome = outcome.map_err(|e| match e {
+        PrepareError::Exists { table } => PrepareError::Refused(format!(
+            "table {table} already exists in {}: drop fairbench's tables with `{}`, or rebuild them with `{}`",
+            target.redacted(),
+            hints::cleanup(workload, target),
+            hints::prepare(workload, target, true)
+        )),
+        e => e,
+    })?;
     say(format_args!(
         "Prepared {} table(s), {} rows in {:.1} s ({:.0} rows/s, {} loader(s))",
         outcome.tables,

@@ -1,7 +1,7 @@
 //! The run command in named phases: plan, check the dataset (bench prepares it), announce,
 //! measure through the collector, read what the run left, build the result, save, print.
 
-use super::{do_prepare, workload_plan, Error, LoadSettings};
+use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
 use crate::cli::RunArgs;
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
@@ -100,21 +100,6 @@ pub(super) fn run_cmd<D: Database>(
     save_and_print(&doc, &out_path, args)
 }
 
-/// The command that prepares `plan`'s tables, for messages.
-fn prepare_hint(plan: &RunPlan, target: &TargetUrl, overwrite: bool) -> String {
-    let mut cmd = match &plan.workload {
-        WorkloadPlan::Sysbench { workload, oltp, .. } => {
-            let tables = if oltp.tables > 1 { format!(" --tables {}", oltp.tables) } else { String::new() };
-            format!("fairbench prepare {}{tables}", workload.name())
-        }
-        WorkloadPlan::File(f) => format!("fairbench prepare {}", f.path),
-    };
-    if overwrite {
-        cmd.push_str(" --overwrite");
-    }
-    format!("{cmd} --target {}", target.redacted())
-}
-
 /// The tables exist (bench prepares them when all are missing) and may be written; then
 /// the server's conditions and the dataset's size before the run.
 fn check_dataset<D: Database>(
@@ -125,7 +110,15 @@ fn check_dataset<D: Database>(
     bench: bool,
 ) -> Result<Before, Error> {
     let rt = crate::local_runtime();
-    let mut admin = rt.block_on(db.connect())?;
+    let mut admin = rt.block_on(db.connect()).map_err(|e| match e.code.to_string().as_str() {
+        // No database at all (SQLite's file): every table is missing.
+        "SQLITE_CANTOPEN" => Error::from(ConfigError(format!(
+            "{}: run `{}` first",
+            e.message,
+            hints::prepare(&plan.workload, target, false)
+        ))),
+        _ => Error::from(e),
+    })?;
     let server_at = format!("the server at {}", db.transport().address);
     let limit = plan.admin_timeout;
     let (present, missing) = match &plan.workload {
@@ -160,12 +153,27 @@ fn check_dataset<D: Database>(
                 overwrite: false,
             };
             do_prepare(db.clone(), &plan.workload, &settings, target)?;
-        } else {
+        } else if present.iter().any(|(_, o)| *o == Ownership::Foreign) {
             return Err(ConfigError(format!(
-                "table {} does not exist in {}: run `{}` first",
+                "table {} does not exist in {}, and {} there was not created by fairbench: prepare in another database",
                 missing[0],
                 target.redacted(),
-                prepare_hint(plan, target, false)
+                present.iter().find(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.as_str()).unwrap_or("")
+            ))
+            .into());
+        } else {
+            // Some of fairbench's tables are there (fewer tables, an interrupted prepare):
+            // the hint rebuilds them all.
+            let there = if present.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} of {} are)", present.len(), present.len() + missing.len())
+            };
+            return Err(ConfigError(format!(
+                "table {} does not exist in {}{there}: run `{}` first",
+                missing[0],
+                target.redacted(),
+                hints::prepare(&plan.workload, target, !present.is_empty())
             ))
             .into());
         }
@@ -185,7 +193,7 @@ fn check_dataset<D: Database>(
                 return Err(PrepareError::Refused(format!(
                     "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `{}`",
                     t.name,
-                    prepare_hint(plan, target, true)
+                    hints::prepare(&plan.workload, target, true)
                 ))
                 .into())
             }

@@ -61,7 +61,7 @@ impl Database for SqliteDatabase {
         if !self.path.exists() {
             return Err(DbError::sqlite(
                 "SQLITE_CANTOPEN",
-                format!("SQLite file {} does not exist: run `fairbench prepare` first", self.path.display()),
+                format!("SQLite file {} does not exist (prepare creates it)", self.path.display()),
             ));
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;

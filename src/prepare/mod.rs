@@ -29,6 +29,10 @@ pub enum PrepareError {
     /// fairbench will not touch what is there (bad input: exit 2).
     #[error("{0}")]
     Refused(String),
+    /// A table is there already and --overwrite was not given (bad input: exit 2); the
+    /// caller words the commands that go on.
+    #[error("table {table} already exists: run `fairbench cleanup` first, or prepare with --overwrite")]
+    Exists { table: String },
     /// A bug or the OS stopped a loader: the tables are left marked as loading.
     #[error("prepare failed: {0}; the tables stay marked incomplete (prepare again with --overwrite)")]
     Internal(String),
@@ -133,10 +137,7 @@ pub fn prepare<D: Database>(
     }
     if let Some(t) = present.first() {
         if !plan.overwrite {
-            return Err(PrepareError::Refused(format!(
-                "table {} already exists: run `fairbench cleanup` first, or prepare with --overwrite",
-                t.name
-            )));
+            return Err(PrepareError::Exists { table: t.name.clone() });
         }
         for t in &present {
             rt.block_on(admin.simple(&schema::drop_table(&t.name))).map_err(at(format!("cannot drop {}: ", t.name)))?;

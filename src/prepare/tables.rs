@@ -84,10 +84,7 @@ pub fn prepare<D: Database>(
     }
     if let Some((t, _)) = present.first() {
         if !opts.overwrite {
-            return Err(PrepareError::Refused(format!(
-                "table {} already exists: run `fairbench cleanup {}` first, or prepare with --overwrite",
-                t.name, program.name
-            )));
+            return Err(PrepareError::Exists { table: t.name.clone() });
         }
         for (t, _) in &present {
             rt.block_on(admin.simple(&format!("DROP TABLE {}", t.name)))
