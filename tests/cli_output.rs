@@ -60,3 +60,32 @@ fn sqlite_piped_prepare_shows_it_is_moving() {
     assert!(!line.contains('.'), "whole numbers: {line}");
     assert!(!err.contains('\r'), "no bar redraws in a log: {err:?}");
 }
+
+/// The report opens with the lines a person reads first; classes without statements are
+/// left out; the wide per-query table comes with --verbose.
+#[test]
+fn sqlite_report_opens_with_a_summary() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=500", "-q"]).status.success());
+    let o = db.fairbench(&["run", "oltp_point_select", "--table-size=500", "--time=2", "--warmup=1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    let head: Vec<&str> = report.lines().take(6).collect();
+    assert!(head[0].starts_with("fairbench ") && head[0].contains("oltp_point_select on SQLite"), "{head:?}");
+    assert!(head[1].contains("events/s (events, autocommit)") && head[1].contains("queries/s"), "{head:?}");
+    assert!(head[2].contains("per event p50") && head[2].contains(" ms (closed loop"), "{head:?}");
+    assert!(head[3].contains("0 retried, 0 reconnects"), "{head:?}");
+    assert!(head[4].contains("coefficient of variation"), "{head:?}");
+    assert!(head[5].contains("audit:") && head[5].contains("finding(s)"), "{head:?}");
+    let classes: Vec<&str> = report
+        .lines()
+        .skip_while(|l| !l.starts_with("Latency by class"))
+        .skip(2)
+        .take_while(|l| !l.starts_with("percentiles:"))
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(classes, ["event", "total", "read"], "{report}");
+    assert!(!report.contains("Per query (times"));
+    let o = db.fairbench(&["run", "oltp_point_select", "--table-size=500", "--time=1", "--verbose"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Per query (times in microseconds"), "{}", text(&o));
+}

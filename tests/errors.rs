@@ -120,7 +120,7 @@ fn sqlite_ctrl_c_still_reports_and_saves() {
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(doc["conditions"]["run"]["status"], "interrupted");
     assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 100);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("QPS"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("queries/s"), "the report is printed: {}", text(&o));
 }
 
 #[test]

@@ -299,7 +299,7 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
             fallback
         }
     };
-    let opts = ReportOptions { percentile: args.percentile };
+    let opts = ReportOptions { percentile: args.percentile, verbose: args.verbose };
     match args.format() {
         "json" => println!("{}", JsonReport.render(doc, &opts)),
         "sysbench" => {

@@ -306,6 +306,10 @@ pub struct RunArgs {
     /// sysbench's report (its sections and labels, for existing parsers) or the result JSON.
     #[arg(long, value_parser = ["text", "sysbench", "json"])]
     pub format: Option<String>,
+    /// The report's wide per-query table too (QPS and latencies per class on one line, as
+    /// Finch prints them).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Print a latency histogram of events at the end, as sysbench's --histogram does.
     #[arg(long, num_args = 0..=1, default_missing_value = "on", require_equals = true, value_parser = switch, default_value = "off")]
     pub histogram: bool,

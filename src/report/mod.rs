@@ -1,5 +1,6 @@
 //! Report formats. Each is one small type behind [`Report`]; all read the result document.
 
+mod headline;
 mod interval;
 mod sysbench;
 mod text;
@@ -15,6 +16,8 @@ use crate::model::ResultDocument;
 pub struct ReportOptions {
     /// Percentile shown in the table's P columns.
     pub percentile: f64,
+    /// The wide per-query table too (Finch's layout).
+    pub verbose: bool,
 }
 
 pub trait Report {

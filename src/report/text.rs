@@ -14,9 +14,13 @@ const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"
 impl Report for TextReport {
     fn render(&self, d: &ResultDocument, opts: &ReportOptions) -> String {
         let mut o = String::new();
+        super::headline::headline(&mut o, d, opts.percentile);
+        let _ = writeln!(o);
         conditions(&mut o, d);
         sql_statistics(&mut o, d);
-        summary_table(&mut o, d, opts.percentile);
+        if opts.verbose {
+            summary_table(&mut o, d, opts.percentile);
+        }
         let title = if d.open_loop.is_some() {
             "Latency by class (microseconds, from each event's intended start):"
         } else {
@@ -55,11 +59,7 @@ fn conditions(o: &mut String, d: &ResultDocument) {
     let r = &d.conditions.run;
     let t = &d.target;
     let server = &d.conditions.server;
-    let _ = writeln!(
-        o,
-        "fairbench {}: {} on {} {}",
-        d.fairbench_version, d.conditions.workload.name, server.product, server.version
-    );
+    let _ = writeln!(o, "server:       {} {}", server.product, server.version);
     let _ = writeln!(o, "target:       {}", t.url);
     let transport = Transport { kind: t.transport, address: t.address.clone(), tls: t.tls };
     let _ = writeln!(o, "transport:    {transport}; {}", t.statements.describe());
@@ -164,7 +164,10 @@ fn summary_table(o: &mut String, d: &ResultDocument, p: f64) {
         ("c_max".into(), us(&cm, cm.max_us)),
         ("errors".into(), thousands(d.errors.total as f64)),
     ];
-    let _ = writeln!(o, "\nStatistics (times in microseconds; TPS and c_ = COMMIT; {pname} from HdrHistogram):");
+    let _ = writeln!(
+        o,
+        "\nPer query (times in microseconds; QPS, r_ read, w_ write; TPS and c_ = COMMIT; {pname} from HdrHistogram):"
+    );
     let widths: Vec<usize> = cols.iter().map(|(h, v)| h.len().max(v.len())).collect();
     let header: Vec<String> = cols.iter().zip(&widths).map(|((h, _), w)| format!("{h:>w$}")).collect();
     let values: Vec<String> = cols.iter().zip(&widths).map(|((_, v), w)| format!("{v:>w$}")).collect();
@@ -229,8 +232,7 @@ fn class_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<S
     for class in CLASSES {
         let Some(c) = stats.get(class) else { continue };
         if c.count == 0 {
-            let _ = writeln!(o, "{class:<8}{:>12}  (none)", 0);
-            continue;
+            continue; // a class no statement fell in
         }
         let mut line = format!(
             "{:<8}{:>12}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}{:>12.1}",

@@ -1,0 +1,88 @@
+//! The lines a person reads first: what ran where, throughput, per-event latency in ms (the
+//! unit of the interval lines), errors, how steady the rate was, and the audit's worst finding.
+
+use crate::model::stats::trim_float;
+use crate::model::{ClassStats, ResultDocument};
+use std::fmt::Write;
+
+pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
+    let r = &d.conditions.run;
+    let stat = |class: &str| d.stats.get(class).cloned().unwrap_or_default();
+    let (ev, tot, commit) = (stat("event"), stat("total"), stat("commit"));
+    let server = &d.conditions.server;
+    let load = match &d.open_loop {
+        Some(ol) => format!("open loop at {} events/s", trim_float(ol.rate)),
+        None => "closed loop".to_string(),
+    };
+    let _ = writeln!(
+        o,
+        "fairbench {}: {} on {} {}, {} clients, {load}, {:.1} s measured after {} s warmup: {}{}",
+        d.fairbench_version,
+        d.conditions.workload.name,
+        server.product,
+        server.version,
+        r.threads,
+        r.measured_s,
+        r.warmup_s,
+        r.status.name(),
+        r.failure.as_ref().map(|f| format!(" ({f})")).unwrap_or_default()
+    );
+    // Autocommit: every statement commits itself and an event is the transaction.
+    let events = if commit.count > 0 || ev.count == 0 { "transactions" } else { "events, autocommit" };
+    let _ = writeln!(o, "  throughput:  {:.1} events/s ({events}), {:.1} queries/s", ev.qps, tot.qps);
+    let _ = writeln!(o, "  latency:     {}", latency(&ev, p, d.open_loop.is_some()));
+    let _ = writeln!(o, "  errors:      {} retried, {} reconnects", d.errors.total, d.errors.reconnects);
+    let _ = writeln!(o, "  stability:   {}", stability(d));
+    let worst = d.audit.iter().max_by_key(|f| f.severity);
+    let _ = match worst {
+        Some(f) => writeln!(
+            o,
+            "  audit:       [{}] {}: {} ({} finding(s), all at the end)",
+            f.severity.name(),
+            f.id,
+            f.title,
+            d.audit.len()
+        ),
+        None => writeln!(o, "  audit:       nothing found"),
+    };
+}
+
+/// Per-event percentiles in ms, and what kind of latency they are.
+fn latency(ev: &ClassStats, p: f64, open: bool) -> String {
+    if ev.count == 0 {
+        return "no event completed".into();
+    }
+    let ms = |us: f64| format!("{:.2}", us / 1000.0);
+    let mut parts =
+        vec![format!("p50 {}", ms(ev.p50_us)), format!("p95 {}", ms(ev.p95_us)), format!("p99 {}", ms(ev.p99_us))];
+    if ![50.0, 95.0, 99.0, 100.0].contains(&p) {
+        if let Some(v) = ev.at(p) {
+            parts.push(format!("p{} {}", trim_float(p), ms(v)));
+        }
+    }
+    parts.push(format!("max {}", ms(ev.max_us)));
+    let kind = if open { "from each event's intended start" } else { "closed loop: service time at full load" };
+    format!("per event {} ms ({kind})", parts.join(", "))
+}
+
+/// Events/s over the measured intervals: min / avg / max and the coefficient of variation.
+fn stability(d: &ResultDocument) -> String {
+    // Whole measured intervals: a last sliver of a few milliseconds says nothing of the rate.
+    let rates: Vec<f64> =
+        d.intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.5).map(|i| i.event.per_s).collect();
+    if rates.len() < 2 {
+        return "too few measured seconds to tell".into();
+    }
+    let n = rates.len() as f64;
+    let mean = rates.iter().sum::<f64>() / n;
+    let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let (min, max) = rates.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    format!(
+        "events/s per second min {:.0}, avg {:.0}, max {:.0}; coefficient of variation {:.1}% over {} s",
+        min,
+        mean,
+        max,
+        if mean > 0.0 { sd / mean * 100.0 } else { 0.0 },
+        rates.len()
+    )
+}
