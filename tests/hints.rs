@@ -68,4 +68,18 @@ fn sqlite_hints_work_as_printed() {
     assert!(hints[0].contains(&"--overwrite".to_string()) && hints[0].join(" ").contains("--tables 3"), "{hints:?}");
     follow(&db, &hints[0]);
     assert!(fb(&db, &more).status.success());
+
+    // Tables of another size: measured anyway, with a warning whose hint rebuilds them.
+    let bigger = ["run", "oltp_read_write", "--tables=3", "--table-size=1000", "--auto-inc=off", "--time=1", &target];
+    let o = fb(&db, &bigger);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let warning =
+        err.lines().find(|l| l.starts_with("warning: sbtest1 holds 300 rows")).unwrap_or_else(|| panic!("{err}"));
+    let hints = suggested(warning);
+    assert!(hints[0].join(" ").contains("--table-size 1000") && hints[0].contains(&"--overwrite".to_string()));
+    follow(&db, &hints[0]);
+    assert_eq!(db.count("sbtest3"), 1000);
+    let o = fb(&db, &bigger);
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("warning:"), "{}", text(&o));
 }

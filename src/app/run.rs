@@ -185,7 +185,8 @@ fn check_dataset<D: Database>(
             ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into()
         );
     }
-    let foreign = present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect();
+    let foreign: Vec<String> =
+        present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect();
     for (t, owner) in &present {
         match owner {
             Ownership::Complete => {}
@@ -220,6 +221,20 @@ fn check_dataset<D: Database>(
     let rows = plan.workload.declared_rows();
     let tables =
         runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
+    // fairbench's tables of another size than this run says: measured anyway (the audit
+    // weighs it), with the command that rebuilds them at this size.
+    let odd =
+        tables.iter().find(|t| rows > 0 && t.rows_exact && (t.rows < rows / 2 || t.rows > rows.saturating_mul(2)));
+    if let (Some(t), WorkloadPlan::Sysbench { .. }) = (odd, &plan.workload) {
+        if !foreign.contains(&t.name) {
+            eprintln!(
+                "warning: {} holds {} rows where this run says {rows}: rebuild at this size with `{}`",
+                t.name,
+                t.rows,
+                hints::prepare(&plan.workload, target, true)
+            );
+        }
+    }
     Ok(Before { server, tables, foreign })
 }
 
