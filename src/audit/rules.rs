@@ -267,7 +267,7 @@ fn too_short(d: &ResultDocument) -> Vec<Finding> {
         ));
     }
     // Intervals had not settled: throughput of the last third far from the middle third.
-    let tps: Vec<f64> = measured_intervals(d).map(|i| i.event.per_s).collect();
+    let tps: Vec<f64> = crate::model::stats::measured_seconds(&d.intervals).map(|i| i.event.per_s).collect();
     if tps.len() >= 9 {
         let third = tps.len() / 3;
         let mid: f64 = tps[third..2 * third].iter().sum::<f64>() / third as f64;
@@ -308,26 +308,14 @@ fn single_run(d: &ResultDocument) -> Vec<Finding> {
     )]
 }
 
-fn measured_intervals(d: &ResultDocument) -> impl Iterator<Item = &crate::model::IntervalStats> {
-    // Full seconds after warmup (the last, partial interval would skew rates).
-    d.intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.99)
-}
-
 fn high_variance(d: &ResultDocument) -> Vec<Finding> {
-    let tps: Vec<f64> = measured_intervals(d).map(|i| i.event.per_s).collect();
-    if tps.len() < 3 {
+    let Some(r) = crate::model::RateSpread::of(&d.intervals).filter(|r| r.seconds >= 3 && r.mean > 0.0) else {
         return vec![];
-    }
-    let mean = tps.iter().sum::<f64>() / tps.len() as f64;
-    if mean <= 0.0 {
-        return vec![];
-    }
-    let sd = (tps.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (tps.len() - 1) as f64).sqrt();
-    let cv = sd / mean;
+    };
+    let (cv, mean, min, max) = (r.cv, r.mean, r.min, r.max);
     if cv <= 0.2 {
         return vec![];
     }
-    let (min, max) = tps.iter().fold((f64::MAX, 0f64), |(a, b), x| (a.min(*x), b.max(*x)));
     vec![finding(
         "high-variance",
         Severity::Warn,
@@ -337,7 +325,7 @@ fn high_variance(d: &ResultDocument) -> Vec<Finding> {
             ("mean_tps", json!(mean.round())),
             ("min_tps", json!(min.round())),
             ("max_tps", json!(max.round())),
-            ("intervals", json!(tps.len())),
+            ("intervals", json!(r.seconds)),
         ],
         "look at the timeline for stalls (checkpoints, flushing, other load); a mean over an unstable run hides them",
     )]

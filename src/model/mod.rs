@@ -17,7 +17,7 @@ pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
 pub use file::ResultFileError;
 pub use finding::{Finding, Severity};
 pub use kinds::*;
-pub use stats::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf};
+pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
 

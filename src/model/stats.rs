@@ -139,3 +139,36 @@ mod tests {
         assert_eq!(percentile_key(95.0), "p95");
     }
 }
+
+/// The full measured seconds of a timeline: warmup and the last, partial interval (whose
+/// rate would skew any comparison) left out.
+pub fn measured_seconds(intervals: &[IntervalStats]) -> impl Iterator<Item = &IntervalStats> {
+    intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.99)
+}
+
+/// How steady the event rate was over the measured phase: one rate per full measured
+/// second (warmup and the last, partial interval left out).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSpread {
+    pub seconds: usize,
+    pub min: f64,
+    pub mean: f64,
+    pub max: f64,
+    /// Sample standard deviation over the mean; 0 when the mean is 0.
+    pub cv: f64,
+}
+
+impl RateSpread {
+    /// From a run's timeline; `None` with fewer than 2 full measured seconds.
+    pub fn of(intervals: &[IntervalStats]) -> Option<RateSpread> {
+        let rates: Vec<f64> = measured_seconds(intervals).map(|i| i.event.per_s).collect();
+        if rates.len() < 2 {
+            return None;
+        }
+        let n = rates.len() as f64;
+        let mean = rates.iter().sum::<f64>() / n;
+        let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let (min, max) = rates.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+        Some(RateSpread { seconds: rates.len(), min, mean, max, cv: if mean > 0.0 { sd / mean } else { 0.0 } })
+    }
+}

@@ -2,7 +2,7 @@
 //! unit of the interval lines), errors, how steady the rate was, and the audit's worst finding.
 
 use crate::model::stats::trim_float;
-use crate::model::{ClassStats, ResultDocument};
+use crate::model::{ClassStats, RateSpread, ResultDocument};
 use std::fmt::Write;
 
 pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
@@ -65,24 +65,17 @@ fn latency(ev: &ClassStats, p: f64, open: bool) -> String {
     format!("per event {} ms ({kind})", parts.join(", "))
 }
 
-/// Events/s over the measured intervals: min / avg / max and the coefficient of variation.
+/// Events/s over the measured seconds: min / avg / max and the coefficient of variation.
 fn stability(d: &ResultDocument) -> String {
-    // Whole measured intervals: a last sliver of a few milliseconds says nothing of the rate.
-    let rates: Vec<f64> =
-        d.intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.5).map(|i| i.event.per_s).collect();
-    if rates.len() < 2 {
-        return "too few measured seconds to tell".into();
+    match RateSpread::of(&d.intervals) {
+        None => "too few measured seconds to tell".into(),
+        Some(r) => format!(
+            "events/s per second min {:.0}, avg {:.0}, max {:.0}; coefficient of variation {:.1}% over {} s",
+            r.min,
+            r.mean,
+            r.max,
+            r.cv * 100.0,
+            r.seconds
+        ),
     }
-    let n = rates.len() as f64;
-    let mean = rates.iter().sum::<f64>() / n;
-    let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
-    let (min, max) = rates.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
-    format!(
-        "events/s per second min {:.0}, avg {:.0}, max {:.0}; coefficient of variation {:.1}% over {} s",
-        min,
-        mean,
-        max,
-        if mean > 0.0 { sd / mean * 100.0 } else { 0.0 },
-        rates.len()
-    )
 }
