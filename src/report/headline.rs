@@ -16,12 +16,13 @@ pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
     };
     let _ = writeln!(
         o,
-        "fairbench {}: {} on {} {}, {} clients, {load}, {:.1} s measured after {} s warmup: {}{}",
+        "fairbench {}: {} on {} {}, {} client{}, {load}, {:.1} s measured after {} s warmup: {}{}",
         d.fairbench_version,
         d.conditions.workload.name,
         server.product,
         server.version,
         r.threads,
+        if r.threads == 1 { "" } else { "s" },
         r.measured_s,
         r.warmup_s,
         r.status.name(),
