@@ -6,7 +6,7 @@
 //!
 //! - [`argv`] -> nothing. Hides passwords in the process's visible arguments.
 //! - [`model`] -> nothing. The result document and everything in it, as typed data.
-//! - [`stats`] -> nothing. HdrHistogram latencies.
+//! - [`stats`] -> nothing. HdrHistogram latencies; confidence intervals.
 //! - [`random`] -> nothing. sysbench's random streams and distributions.
 //! - [`workload`] -> model, random. What events do: workload files and the built-in
 //!   definition (spec -> program), value generators, recipes, the sbtest schema.
@@ -20,6 +20,8 @@
 //! - [`result`] -> collector, model, plan, recorder, runner, workload. Builds the document.
 //! - [`audit`] -> model. Reads result documents only.
 //! - [`report`] -> model, stats. Reads result documents (and decodes their histograms).
+//! - [`compare`] -> model, stats. Reads result documents: ratios, intervals, conditions diff,
+//!   claims.
 //! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
 //! - [`app`] -> everything. The commands; the only place that prints outside report.
 
@@ -28,6 +30,7 @@ pub mod argv;
 pub mod audit;
 pub mod cli;
 pub mod collector;
+pub mod compare;
 pub mod conditions;
 pub mod db;
 pub mod model;

@@ -139,6 +139,10 @@ pub struct RunPlan {
     pub reconnect_timeout_s: u32,
     /// Deadline of each administrative query (counters, conditions, table sizes).
     pub admin_timeout: Duration,
+    /// Times the measured phase runs (each after its own warmup).
+    pub repeats: u32,
+    /// The target's price per hour (`--cost-per-hour`), for cost per operation.
+    pub cost_per_hour: Option<f64>,
 }
 
 impl RunPlan {
@@ -149,6 +153,12 @@ impl RunPlan {
         self.distribution.validate()?;
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
+        }
+        if self.repeats == 0 {
+            return Err("--repeat must be at least 1".into());
+        }
+        if self.cost_per_hour.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
+            return Err("--cost-per-hour must be a price above 0".into());
         }
         if self.stop.time.is_some_and(|t| t > MAX_TIME) || self.warmup_s as u64 > MAX_TIME.as_secs() {
             return Err(format!("--time and --warmup must be at most {} s (ten years)", MAX_TIME.as_secs()).into());

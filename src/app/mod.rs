@@ -2,6 +2,7 @@
 //! that prints, apart from the report formats it calls.
 
 mod check;
+mod compare;
 mod hints;
 mod run;
 use run::run_cmd;
@@ -84,6 +85,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
+        Command::Compare(args) => compare::compare_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
@@ -365,7 +367,7 @@ fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Error> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&findings).expect("findings serialize"));
     } else {
-        print!("{}", audit::render(&findings));
+        print!("{}", crate::report::findings("Audit", &findings));
     }
     Ok(ExitCode::SUCCESS)
 }

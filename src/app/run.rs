@@ -5,7 +5,9 @@ use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
 use crate::cli::RunArgs;
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
-use crate::model::{IntervalStats, ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize};
+use crate::model::{
+    IntervalStats, ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord,
+};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
@@ -31,6 +33,7 @@ pub(super) fn run_cmd<D: Database>(
 ) -> Result<ExitCode, Error> {
     let workload = workload_plan(&args.workload, target.dialect)?;
     let plan = args.plan(db.dialect(), workload)?;
+    let thresholds = args.thresholds()?;
     runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     // Before any load: a result that cannot be written is found now, not after the run.
     let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload.name()));
@@ -52,25 +55,24 @@ pub(super) fn run_cmd<D: Database>(
         _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile, every),
         _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile, every),
     });
-    let statements = plan.workload.statements();
-    let transactions = plan.workload.transactions();
-    let mut collector = Collector::new(
-        &statements,
-        &transactions,
-        plan.loop_model.is_open(),
-        plan.threads,
-        plan.report_interval_s,
-        &mut progress,
-    )
-    .window_percentiles(&plan.percentiles);
-    let outcome = runner::run(db.clone(), &plan, &mut collector)?;
-    let collected = collector.finish();
-
+    let mut runs = Vec::with_capacity(plan.repeats as usize);
+    for repeat in 1..=plan.repeats {
+        if plan.repeats > 1 {
+            super::say(format_args!("repeat {repeat} of {}", plan.repeats));
+        }
+        let (outcome, collected) = measure(db.clone(), &plan, &mut progress)?;
+        let go_on = outcome.status == RunStatus::Completed;
+        runs.push((outcome, collected));
+        if !go_on {
+            break; // interrupted or failed: what was measured is kept
+        }
+    }
+    let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
     // The dataset after the run; a server that went away leaves it unknown.
     let table_names = plan.workload.table_names();
     let declared = plan.workload.declared_rows();
-    let limit = match outcome.status {
-        RunStatus::Failed => runner::AFTER_FAILURE_TIMEOUT,
+    let limit = match status {
+        Some(RunStatus::Failed) => runner::AFTER_FAILURE_TIMEOUT,
         _ => plan.admin_timeout,
     };
     let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
@@ -94,10 +96,32 @@ pub(super) fn run_cmd<D: Database>(
         statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
         tables_at_end,
     };
-    let mut doc = result::build(setting, outcome, collected);
+    let mut doc = result::build_repeated(setting, runs);
     doc.checks = checks;
+    doc.thresholds = thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
     doc.audit = audit::audit(&doc);
     save_and_print(&doc, &out_path, args)
+}
+
+/// One measured phase (after its warmup) through a fresh collector.
+fn measure<D: Database>(
+    db: Arc<D>,
+    plan: &RunPlan,
+    progress: &mut dyn Progress,
+) -> Result<(runner::RunOutcome, crate::collector::Collected), Error> {
+    let statements = plan.workload.statements();
+    let transactions = plan.workload.transactions();
+    let mut collector = Collector::new(
+        &statements,
+        &transactions,
+        plan.loop_model.is_open(),
+        plan.threads,
+        plan.report_interval_s,
+        progress,
+    )
+    .window_percentiles(&plan.percentiles);
+    let outcome = runner::run(db, plan, &mut collector)?;
+    Ok((outcome, collector.finish()))
 }
 
 /// The tables exist (bench prepares them when all are missing) and may be written; then
@@ -246,13 +270,15 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
         (None, None) => "until Ctrl-C".into(),
     };
     eprintln!(
-        "fairbench {}: {} on {} {} via {transport}{}; {} clients, {stop}; distribution {}",
+        "fairbench {}: {} on {} {} via {transport}{}; {} client{}, {stop}{}; distribution {}",
         env!("CARGO_PKG_VERSION"),
         plan.workload.name(),
         server.product,
         server.version,
         if ps { "" } else { ", plain-text queries (--ps=off)" },
         plan.threads,
+        if plan.threads == 1 { "" } else { "s" },
+        if plan.repeats > 1 { format!(", {} repeats", plan.repeats) } else { String::new() },
         plan.distribution.describe()
     );
 }
@@ -332,7 +358,7 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
             if args.histogram {
                 print!("\n{}", SysbenchReport::histogram_only(doc));
             }
-            print!("\n{}", audit::render(&doc.audit));
+            print!("\n{}", crate::report::findings("Audit", &doc.audit));
         }
     }
     super::say(format_args!("Result saved to {}", saved_to.display()));
@@ -342,6 +368,11 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
         RunStatus::Completed if !failed_checks.is_empty() => {
             eprintln!("error: check failed: {} (see the result's checks)", failed_checks.join(", "));
             ExitCode::from(1)
+        }
+        RunStatus::Completed if doc.thresholds.iter().any(|t| !t.passed) => {
+            let failed: Vec<&str> = doc.thresholds.iter().filter(|t| !t.passed).map(|t| t.threshold.as_str()).collect();
+            eprintln!("error: threshold failed: {}", failed.join(", "));
+            ExitCode::from(3)
         }
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Interrupted => ExitCode::from(130),

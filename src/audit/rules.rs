@@ -298,17 +298,50 @@ fn no_warmup(d: &ResultDocument) -> Vec<Finding> {
     )]
 }
 
+/// Fewer than 3 measured phases: no spread between runs to compare against.
 fn single_run(d: &ResultDocument) -> Vec<Finding> {
+    let runs = d.repeats.len().max(1);
+    if runs >= 3 {
+        return vec![];
+    }
+    let title = match runs {
+        1 => "a single run: its spread is unknown".to_string(),
+        n => format!("only {n} repeats: too few to estimate their spread"),
+    };
     vec![finding(
         "single-run",
         Severity::Info,
-        "a single run: its spread is unknown",
-        vec![("runs", json!(1)), ("workload", json!(d.conditions.workload.name))],
-        "repeat the run (3 or more times) and report the median with its spread before comparing products",
+        title,
+        vec![("runs", json!(runs)), ("workload", json!(d.conditions.workload.name))],
+        "repeat the run (--repeat 3 or more) and report the median with its spread before comparing products",
     )]
 }
 
+/// Throughput that varies a lot: between repeats when there are 3 or more (each repeat's
+/// events/s), else between the seconds of the one run.
 fn high_variance(d: &ResultDocument) -> Vec<Finding> {
+    if d.repeats.len() >= 3 {
+        let Some(s) = d.repeat_summary.get("tps").filter(|s| s.mean > 0.0) else {
+            return vec![];
+        };
+        // Repeats average out second-to-second noise: a smaller spread already matters.
+        if s.cv <= 0.1 {
+            return vec![];
+        }
+        return vec![finding(
+            "high-variance",
+            Severity::Warn,
+            format!("throughput varied a lot between repeats (coefficient of variation {:.0}%)", s.cv * 100.0),
+            vec![
+                ("cv_pct", json!((s.cv * 1000.0).round() / 10.0)),
+                ("median_tps", json!(s.median.round())),
+                ("min_tps", json!(s.min.round())),
+                ("max_tps", json!(s.max.round())),
+                ("repeats", json!(s.values.len())),
+            ],
+            "the server was not in the same state for each repeat (caches warming, checkpoints, other load): warm up longer, or look at each repeat's timeline",
+        )];
+    }
     let Some(r) = crate::model::RateSpread::of(&d.intervals).filter(|r| r.seconds >= 3 && r.mean > 0.0) else {
         return vec![];
     };

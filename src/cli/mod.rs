@@ -2,7 +2,10 @@
 //! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`, and
 //! whole sysbench lines (`fairbench oltp_read_write --threads=8 run`, see [`sysbench`]).
 
+mod compare;
 pub mod sysbench;
+
+pub use compare::CompareArgs;
 
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
@@ -39,6 +42,9 @@ pub enum Command {
     Bench(RunArgs),
     /// Audit a result file: what in its conditions makes the numbers misleading.
     Audit(AuditArgs),
+    /// Compare result files: ratios with 95% confidence intervals, the conditions that
+    /// differ, claim verdicts (--claim 'qps>=5x') and thresholds.
+    Compare(CompareArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.
@@ -341,6 +347,17 @@ pub struct RunArgs {
     /// the workload writes, never dropped or recreated; the result lists them.
     #[arg(long = "allow-foreign-tables")]
     pub allow_foreign_tables: bool,
+    /// Run the measured phase N times back to back (each after its warmup); the result
+    /// holds every repeat and each headline metric's median and spread (3 or more for compare's intervals).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// A check for CI pipelines, repeatable: p99<10ms, qps>5000, errors==0, write.p95<2ms.
+    /// Any that fails: exit code 3 (the result is still saved).
+    #[arg(long = "threshold")]
+    pub thresholds: Vec<String>,
+    /// The target's price per hour (any currency): the report gives cost per million queries and transactions.
+    #[arg(long = "cost-per-hour")]
+    pub cost_per_hour: Option<f64>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -478,6 +495,11 @@ impl RunArgs {
 
     /// The validated run plan of `workload` for a target of `dialect` (which decides what
     /// error codes mean).
+    /// The `--threshold`s, parsed.
+    pub fn thresholds(&self) -> Result<Vec<crate::model::Criterion>, ConfigError> {
+        parse_thresholds(&self.thresholds)
+    }
+
     pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, ConfigError> {
         // sysbench: --events=0 is no limit.
         let events = self.events.filter(|&n| n > 0);
@@ -521,8 +543,18 @@ impl RunArgs {
             },
             reconnect_timeout_s: self.reconnect_timeout,
             admin_timeout: self.target.connect.admin_timeout,
+            repeats: self.repeat,
+            cost_per_hour: self.cost_per_hour,
         };
         plan.validate()?;
         Ok(plan)
     }
+}
+
+/// `--threshold`s: each `METRIC OP NUMBER[UNIT]`.
+pub fn parse_thresholds(given: &[String]) -> Result<Vec<crate::model::Criterion>, ConfigError> {
+    given
+        .iter()
+        .map(|t| crate::model::Criterion::threshold(t).map_err(|e| ConfigError(format!("--threshold: {e}"))))
+        .collect()
 }

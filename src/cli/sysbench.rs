@@ -19,8 +19,20 @@ pub struct Translation {
 
 /// fairbench's commands; a line starting with anything else (but help and version) is
 /// sysbench-shaped.
-const OWN_COMMANDS: [&str; 10] =
-    ["prepare", "run", "cleanup", "bench", "audit", "check", "list", "schema", "completions", "man"];
+const OWN_COMMANDS: [&str; 12] = [
+    "prepare",
+    "run",
+    "cleanup",
+    "bench",
+    "audit",
+    "compare",
+    "sweep",
+    "check",
+    "list",
+    "schema",
+    "completions",
+    "man",
+];
 const OWN_FLAGS: [&str; 5] = ["help", "--help", "-h", "--version", "-V"];
 
 /// Whether `args` (program name first) is a sysbench-shaped line rather than fairbench's.

@@ -227,6 +227,12 @@ pub struct RunRecord {
     pub status: RunStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// `--repeat`: how many times the measured phase ran (absent: once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u32>,
+    /// `--cost-per-hour`: the target's price per hour, in the user's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_per_hour: Option<f64>,
     /// RFC 3339 UTC.
     pub started_at: String,
     pub ended_at: String,

@@ -3,20 +3,27 @@
 //! on nothing else in the crate: the runner, conditions and audit build or read these values,
 //! and reports, compare and merge will read nothing else.
 
+pub mod comparison;
 pub mod conditions;
+pub mod criterion;
 pub mod error_code;
 pub mod file;
 pub mod finding;
 pub mod kinds;
+pub mod metric;
+pub mod repeat;
 pub mod stats;
 pub mod table;
 mod time;
 
 pub use conditions::*;
+pub use criterion::{Criterion, ThresholdRecord};
 pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
 pub use file::ResultFileError;
 pub use finding::{Finding, Severity};
 pub use kinds::*;
+pub use metric::{Measured, Metric};
+pub use repeat::{RepeatRecord, Spread};
 pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
@@ -74,9 +81,37 @@ pub struct ResultDocument {
     pub errors: ErrorRecord,
     /// One entry per second of the run, warmup included (flagged).
     pub intervals: Vec<IntervalStats>,
+    /// `--repeat N` (N > 1): each repeat's statistics; the top-level ones merge them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<RepeatRecord>,
+    /// `--repeat N`: each headline metric's median and spread between the repeats.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repeat_summary: BTreeMap<String, Spread>,
+    /// `--threshold`s, checked when the run ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<ThresholdRecord>,
     /// What the audit found when the result was written (`fairbench audit` recomputes).
     #[serde(default)]
     pub audit: Vec<Finding>,
+}
+
+impl ResultDocument {
+    /// What metrics read: the whole result (every repeat merged).
+    pub fn measured(&self) -> Measured<'_> {
+        Measured {
+            stats: &self.stats,
+            statements: &self.statements,
+            transactions: &self.transactions,
+            errors: &self.errors,
+            client: &self.client_cost,
+            cost_per_hour: self.conditions.run.cost_per_hour,
+        }
+    }
+
+    /// A metric's value over the whole result.
+    pub fn metric(&self, m: &Metric) -> Option<f64> {
+        m.value(&self.measured())
+    }
 }
 
 /// One check of a workload file and how it came out.

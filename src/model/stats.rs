@@ -79,6 +79,9 @@ pub struct IntervalStats {
     /// Start of the interval, seconds since the run started (warmup included).
     pub from_s: f64,
     pub duration_s: f64,
+    /// `--repeat`: which repeat (1-based) this second belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
     pub warmup: bool,
     pub threads: u32,
     /// Whole events; `per_s` is TPS. Open loop: latency from the intended start.

@@ -67,6 +67,7 @@ pub fn interval_stats(
     IntervalStats {
         from_s,
         duration_s: secs,
+        repeat: None,
         warmup,
         threads,
         event: compact_stats(&r.events, secs, extra),

@@ -2,7 +2,7 @@
 //! unit of the interval lines), errors, how steady the rate was, and the audit's worst finding.
 
 use crate::model::stats::trim_float;
-use crate::model::{ClassStats, RateSpread, ResultDocument};
+use crate::model::{ClassStats, Metric, RateSpread, ResultDocument};
 use std::fmt::Write;
 
 pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
@@ -34,6 +34,28 @@ pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
     let _ = writeln!(o, "  latency:     {}", latency(&ev, p, d.open_loop.is_some()));
     let _ = writeln!(o, "  errors:      {} retried, {} reconnects", d.errors.total, d.errors.reconnects);
     let _ = writeln!(o, "  stability:   {}", stability(d));
+    if let Some(line) = repeats(d) {
+        let _ = writeln!(o, "  repeats:     {line}");
+    }
+    if let Some(per_hour) = r.cost_per_hour {
+        let per = |m: Metric| d.metric(&m).map_or("-".to_string(), |v| format!("{v:.4}"));
+        let _ = writeln!(
+            o,
+            "  cost:        {} per hour -> {} per million queries, {} per million transactions",
+            trim_float(per_hour),
+            per(Metric::CostPerMillionQueries),
+            per(Metric::CostPerMillionEvents)
+        );
+    }
+    for t in &d.thresholds {
+        let metric = Metric::parse(&t.metric).ok();
+        let value = match (t.value, metric) {
+            (Some(v), Some(m)) => m.show(v),
+            _ => "not measured".into(),
+        };
+        let verdict = if t.passed { "pass" } else { "FAIL" };
+        let _ = writeln!(o, "  threshold:   {} {verdict} ({value})", t.threshold);
+    }
     let worst = d.audit.iter().max_by_key(|f| f.severity);
     let _ = match worst {
         Some(f) => writeln!(
@@ -64,6 +86,30 @@ fn latency(ev: &ClassStats, p: f64, open: bool) -> String {
     parts.push(format!("max {}", ms(ev.max_us)));
     let kind = if open { "from each event's intended start" } else { "closed loop: service time at full load" };
     format!("per event {} ms ({kind})", parts.join(", "))
+}
+
+/// `--repeat`: the events/s and p99 of each repeat, their median and spread.
+fn repeats(d: &ResultDocument) -> Option<String> {
+    let tps = d.repeat_summary.get("tps")?;
+    let mut line = format!(
+        "{} x {:.0} s; events/s median {:.1} (min {:.1}, max {:.1}, cv {:.1}%)",
+        d.repeats.len(),
+        d.repeats.iter().map(|r| r.measured_s).sum::<f64>() / d.repeats.len().max(1) as f64,
+        tps.median,
+        tps.min,
+        tps.max,
+        tps.cv * 100.0
+    );
+    if let Some(p99) = d.repeat_summary.get("p99") {
+        let _ = write!(
+            line,
+            "; p99 median {:.2} ms (min {:.2}, max {:.2})",
+            p99.median / 1e3,
+            p99.min / 1e3,
+            p99.max / 1e3
+        );
+    }
+    Some(line)
 }
 
 /// Events/s over the measured seconds: min / avg / max and the coefficient of variation.

@@ -1,10 +1,14 @@
 //! Report formats. Each is one small type behind [`Report`]; all read the result document.
 
+mod compare;
+mod findings;
 mod headline;
 mod interval;
 mod sysbench;
 mod text;
 
+pub use compare::{CompareJson, CompareText, ComparisonFormat};
+pub use findings::findings;
 pub use interval::IntervalPrinter;
 pub use sysbench::SysbenchReport;
 pub use text::TextReport;

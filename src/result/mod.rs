@@ -2,6 +2,9 @@
 //! runner reported and what the collector gathered. The document itself is [`crate::model`].
 
 mod client_cost;
+mod repeats;
+
+pub use repeats::build_repeated;
 
 use crate::collector::Collected;
 use crate::model::{
@@ -19,6 +22,7 @@ use std::collections::BTreeMap;
 pub const PERCENTILE_METHOD: &str = "percentiles: HdrHistogram of nanosecond latencies, 3 significant digits (<= 0.1% relative error); a percentile is the upper bound of the bucket holding that rank, clamped to the exact min and max";
 
 /// Where the run went and what was known before it started.
+#[derive(Clone)]
 pub struct Setting<'a> {
     pub plan: &'a RunPlan,
     pub dialect: Dialect,
@@ -99,6 +103,9 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         fairness: client_cost::fairness(&outcome.per_client),
         errors,
         intervals: collected.timeline,
+        repeats: Vec::new(),
+        repeat_summary: BTreeMap::new(),
+        thresholds: Vec::new(),
         audit: Vec::new(),
     }
 }
@@ -242,6 +249,8 @@ fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
         percentile_method: PERCENTILE_METHOD.into(),
         status: outcome.status,
         failure: outcome.failure.clone(),
+        repeats: (plan.repeats > 1).then_some(plan.repeats),
+        cost_per_hour: plan.cost_per_hour,
         started_at: crate::model::rfc3339(outcome.started_at),
         ended_at: crate::model::rfc3339(outcome.ended_at),
     }

@@ -80,6 +80,7 @@ pub enum RunError {
 }
 
 /// How the run went (the measurements themselves went to the sink).
+#[derive(Clone)]
 pub struct RunOutcome {
     /// Measured seconds (after warmup).
     pub measured_s: f64,

@@ -1,5 +1,5 @@
-//! Latency histograms: HdrHistograms with exact min, max and sum. Depends on nothing else
-//! in the crate.
+//! Latency histograms (HdrHistograms with exact min, max and sum) and the confidence
+//! intervals compare uses ([`interval`]). Depends on nothing else in the crate.
 //!
 //! Method: every latency is recorded in nanoseconds into an HdrHistogram covering 1 ns to
 //! 1 hour at 3 significant digits (relative error at most 0.1%). A percentile is the
@@ -8,5 +8,6 @@
 //! intervals, processes or hosts are merged by adding buckets, never by averaging.
 
 pub mod histogram;
+pub mod interval;
 
 pub use histogram::LatencyHistogram;

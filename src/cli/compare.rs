@@ -1,0 +1,35 @@
+//! `fairbench compare`'s flags.
+
+use super::parse_thresholds;
+use crate::model::Criterion;
+use crate::plan::ConfigError;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Result files written by run or bench; the first is the baseline.
+    #[arg(required = true, num_args = 2..)]
+    pub results: Vec<PathBuf>,
+    /// A claim to check against the results, repeatable: qps>=5x (a ratio to the baseline),
+    /// p99<=0.5x, commit.p99<=2ms (absolute). Any refuted or inconclusive: exit code 4.
+    #[arg(long = "claim")]
+    pub claims: Vec<String>,
+    /// A threshold every result must meet, repeatable (p99<10ms, qps>5000, errors==0).
+    /// Any that fails: exit code 3.
+    #[arg(long = "threshold")]
+    pub thresholds: Vec<String>,
+    /// Print the comparison as JSON (docs/compare.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl CompareArgs {
+    pub fn claims(&self) -> Result<Vec<Criterion>, ConfigError> {
+        self.claims.iter().map(|c| Criterion::claim(c).map_err(|e| ConfigError(format!("--claim: {e}")))).collect()
+    }
+
+    pub fn thresholds(&self) -> Result<Vec<Criterion>, ConfigError> {
+        parse_thresholds(&self.thresholds)
+    }
+}

@@ -1,0 +1,397 @@
+//! Every condition that differs between results, grouped as a reviewer reads them, and the
+//! differences that make a comparison unfair, as findings with ids, evidence and advice.
+
+use crate::model::comparison::Difference;
+use crate::model::{Finding, ResultDocument, Severity};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Server variables by what they change: exact names, and prefixes ending in `_`.
+const DURABILITY: &[&str] = &[
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "innodb_doublewrite",
+    "innodb_flush_method",
+    "innodb_flush_log_at_timeout",
+    "innodb_use_native_aio",
+    "fsync",
+    "synchronous_commit",
+    "full_page_writes",
+    "wal_sync_method",
+    "commit_delay",
+    "synchronous",
+    "journal_mode",
+];
+const MEMORY: &[&str] = &[
+    "innodb_buffer_pool_",
+    "key_buffer_size",
+    "query_cache_",
+    "table_open_cache",
+    "tmp_table_size",
+    "max_heap_table_size",
+    "join_buffer_size",
+    "sort_buffer_size",
+    "shared_buffers",
+    "effective_cache_size",
+    "work_mem",
+    "maintenance_work_mem",
+    "huge_pages",
+    "cache_size",
+    "mmap_size",
+    "page_size",
+];
+const LOGGING: &[&str] = &[
+    "innodb_log_",
+    "innodb_redo_log_",
+    "binlog_",
+    "log_bin",
+    "innodb_io_capacity",
+    "innodb_io_capacity_max",
+    "innodb_adaptive_flushing",
+    "innodb_max_dirty_pages_",
+    "max_wal_size",
+    "min_wal_size",
+    "wal_buffers",
+    "wal_level",
+    "wal_compression",
+    "checkpoint_",
+    "bgwriter_",
+    "wal_autocheckpoint",
+];
+const REPLICATION: &[&str] = &[
+    "server_id",
+    "gtid_mode",
+    "gtid_strict_mode",
+    "rpl_",
+    "slave_",
+    "replica_",
+    "read_only",
+    "synchronous_standby_names",
+    "hot_standby",
+    "max_wal_senders",
+    "wal_keep_size",
+];
+const CONNECTIONS: &[&str] =
+    &["max_connections", "thread_handling", "thread_pool_", "thread_cache_size", "back_log", "max_prepared_stmt_count"];
+/// Values that change on their own (positions, times, process ids): not conditions.
+const VOLATILE: &[&str] = &["gtid_binlog_pos", "gtid_current_pos", "gtid_binlog_state", "gtid_slave_pos", "pid_file"];
+
+fn matches(name: &str, list: &[&str]) -> bool {
+    list.iter().any(|p| name == *p || (p.ends_with('_') && name.starts_with(p)))
+}
+
+/// The group of a server variable.
+pub fn variable_group(name: &str) -> &'static str {
+    if matches(name, DURABILITY) {
+        "durability"
+    } else if matches(name, MEMORY) {
+        "memory/cache"
+    } else if matches(name, LOGGING) {
+        "logging/redo"
+    } else if matches(name, REPLICATION) {
+        "replication"
+    } else if matches(name, CONNECTIONS) {
+        "connections"
+    } else {
+        "other variables"
+    }
+}
+
+/// Every condition of a result as (group, key) -> value.
+fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
+    let mut out = BTreeMap::new();
+    let mut put = |group: &str, key: &str, value: String| {
+        out.insert((group.to_string(), key.to_string()), value);
+    };
+    let c = &d.conditions;
+    put("server", "product", c.server.product.clone());
+    put("server", "version", c.server.version.clone());
+    put("server", "replication role", c.server.replication_role.clone());
+    for (k, v) in &c.server.host {
+        put("server", &format!("host {k}"), v.clone());
+    }
+    for (k, v) in c.server.variables.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())) {
+        put(variable_group(k), k, v.clone());
+    }
+    let h = &c.client.host;
+    put("client host", "hostname", h.hostname.clone());
+    put("client host", "cpu model", h.cpu_model.clone());
+    put("client host", "cores", h.cores.to_string());
+    put("client host", "memory", gib(h.memory_bytes));
+    put("client host", "os", h.os.clone());
+    put("client host", "kernel", h.kernel.clone());
+    for (k, v) in
+        [("clocksource", &h.clocksource), ("cpu governor", &h.cpu_governor), ("THP", &h.transparent_hugepages)]
+    {
+        if let Some(v) = v {
+            put("client host", k, v.clone());
+        }
+    }
+    put("client host", "fairbench version", c.client.fairbench_version.clone());
+    let ds = &c.dataset;
+    put("dataset", "tables", ds.tables_at_start.len().to_string());
+    put("dataset", "declared rows per table", ds.declared_rows_per_table.to_string());
+    put("dataset", "rows", ds.tables_at_start.iter().map(|t| t.rows).sum::<u64>().to_string());
+    put("dataset", "bytes", mib(ds.total_bytes));
+    for (k, v) in &ds.cache {
+        put("dataset", &format!("cache {k}"), mib(*v));
+    }
+    put("dataset", "bytes vs cache", fit(d).1);
+    if !ds.foreign_tables.is_empty() {
+        put("dataset", "foreign tables", ds.foreign_tables.join(", "));
+    }
+    let w = &c.workload;
+    put("workload", "name", w.name.clone());
+    if let Value::Object(options) = &w.options {
+        for (k, v) in options {
+            put("workload", &format!("option {k}"), scalar(v));
+        }
+    }
+    put("workload", "distribution", w.distribution_description.clone());
+    let mix: Vec<String> = w.mix_per_event.iter().map(|(k, n)| format!("{k}={n}")).collect();
+    put("workload", "statements per event", mix.join(" "));
+    if let Some(f) = &w.file {
+        put("workload", "file sha256", f.sha256.clone());
+    }
+    let r = &c.run;
+    put("run", "loop model", r.loop_model_description.clone());
+    put("run", "threads", r.threads.to_string());
+    put("run", "time limit s", r.time_limit_s.map_or("none".into(), |t| format!("{t}")));
+    put("run", "events limit", r.events_limit.map_or("none".into(), |e| e.to_string()));
+    put("run", "warmup s", r.warmup_s.to_string());
+    put("run", "repeats", r.repeats.unwrap_or(1).to_string());
+    put("run", "status", r.status.name().to_string());
+    if let Some(cost) = r.cost_per_hour {
+        put("run", "cost per hour", format!("{cost}"));
+    }
+    let t = &d.target;
+    put("transport", "driver", t.driver.name().to_string());
+    put("transport", "transport", format!("{:?}", t.transport).to_lowercase());
+    put("transport", "tls", format!("{:?}", t.tls).to_lowercase());
+    put("transport", "statements", format!("{:?}", t.statements).to_lowercase());
+    out
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / 1_073_741_824.0)
+}
+
+/// Whether the dataset fits in the largest cache, and how that reads.
+fn fit(d: &ResultDocument) -> (Option<bool>, String) {
+    let ds = &d.conditions.dataset;
+    match ds.cache.iter().max_by_key(|(_, b)| **b) {
+        Some((name, bytes)) if *bytes > 0 && ds.total_bytes > 0 => {
+            let fits = ds.total_bytes <= *bytes;
+            let ratio = ds.total_bytes as f64 / *bytes as f64;
+            (Some(fits), format!("{ratio:.2}x {name} ({})", if fits { "fits" } else { "does not fit" }))
+        }
+        _ => (None, "unknown".into()),
+    }
+}
+
+/// Every (group, key) whose value is not the same on all sides.
+pub fn differences(docs: &[&ResultDocument]) -> Vec<Difference> {
+    let all: Vec<BTreeMap<(String, String), String>> = docs.iter().map(|d| conditions(d)).collect();
+    let keys: BTreeSet<&(String, String)> = all.iter().flat_map(|m| m.keys()).collect();
+    let order = |g: &str| {
+        [
+            "server",
+            "durability",
+            "memory/cache",
+            "logging/redo",
+            "replication",
+            "connections",
+            "dataset",
+            "workload",
+            "run",
+            "transport",
+            "client host",
+            "other variables",
+        ]
+        .iter()
+        .position(|x| *x == g)
+        .unwrap_or(99)
+    };
+    let mut out: Vec<Difference> = keys
+        .into_iter()
+        .filter_map(|key| {
+            let values: Vec<Option<String>> = all.iter().map(|m| m.get(key).cloned()).collect();
+            let first = &values[0];
+            values.iter().any(|v| v != first).then(|| Difference { group: key.0.clone(), key: key.1.clone(), values })
+        })
+        .collect();
+    out.sort_by_key(|d| order(&d.group));
+    out
+}
+
+fn finding(id: &str, severity: Severity, title: String, evidence: Vec<(String, Value)>, advice: &str) -> Finding {
+    Finding { id: id.into(), severity, title, evidence: evidence.into_iter().collect(), advice: advice.into() }
+}
+
+/// Evidence from differences: key -> each side's value.
+fn evidence<'a>(diffs: impl Iterator<Item = &'a Difference>) -> Vec<(String, Value)> {
+    diffs.map(|d| (d.key.clone(), json!(d.values))).collect()
+}
+
+/// The differences that make the comparison unfair.
+pub fn findings(docs: &[&ResultDocument], diffs: &[Difference]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
+    let has = |d: &ResultDocument, id: &str| d.audit.iter().any(|f| f.id == id);
+    let durability_off: Vec<bool> = docs.iter().map(|d| has(d, "durability-off")).collect();
+    if in_group("durability").next().is_some() || durability_off.iter().any(|&x| x != durability_off[0]) {
+        let mut ev = evidence(in_group("durability"));
+        ev.push(("durability_off_per_audit".into(), json!(durability_off)));
+        out.push(finding(
+            "durability-differs",
+            Severity::Critical,
+            "the sides do not commit with the same durability".into(),
+            ev,
+            "set the same durability on every side (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync and synchronous_commit on): a vendor template with it off made stock MySQL look several times slower than it is",
+        ));
+    }
+    let dataset: Vec<&Difference> = diffs
+        .iter()
+        .filter(|d| {
+            d.group == "dataset" && ["tables", "declared rows per table", "rows", "bytes"].contains(&d.key.as_str())
+        })
+        .collect();
+    if !dataset.is_empty() {
+        out.push(finding(
+            "dataset-differs",
+            Severity::Critical,
+            "the sides ran on datasets of different size".into(),
+            evidence(dataset.into_iter()),
+            "prepare the same --tables and --table-size on every side: throughput depends on how much of the data the cache holds",
+        ));
+    }
+    let fits: Vec<Option<bool>> = docs.iter().map(|d| fit(d).0).collect();
+    if fits.contains(&Some(true)) && fits.contains(&Some(false)) {
+        out.push(finding(
+            "cache-fit-differs",
+            Severity::Critical,
+            "the dataset fits in the cache on one side and not on another: one side measures memory, the other storage".into(),
+            vec![("fits_in_cache".into(), json!(fits))],
+            "size the data so that it is in (or out of) the cache on every side, or sweep --table-size across the cache size and compare the curves",
+        ));
+    }
+    let workload: Vec<&Difference> = in_group("workload").collect();
+    if !workload.is_empty() {
+        out.push(finding(
+            "workload-differs",
+            Severity::Critical,
+            "the sides ran different workloads, options or distributions".into(),
+            evidence(workload.into_iter()),
+            "compare runs of the same workload with the same options: a \"write\" benchmark that never ran an UPDATE is not the write workload it is named after",
+        ));
+    }
+    let looped: Vec<&Difference> = in_group("run").filter(|d| d.key == "loop model").collect();
+    if !looped.is_empty() {
+        out.push(finding(
+            "loop-model-differs",
+            Severity::Critical,
+            "the sides used different load models (closed vs open loop, or another rate)".into(),
+            evidence(looped.into_iter()),
+            "an open loop at a fixed rate and a closed loop at full speed measure different things: run both sides with the same --rate, or both closed",
+        ));
+    }
+    let load: Vec<&Difference> = in_group("run")
+        .filter(|d| ["threads", "time limit s", "warmup s", "events limit"].contains(&d.key.as_str()))
+        .collect();
+    if !load.is_empty() {
+        out.push(finding(
+            "run-differs",
+            Severity::Warn,
+            "the sides ran with different clients, duration or warmup".into(),
+            evidence(load.into_iter()),
+            "give every side the same --threads, --time and --warmup, or sweep --threads on both",
+        ));
+    }
+    let host: Vec<&Difference> =
+        in_group("client host").filter(|d| ["cpu model", "cores", "memory"].contains(&d.key.as_str())).collect();
+    if !host.is_empty() {
+        out.push(finding(
+            "client-host-differs",
+            Severity::Warn,
+            "the load came from different client machines".into(),
+            evidence(host.into_iter()),
+            "drive every side from the same client machine type: a slower client lowers throughput and adds latency",
+        ));
+    }
+    let product: Vec<&Difference> = in_group("server").filter(|d| d.key == "product").collect();
+    let version: Vec<&Difference> = in_group("server").filter(|d| d.key == "version").collect();
+    if product.is_empty() && !version.is_empty() {
+        out.push(finding(
+            "server-version-differs",
+            Severity::Info,
+            "the same product in different versions".into(),
+            evidence(version.into_iter()),
+            "fine when the version is what you compare; otherwise run the same version on every side",
+        ));
+    }
+    let transport: Vec<&Difference> = in_group("transport").collect();
+    if !transport.is_empty() {
+        out.push(finding(
+            "transport-differs",
+            Severity::Warn,
+            "the sides reached their servers differently (TCP or socket, TLS, prepared or plain statements)".into(),
+            evidence(transport.into_iter()),
+            "a socket saves a network round trip per statement and TLS costs one at connect: use the same on every side",
+        ));
+    }
+    let settings: Vec<&Difference> = diffs
+        .iter()
+        .filter(|d| ["memory/cache", "logging/redo", "replication", "connections"].contains(&d.group.as_str()))
+        .collect();
+    if !settings.is_empty() {
+        out.push(finding(
+            "settings-differ",
+            Severity::Warn,
+            format!("{} server setting(s) of cache, redo log, replication or connections differ", settings.len()),
+            evidence(settings.into_iter()),
+            "check each one: a redo log size alone turned a published \"7.3x faster\" into \"1.7x\"",
+        ));
+    }
+    let repeats: Vec<u32> = docs.iter().map(|d| d.repeats.len().max(1) as u32).collect();
+    if repeats.iter().any(|&r| r < 3) {
+        out.push(finding(
+            "too-few-repeats",
+            Severity::Warn,
+            "a side has fewer than 3 repeats: intervals come from its per-second timeline".into(),
+            vec![("repeats".into(), json!(repeats))],
+            "run each side with --repeat 3 or more: a timeline's seconds share one server state (caches, checkpoints), repeats show the spread between runs",
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_by_group() {
+        assert_eq!(variable_group("innodb_flush_log_at_trx_commit"), "durability");
+        assert_eq!(variable_group("synchronous_commit"), "durability");
+        assert_eq!(variable_group("innodb_buffer_pool_size"), "memory/cache");
+        assert_eq!(variable_group("innodb_log_file_size"), "logging/redo");
+        assert_eq!(variable_group("max_wal_size"), "logging/redo");
+        assert_eq!(variable_group("server_id"), "replication");
+        assert_eq!(variable_group("max_connections"), "connections");
+        assert_eq!(variable_group("character_set_server"), "other variables");
+        assert_eq!(variable_group("synchronous_standby_names"), "replication");
+        assert_eq!(variable_group("query_cache_size"), "memory/cache");
+        assert_eq!(variable_group("innodb_redo_log_capacity"), "logging/redo");
+    }
+}

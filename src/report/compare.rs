@@ -1,0 +1,202 @@
+//! `fairbench compare` as text (a table a person reads) or JSON (the comparison document).
+
+use crate::model::comparison::{Comparison, Estimate, IntervalMethod, MetricComparison, Significance, Verdict};
+use crate::model::Metric;
+use std::fmt::Write;
+
+pub trait ComparisonFormat {
+    fn render(&self, c: &Comparison) -> String;
+}
+
+pub struct CompareJson;
+
+impl ComparisonFormat for CompareJson {
+    fn render(&self, c: &Comparison) -> String {
+        serde_json::to_string_pretty(c).expect("comparison serializes")
+    }
+}
+
+pub struct CompareText;
+
+/// Rows of one group of differences printed before the rest is left to `--json`.
+const MAX_ROWS_PER_GROUP: usize = 25;
+
+impl ComparisonFormat for CompareText {
+    fn render(&self, c: &Comparison) -> String {
+        let mut o = String::new();
+        sides(&mut o, c);
+        metrics(&mut o, c);
+        differences(&mut o, c);
+        let _ = writeln!(o);
+        o.push_str(&super::findings("Comparison findings", &c.findings));
+        for s in &c.sides {
+            let count = |sev: crate::model::Severity| s.audit.iter().filter(|f| f.severity == sev).count();
+            let ids: Vec<&str> = s.audit.iter().map(|f| f.id.as_str()).collect();
+            let _ = writeln!(
+                o,
+                "  {}'s own audit: {} critical, {} warn ({})",
+                s.label,
+                count(crate::model::Severity::Critical),
+                count(crate::model::Severity::Warn),
+                if ids.is_empty() { "nothing found".into() } else { ids.join(", ") }
+            );
+        }
+        claims(&mut o, c);
+        thresholds(&mut o, c);
+        o
+    }
+}
+
+fn sides(o: &mut String, c: &Comparison) {
+    let _ = writeln!(o, "Comparing {} results (A is the baseline):", c.sides.len());
+    for s in &c.sides {
+        let _ = writeln!(
+            o,
+            "  {} = {}: {} on {} {}, {} client{}, {} repeat{}, {:.1} s measured",
+            s.label,
+            s.file,
+            s.workload,
+            s.product,
+            s.version,
+            s.threads,
+            if s.threads == 1 { "" } else { "s" },
+            s.repeats,
+            if s.repeats == 1 { "" } else { "s" },
+            s.measured_s
+        );
+    }
+}
+
+fn metrics(o: &mut String, c: &Comparison) {
+    let _ = writeln!(o);
+    let methods: Vec<IntervalMethod> =
+        c.metrics.iter().flat_map(|m| m.ratios.iter().filter_map(|r| r.interval.as_ref().map(|e| e.method))).collect();
+    let _ = writeln!(
+        o,
+        "Ratios to A with 95% confidence intervals{}:",
+        match (methods.contains(&IntervalMethod::Repeats), methods.contains(&IntervalMethod::BlockBootstrap)) {
+            (true, false) => ", from the repeats (Welch t on the logarithms)",
+            (false, true) => ", from the per-second timelines (moving-block bootstrap: one run per side)",
+            (true, true) => " (R: from the repeats; T: from the per-second timelines)",
+            (false, false) => "",
+        }
+    );
+    let mut header = format!("{:<16}", "metric");
+    for s in &c.sides {
+        let _ = write!(header, " {:>14}", s.label);
+    }
+    for s in c.sides.iter().skip(1) {
+        let _ = write!(header, "  {:<40}", format!("{}/A", s.label));
+    }
+    let _ = writeln!(o, "{}", header.trim_end());
+    for m in &c.metrics {
+        let _ = writeln!(o, "{}", metric_row(m, c.sides.len()).trim_end());
+    }
+}
+
+fn metric_row(m: &MetricComparison, sides: usize) -> String {
+    let metric = Metric::parse(&m.metric).ok();
+    let show = |v: f64| metric.as_ref().map_or(format!("{v:.3}"), |x| x.show(v));
+    let mut row = format!("{:<16}", m.metric);
+    for v in &m.values {
+        let _ = write!(row, " {:>14}", v.map_or("-".into(), show));
+    }
+    for side in 1..sides {
+        let cell = match m.ratios.iter().find(|r| r.side == side) {
+            None => "-".to_string(),
+            Some(r) => {
+                let verdict = match r.significance {
+                    Significance::NoSignificantDifference => "no significant difference",
+                    Significance::Better => "better",
+                    Significance::Worse => "worse",
+                    Significance::Unknown => "no interval",
+                };
+                match &r.interval {
+                    Some(e) => format!("{:.3}x [{:.3}, {:.3}]{} {verdict}", r.ratio, e.low, e.high, tag(e)),
+                    None => format!("{:.3}x {verdict}", r.ratio),
+                }
+            }
+        };
+        let _ = write!(row, "  {cell:<40}");
+    }
+    row
+}
+
+fn tag(e: &Estimate) -> &'static str {
+    match e.method {
+        IntervalMethod::Repeats => " R",
+        IntervalMethod::BlockBootstrap => " T",
+    }
+}
+
+fn differences(o: &mut String, c: &Comparison) {
+    let _ = writeln!(o);
+    if c.differences.is_empty() {
+        let _ = writeln!(o, "Conditions: the same on every side.");
+        return;
+    }
+    let _ = writeln!(o, "Conditions that differ ({}):", c.differences.len());
+    let mut group = "";
+    let mut shown = 0;
+    for (i, d) in c.differences.iter().enumerate() {
+        if d.group != group {
+            group = &d.group;
+            shown = 0;
+            let _ = writeln!(o, "  {group}:");
+        }
+        shown += 1;
+        if shown > MAX_ROWS_PER_GROUP {
+            let left = c.differences[i..].iter().take_while(|x| x.group == group).count();
+            if shown == MAX_ROWS_PER_GROUP + 1 {
+                let _ = writeln!(o, "    ... {left} more (all of them with --json)");
+            }
+            continue;
+        }
+        let values: Vec<String> = d
+            .values
+            .iter()
+            .enumerate()
+            .map(|(side, v)| format!("{}: {}", c.sides[side].label, v.as_deref().unwrap_or("(none)")))
+            .collect();
+        let _ = writeln!(o, "    {:<34} {}", d.key, values.join("   "));
+    }
+}
+
+fn claims(o: &mut String, c: &Comparison) {
+    if c.claims.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nClaims:");
+    for claim in &c.claims {
+        let side = &c.sides[claim.side].label;
+        let verdict = match claim.verdict {
+            Verdict::Supported => "SUPPORTED",
+            Verdict::Refuted => "REFUTED",
+            Verdict::Inconclusive => "INCONCLUSIVE",
+        };
+        let _ = writeln!(o, "  {} ({side} against A): {verdict}: {}", claim.claim, claim.reason);
+        if !claim.undermined_by.is_empty() {
+            let _ = writeln!(o, "      undermined by: {}", claim.undermined_by.join(", "));
+        }
+    }
+}
+
+fn thresholds(o: &mut String, c: &Comparison) {
+    if c.thresholds.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nThresholds:");
+    for t in &c.thresholds {
+        let value = match (t.check.value, Metric::parse(&t.check.metric)) {
+            (Some(v), Ok(m)) => m.show(v),
+            _ => "not measured".into(),
+        };
+        let _ = writeln!(
+            o,
+            "  {} {}: {} ({value})",
+            c.sides[t.side].label,
+            t.check.threshold,
+            if t.check.passed { "pass" } else { "FAIL" }
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! `--repeat N`: one document from N measured phases. The top level is built from the
+//! repeats' recorders added together (exact percentiles over every repeat); each repeat
+//! keeps its own statistics; the timeline is the repeats' timelines back to back.
+
+use super::{build, Setting};
+use crate::collector::Collected;
+use crate::model::{metric, repeat, IntervalStats, RepeatRecord, ResultDocument, RunStatus};
+use crate::runner::RunOutcome;
+
+/// The document of a run whose measured phase ran `runs.len()` times (one: [`build`]).
+pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected)>) -> ResultDocument {
+    if runs.len() <= 1 {
+        let (outcome, collected) = runs.pop().expect("at least one run");
+        return build(setting, outcome, collected);
+    }
+    let mut merged: Option<(RunOutcome, Collected)> = None;
+    let mut records = Vec::with_capacity(runs.len());
+    let mut offset = 0.0;
+    for (i, (outcome, mut collected)) in runs.into_iter().enumerate() {
+        let index = i as u32 + 1;
+        // Back to back on one time axis; the seconds between repeats (clients reconnecting)
+        // are left out.
+        for s in collected.timeline.iter_mut() {
+            s.from_s += offset;
+            s.repeat = Some(index);
+        }
+        offset = collected.timeline.last().map_or(offset, |s: &IntervalStats| s.from_s + s.duration_s);
+        merged = Some(match merged {
+            None => {
+                (outcome.clone(), Collected { totals: collected.totals.clone(), timeline: collected.timeline.clone() })
+            }
+            Some((mut m, mut c)) => {
+                add_outcome(&mut m, &outcome);
+                c.totals.add(&collected.totals);
+                c.timeline.extend(collected.timeline.iter().cloned());
+                (m, c)
+            }
+        });
+        let doc = build(setting.clone(), outcome, collected);
+        records.push(record(index, doc));
+    }
+    let (outcome, collected) = merged.expect("runs");
+    let mut doc = build(setting, outcome, collected);
+    let classes: Vec<&str> = doc.stats.iter().filter(|(_, s)| s.count > 0).map(|(k, _)| k.as_str()).collect();
+    let metrics = metric::headline(&classes);
+    doc.repeat_summary = repeat::summarize(&records, &metrics, doc.conditions.run.cost_per_hour);
+    doc.repeats = records;
+    doc
+}
+
+/// Adds a later repeat to the merged outcome: times and counts add up, the run's status is
+/// the worst, counters span from the first repeat's start to the last one's end.
+fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
+    m.measured_s += o.measured_s;
+    if severity(o.status) > severity(m.status) {
+        m.status = o.status;
+    }
+    if m.failure.is_none() {
+        m.failure.clone_from(&o.failure);
+    }
+    m.ended_at = o.ended_at;
+    m.counters_after.clone_from(&o.counters_after);
+    let (a, b) = (&mut m.client, &o.client);
+    let wall = a.wall_s + b.wall_s;
+    a.host_busy = match (a.host_busy, b.host_busy) {
+        (Some(x), Some(y)) if wall > 0.0 => Some((x * a.wall_s + y * b.wall_s) / wall),
+        (x, y) => x.or(y),
+    };
+    a.busiest_worker = a.busiest_worker.max(b.busiest_worker);
+    a.cpu_s += b.cpu_s;
+    a.wall_s = wall;
+    m.peak_rss_bytes = m.peak_rss_bytes.max(o.peak_rss_bytes);
+    // Every repeat's connections are clients of their own.
+    m.per_client.extend_from_slice(&o.per_client);
+}
+
+fn severity(s: RunStatus) -> u8 {
+    match s {
+        RunStatus::Completed => 0,
+        RunStatus::Interrupted => 1,
+        RunStatus::Failed => 2,
+    }
+}
+
+fn record(index: u32, doc: ResultDocument) -> RepeatRecord {
+    let ResultDocument { stats, statements, transactions, errors, client_cost, conditions, .. } = doc;
+    let run = conditions.run;
+    RepeatRecord {
+        index,
+        status: run.status,
+        started_at: run.started_at,
+        ended_at: run.ended_at,
+        measured_s: run.measured_s,
+        events: run.events,
+        stats,
+        statements,
+        transactions,
+        errors,
+        client_cost,
+        status_delta: conditions.server.status_delta,
+    }
+}
