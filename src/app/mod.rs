@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod hints;
 mod run;
+mod sweep;
 use run::run_cmd;
 
 use crate::audit;
@@ -68,7 +69,7 @@ pub fn install_panic_hook() {
 }
 
 /// --quiet: informational lines on stderr are left out (the report, warnings and errors stay).
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+pub(crate) static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// An informational line on stderr, unless --quiet.
 pub(crate) fn say(line: std::fmt::Arguments<'_>) {
@@ -86,6 +87,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
         Command::Compare(args) => compare::compare_cmd(&args),
+        Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));

@@ -31,12 +31,25 @@ pub(super) fn run_cmd<D: Database>(
     target: &TargetUrl,
     bench: bool,
 ) -> Result<ExitCode, Error> {
+    let (doc, out_path) = measure_run(db, args, target, bench, args.out.as_deref())?;
+    save_and_print(&doc, &out_path, args)
+}
+
+/// A run up to its result document (not yet saved) and where it goes (`out`, else the
+/// default file): `run` and `bench` save and print it, `sweep` gathers one per point.
+pub(super) fn measure_run<D: Database>(
+    db: Arc<D>,
+    args: &RunArgs,
+    target: &TargetUrl,
+    bench: bool,
+    out: Option<&std::path::Path>,
+) -> Result<(ResultDocument, PathBuf), Error> {
     let workload = workload_plan(&args.workload, target.dialect)?;
     let plan = args.plan(db.dialect(), workload)?;
     let thresholds = args.thresholds()?;
     runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     // Before any load: a result that cannot be written is found now, not after the run.
-    let out_path = args.out.clone().unwrap_or_else(|| default_out(plan.workload.name()));
+    let out_path = out.map(|p| p.to_path_buf()).unwrap_or_else(|| default_out(plan.workload.name()));
     check_out(&out_path, &plan)?;
     if bench {
         db.create_if_missing()?;
@@ -100,7 +113,7 @@ pub(super) fn run_cmd<D: Database>(
     doc.checks = checks;
     doc.thresholds = thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
     doc.audit = audit::audit(&doc);
-    save_and_print(&doc, &out_path, args)
+    Ok((doc, out_path))
 }
 
 /// One measured phase (after its warmup) through a fresh collector.
@@ -285,7 +298,7 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
 
 /// The result file's directory exists (or is created), is writable, and has room for the
 /// result of this plan (about 6 KB per measured second plus 1 MB).
-fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Error> {
+pub(super) fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Error> {
     let fail = |path: &std::path::Path, e: std::io::Error| {
         Error::from(ConfigError(format!("cannot write the result to {}: {e} (choose another --out)", path.display())))
     };
@@ -395,7 +408,7 @@ impl<W: std::io::Write> Progress for TerminalProgress<W> {
     }
 }
 
-fn default_out(name: &str) -> PathBuf {
+pub(super) fn default_out(name: &str) -> PathBuf {
     let stamp = crate::model::rfc3339(std::time::SystemTime::now()).replace([':', '-'], "").replace('.', "-");
     PathBuf::from("fairbench-results").join(format!("{name}-{}.json", stamp.trim_end_matches('Z')))
 }

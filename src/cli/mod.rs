@@ -3,9 +3,11 @@
 //! whole sysbench lines (`fairbench oltp_read_write --threads=8 run`, see [`sysbench`]).
 
 mod compare;
+mod sweep;
 pub mod sysbench;
 
 pub use compare::CompareArgs;
+pub use sweep::{Sweep, SweepArgs};
 
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
@@ -45,6 +47,9 @@ pub enum Command {
     /// Compare result files: ratios with 95% confidence intervals, the conditions that
     /// differ, claim verdicts (--claim 'qps>=5x') and thresholds.
     Compare(CompareArgs),
+    /// Run a workload at several client counts and data sizes (--threads 1,2,4,8
+    /// --table-size 10000,1000000): one file with every point, a table, the saturation point.
+    Sweep(SweepArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.

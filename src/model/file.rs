@@ -25,23 +25,9 @@ impl ResultDocument {
         serde_json::to_string_pretty(self).expect("result serializes")
     }
 
-    /// Writes atomically (temp file + rename), so a crash never leaves half a file. A path
-    /// that exists and is not a regular file (/dev/null, a pipe) is written in place: a
-    /// rename would replace the device.
+    /// Writes atomically: see [`write_atomic`].
     pub fn write(&self, path: &Path) -> Result<(), ResultFileError> {
-        let fail = |path: &Path, source| ResultFileError::Write { path: path.to_path_buf(), source };
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-            return std::fs::write(path, self.to_json()).map_err(|e| fail(path, e));
-        }
-        let tmp = path.with_extension("json.tmp");
-        if let Err(e) = std::fs::write(&tmp, self.to_json()) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(fail(&tmp, e));
-        }
-        std::fs::rename(&tmp, path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            fail(path, e)
-        })
+        write_atomic(path, &self.to_json())
     }
 
     /// Reads and checks a result file: the schema name and version first (so a newer file
@@ -108,4 +94,23 @@ impl ResultFileError {
             other => other,
         }
     }
+}
+
+/// Writes atomically (temp file + rename), so a crash never leaves half a file. A path that
+/// exists and is not a regular file (/dev/null, a pipe) is written in place: a rename would
+/// replace the device.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), ResultFileError> {
+    let fail = |path: &Path, source| ResultFileError::Write { path: path.to_path_buf(), source };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, text).map_err(|e| fail(path, e));
+    }
+    let tmp = path.with_extension("json.tmp");
+    if let Err(e) = std::fs::write(&tmp, text) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(&tmp, e));
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(path, e)
+    })
 }

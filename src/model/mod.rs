@@ -13,6 +13,7 @@ pub mod kinds;
 pub mod metric;
 pub mod repeat;
 pub mod stats;
+pub mod sweep;
 pub mod table;
 mod time;
 

@@ -4,12 +4,14 @@ mod compare;
 mod findings;
 mod headline;
 mod interval;
+mod sweep;
 mod sysbench;
 mod text;
 
 pub use compare::{CompareJson, CompareText, ComparisonFormat};
 pub use findings::findings;
 pub use interval::IntervalPrinter;
+pub use sweep::sweep_table;
 pub use sysbench::SysbenchReport;
 pub use text::TextReport;
 

@@ -1,0 +1,103 @@
+//! `fairbench sweep`: every data size prepared in turn (smallest first), every client count
+//! run on it, one file with every point's full result, a table and the saturation point.
+
+use super::run::{check_out, default_out, measure_run};
+use super::{connect_options, do_prepare, target, workload_plan, Error, LoadSettings};
+use crate::cli::{Sweep, SweepArgs};
+use crate::db::{Database, TargetUrl};
+use crate::model::sweep::{saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION};
+use crate::model::{file::write_atomic, RunStatus};
+use crate::plan::ConfigError;
+use crate::with_database;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub(super) fn sweep_cmd(args: &SweepArgs) -> Result<ExitCode, Error> {
+    let sweep = args.sweep()?;
+    // Every point's options parse before anything runs.
+    for &(tables, size) in &sweep.sizes() {
+        for &threads in &sweep.threads {
+            sweep.point(threads, tables, size)?;
+        }
+    }
+    let (first, quiet) = sweep.point(sweep.threads[0], sweep.tables[0], sweep.table_sizes[0])?;
+    if quiet {
+        super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    let target = target(&first.target)?;
+    with_database!(&target, &connect_options(&first.target), |db| sweep_points(db, &sweep, &target))
+}
+
+fn sweep_points<D: Database>(db: Arc<D>, sweep: &Sweep, target: &TargetUrl) -> Result<ExitCode, Error> {
+    let (first, _) = sweep.point(sweep.threads[0], sweep.tables[0], sweep.table_sizes[0])?;
+    let name = workload_plan(&first.workload, target.dialect)?.name().to_string();
+    let file_workload = crate::workload::file::is_file(&first.workload.workload);
+    if file_workload && sweep.sizes_given {
+        return Err(ConfigError(
+            "sweep: --tables and --table-size lists apply to the sysbench workloads; a workload file's sizes are its --set parameters".into(),
+        )
+        .into());
+    }
+    let out = sweep.out.clone().unwrap_or_else(|| default_out(&format!("sweep-{name}")));
+    db.create_if_missing()?;
+    let mut doc = SweepDocument {
+        schema: SWEEP_SCHEMA_NAME.into(),
+        schema_version: SWEEP_SCHEMA_VERSION,
+        fairbench_version: env!("CARGO_PKG_VERSION").into(),
+        workload: name,
+        target: target.redacted(),
+        threads: sweep.threads.clone(),
+        tables: sweep.tables.clone(),
+        table_sizes: sweep.table_sizes.clone(),
+        points: Vec::new(),
+        saturation: Vec::new(),
+    };
+    let mut stopped = None;
+    'sizes: for (tables, size) in sweep.sizes() {
+        let (args, _) = sweep.point(sweep.threads[0], tables, size)?;
+        let workload = workload_plan(&args.workload, target.dialect)?;
+        let plan = args.plan(db.dialect(), workload.clone())?;
+        check_out(&out, &plan)?;
+        // A data size is built fresh (only fairbench's own tables are replaced), so each
+        // point runs on exactly the size it names; a workload file prepares when missing.
+        if !file_workload {
+            super::say(format_args!("sweep: preparing {tables} table(s) of {size} rows"));
+            let settings = LoadSettings {
+                threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
+                seed: plan.rand_seed,
+                distribution: plan.distribution.clone(),
+                overwrite: true,
+            };
+            do_prepare(db.clone(), &workload, &settings, target)?;
+        }
+        for &threads in &sweep.threads {
+            let (args, _) = sweep.point(threads, tables, size)?;
+            super::say(format_args!("sweep: {threads} client(s) on {tables} table(s) of {size} rows"));
+            let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&out))?;
+            let status = result.conditions.run.status;
+            doc.points.push(SweepPoint { threads, tables, table_size: size, result });
+            if status != RunStatus::Completed {
+                stopped = Some(status);
+                break 'sizes;
+            }
+        }
+    }
+    for (tables, size) in sweep.sizes() {
+        let points: Vec<&SweepPoint> =
+            doc.points.iter().filter(|p| p.tables == tables && p.table_size == size).collect();
+        doc.saturation.extend(saturation(&points));
+    }
+    let text = serde_json::to_string_pretty(&doc).expect("sweep serializes");
+    write_atomic(&out, &text)?;
+    if first.format() == "json" {
+        println!("{text}");
+    } else {
+        print!("{}", crate::report::sweep_table(&doc));
+    }
+    super::say(format_args!("Sweep saved to {}", out.display()));
+    Ok(match stopped {
+        None => ExitCode::SUCCESS,
+        Some(RunStatus::Interrupted) => ExitCode::from(130),
+        Some(_) => ExitCode::from(1),
+    })
+}

@@ -1,0 +1,74 @@
+//! `fairbench sweep`: one workload run at every combination of client counts and data sizes
+//! (the studies' data-size sweeps, from in memory to larger than the cache). Every point is
+//! a full result; the summary names where throughput stopped growing.
+
+use super::ResultDocument;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub const SWEEP_SCHEMA_NAME: &str = "fairbench.sweep";
+pub const SWEEP_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SweepDocument {
+    pub schema: String,
+    pub schema_version: u32,
+    pub fairbench_version: String,
+    pub workload: String,
+    /// The target URL, password replaced by `***`.
+    pub target: String,
+    /// The values swept, as given.
+    pub threads: Vec<u32>,
+    pub tables: Vec<u32>,
+    pub table_sizes: Vec<u64>,
+    /// In the order run: data sizes ascending, client counts ascending within each.
+    pub points: Vec<SweepPoint>,
+    /// Per data size: the point where adding clients stopped paying.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub saturation: Vec<Saturation>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SweepPoint {
+    pub threads: u32,
+    pub tables: u32,
+    pub table_size: u64,
+    /// The point's full result.
+    pub result: ResultDocument,
+}
+
+/// Where throughput stopped growing while latency kept rising.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Saturation {
+    pub tables: u32,
+    pub table_size: u64,
+    /// The last client count whose throughput the next one did not beat by 10% while its
+    /// p99 latency rose by 20% or more.
+    pub threads: u32,
+    pub tps: f64,
+    pub reason: String,
+}
+
+/// The saturation point of one data size's points (ascending client counts): the first
+/// step that adds clients but less than 10% throughput while p99 rises by 20% or more.
+pub fn saturation(points: &[&SweepPoint]) -> Option<Saturation> {
+    let metric = |p: &SweepPoint, class: &str| p.result.stats.get(class).map(|s| (s.qps, s.p99_us));
+    points.windows(2).find_map(|w| {
+        let ((tps0, p99_0), (tps1, p99_1)) = (metric(w[0], "event")?, metric(w[1], "event")?);
+        let gain = if tps0 > 0.0 { tps1 / tps0 - 1.0 } else { return None };
+        let rise = if p99_0 > 0.0 { p99_1 / p99_0 - 1.0 } else { return None };
+        (gain < 0.10 && rise >= 0.20).then(|| Saturation {
+            tables: w[0].tables,
+            table_size: w[0].table_size,
+            threads: w[0].threads,
+            tps: tps0,
+            reason: format!(
+                "from {} to {} clients throughput changed {:+.1}% while p99 latency rose {:+.1}%",
+                w[0].threads,
+                w[1].threads,
+                gain * 100.0,
+                rise * 100.0
+            ),
+        })
+    })
+}

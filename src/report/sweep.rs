@@ -1,0 +1,59 @@
+//! A sweep as a table: one line per point, and where throughput saturated.
+
+use crate::model::sweep::SweepDocument;
+use std::fmt::Write;
+
+pub fn sweep_table(d: &SweepDocument) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Sweep of {} on {} ({} points):", d.workload, d.target, d.points.len());
+    let _ = writeln!(
+        o,
+        "{:>6} {:>12} {:>7} {:>12} {:>12} {:>10} {:>10} {:>11}  data vs cache",
+        "tables", "rows/table", "clients", "queries/s", "events/s", "p95 ms", "p99 ms", "data MiB"
+    );
+    for p in &d.points {
+        let r = &p.result;
+        let stat = |class: &str| r.stats.get(class).cloned().unwrap_or_default();
+        let (ev, total) = (stat("event"), stat("total"));
+        let ds = &r.conditions.dataset;
+        let cache = match ds.cache.iter().max_by_key(|(_, b)| **b) {
+            Some((name, bytes)) if *bytes > 0 => {
+                let ratio = ds.total_bytes as f64 / *bytes as f64;
+                format!("{ratio:.2}x {name}{}", if ratio > 1.0 { " (larger)" } else { "" })
+            }
+            _ => "unknown".into(),
+        };
+        let _ = writeln!(
+            o,
+            "{:>6} {:>12} {:>7} {:>12.1} {:>12.1} {:>10.3} {:>10.3} {:>11.1}  {cache}{}",
+            p.tables,
+            p.table_size,
+            p.threads,
+            total.qps,
+            ev.qps,
+            ev.p95_us / 1e3,
+            ev.p99_us / 1e3,
+            ds.total_bytes as f64 / 1_048_576.0,
+            match r.conditions.run.status.name() {
+                "completed" => String::new(),
+                s => format!("  [{s}]"),
+            }
+        );
+    }
+    let _ = writeln!(
+        o,
+        "Latency: per event, {} loop.",
+        if d.points.iter().any(|p| p.result.open_loop.is_some()) { "open" } else { "closed" }
+    );
+    if d.saturation.is_empty() {
+        let _ = writeln!(o, "Saturation: not reached (throughput grew, or latency did not rise, at every step).");
+    }
+    for s in &d.saturation {
+        let _ = writeln!(
+            o,
+            "Saturation at {} clients ({} table(s) of {} rows, {:.1} events/s): {}",
+            s.threads, s.tables, s.table_size, s.tps, s.reason
+        );
+    }
+    o
+}
