@@ -21,7 +21,7 @@ use std::time::Duration;
     name = "fairbench",
     version,
     about = "Database benchmarks whose numbers people can believe: sysbench-compatible OLTP workloads on SQLite, MySQL/MariaDB and PostgreSQL, with exact statistics.",
-    after_help = "Targets: sqlite://PATH (default sqlite://fairbench.db), mysql://user:pass@host:port/db, postgres://user:pass@host:port/db.\nOutput: the report (and the JSON of --format json) on stdout; notes, progress, interval lines, warnings and errors on stderr (--format sysbench prints its interval lines on stdout, as sysbench does; --quiet keeps only the report and errors).\nExit codes: 0 ok, 1 the run failed (results still saved), 2 bad input or unreachable target, 130 interrupted (results still saved)."
+    after_help = "Targets: sqlite://PATH (default sqlite://fairbench.db), mysql://user:pass@host:port/db, postgres://user:pass@host:port/db.\nOutput: the report (and the JSON of --format json) on stdout; notes, progress, interval lines, warnings and errors on stderr (--format sysbench prints its interval lines on stdout, as sysbench does; --quiet keeps only the report and errors).\nExit codes: 0 ok, 1 the run failed (results still saved), 2 bad input or unreachable target, 3 a --threshold failed (results still saved), 4 a compare --claim was refuted or inconclusive, 130 interrupted (results still saved)."
 )]
 pub struct Cli {
     #[command(subcommand)]
