@@ -73,8 +73,18 @@ const REPLICATION: &[&str] = &[
 ];
 const CONNECTIONS: &[&str] =
     &["max_connections", "thread_handling", "thread_pool_", "thread_cache_size", "back_log", "max_prepared_stmt_count"];
-/// Values that change on their own (positions, times, process ids): not conditions.
-const VOLATILE: &[&str] = &["gtid_binlog_pos", "gtid_current_pos", "gtid_binlog_state", "gtid_slave_pos", "pid_file"];
+/// Values that change on their own (positions, process ids, SQLite's page counts, which
+/// are the data's size: in `dataset`): not conditions.
+const VOLATILE: &[&str] = &[
+    "gtid_binlog_pos",
+    "gtid_current_pos",
+    "gtid_binlog_state",
+    "gtid_slave_pos",
+    "pid_file",
+    "page_count",
+    "freelist_count",
+    "data_version",
+];
 
 fn matches(name: &str, list: &[&str]) -> bool {
     list.iter().any(|p| name == *p || (p.ends_with('_') && name.starts_with(p)))
@@ -143,7 +153,8 @@ fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
     let w = &c.workload;
     put("workload", "name", w.name.clone());
     if let Value::Object(options) = &w.options {
-        for (k, v) in options {
+        // The data's size is the dataset's (compared there), not the workload's.
+        for (k, v) in options.iter().filter(|(k, _)| !matches!(k.as_str(), "tables" | "table_size")) {
             put("workload", &format!("option {k}"), scalar(v));
         }
     }

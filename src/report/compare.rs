@@ -81,6 +81,12 @@ fn metrics(o: &mut String, c: &Comparison) {
             (false, false) => "",
         }
     );
+    if c.metrics.iter().any(|m| m.ratios.iter().any(|r| r.interval.is_none())) {
+        let _ = writeln!(
+            o,
+            "(\"no interval\": fewer than 3 repeats and 10 measured seconds on a side, or a metric the timeline does not carry)"
+        );
+    }
     let mut header = format!("{:<16}", "metric");
     for s in &c.sides {
         let _ = write!(header, " {:>14}", s.label);
