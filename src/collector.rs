@@ -129,6 +129,7 @@ impl Sink for Collector<'_> {
         let mut stats = interval_stats(t.recorder, self.start, from_s, secs, self.threads, warmup, &[]);
         let cpu = t.process_cpu.saturating_sub(self.cpu_at_last);
         stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
+        stats.backlog = t.backlog;
         self.cpu_at_last = t.process_cpu;
         self.timeline.push(stats);
         if !warmup {

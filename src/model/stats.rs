@@ -101,6 +101,10 @@ pub struct IntervalStats {
     /// Open loop only: events dropped because the backlog was full.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped: Option<u64>,
+    /// Open loop only: events due but not yet started at the interval's end (how far the
+    /// clients were behind the schedule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backlog: Option<u64>,
     pub errors: u64,
     pub reconnects: u64,
     /// CPU used by the fairbench process in this interval, percent of one core.

@@ -25,4 +25,6 @@ pub struct Tick<'a> {
     pub due: Instant,
     /// CPU time the fairbench process has used so far.
     pub process_cpu: Duration,
+    /// Open loop: events due and not yet started when the tick was taken.
+    pub backlog: Option<u64>,
 }

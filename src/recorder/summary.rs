@@ -79,6 +79,7 @@ pub fn interval_stats(
         event_service: open.map(|o| compact_stats(&o.service_events, secs, extra)),
         late: open.map(|o| o.late),
         dropped: open.map(|o| o.dropped),
+        backlog: None,
         errors: r.error_count(),
         reconnects: r.reconnects,
         client_cpu_pct: None,

@@ -451,7 +451,8 @@ impl Workers {
             spare.reset();
         }
         let until = if is_end { due } else { Instant::now().max(due) };
-        sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process() });
+        let backlog = self.shared.schedule.get().map(|s| s.backlog(until));
+        sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process(), backlog });
         merged.reset();
     }
 

@@ -66,6 +66,19 @@ impl Schedule {
         Slot { intended, dropped }
     }
 
+    /// Events due by `now` and not yet taken by a client: how far the clients are behind.
+    pub fn backlog(&self, now: Instant) -> u64 {
+        let s = self.state.lock().unwrap();
+        let elapsed = now.saturating_duration_since(self.start);
+        match self.arrival {
+            Arrival::Fixed => ((elapsed.as_secs_f64() * self.rate).floor() as u64 + 1).saturating_sub(s.index),
+            // The next intended start is in the past: at least that one is waiting; beyond
+            // it, the expected number of arrivals since.
+            Arrival::Poisson if s.next <= elapsed => 1 + ((elapsed - s.next).as_secs_f64() * self.rate) as u64,
+            Arrival::Poisson => 0,
+        }
+    }
+
     fn advance(&self, s: &mut State) {
         s.index += 1;
         s.next = match self.arrival {
@@ -83,6 +96,20 @@ fn exponential(rng: &mut Rng, rate: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backlog_counts_due_events_not_taken() {
+        let start = Instant::now();
+        let s = Schedule::new(start, 100.0, Arrival::Fixed, 1000, 1);
+        // 1 s in: events 0..=100 are due, none taken.
+        assert_eq!(s.backlog(start + Duration::from_secs(1)), 101);
+        for _ in 0..60 {
+            s.claim(start + Duration::from_secs(1));
+        }
+        assert_eq!(s.backlog(start + Duration::from_secs(1)), 41);
+        // Taken ahead of their time (a client waits for them): nothing is behind.
+        assert_eq!(s.backlog(start), 0);
+    }
 
     #[test]
     fn fixed_spacing_and_bounded_backlog() {
