@@ -272,13 +272,28 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference]) -> Vec<Finding> 
             "set the same durability on every side (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync and synchronous_commit on): a vendor template with it off made stock MySQL look several times slower than it is",
         ));
     }
+    // Row estimates (InnoDB, pg_class) and allocated bytes move between runs on the same
+    // data: only a real difference in size counts (declared size, or 10% rows, 25% bytes).
+    let sizes: Vec<(usize, u64, u64, u64)> = docs
+        .iter()
+        .map(|d| {
+            let ds = &d.conditions.dataset;
+            let rows = ds.tables_at_start.iter().map(|t| t.rows).sum();
+            (ds.tables_at_start.len(), ds.declared_rows_per_table, rows, ds.total_bytes)
+        })
+        .collect();
+    let apart = |a: u64, b: u64, tolerance: f64| a.max(b) as f64 > a.min(b) as f64 * (1.0 + tolerance);
+    let differs = sizes.iter().any(|s| {
+        let b = sizes[0];
+        s.0 != b.0 || s.1 != b.1 || apart(s.2, b.2, 0.10) || apart(s.3, b.3, 0.25)
+    });
     let dataset: Vec<&Difference> = diffs
         .iter()
         .filter(|d| {
             d.group == "dataset" && ["tables", "declared rows per table", "rows", "bytes"].contains(&d.key.as_str())
         })
         .collect();
-    if !dataset.is_empty() {
+    if differs && !dataset.is_empty() {
         out.push(finding(
             "dataset-differs",
             Severity::Critical,

@@ -34,10 +34,11 @@ impl ComparisonFormat for CompareText {
             let ids: Vec<&str> = s.audit.iter().map(|f| f.id.as_str()).collect();
             let _ = writeln!(
                 o,
-                "  {}'s own audit: {} critical, {} warn ({})",
+                "  {}'s own audit: {} critical, {} warn, {} info ({})",
                 s.label,
                 count(crate::model::Severity::Critical),
                 count(crate::model::Severity::Warn),
+                count(crate::model::Severity::Info),
                 if ids.is_empty() { "nothing found".into() } else { ids.join(", ") }
             );
         }
@@ -180,7 +181,9 @@ fn claims(o: &mut String, c: &Comparison) {
             Verdict::Refuted => "REFUTED",
             Verdict::Inconclusive => "INCONCLUSIVE",
         };
-        let _ = writeln!(o, "  {} ({side} against A): {verdict}: {}", claim.claim, claim.reason);
+        // A ratio is B against A; an absolute bound is about B alone.
+        let about = if claim.claim.ends_with('x') { format!("{side} against A") } else { side.clone() };
+        let _ = writeln!(o, "  {} ({about}): {verdict}: {}", claim.claim, claim.reason);
         if !claim.undermined_by.is_empty() {
             let _ = writeln!(o, "      undermined by: {}", claim.undermined_by.join(", "));
         }
