@@ -100,3 +100,21 @@ fn bad_thresholds_are_one_line_naming_the_grammar() {
     let o = db.fairbench(&["run", "oltp_point_select", "--time=1", "--repeat=0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The server's counters of a repeated run cover the measured phases only: the warmups and
+/// reconnections between repeats ran statements too, and must not make the mix look wrong.
+#[test]
+fn mariadb_repeats_count_server_statements_of_the_measured_phases_only() {
+    let db = TestDb::new(Kind::Mysql);
+    assert!(db.fairbench(&["prepare", "oltp_read_write", "--table-size=200", "-q"]).status.success());
+    let doc =
+        db.run_json(&["run", "oltp_read_write", "--table-size=200", "--warmup=1", "--time=2", "--repeat=3", "-q"]);
+    let ids = ids(&doc);
+    assert!(!ids.contains(&"mix-mismatch".to_string()), "{ids:?}: {}", doc["conditions"]["server"]["status_delta"]);
+    let delta = &doc["conditions"]["server"]["status_delta"];
+    let per_repeat: i64 =
+        doc["repeats"].as_array().unwrap().iter().map(|r| r["status_delta"]["Com_commit"].as_i64().unwrap()).sum();
+    assert_eq!(delta["Com_commit"].as_i64().unwrap(), per_repeat);
+    // Every COMMIT of the measured phases, and none of the warmups between them.
+    assert_eq!(per_repeat as u64, doc["stats"]["commit"]["count"].as_u64().unwrap());
+}

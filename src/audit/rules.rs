@@ -257,30 +257,57 @@ fn closed_loop_latency(d: &ResultDocument) -> Vec<Finding> {
 fn too_short(d: &ResultDocument) -> Vec<Finding> {
     let r = &d.conditions.run;
     let mut out = Vec::new();
-    if r.measured_s < LONG_ENOUGH_S {
+    // Repeats: each must be long enough on its own; their sum does not settle a server.
+    let repeats = d.repeats.len().max(1);
+    let each_s = r.measured_s / repeats as f64;
+    if each_s < LONG_ENOUGH_S {
+        let title = match repeats {
+            1 => format!("the run measured only {:.0} s", r.measured_s),
+            n => format!("each of the {n} repeats measured only {each_s:.0} s"),
+        };
         out.push(finding(
             "too-short",
             Severity::Warn,
-            format!("the run measured only {:.0} s", r.measured_s),
-            vec![("measured_s", json!((r.measured_s * 10.0).round() / 10.0)), ("minimum_s", json!(LONG_ENOUGH_S))],
+            title,
+            vec![("measured_s", json!((each_s * 10.0).round() / 10.0)), ("minimum_s", json!(LONG_ENOUGH_S))],
             "run at least several minutes (checkpoints, purge and cache effects take that long to appear); published Aurora and MySQL comparisons ran each point for 10 minutes to 2 hours",
         ));
     }
-    // Intervals had not settled: throughput of the last third far from the middle third.
-    let tps: Vec<f64> = crate::model::stats::measured_seconds(&d.intervals).map(|i| i.event.per_s).collect();
-    if tps.len() >= 9 {
+    // Intervals had not settled: throughput of the last third far from the middle third
+    // (of each repeat: the repeats' timelines are laid back to back).
+    let mut unsettled = Vec::new();
+    for k in 0..repeats {
+        let repeat = (repeats > 1).then_some(k as u32 + 1);
+        let tps: Vec<f64> = crate::model::stats::measured_seconds(&d.intervals)
+            .filter(|i| i.repeat == repeat)
+            .map(|i| i.event.per_s)
+            .collect();
+        if tps.len() < 9 {
+            continue;
+        }
         let third = tps.len() / 3;
         let mid: f64 = tps[third..2 * third].iter().sum::<f64>() / third as f64;
         let last: f64 = tps[2 * third..].iter().sum::<f64>() / (tps.len() - 2 * third) as f64;
         if mid > 0.0 && ((last - mid) / mid).abs() > 0.2 {
-            out.push(finding(
-                "too-short",
-                Severity::Warn,
-                "throughput had not settled: the last third of the run differs by more than 20% from the middle third",
-                vec![("middle_third_tps", json!(mid.round())), ("last_third_tps", json!(last.round()))],
-                "run longer (and with --warmup) until per-interval throughput is flat",
-            ));
+            unsettled.push((repeat, mid, last));
         }
+    }
+    if let Some(&(repeat, mid, last)) = unsettled.first() {
+        let mut evidence = vec![("middle_third_tps", json!(mid.round())), ("last_third_tps", json!(last.round()))];
+        if let Some(k) = repeat {
+            evidence.push(("repeat", json!(k)));
+            evidence.push(("repeats_not_settled", json!(unsettled.len())));
+        }
+        out.push(finding(
+            "too-short",
+            Severity::Warn,
+            match repeat {
+                None => "throughput had not settled: the last third of the run differs by more than 20% from the middle third".to_string(),
+                Some(_) => format!("throughput had not settled in {} of the {repeats} repeats: the last third differs by more than 20% from the middle third", unsettled.len()),
+            },
+            evidence,
+            "run longer (and with --warmup) until per-interval throughput is flat",
+        ));
     }
     out
 }

@@ -41,6 +41,16 @@ pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected
     }
     let (outcome, collected) = merged.expect("runs");
     let mut doc = build(setting, outcome, collected);
+    // The counters of the measured phases only: the warmups and reconnections between
+    // repeats ran statements too.
+    let mut delta = std::collections::BTreeMap::new();
+    for r in &records {
+        for (k, v) in &r.status_delta {
+            *delta.entry(k.clone()).or_insert(0) += v;
+        }
+    }
+    delta.retain(|_, v| *v != 0);
+    doc.conditions.server.status_delta = delta;
     let classes: Vec<&str> = doc.stats.iter().filter(|(_, s)| s.count > 0).map(|(k, _)| k.as_str()).collect();
     let metrics = metric::headline(&classes);
     doc.repeat_summary = repeat::summarize(&records, &metrics, doc.conditions.run.cost_per_hour);
