@@ -7,5 +7,6 @@ cd "$(dirname "$0")/.."
 ensure_mariadb
 ensure_postgres
 ensure_sysbench
+command -v chromium >/dev/null 2>&1 || { echo "== installing Chromium (tests/html_report.rs opens the HTML reports)"; apt_install chromium; }
 export_test_targets
 cargo test --locked "$@"

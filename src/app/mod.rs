@@ -4,6 +4,7 @@
 mod check;
 mod compare;
 mod hints;
+mod report;
 mod run;
 mod sweep;
 use run::run_cmd;
@@ -88,6 +89,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Audit(args) => audit_cmd(&args),
         Command::Compare(args) => compare::compare_cmd(&args),
         Command::Sweep(args) => sweep::sweep_cmd(&args),
+        Command::Report(args) => report::report_cmd(&args),
+        Command::Export(args) => report::export_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));

@@ -3,10 +3,12 @@
 //! whole sysbench lines (`fairbench oltp_read_write --threads=8 run`, see [`sysbench`]).
 
 mod compare;
+mod report;
 mod sweep;
 pub mod sysbench;
 
 pub use compare::CompareArgs;
+pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use sweep::{Sweep, SweepArgs};
 
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
@@ -50,6 +52,11 @@ pub enum Command {
     /// Run a workload at several client counts and data sizes (--threads 1,2,4,8
     /// --table-size 10000,1000000): one file with every point, a table, the saturation point.
     Sweep(SweepArgs),
+    /// Render results as one self-contained HTML file with charts (opens offline): one
+    /// result, several compared, or a sweep.
+    Report(ReportArgs),
+    /// Export a result as CSV: the timeline, per-statement statistics or the conditions.
+    Export(ExportArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.

@@ -19,8 +19,10 @@ pub struct Translation {
 
 /// fairbench's commands; a line starting with anything else (but help and version) is
 /// sysbench-shaped.
-const OWN_COMMANDS: [&str; 12] = [
+const OWN_COMMANDS: [&str; 14] = [
     "prepare",
+    "report",
+    "export",
     "run",
     "cleanup",
     "bench",

@@ -152,15 +152,7 @@ impl Metric {
     /// The metric in one second of the timeline, with its weight (the events or statements
     /// behind it); `None` when the timeline does not carry it (statement kinds, means).
     pub fn per_second(&self, i: &IntervalStats, cost_per_hour: Option<f64>) -> Option<(f64, f64)> {
-        let class = |name: &str| match name {
-            "event" => Some(&i.event),
-            "total" => Some(&i.total),
-            "read" => Some(&i.read),
-            "write" => Some(&i.write),
-            "commit" => Some(&i.commit),
-            "other" => Some(&i.other),
-            _ => None,
-        };
+        let class = |name: &str| i.class(name);
         match self {
             Metric::Qps => Some((i.total.per_s, 1.0)),
             Metric::Tps => Some((i.event.per_s, 1.0)),

@@ -1,8 +1,10 @@
 //! Report formats. Each is one small type behind [`Report`]; all read the result document.
 
 mod compare;
+pub mod csv;
 mod findings;
 mod headline;
+pub mod html;
 mod interval;
 mod sweep;
 mod sysbench;

@@ -1,0 +1,80 @@
+//! `fairbench report` (HTML) and `fairbench export` (CSV): read result files, render.
+
+use super::Error;
+use crate::cli::{ExportArgs, ExportWhat, ReportArgs};
+use crate::compare::{self, Input};
+use crate::model::sweep::{SweepDocument, SWEEP_SCHEMA_NAME};
+use crate::model::{file::write_atomic, ResultDocument, ResultFileError};
+use crate::plan::ConfigError;
+use crate::report::html::{self, HtmlInput};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// A file `report` reads: a result, or a sweep of them.
+enum Loaded {
+    Result(Box<ResultDocument>),
+    Sweep(Box<SweepDocument>),
+}
+
+fn load(path: &Path) -> Result<Loaded, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| ResultFileError::Read { path: path.into(), source })?;
+    let is_sweep = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .is_some_and(|v| v.get("schema").and_then(|s| s.as_str()) == Some(SWEEP_SCHEMA_NAME));
+    if !is_sweep {
+        return Ok(Loaded::Result(Box::new(ResultDocument::read(path)?)));
+    }
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let sweep: SweepDocument = serde_path_to_error::deserialize(de).map_err(|e| ResultFileError::Field {
+        path: path.into(),
+        field: e.path().to_string(),
+        problem: e.inner().to_string(),
+    })?;
+    Ok(Loaded::Sweep(Box::new(sweep)))
+}
+
+pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
+    let names: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    let mut loaded = args.files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
+    let page = match loaded.as_mut_slice() {
+        [Loaded::Sweep(sweep)] => html::render(&HtmlInput::Sweep { file: &names[0], sweep }),
+        [Loaded::Result(doc)] => html::render(&HtmlInput::Single { file: &names[0], doc }),
+        many => {
+            if many.iter().any(|l| matches!(l, Loaded::Sweep(_))) {
+                return Err(ConfigError("report: a sweep file is reported on its own".into()).into());
+            }
+            let inputs: Vec<Input> = loaded
+                .into_iter()
+                .zip(&names)
+                .map(|(l, file)| match l {
+                    Loaded::Result(doc) => Input { file: file.clone(), doc: *doc },
+                    Loaded::Sweep(_) => unreachable!("checked above"),
+                })
+                .collect();
+            let comparison = compare::compare(&inputs, &[], &[]);
+            let docs: Vec<&ResultDocument> = inputs.iter().map(|i| &i.doc).collect();
+            html::render(&HtmlInput::Compare {
+                files: names.iter().map(String::as_str).collect(),
+                docs,
+                comparison: &comparison,
+            })
+        }
+    };
+    write_atomic(&args.out, &page)?;
+    super::say(format_args!("Report written to {} ({} KB)", args.out.display(), page.len().div_ceil(1024)));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn export_cmd(args: &ExportArgs) -> Result<ExitCode, Error> {
+    let doc = ResultDocument::read(&args.file)?;
+    let csv = match args.what {
+        ExportWhat::Intervals => crate::report::csv::intervals(&doc),
+        ExportWhat::Statements => crate::report::csv::statements(&doc),
+        ExportWhat::Conditions => crate::report::csv::conditions(&doc),
+    };
+    match &args.out {
+        Some(path) => write_atomic(path, &csv)?,
+        None => print!("{csv}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,38 @@
+//! `fairbench report` (one offline HTML file) and `fairbench export` (CSV) flags.
+
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Result files (run, bench) or a sweep file; several results are compared, the first
+    /// being the baseline.
+    #[arg(required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
+    /// The HTML file to write (self-contained: opens offline, from disk).
+    #[arg(long, short = 'o', default_value = "report.html")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// A result file written by run or bench.
+    pub file: PathBuf,
+    /// Write CSV (the only format so far; stated so scripts keep working when others come).
+    #[arg(long, required = true)]
+    pub csv: bool,
+    /// intervals: one row per timeline second and class; statements: one row per statement
+    /// kind and per class; conditions: one key/value row per condition.
+    #[arg(long, value_enum, default_value_t = ExportWhat::Intervals)]
+    pub what: ExportWhat,
+    /// Write to this file instead of stdout.
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportWhat {
+    Intervals,
+    Statements,
+    Conditions,
+}

@@ -1,0 +1,539 @@
+//! The compact chart data the page embeds: rounded numbers computed here from the result
+//! documents (never the raw result JSON). Every chart is one [`Chart`]; report.js draws it.
+//! This file holds the chart model and one result's charts; `multi.rs` the comparison's and
+//! the sweep's.
+
+use crate::model::{ClassStats, CompactStats, IntervalStats, ResultDocument, ScatterOf};
+use crate::stats::LatencyHistogram;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Scatter points kept per result (the result holds up to 100 per second).
+pub const MAX_SCATTER_POINTS: usize = 3000;
+
+/// Classes drawn, in order, with what they are.
+pub const CLASSES: [(&str, &str); 5] = [
+    ("event", "whole events"),
+    ("read", "read statements"),
+    ("write", "write statements"),
+    ("commit", "COMMIT"),
+    ("other", "other statements (BEGIN, ...)"),
+];
+
+/// Everything report.js draws.
+#[derive(Serialize, Default)]
+pub struct PageData {
+    pub charts: Vec<Chart>,
+    /// x arrays shared by several series (a timeline's seconds), referenced by `xref`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xs: Vec<Vec<Value>>,
+}
+
+impl PageData {
+    /// The charts, each long x array stored once however many series use it.
+    pub fn new(mut charts: Vec<Chart>) -> PageData {
+        let mut xs: Vec<Vec<Value>> = vec![];
+        for s in charts.iter_mut().flat_map(|c| c.series.iter_mut()).filter(|s| s.x.len() > 20) {
+            let at = match xs.iter().position(|x| *x == s.x) {
+                Some(at) => at,
+                None => {
+                    xs.push(s.x.clone());
+                    xs.len() - 1
+                }
+            };
+            s.x.clear();
+            s.xref = Some(at);
+        }
+        PageData { charts, xs }
+    }
+}
+
+/// One chart: its axes, its series and the marks drawn over it.
+#[derive(Serialize)]
+pub struct Chart {
+    pub id: String,
+    pub title: String,
+    /// `line` (x numeric), `scatter` (points only) or `ratio` (error bars per category).
+    pub kind: &'static str,
+    pub x: Axis,
+    pub y: Axis,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub y2: Option<Axis>,
+    pub series: Vec<Series>,
+    /// Warmup, shaded: `[from, to]` in x units.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shade: Vec<[f64; 2]>,
+    /// Vertical lines with a label (repeat starts, cache size, saturation, ratio 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<Mark>,
+    /// Category names of a `ratio` chart (its y axis).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// Canvas height in pixels.
+    pub height: u32,
+}
+
+#[derive(Serialize, Clone)]
+pub struct Axis {
+    pub label: String,
+    /// `linear`, `log`, `pct` (x = 1/(1-p), log, labelled as percentiles) or `category`.
+    pub scale: &'static str,
+    /// How ticks and tooltips print values: `num`, `ms`, `pct` (a percentage), `percentile`
+    /// (x = 1/(1-p) as `99.9%`), `bytes`, `s`, `ratio`.
+    pub format: &'static str,
+    /// Ticks to show (log axes over few values: the client counts, the data sizes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ticks: Vec<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+}
+
+impl Axis {
+    pub fn new(label: &str, scale: &'static str, format: &'static str) -> Axis {
+        Axis { label: label.into(), scale, format, ticks: vec![], min: None, max: None }
+    }
+    pub fn seconds() -> Axis {
+        Axis::new("seconds since the run started", "linear", "s")
+    }
+    pub fn ms_log(label: &str) -> Axis {
+        Axis::new(label, "log", "ms")
+    }
+}
+
+#[derive(Serialize, Default)]
+pub struct Series {
+    pub label: String,
+    pub x: Vec<Value>,
+    /// Index into [`PageData::xs`] when `x` is shared (then `x` is empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xref: Option<usize>,
+    pub y: Vec<Value>,
+    /// Error bars of a `ratio` chart: the interval's ends (null: no interval).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lo: Vec<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hi: Vec<Value>,
+    /// A line of tooltip text per point (a ratio's interval and reading).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tip: Vec<String>,
+    /// Index into the page's palette.
+    pub color: usize,
+    /// `y2`: the right axis.
+    #[serde(skip_serializing_if = "is_y")]
+    pub axis: &'static str,
+    /// `line`, `dash`, `points`.
+    pub style: &'static str,
+}
+
+fn is_y(a: &&str) -> bool {
+    *a == "y" || a.is_empty()
+}
+
+impl Series {
+    pub fn line(label: &str, x: Vec<Value>, y: Vec<Value>, color: usize) -> Series {
+        Series { label: label.into(), x, y, color, axis: "y", style: "line", ..Default::default() }
+    }
+    pub fn styled(mut self, style: &'static str) -> Series {
+        self.style = style;
+        self
+    }
+    pub fn on_y2(mut self) -> Series {
+        self.axis = "y2";
+        self
+    }
+    pub fn has_data(&self) -> bool {
+        self.y.iter().any(|v| v.is_number())
+    }
+}
+
+#[derive(Serialize, Clone)]
+pub struct Mark {
+    pub x: f64,
+    pub label: String,
+}
+
+impl Chart {
+    pub fn new(id: &str, title: &str, kind: &'static str, x: Axis, y: Axis) -> Chart {
+        Chart {
+            id: id.into(),
+            title: title.into(),
+            kind,
+            x,
+            y,
+            y2: None,
+            series: vec![],
+            shade: vec![],
+            marks: vec![],
+            categories: vec![],
+            height: 300,
+        }
+    }
+    pub fn has_data(&self) -> bool {
+        self.series.iter().any(Series::has_data)
+    }
+}
+
+/// `v` rounded to `digits` significant digits; integers print without a fraction, and
+/// anything not finite is null (a gap).
+pub fn sig(v: f64, digits: i32) -> Value {
+    if !v.is_finite() {
+        return Value::Null;
+    }
+    if v == 0.0 {
+        return Value::from(0);
+    }
+    let mag = v.abs().log10().floor() as i32;
+    let shift = digits - 1 - mag;
+    let r = if shift >= 0 {
+        let p = 10f64.powi(shift);
+        (v * p).round() / p
+    } else {
+        let p = 10f64.powi(-shift);
+        (v / p).round() * p
+    };
+    number(r)
+}
+
+/// Seconds with millisecond resolution.
+pub fn secs(v: f64) -> Value {
+    number((v * 1000.0).round() / 1000.0)
+}
+
+fn number(r: f64) -> Value {
+    if r.fract() == 0.0 && r.abs() < 1e15 {
+        Value::from(r as i64)
+    } else {
+        serde_json::Number::from_f64(r).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// Latency in µs as ms to 3 significant digits (the histograms' own precision); no latency
+/// (a second without events) is a gap, not 0.
+pub fn ms(us: f64) -> Value {
+    if us > 0.0 {
+        sig(us / 1000.0, 3)
+    } else {
+        Value::Null
+    }
+}
+
+/// The classes of a result that ran anything, with their description.
+pub fn classes_with_statements(stats: &std::collections::BTreeMap<String, ClassStats>) -> Vec<(&'static str, &str)> {
+    CLASSES.iter().copied().filter(|(c, _)| stats.get(*c).is_some_and(|s| s.count > 0)).collect()
+}
+
+pub fn interval_class<'a>(i: &'a IntervalStats, class: &str) -> &'a CompactStats {
+    i.class(class).unwrap_or(&i.other)
+}
+
+/// The intervals drawn per second: all but the short last one of a run or repeat (a few ms
+/// whose rate says nothing; compare and the audit leave it out too). A second in which
+/// nothing completed stays: it is a stall, drawn as 0 events/s.
+pub fn seconds(intervals: &[IntervalStats]) -> Vec<&IntervalStats> {
+    intervals.iter().filter(|i| i.duration_s >= 0.5).collect()
+}
+
+/// Each interval's end, seconds since the run started: the point stands for that second.
+pub fn times(iv: &[&IntervalStats]) -> Vec<Value> {
+    iv.iter().map(|i| secs(i.from_s + i.duration_s)).collect()
+}
+
+/// The warmup stretches of a timeline, merged when adjacent.
+pub fn warmup_ranges(intervals: &[IntervalStats]) -> Vec<[f64; 2]> {
+    let mut out: Vec<[f64; 2]> = vec![];
+    for i in intervals.iter().filter(|i| i.warmup) {
+        let (from, to) = (round3(i.from_s), round3(i.from_s + i.duration_s));
+        match out.last_mut() {
+            Some(last) if (from - last[1]).abs() < 0.01 => last[1] = to,
+            _ => out.push([from, to]),
+        }
+    }
+    out
+}
+
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// Time axes from 0 to the end of the last second drawn (to 0.1 s), not to Chart.js' next
+/// round number.
+pub fn fit_time_axes(charts: &mut [Chart], intervals: &[&IntervalStats]) {
+    let end = (intervals.iter().map(|i| i.from_s + i.duration_s).fold(0.0, f64::max) * 10.0).ceil() / 10.0;
+    for c in charts.iter_mut().filter(|c| c.x.format == "s" && end > 0.0) {
+        c.x.min = Some(0.0);
+        c.x.max = Some(end);
+    }
+}
+
+/// Where each repeat after the first begins.
+pub fn repeat_marks(intervals: &[IntervalStats]) -> Vec<Mark> {
+    intervals
+        .windows(2)
+        .filter_map(|w| match (w[0].repeat, w[1].repeat) {
+            (Some(a), Some(b)) if a != b => Some(Mark { x: round3(w[1].from_s), label: format!("repeat {b}") }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The latency percentile curve of one class, HdrHistogram style: x = 1/(1-p) (1 is the
+/// minimum, 100 the 99th percentile), y in ms; `None` when the histogram does not decode.
+pub fn percentile_curve(s: &ClassStats) -> Option<(Vec<Value>, Vec<Value>)> {
+    if s.count == 0 {
+        return None;
+    }
+    let ns = |us: f64| (us * 1000.0).round().max(0.0) as u64;
+    let h = LatencyHistogram::decode(&s.histogram, ns(s.min_us), ns(s.max_us), ns(s.sum_us) as u128).ok()?;
+    if h.count() == 0 {
+        return None;
+    }
+    // 20 points per decade of 1/(1-p), up to the last sample (at most 99.9999%).
+    let last = (h.count() as f64).min(1e6);
+    let (mut xs, mut ys) = (vec![], vec![]);
+    for k in 0.. {
+        let x = 10f64.powf(k as f64 / 20.0);
+        if x >= last {
+            break;
+        }
+        xs.push(sig(x, 4));
+        ys.push(sig(h.percentile_ns(100.0 * (1.0 - 1.0 / x)) as f64 / 1e6, 4));
+    }
+    xs.push(sig(last, 4));
+    ys.push(sig(h.max_ns() as f64 / 1e6, 4));
+    Some((xs, ys))
+}
+
+/// The x-axis of percentile charts: 0% to at least 99.999%.
+pub fn percentile_axis(charts_last_x: f64) -> Axis {
+    let mut a = Axis::new("percentile (log scale of 1/(1-p))", "pct", "percentile");
+    a.min = Some(1.0);
+    a.max = Some(if charts_last_x > 1e5 { 1e6 } else { 1e5 });
+    a
+}
+
+fn last_x(series: &[Series]) -> f64 {
+    series.iter().filter_map(|s| s.x.last().and_then(Value::as_f64)).fold(0.0, f64::max)
+}
+
+/// One chart of percentile curves; `lines` = (label, class stats).
+pub fn percentile_chart(id: &str, title: &str, lines: &[(String, &ClassStats)]) -> Chart {
+    let series: Vec<Series> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(n, (label, s))| percentile_curve(s).map(|(x, y)| Series::line(label, x, y, n)))
+        .collect();
+    let mut c =
+        Chart::new(id, title, "line", percentile_axis(last_x(&series)), Axis::ms_log("latency (ms, log scale)"));
+    c.series = series;
+    c.height = 340;
+    c
+}
+
+/// Every chart of one result, in page order.
+pub fn single_charts(d: &ResultDocument) -> Vec<Chart> {
+    let iv = seconds(&d.intervals);
+    let t = times(&iv);
+    let shade = warmup_ranges(&d.intervals);
+    let marks = repeat_marks(&d.intervals);
+    let timeline = |id: &str, title: &str, y: Axis, series: Vec<Series>| {
+        let mut c = Chart::new(id, title, "line", Axis::seconds(), y);
+        c.series = series;
+        c.shade = shade.clone();
+        c.marks = marks.clone();
+        c.height = 280;
+        c
+    };
+    let mut charts = vec![];
+
+    // Throughput: queries/s and events/s, each on its own chart (on one, a steady mix draws
+    // the two lines on top of each other); the open loop's target rate with events/s.
+    let per_s = |f: fn(&IntervalStats) -> f64| iv.iter().map(|i| sig(f(i), 5)).collect::<Vec<_>>();
+    charts.push(timeline(
+        "qps",
+        "Queries per second (QPS): every statement",
+        Axis::new("queries per second", "linear", "num"),
+        vec![Series::line("queries/s", t.clone(), per_s(|i| i.total.per_s), 0)],
+    ));
+    let mut tps = timeline(
+        "tps",
+        "Events per second (TPS): transactions, or statements of autocommit workloads",
+        Axis::new("events per second", "linear", "num"),
+        vec![Series::line("events/s", t.clone(), per_s(|i| i.event.per_s), 1)],
+    );
+    if let Some(ol) = &d.open_loop {
+        let target = t.iter().map(|_| sig(ol.rate, 6)).collect();
+        tps.series.push(Series::line("target rate", t.clone(), target, 6).styled("dash"));
+    }
+    charts.push(tps);
+
+    // Latency over time, one chart per class that ran anything.
+    for (class, what) in classes_with_statements(&d.stats) {
+        let col = |f: fn(&CompactStats) -> f64| iv.iter().map(|i| ms(f(interval_class(i, class)))).collect::<Vec<_>>();
+        charts.push(timeline(
+            &format!("latency-{class}"),
+            &format!("Latency per second: {class} ({what})"),
+            Axis::ms_log("latency (ms, log scale)"),
+            vec![
+                Series::line("p50", t.clone(), col(|s| s.p50_us), 2),
+                Series::line("p95", t.clone(), col(|s| s.p95_us), 0),
+                Series::line("p99", t.clone(), col(|s| s.p99_us), 1),
+                Series::line("max", t.clone(), col(|s| s.max_us), 6).styled("dash"),
+            ],
+        ));
+    }
+
+    // The percentile distribution of each class, from its decoded histogram.
+    let lines: Vec<(String, &ClassStats)> =
+        classes_with_statements(&d.stats).into_iter().map(|(c, _)| (c.to_string(), &d.stats[c])).collect();
+    let open = if d.open_loop.is_some() { ", from each event's intended start" } else { "" };
+    charts.push(percentile_chart(
+        "percentiles",
+        &format!("Latency percentile distribution per class (whole measured run{open})"),
+        &lines,
+    ));
+
+    // Sampled COMMIT (or event) latencies.
+    if let Some(c) = scatter_chart(d, &shade, &marks) {
+        charts.push(c);
+    }
+
+    if d.open_loop.is_some() {
+        charts.extend(open_loop_charts(&iv, &t, &shade, &marks));
+    }
+
+    if iv.iter().any(|i| i.client_cpu_pct.is_some()) {
+        let cpu = iv.iter().map(|i| i.client_cpu_pct.map_or(Value::Null, |v| sig(v, 3))).collect();
+        charts.push(timeline(
+            "client-cpu",
+            "fairbench client CPU per second (percent of one core)",
+            Axis::new("CPU (% of one core)", "linear", "pct"),
+            vec![Series::line("client CPU", t.clone(), cpu, 3)],
+        ));
+    }
+    charts.retain(Chart::has_data);
+    fit_time_axes(&mut charts, &iv);
+    charts
+}
+
+/// Every interval's scatter points, thinned evenly to at most [`MAX_SCATTER_POINTS`].
+pub fn scatter_points(d: &ResultDocument) -> (ScatterOf, Vec<[f64; 2]>) {
+    let of = d.intervals.iter().find(|i| !i.scatter.points.is_empty()).map_or(ScatterOf::Commit, |i| i.scatter.of);
+    let all: Vec<[f64; 2]> = d.intervals.iter().flat_map(|i| i.scatter.points.iter().copied()).collect();
+    if all.len() <= MAX_SCATTER_POINTS {
+        return (of, all);
+    }
+    let n = all.len();
+    (of, (0..MAX_SCATTER_POINTS).map(|k| all[k * n / MAX_SCATTER_POINTS]).collect())
+}
+
+fn scatter_chart(d: &ResultDocument, shade: &[[f64; 2]], marks: &[Mark]) -> Option<Chart> {
+    let (of, points) = scatter_points(d);
+    if points.is_empty() {
+        return None;
+    }
+    let (what, title) = match of {
+        ScatterOf::Commit => ("COMMIT latency", "COMMIT latency samples over time"),
+        ScatterOf::Event => ("event latency", "Event latency samples over time (no COMMIT in this workload)"),
+    };
+    let seen: u64 = d.intervals.iter().map(|i| i.scatter.seen).sum();
+    let title = format!("{title} ({} of {seen} sampled)", points.len());
+    let mut c = Chart::new("scatter", &title, "scatter", Axis::seconds(), Axis::ms_log("latency (ms, log scale)"));
+    c.series.push(
+        Series::line(what, points.iter().map(|p| secs(p[0])).collect(), points.iter().map(|p| ms(p[1])).collect(), 0)
+            .styled("points"),
+    );
+    c.shade = shade.to_vec();
+    c.marks = marks.to_vec();
+    Some(c)
+}
+
+fn open_loop_charts(iv: &[&IntervalStats], t: &[Value], shade: &[[f64; 2]], marks: &[Mark]) -> Vec<Chart> {
+    let per_s = |f: fn(&IntervalStats) -> Option<u64>| {
+        iv.iter()
+            .map(|i| if i.duration_s > 0.0 { sig(f(i).unwrap_or(0) as f64 / i.duration_s, 4) } else { Value::Null })
+            .collect::<Vec<_>>()
+    };
+    // The backlog (events due but not started at each second's end) is in newer results only.
+    let has_backlog = iv.iter().any(|i| i.backlog.is_some());
+    let title = if has_backlog {
+        "Open loop: late and dropped events per second, and the backlog"
+    } else {
+        "Open loop: late and dropped events per second (this result does not record the backlog)"
+    };
+    let mut late =
+        Chart::new("open-loop-late", title, "line", Axis::seconds(), Axis::new("events per second", "linear", "num"));
+    late.series = vec![
+        Series::line("late/s (started > 1 ms after intended)", t.to_vec(), per_s(|i| i.late), 1),
+        Series::line("dropped/s (backlog full)", t.to_vec(), per_s(|i| i.dropped), 6),
+    ];
+    if has_backlog {
+        let backlog = iv.iter().map(|i| i.backlog.map_or(Value::Null, Value::from)).collect();
+        late.series.push(Series::line("backlog at the second's end (events)", t.to_vec(), backlog, 0).on_y2());
+        late.y2 = Some(Axis::new("backlog (events due, not started)", "linear", "num"));
+    }
+    let mut queue = Chart::new(
+        "open-loop-latency",
+        "Open loop: event latency from the intended start vs service time (queueing is the gap)",
+        "line",
+        Axis::seconds(),
+        Axis::ms_log("latency (ms, log scale)"),
+    );
+    let col = |f: fn(&IntervalStats) -> f64| iv.iter().map(|i| ms(f(i))).collect::<Vec<_>>();
+    let svc = |f: fn(&CompactStats) -> f64| {
+        iv.iter().map(|i| i.event_service.as_ref().map_or(Value::Null, |s| ms(f(s)))).collect::<Vec<_>>()
+    };
+    queue.series = vec![
+        Series::line("p99 from intended start", t.to_vec(), col(|i| i.event.p99_us), 1),
+        Series::line("p50 from intended start", t.to_vec(), col(|i| i.event.p50_us), 4).styled("dash"),
+        Series::line("p99 service time", t.to_vec(), svc(|s| s.p99_us), 0),
+        Series::line("p50 service time", t.to_vec(), svc(|s| s.p50_us), 5).styled("dash"),
+    ];
+    for c in [&mut late, &mut queue] {
+        c.height = 280;
+        c.shade = shade.to_vec();
+        c.marks = marks.to_vec();
+    }
+    vec![late, queue]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_is_compact() {
+        assert_eq!(sig(1234.5678, 4).to_string(), "1235");
+        assert_eq!(sig(0.0523456, 3).to_string(), "0.0523");
+        assert_eq!(sig(123456.0, 3).to_string(), "123000");
+        assert_eq!(sig(f64::NAN, 3), Value::Null);
+        assert_eq!(secs(12.3456789).to_string(), "12.346");
+        assert_eq!(ms(0.0), Value::Null);
+    }
+
+    #[test]
+    fn percentile_curve_rises_to_the_max() {
+        let mut h = LatencyHistogram::new();
+        for i in 1..=10_000u64 {
+            h.record_ns(i * 1000);
+        }
+        let s = ClassStats {
+            count: h.count(),
+            min_us: h.min_ns() as f64 / 1e3,
+            max_us: h.max_ns() as f64 / 1e3,
+            sum_us: h.sum_ns() as f64 / 1e3,
+            histogram: h.encode(),
+            ..Default::default()
+        };
+        let (x, y) = percentile_curve(&s).unwrap();
+        assert_eq!(x.first().unwrap().as_f64(), Some(1.0));
+        assert_eq!(x.last().unwrap().as_f64(), Some(10_000.0));
+        assert_eq!(y.last().unwrap().as_f64(), Some(10.0));
+        let ys: Vec<f64> = y.iter().map(|v| v.as_f64().unwrap()).collect();
+        assert!(ys.windows(2).all(|w| w[0] <= w[1]), "{ys:?}");
+        // x = 100 is the 99th percentile: 9.9 ms of 1..10 ms.
+        let i99 = x.iter().position(|v| v.as_f64() == Some(100.0)).unwrap();
+        assert!((ys[i99] - 9.9).abs() < 0.02, "{}", ys[i99]);
+    }
+}

@@ -1,0 +1,386 @@
+//! `fairbench report` (one offline HTML file) opened in headless Chromium: a single result
+//! (closed loop with repeats and thresholds, and open loop), a comparison of the two, and a
+//! sweep, all from small real runs on SQLite. Each page must load with no console error, no
+//! uncaught exception, no CSP violation and no network request, and draw exactly the charts
+//! it should, each with data; a screenshot of each is kept in target/test-artifacts/.
+//! Also `fairbench export --csv`: rows and values round-trip against the result file.
+//!
+//! Needs /usr/bin/chromium (scripts/test.sh installs it when absent); without it these tests
+//! fail rather than skip.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn chromium() -> &'static str {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing: the HTML report tests open each report in headless Chromium. Install it with \
+         `apt-get install -y chromium` (scripts/test.sh installs it when absent)"
+    );
+    CHROMIUM
+}
+
+/// Runs Chromium with `args` (plus a fresh profile and no background traffic), killing it
+/// after two minutes; returns its stdout and stderr.
+fn run_chromium(profile: &Path, args: &[String]) -> (String, String) {
+    let mut cmd = Command::new(chromium());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--virtual-time-budget=5000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(args)
+    .stdin(Stdio::null());
+    let dir = tempfile::tempdir().unwrap();
+    let (out_path, err_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    cmd.stdout(std::fs::File::create(&out_path).unwrap()).stderr(std::fs::File::create(&err_path).unwrap());
+    let mut child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium {args:?} did not finish in 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (std::fs::read_to_string(out_path).unwrap(), std::fs::read_to_string(err_path).unwrap())
+}
+
+/// What a page did in Chromium.
+struct Opened {
+    /// Attributes of `<body>` after the scripts ran.
+    body: BTreeMap<String, String>,
+    dom: String,
+    /// Console lines (any level) and uncaught exceptions from the page.
+    console: Vec<String>,
+    /// URLs the page itself requested (the browser's own background requests left out).
+    page_requests: Vec<String>,
+}
+
+/// Opens `html` headless: the DOM after 5 s of virtual time, the console and the net log;
+/// then a screenshot to target/test-artifacts/NAME.png.
+fn open(html: &Path, name: &str) -> Opened {
+    let profile = tempfile::tempdir().unwrap();
+    let net_log = profile.path().join("net-log.json");
+    let url = format!("file://{}", html.display());
+    let (dom, stderr) = run_chromium(
+        &profile.path().join("dom"),
+        &[
+            "--enable-logging=stderr".into(),
+            "--v=0".into(),
+            format!("--log-net-log={}", net_log.display()),
+            "--dump-dom".into(),
+            url.clone(),
+        ],
+    );
+    let console =
+        stderr.lines().filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught")).map(str::to_string).collect();
+    let page_requests = page_requests(&std::fs::read_to_string(&net_log).expect("chromium wrote no net log"));
+
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let shot = artifacts.join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    run_chromium(
+        &profile.path().join("shot"),
+        &[format!("--screenshot={}", shot.display()), "--window-size=1400,3000".into(), url],
+    );
+    assert!(shot.metadata().map(|m| m.len() > 10_000).unwrap_or(false), "no screenshot at {}", shot.display());
+    Opened { body: body_attributes(&dom), dom, console, page_requests }
+}
+
+/// The attributes of the first `<body ...>` tag of a serialized DOM.
+fn body_attributes(dom: &str) -> BTreeMap<String, String> {
+    let start = dom.find("<body").expect("no <body> in the DOM");
+    let tag = &dom[start + 5..start + dom[start..].find('>').unwrap()];
+    let mut out = BTreeMap::new();
+    let mut rest = tag.trim_start();
+    while let Some(eq) = rest.find("=\"") {
+        let name = rest[..eq].trim().to_string();
+        let after = &rest[eq + 2..];
+        let end = after.find('"').unwrap();
+        out.insert(name, after[..end].replace("&quot;", "\"").replace("&amp;", "&"));
+        rest = after[end + 1..].trim_start();
+    }
+    out
+}
+
+/// URLs of the net log's requests made for a page opened from a file: those whose network
+/// isolation key, initiator or site for cookies is the file:// page. The browser's own
+/// requests (component updates, time sync) carry none of these.
+fn page_requests(net_log: &str) -> Vec<String> {
+    let log: Value = serde_json::from_str(net_log)
+        .or_else(|_| serde_json::from_str(&format!("{}]}}", net_log.trim_end().trim_end_matches(','))))
+        .expect("net log is JSON");
+    let mut urls: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+    let mut from_page: BTreeSet<u64> = BTreeSet::new();
+    for e in log["events"].as_array().unwrap() {
+        let (Some(id), Some(params)) = (e["source"]["id"].as_u64(), e.get("params")) else { continue };
+        if let Some(u) = params["url"].as_str() {
+            urls.entry(id).or_default().insert(u.to_string());
+        }
+        let page = |k: &str| params[k].as_str().is_some_and(|v| v.contains("file://") || v == "null");
+        if page("network_isolation_key") || page("initiator") || page("site_for_cookies") {
+            from_page.insert(id);
+        }
+    }
+    from_page.iter().flat_map(|id| urls.get(id).into_iter().flatten().cloned()).collect()
+}
+
+/// Every check a loaded report must pass; `charts` is the exact number it must draw.
+fn assert_loads_offline(html: &Path, name: &str, charts: usize) -> Opened {
+    let page = std::fs::read_to_string(html).unwrap();
+    assert_no_remote_references(&page, name);
+    let o = open(html, name);
+    assert!(o.console.is_empty(), "{name}: console output or uncaught exception:\n{}", o.console.join("\n"));
+    assert_eq!(o.body.get("data-js-errors").map(String::as_str), Some("[]"), "{name}: JS errors");
+    assert_eq!(o.body.get("data-csp-violations").map(String::as_str), Some("[]"), "{name}: CSP violations");
+    let offsite: Vec<&String> =
+        o.page_requests.iter().filter(|u| !(u.starts_with("file:") || u.starts_with("data:"))).collect();
+    assert!(offsite.is_empty(), "{name}: the page made network requests: {offsite:?}");
+    let n = |k: &str| o.body.get(k).and_then(|v| v.parse::<usize>().ok());
+    assert_eq!(n("data-charts-expected"), Some(charts), "{name}: charts in the page's data");
+    assert_eq!(n("data-charts-rendered"), Some(charts), "{name}: charts drawn (body: {:?})", o.body);
+    assert_eq!(n("data-charts-with-data"), Some(charts), "{name}: charts with data");
+    assert_eq!(o.dom.matches("<canvas id=\"chart-").count(), charts, "{name}: canvases");
+    o
+}
+
+/// No `src=`, `href=`, `url(` or `@import` that points at http(s) or a protocol-relative URL.
+fn assert_no_remote_references(page: &str, name: &str) {
+    let lower = page.to_lowercase();
+    for attr in ["src=", "href=", "url(", "@import"] {
+        for (i, _) in lower.match_indices(attr) {
+            let target = lower[i + attr.len()..].trim_start_matches([' ', '"', '\'']);
+            assert!(
+                !(target.starts_with("http:") || target.starts_with("https:") || target.starts_with("//")),
+                "{name}: remote reference: {}",
+                &page[i..(i + 80).min(page.len())]
+            );
+        }
+    }
+    assert!(page.contains("http-equiv=\"Content-Security-Policy\""), "{name}: no CSP");
+}
+
+fn report(dir: &Path, files: &[&Path], out: &Path) {
+    let mut args: Vec<String> = vec!["report".into()];
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    args.extend(["-o".into(), out.display().to_string()]);
+    let o = fairbench_in(dir, &args);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn sqlite_single_and_comparison_reports_load_offline_with_their_charts() {
+    chromium();
+    let (a, b) = (TestDb::new(Kind::Sqlite), TestDb::new(Kind::Sqlite));
+    let (a_json, b_json) = (a.dir.path().join("a.json"), b.dir.path().join("b.json"));
+    for db in [&a, &b] {
+        let o = db.fairbench(&["prepare", "oltp_read_write", "--table-size=500"]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // A: closed loop, 3 repeats, one threshold met and one failed (exit code 3, result saved).
+    let run_a = spawn_run(
+        &a,
+        &[
+            "run",
+            "oltp_read_write",
+            "--table-size=500",
+            "--time=4",
+            "--warmup=1",
+            "--repeat=3",
+            "--threshold=p99<60s",
+            "--threshold=tps>=1e12",
+        ],
+        &a_json,
+    );
+    // B: open loop at 300 events/s, 11 s: enough seconds for interval estimates.
+    let run_b = spawn_run(
+        &b,
+        &["run", "oltp_read_write", "--table-size=500", "--time=11", "--warmup=1", "--rate=300"],
+        &b_json,
+    );
+    let oa = run_a.wait_with_output().unwrap();
+    assert_eq!(oa.status.code(), Some(3), "{}", text(&oa));
+    let doc_b = finish(run_b, &b_json);
+    assert!(doc_b["open_loop"].is_object());
+
+    let dir = tempfile::tempdir().unwrap();
+    let (single, open_loop, compare) =
+        (dir.path().join("single.html"), dir.path().join("open.html"), dir.path().join("compare.html"));
+    // A file name that is markup: it must stay text.
+    let hostile = dir.path().join("a<img src=x onerror=alert(1)>.json");
+    std::fs::copy(&a_json, &hostile).unwrap();
+    report(dir.path(), &[&hostile], &single);
+    report(dir.path(), &[&b_json], &open_loop);
+    report(dir.path(), &[&a_json, &b_json], &compare);
+
+    let (s, o, c) = std::thread::scope(|scope| {
+        let s = scope.spawn(|| assert_loads_offline(&single, "report-single", 10));
+        let o = scope.spawn(|| assert_loads_offline(&open_loop, "report-open-loop", 12));
+        let c = scope.spawn(|| assert_loads_offline(&compare, "report-compare", 5));
+        (s.join().unwrap(), o.join().unwrap(), c.join().unwrap())
+    });
+
+    // One result: the audit before the first chart; repeats, thresholds, conditions.
+    assert!(!s.dom.contains("<img") && s.dom.contains("a&lt;img src=x onerror=alert(1)&gt;.json"));
+    let audit = s.dom.find("<h2>Audit").expect("audit section");
+    assert!(audit < s.dom.find("<canvas").unwrap(), "the audit comes first");
+    for text in ["<h2>Repeats</h2>", "median", ">pass<", ">FAIL<", "Server variables", "class=\"filter\""] {
+        assert!(s.dom.contains(text), "single report lacks {text}");
+    }
+    assert!(o.dom.contains("open loop at 300 events/s"));
+    // The comparison: ratios with their intervals and readings, the unfair loop models.
+    assert!(c.dom.contains("loop-model-differs") && c.dom.contains("sev-critical"));
+    assert!(c.dom.contains("x ["), "no ratio with an interval in the comparison");
+    assert!(c.dom.contains("Conditions that differ"));
+}
+
+#[test]
+fn sqlite_sweep_report_loads_offline_with_its_charts() {
+    chromium();
+    let db = TestDb::new(Kind::Sqlite);
+    let out = db.dir.path().join("sweep.json");
+    let o = db.fairbench(&[
+        "sweep",
+        "oltp_point_select",
+        "--threads=1,2",
+        "--table-size=200,400",
+        "--time=2",
+        &format!("--out={}", out.display()),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let html = db.dir.path().join("sweep.html");
+    report(db.dir.path(), &[&out], &html);
+    let s = assert_loads_offline(&html, "report-sweep", 6);
+    assert!(s.dom.contains("Sweep table") && s.dom.contains("data vs cache"));
+}
+
+/// The net-log check above is not vacuous: a page that loads a remote image is caught.
+#[test]
+fn the_network_check_sees_a_page_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("remote.html");
+    std::fs::write(&page, "<!doctype html><img src=\"http://fairbench-canary.invalid/x.png\">").unwrap();
+    let o = open(&page, "canary");
+    assert!(
+        o.page_requests.iter().any(|u| u.contains("fairbench-canary.invalid")),
+        "the request was not seen: {:?}",
+        o.page_requests
+    );
+    let _ = std::fs::remove_file(Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts/canary.png"));
+}
+
+/// RFC 4180 records (quoted fields may hold commas, quotes and line breaks).
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let (mut rows, mut row, mut field) = (vec![], vec![], String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    assert!(!quoted && field.is_empty() && row.is_empty(), "CSV does not end with a complete record");
+    rows
+}
+
+fn export(dir: &Path, file: &Path, what: Option<&str>) -> Vec<Vec<String>> {
+    let mut args = vec!["export".to_string(), file.display().to_string(), "--csv".into()];
+    if let Some(w) = what {
+        args.push(format!("--what={w}"));
+    }
+    let o = fairbench_in(dir, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    parse_csv(&String::from_utf8(o.stdout).unwrap())
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, v)| flatten(&format!("{prefix}.{k}"), v, out)),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| flatten(&format!("{prefix}.{i}"), v, out)),
+        Value::String(s) => out.push((prefix.into(), s.clone())),
+        Value::Null => out.push((prefix.into(), String::new())),
+        v => out.push((prefix.into(), v.to_string())),
+    }
+}
+
+#[test]
+fn sqlite_csv_exports_round_trip() {
+    let (closed, open) = (TestDb::new(Kind::Sqlite), TestDb::new(Kind::Sqlite));
+    let (c_json, o_json) = (closed.dir.path().join("c.json"), open.dir.path().join("o.json"));
+    let runs = [
+        spawn_run(&closed, &["bench", "oltp_read_write", "--table-size=300", "--time=2", "--warmup=1"], &c_json),
+        spawn_run(&open, &["bench", "oltp_read_write", "--table-size=300", "--time=2", "--rate=200"], &o_json),
+    ];
+    let [rc, ro] = runs;
+    let docs = [(finish(rc, &c_json), &c_json, 6usize), (finish(ro, &o_json), &o_json, 7)];
+    let dir = tempfile::tempdir().unwrap();
+    for (doc, file, classes) in &docs {
+        // Intervals: one row per second and class (event_service too in open loop).
+        let rows = export(dir.path(), file, None);
+        let intervals = doc["intervals"].as_array().unwrap();
+        assert_eq!(rows[0][0], "from_s");
+        assert_eq!(rows.len() - 1, intervals.len() * classes, "{}", file.display());
+        for (n, row) in rows[1..].iter().enumerate() {
+            assert_eq!(row.len(), rows[0].len());
+            let (i, class) = (&intervals[n / classes], &row[4]);
+            let per_s: f64 = row[6].parse().unwrap();
+            assert!((per_s - i[class]["per_s"].as_f64().unwrap()).abs() < 1e-6, "{class} per_s at row {n}");
+            assert_eq!(row[2], i["warmup"].to_string());
+        }
+        // Statements: one row per class, statement kind and transaction.
+        let rows = export(dir.path(), file, Some("statements"));
+        let expected: Vec<(String, String)> =
+            [("class", "stats"), ("statement", "statements"), ("transaction", "transactions")]
+                .iter()
+                .flat_map(|(kind, key)| {
+                    doc[*key].as_object().unwrap().keys().map(move |k| (kind.to_string(), k.clone()))
+                })
+                .collect();
+        let got: Vec<(String, String)> = rows[1..].iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+        assert_eq!(got, expected);
+        // Conditions: key,value records, quoted where needed, equal to the file's values.
+        let rows = export(dir.path(), file, Some("conditions"));
+        assert_eq!(rows[0], ["key", "value"]);
+        assert!(rows.iter().all(|r| r.len() == 2), "a conditions row is not key,value");
+        let mut expected = vec![];
+        flatten("target", &doc["target"], &mut expected);
+        flatten("conditions", &doc["conditions"], &mut expected);
+        let got: Vec<(String, String)> = rows[1..].iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+        assert_eq!(got, expected);
+        assert!(got.iter().any(|(_, v)| v.contains(',')), "no value with a comma was exercised");
+    }
+}
