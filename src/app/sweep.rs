@@ -5,7 +5,9 @@ use super::run::{check_out, default_out, measure_run};
 use super::{connect_options, do_prepare, target, workload_plan, Error, LoadSettings};
 use crate::cli::{Sweep, SweepArgs};
 use crate::db::{Database, TargetUrl};
-use crate::model::sweep::{saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION};
+use crate::model::sweep::{
+    cache_cliff, saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION,
+};
 use crate::model::{file::write_atomic, RunStatus};
 use crate::plan::ConfigError;
 use crate::with_database;
@@ -51,6 +53,7 @@ fn sweep_points<D: Database>(db: Arc<D>, sweep: &Sweep, target: &TargetUrl) -> R
         table_sizes: sweep.table_sizes.clone(),
         points: Vec::new(),
         saturation: Vec::new(),
+        cache_cliffs: Vec::new(),
     };
     let mut stopped = None;
     'sizes: for (tables, size) in sweep.sizes() {
@@ -86,6 +89,10 @@ fn sweep_points<D: Database>(db: Arc<D>, sweep: &Sweep, target: &TargetUrl) -> R
         let points: Vec<&SweepPoint> =
             doc.points.iter().filter(|p| p.tables == tables && p.table_size == size).collect();
         doc.saturation.extend(saturation(&points));
+    }
+    for &threads in &sweep.threads {
+        let points: Vec<&SweepPoint> = doc.points.iter().filter(|p| p.threads == threads).collect();
+        doc.cache_cliffs.extend(cache_cliff(&points));
     }
     let text = serde_json::to_string_pretty(&doc).expect("sweep serializes");
     write_atomic(&out, &text)?;

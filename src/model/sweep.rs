@@ -26,6 +26,60 @@ pub struct SweepDocument {
     /// Per data size: the point where adding clients stopped paying.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub saturation: Vec<Saturation>,
+    /// Per client count: the step in data size where the data outgrew the largest cache.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_cliffs: Vec<CacheCliff>,
+}
+
+/// Where the dataset stopped fitting in the server's largest cache, and what that did to
+/// throughput (the studies' "in memory" vs "larger than the cache").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CacheCliff {
+    pub threads: u32,
+    /// The cache, by the server's name for it (`innodb_buffer_pool_size`, ...).
+    pub cache: String,
+    pub cache_bytes: u64,
+    /// The largest data size that fit, and the next one (tables x rows per table, bytes).
+    pub fits: (u32, u64, u64),
+    pub exceeds: (u32, u64, u64),
+    pub tps_fits: f64,
+    pub tps_exceeds: f64,
+    pub reason: String,
+}
+
+/// The cache cliff of one client count's points (ascending data sizes): the first step
+/// from a dataset within the largest cache to one beyond it.
+pub fn cache_cliff(points: &[&SweepPoint]) -> Option<CacheCliff> {
+    let size = |p: &SweepPoint| {
+        let ds = &p.result.conditions.dataset;
+        let (name, cache) = ds.cache.iter().max_by_key(|(_, b)| **b)?;
+        (*cache > 0 && ds.total_bytes > 0).then(|| (name.clone(), *cache, ds.total_bytes))
+    };
+    points.windows(2).find_map(|w| {
+        let ((name, cache, a), (_, _, b)) = (size(w[0])?, size(w[1])?);
+        if !(a <= cache && b > cache) {
+            return None;
+        }
+        let tps = |p: &SweepPoint| p.result.stats.get("event").map_or(0.0, |s| s.qps);
+        let (before, after) = (tps(w[0]), tps(w[1]));
+        let change = if before > 0.0 { format!("{:+.1}%", (after / before - 1.0) * 100.0) } else { "-".into() };
+        Some(CacheCliff {
+            threads: w[0].threads,
+            cache: name.clone(),
+            cache_bytes: cache,
+            fits: (w[0].tables, w[0].table_size, a),
+            exceeds: (w[1].tables, w[1].table_size, b),
+            tps_fits: before,
+            tps_exceeds: after,
+            reason: format!(
+                "at {} client{} the data grew from {:.2}x to {:.2}x {name}: events/s {before:.1} -> {after:.1} ({change})",
+                w[0].threads,
+                if w[0].threads == 1 { "" } else { "s" },
+                a as f64 / cache as f64,
+                b as f64 / cache as f64
+            ),
+        })
+    })
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]

@@ -55,5 +55,8 @@ pub fn sweep_table(d: &SweepDocument) -> String {
             s.threads, s.tables, s.table_size, s.tps, s.reason
         );
     }
+    for c in &d.cache_cliffs {
+        let _ = writeln!(o, "Past the cache: {}", c.reason);
+    }
     o
 }

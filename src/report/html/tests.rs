@@ -412,6 +412,7 @@ fn a_sweep_marks_cache_and_saturation() {
         table_sizes: vec![1000, 10_000],
         points,
         saturation: vec![Saturation { tables: 1, table_size: 10_000, threads: 2, tps: 1.0, reason: "r".into() }],
+        cache_cliffs: Vec::new(),
     };
     let charts = multi::sweep_charts(&s);
     assert_eq!(

@@ -295,6 +295,12 @@ pub fn sweep_page(file: &str, s: &SweepDocument) -> (String, String, Vec<Chart>)
             esc(&sat.reason)
         );
     }
+    if !s.cache_cliffs.is_empty() {
+        o.push_str("<h3>Past the cache</h3>");
+    }
+    for c in &s.cache_cliffs {
+        let _ = write!(o, "<p class=\"sat\">{}</p>", esc(&c.reason));
+    }
     o.push_str("</section>");
     o.push_str(&sweep_audit(s));
     let _ = write!(
