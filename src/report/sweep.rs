@@ -51,8 +51,13 @@ pub fn sweep_table(d: &SweepDocument) -> String {
     for s in &d.saturation {
         let _ = writeln!(
             o,
-            "Saturation at {} clients ({} table(s) of {} rows, {:.1} events/s): {}",
-            s.threads, s.tables, s.table_size, s.tps, s.reason
+            "Saturation at {} client{} ({} table(s) of {} rows, {:.1} events/s): {}",
+            s.threads,
+            if s.threads == 1 { "" } else { "s" },
+            s.tables,
+            s.table_size,
+            s.tps,
+            s.reason
         );
     }
     for c in &d.cache_cliffs {

@@ -287,8 +287,9 @@ pub fn sweep_page(file: &str, s: &SweepDocument) -> (String, String, Vec<Chart>)
     for sat in &s.saturation {
         let _ = write!(
             o,
-            "<p class=\"sat\">At <strong>{} clients</strong> ({} table(s) of {} rows, {:.1} events/s): {}</p>",
+            "<p class=\"sat\">At <strong>{} client{}</strong> ({} table(s) of {} rows, {:.1} events/s): {}</p>",
             sat.threads,
+            if sat.threads == 1 { "" } else { "s" },
             sat.tables,
             sat.table_size,
             sat.tps,
