@@ -40,31 +40,21 @@ fn prepared(kind: Kind, workload: &str, size: u32) -> TestDb {
     db
 }
 
-fn mysql_global(name: &str) -> String {
-    rt().block_on(async {
-        use mysql_async::prelude::Queryable;
-        let mut c = mysql_async::Conn::from_url(format!("{}/mysql", mysql_base())).await.unwrap();
-        let v: Option<String> = c.query_first(format!("SELECT @@GLOBAL.{name}")).await.unwrap();
-        c.disconnect().await.unwrap();
-        v.unwrap()
-    })
-}
-
 #[test]
 fn mariadb_with_flush_log_at_trx_commit_0_is_critical_durability_off() {
     let _lock = MARIADB.lock().unwrap_or_else(|e| e.into_inner());
     let db = prepared(Kind::Mysql, "oltp_read_write", 1000);
-    let before = mysql_global("innodb_flush_log_at_trx_commit");
-    mysql_exec("SET GLOBAL innodb_flush_log_at_trx_commit = 0");
     let out = db.dir.path().join("r.json");
-    let o = db.fairbench(&[
-        "run",
-        "oltp_read_write",
-        "--table-size=1000",
-        "--events=200",
-        &format!("--out={}", out.display()),
-    ]);
-    mysql_exec(&format!("SET GLOBAL innodb_flush_log_at_trx_commit = {before}"));
+    let o = {
+        let _off = GlobalSetting::set("innodb_flush_log_at_trx_commit", "0");
+        db.fairbench(&[
+            "run",
+            "oltp_read_write",
+            "--table-size=1000",
+            "--events=200",
+            &format!("--out={}", out.display()),
+        ])
+    };
     assert!(o.status.success(), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("[critical] durability-off"), "{}", text(&o));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

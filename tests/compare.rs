@@ -457,37 +457,6 @@ fn sqlite_different_workloads_on_the_same_data_are_a_critical_workload_differenc
     assert_eq!(cmp["sides"][1]["workload"], "oltp_read_write");
 }
 
-fn mysql_global(name: &str) -> String {
-    rt().block_on(async {
-        use mysql_async::prelude::Queryable;
-        let mut c = mysql_async::Conn::from_url(format!("{}/mysql", mysql_base())).await.unwrap();
-        let v: Option<String> = c.query_first(format!("SELECT @@GLOBAL.{name}")).await.unwrap();
-        c.disconnect().await.unwrap();
-        v.unwrap()
-    })
-}
-
-/// Sets a MariaDB global for as long as it lives; puts the old value back when dropped,
-/// also when the test panics.
-struct GlobalSetting {
-    name: &'static str,
-    original: String,
-}
-
-impl GlobalSetting {
-    fn set(name: &'static str, value: &str) -> GlobalSetting {
-        let original = mysql_global(name);
-        mysql_exec(&format!("SET GLOBAL {name} = {value}"));
-        GlobalSetting { name, original }
-    }
-}
-
-impl Drop for GlobalSetting {
-    fn drop(&mut self) {
-        mysql_exec(&format!("SET GLOBAL {} = {}", self.name, self.original));
-    }
-}
-
 /// Two runs with the same settings, then one with innodb_flush_log_at_trx_commit changed, in
 /// one test so that the global change cannot overlap the same-settings runs. 11 s a run: the
 /// interval needs 10 full measured seconds a side.

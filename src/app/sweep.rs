@@ -27,11 +27,16 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Result<ExitCode, Error> {
         super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     let target = target(&first.target)?;
-    with_database!(&target, &connect_options(&first.target), |db| sweep_points(db, &sweep, &target))
+    with_database!(&target, &connect_options(&first.target), |db| sweep_points(db, &sweep, &first, &target))
 }
 
-fn sweep_points<D: Database>(db: Arc<D>, sweep: &Sweep, target: &TargetUrl) -> Result<ExitCode, Error> {
-    let (first, _) = sweep.point(sweep.threads[0], sweep.tables[0], sweep.table_sizes[0])?;
+/// Every point of `sweep`; `first` is its first point's options (the target, the format).
+fn sweep_points<D: Database>(
+    db: Arc<D>,
+    sweep: &Sweep,
+    first: &crate::cli::RunArgs,
+    target: &TargetUrl,
+) -> Result<ExitCode, Error> {
     let name = workload_plan(&first.workload, target.dialect)?.name().to_string();
     let file_workload = crate::workload::file::is_file(&first.workload.workload);
     if file_workload && sweep.sizes_given {

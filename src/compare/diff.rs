@@ -200,14 +200,12 @@ fn gib(bytes: u64) -> String {
 
 /// Whether the dataset fits in the largest cache, and how that reads.
 fn fit(d: &ResultDocument) -> (Option<bool>, String) {
-    let ds = &d.conditions.dataset;
-    match ds.cache.iter().max_by_key(|(_, b)| **b) {
-        Some((name, bytes)) if *bytes > 0 && ds.total_bytes > 0 => {
-            let fits = ds.total_bytes <= *bytes;
-            let ratio = ds.total_bytes as f64 / *bytes as f64;
+    match d.conditions.dataset.cache_ratio() {
+        Some((name, ratio)) => {
+            let fits = ratio <= 1.0;
             (Some(fits), format!("{ratio:.2}x {name} ({})", if fits { "fits" } else { "does not fit" }))
         }
-        _ => (None, "unknown".into()),
+        None => (None, "unknown".into()),
     }
 }
 

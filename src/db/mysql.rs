@@ -421,7 +421,34 @@ async fn exec_async(
             Param::Bytes(b) => Value::Bytes(b.to_vec()),
         })
         .collect();
-    let mut result = conn.exec_iter(st, Params::Positional(values)).await.map_err(error)?;
+    let result = conn.exec_iter(st, Params::Positional(values)).await.map_err(error)?;
+    finish(result, row, |first, out| {
+        let binary: Vec<bool> = first.columns_ref().iter().map(|c| c.character_set() == 63).collect();
+        for (v, binary) in first.unwrap().into_iter().zip(binary) {
+            out.push(match v {
+                Value::NULL => FbValue::Null,
+                Value::Int(i) => FbValue::Int(i),
+                Value::UInt(u) => i64::try_from(u).map(FbValue::Int).unwrap_or(FbValue::Text(u.to_string())),
+                Value::Float(f) => FbValue::Float(f as f64),
+                Value::Double(f) => FbValue::Float(f),
+                Value::Bytes(b) if binary => FbValue::Bytes(b),
+                Value::Bytes(b) => FbValue::Text(String::from_utf8_lossy(&b).into_owned()),
+                other => FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()),
+            });
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// The lean client's result from a mysql_async result set (binary or text protocol): the
+/// affected rows and generated id, the first row decoded into `row` by `decode` (when
+/// asked for), every row counted, the set drained.
+async fn finish<P: mysql_async::prelude::Protocol>(
+    mut result: mysql_async::QueryResult<'_, '_, P>,
+    row: Option<&mut Vec<FbValue>>,
+    decode: impl FnOnce(Row, &mut Vec<FbValue>) -> Result<(), DbError>,
+) -> Result<Executed, DbError> {
     let mut done = Executed {
         affected_rows: result.affected_rows(),
         rows: 0,
@@ -431,19 +458,7 @@ async fn exec_async(
         out.clear();
         if let Some(first) = result.next().await.map_err(error)? {
             done.rows = 1;
-            let binary: Vec<bool> = first.columns_ref().iter().map(|c| c.character_set() == 63).collect();
-            for (v, binary) in first.unwrap().into_iter().zip(binary) {
-                out.push(match v {
-                    Value::NULL => FbValue::Null,
-                    Value::Int(i) => FbValue::Int(i),
-                    Value::UInt(u) => i64::try_from(u).map(FbValue::Int).unwrap_or(FbValue::Text(u.to_string())),
-                    Value::Float(f) => FbValue::Float(f as f64),
-                    Value::Double(f) => FbValue::Float(f),
-                    Value::Bytes(b) if binary => FbValue::Bytes(b),
-                    Value::Bytes(b) => FbValue::Text(String::from_utf8_lossy(&b).into_owned()),
-                    other => FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()),
-                });
-            }
+            decode(first, out)?;
         }
     }
     while result.next().await.map_err(error)?.is_some() {
@@ -456,45 +471,29 @@ async fn exec_async(
 /// A plain text query through mysql_async, with the lean client's results (text rows
 /// decoded by their column types as the lean client decodes them).
 async fn query_async(conn: &mut Conn, sql: &str, row: Option<&mut Vec<FbValue>>) -> Result<Executed, DbError> {
-    let mut result = conn.query_iter(sql).await.map_err(error)?;
-    let mut done = Executed {
-        affected_rows: result.affected_rows(),
-        rows: 0,
-        last_insert_id: result.last_insert_id().filter(|&id| id != 0),
-    };
-    if let Some(out) = row {
-        out.clear();
-        if let Some(first) = result.next().await.map_err(error)? {
-            done.rows = 1;
-            let types: Vec<ColumnType> = first
-                .columns_ref()
-                .iter()
-                .map(|c| ColumnType {
-                    charset: c.character_set(),
-                    kind: c.column_type() as u8,
-                    flags: c.flags().bits(),
-                })
-                .collect();
-            for (v, c) in first.unwrap().into_iter().zip(&types) {
-                let bytes = match &v {
-                    Value::NULL => None,
-                    Value::Bytes(b) => Some(b.as_slice()),
-                    other => {
-                        out.push(FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()));
-                        continue;
-                    }
-                };
-                let value = text_value(bytes, c)
-                    .map_err(|m| DbError::protocol(format!("malformed reply from the server to COM_QUERY: {}", m.0)))?;
-                out.push(value);
-            }
+    let result = conn.query_iter(sql).await.map_err(error)?;
+    finish(result, row, |first, out| {
+        let types: Vec<ColumnType> = first
+            .columns_ref()
+            .iter()
+            .map(|c| ColumnType { charset: c.character_set(), kind: c.column_type() as u8, flags: c.flags().bits() })
+            .collect();
+        for (v, c) in first.unwrap().into_iter().zip(&types) {
+            let bytes = match &v {
+                Value::NULL => None,
+                Value::Bytes(b) => Some(b.as_slice()),
+                other => {
+                    out.push(FbValue::Text(other.as_sql(true).trim_matches('\'').to_string()));
+                    continue;
+                }
+            };
+            let value = text_value(bytes, c)
+                .map_err(|m| DbError::protocol(format!("malformed reply from the server to COM_QUERY: {}", m.0)))?;
+            out.push(value);
         }
-    }
-    while result.next().await.map_err(error)?.is_some() {
-        done.rows += 1;
-    }
-    result.drop_result().await.map_err(error)?;
-    Ok(done)
+        Ok(())
+    })
+    .await
 }
 
 /// Columns of SHOW TABLE STATUS (the same positions in MySQL and MariaDB).

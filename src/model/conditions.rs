@@ -95,6 +95,29 @@ pub struct DatasetConditions {
     pub server_host_memory_bytes: Option<u64>,
 }
 
+impl DatasetConditions {
+    /// The largest memory that caches the data, by the server's name for it, and its bytes;
+    /// `None` when none is known.
+    pub fn largest_cache(&self) -> Option<(&str, u64)> {
+        self.cache.iter().max_by_key(|(_, b)| **b).filter(|(_, b)| **b > 0).map(|(n, b)| (n.as_str(), *b))
+    }
+
+    /// The data's bytes over the largest cache (above 1: it does not fit), with the cache's
+    /// name; `None` when the cache or the data's size is unknown.
+    pub fn cache_ratio(&self) -> Option<(&str, f64)> {
+        let (name, bytes) = self.largest_cache()?;
+        (self.total_bytes > 0).then(|| (name, self.total_bytes as f64 / bytes as f64))
+    }
+
+    /// `0.37x innodb_buffer_pool_size`, `2.01x cache_size (larger)` or `unknown`.
+    pub fn describe_cache_fit(&self) -> String {
+        match self.cache_ratio() {
+            Some((name, r)) => format!("{r:.2}x {name}{}", if r > 1.0 { " (larger)" } else { "" }),
+            None => "unknown".into(),
+        }
+    }
+}
+
 /// Parses `123`, `128MB`, `16384 8kB` (pg_settings setting + unit) to bytes.
 pub fn parse_bytes(value: &str) -> Option<u64> {
     let v = value.trim();

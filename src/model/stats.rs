@@ -189,10 +189,7 @@ impl RateSpread {
         if rates.len() < 2 {
             return None;
         }
-        let n = rates.len() as f64;
-        let mean = rates.iter().sum::<f64>() / n;
-        let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-        let (min, max) = rates.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
-        Some(RateSpread { seconds: rates.len(), min, mean, max, cv: if mean > 0.0 { sd / mean } else { 0.0 } })
+        let s = super::repeat::Spread::of(rates)?;
+        Some(RateSpread { seconds: s.values.len(), min: s.min, mean: s.mean, max: s.max, cv: s.cv })
     }
 }

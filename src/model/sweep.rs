@@ -52,8 +52,8 @@ pub struct CacheCliff {
 pub fn cache_cliff(points: &[&SweepPoint]) -> Option<CacheCliff> {
     let size = |p: &SweepPoint| {
         let ds = &p.result.conditions.dataset;
-        let (name, cache) = ds.cache.iter().max_by_key(|(_, b)| **b)?;
-        (*cache > 0 && ds.total_bytes > 0).then(|| (name.clone(), *cache, ds.total_bytes))
+        let (name, cache) = ds.largest_cache()?;
+        (ds.total_bytes > 0).then(|| (name.to_string(), cache, ds.total_bytes))
     };
     points.windows(2).find_map(|w| {
         let ((name, cache, a), (_, _, b)) = (size(w[0])?, size(w[1])?);

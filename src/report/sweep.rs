@@ -16,13 +16,7 @@ pub fn sweep_table(d: &SweepDocument) -> String {
         let stat = |class: &str| r.stats.get(class).cloned().unwrap_or_default();
         let (ev, total) = (stat("event"), stat("total"));
         let ds = &r.conditions.dataset;
-        let cache = match ds.cache.iter().max_by_key(|(_, b)| **b) {
-            Some((name, bytes)) if *bytes > 0 => {
-                let ratio = ds.total_bytes as f64 / *bytes as f64;
-                format!("{ratio:.2}x {name}{}", if ratio > 1.0 { " (larger)" } else { "" })
-            }
-            _ => "unknown".into(),
-        };
+        let cache = ds.describe_cache_fit();
         let _ = writeln!(
             o,
             "{:>6} {:>12} {:>7} {:>12.1} {:>12.1} {:>10.3} {:>10.3} {:>11.1}  {cache}{}",

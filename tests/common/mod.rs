@@ -183,6 +183,37 @@ pub fn text(o: &Output) -> String {
     )
 }
 
+/// A MariaDB global variable's value, as the admin reads it.
+pub fn mysql_global(name: &str) -> String {
+    rt().block_on(async {
+        let mut c = mysql_async::Conn::from_url(format!("{}/mysql", mysql_base())).await.unwrap();
+        let v: Option<String> = c.query_first(format!("SELECT @@GLOBAL.{name}")).await.unwrap();
+        c.disconnect().await.unwrap();
+        v.unwrap()
+    })
+}
+
+/// Sets a MariaDB global for as long as it lives; puts the old value back when dropped,
+/// also when the test panics.
+pub struct GlobalSetting {
+    name: &'static str,
+    original: String,
+}
+
+impl GlobalSetting {
+    pub fn set(name: &'static str, value: &str) -> GlobalSetting {
+        let original = mysql_global(name);
+        mysql_exec(&format!("SET GLOBAL {name} = {value}"));
+        GlobalSetting { name, original }
+    }
+}
+
+impl Drop for GlobalSetting {
+    fn drop(&mut self) {
+        mysql_exec(&format!("SET GLOBAL {} = {}", self.name, self.original));
+    }
+}
+
 pub fn mysql_exec(sql: &str) {
     mysql_exec_in(&format!("{}/mysql", mysql_base()), sql)
 }

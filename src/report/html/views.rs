@@ -349,13 +349,7 @@ fn sweep_table(s: &SweepDocument) -> String {
             let r = &p.result;
             let stat = |class: &str| r.stats.get(class).cloned().unwrap_or_default();
             let ds = &r.conditions.dataset;
-            let cache = match ds.cache.iter().max_by_key(|(_, b)| **b) {
-                Some((name, b)) if *b > 0 => {
-                    let ratio = ds.total_bytes as f64 / *b as f64;
-                    format!("{ratio:.2}x {name}{}", if ratio > 1.0 { " (larger)" } else { "" })
-                }
-                _ => "unknown".into(),
-            };
+            let cache = ds.describe_cache_fit();
             let saturated =
                 s.saturation.iter().any(|x| (x.tables, x.table_size, x.threads) == (p.tables, p.table_size, p.threads));
             vec![
