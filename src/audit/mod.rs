@@ -1,6 +1,8 @@
 //! The audit: what in a result's conditions makes its numbers misleading. Each rule reads
 //! the result document only, so `fairbench audit RESULT.json` gives the same findings later.
 
+mod counters;
+mod dataset;
 mod rules;
 
 use crate::model::ResultDocument;

@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 const LONG_ENOUGH_S: f64 = 300.0;
 
 pub fn all(d: &ResultDocument) -> Vec<Finding> {
-    let rules: [fn(&ResultDocument) -> Vec<Finding>; 15] = [
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 16] = [
         durability_off,
         dataset_fits_in_memory,
+        super::dataset::partial_table,
         tables_empty,
         mix_mismatch,
         client_saturated,
@@ -102,20 +103,25 @@ fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
     if ds.total_bytes == 0 {
         return vec![];
     }
+    // Judged on the part the run drew from (all of it unless the tables hold more rows).
+    let data = ds.working_set_bytes();
+    let partial = data < ds.total_bytes;
     let mut evidence = vec![("dataset_bytes", json!(ds.total_bytes))];
-    let in_cache = ds.cache.iter().find(|(_, bytes)| ds.total_bytes <= **bytes);
+    if partial {
+        evidence.push(("drawn_from_bytes", json!(data)));
+    }
+    let in_cache = ds.cache.iter().find(|(_, bytes)| data <= **bytes);
     for (name, bytes) in &ds.cache {
         evidence.push((name.as_str(), json!(bytes)));
     }
     if let Some(ram) = ds.server_host_memory_bytes {
         evidence.push(("host_memory_bytes", json!(ram)));
     }
-    let in_ram = ds.server_host_memory_bytes.is_some_and(|ram| ds.total_bytes * 2 <= ram);
+    let in_ram = ds.server_host_memory_bytes.is_some_and(|ram| data * 2 <= ram);
+    let what = if partial { "the part of the data the run drew from" } else { "the whole dataset" };
     let (severity, title) = match (in_cache, in_ram) {
-        (Some((name, _)), _) => {
-            (Severity::Warn, format!("the whole dataset fits in {name}: this measures memory, not storage"))
-        }
-        (None, true) => (Severity::Info, "the dataset fits in the server host's RAM (page cache)".to_string()),
+        (Some((name, _)), _) => (Severity::Warn, format!("{what} fits in {name}: this measures memory, not storage")),
+        (None, true) => (Severity::Info, format!("{what} fits in the server host's RAM (page cache)")),
         _ => return vec![],
     };
     vec![finding(
@@ -166,56 +172,25 @@ fn tables_empty(d: &ResultDocument) -> Vec<Finding> {
     )]
 }
 
-/// Server counter -> statement names of fairbench it counts (MySQL's Com_*).
-const MYSQL_COUNTERS: [(&str, &[&str]); 6] = [
-    ("Com_select", &["point_selects", "simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges"]),
-    ("Com_update", &["index_updates", "non_index_updates"]),
-    ("Com_delete", &["deletes"]),
-    ("Com_insert", &["inserts"]),
-    ("Com_begin", &["begin"]),
-    ("Com_commit", &["commit"]),
-];
-
 fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
     let mut out = Vec::new();
     let w = &d.conditions.workload;
-    let sent = |names: &[&str]| -> u64 { names.iter().filter_map(|n| d.statements.get(*n)).map(|s| s.count).sum() };
+    use crate::model::SqlCommand::{Delete, Insert, InsertSelect, Replace, ReplaceSelect, Update};
+    let sent = |commands: &[crate::model::SqlCommand]| super::counters::sent(d, commands);
     // 1. A workload presented as read-write or write that changed nothing but inserts.
     let presented_as_write = w.name.contains("write");
-    let updates_or_deletes = sent(&["index_updates", "non_index_updates", "deletes"]);
+    let updates_or_deletes = sent(&[Update, Delete]);
     if (presented_as_write || w.name == "oltp_insert") && updates_or_deletes == 0 && d.conditions.run.events > 0 {
         out.push(finding(
             "mix-mismatch",
             if presented_as_write { Severity::Critical } else { Severity::Warn },
             format!("{} performed no UPDATE or DELETE", w.name),
-            vec![("workload", json!(w.name)), ("inserts", json!(sent(&["inserts"]))), ("updates_and_deletes", json!(0))],
+            vec![("workload", json!(w.name)), ("inserts", json!(sent(&[Insert, InsertSelect, Replace, ReplaceSelect]))), ("updates_and_deletes", json!(0))],
             "an INSERT-only run is not a write or read-write benchmark (the vendor's \"100,000 UPDATEs/s\" ran oltp_insert and Com_update stayed 0): say what was measured, or run oltp_write_only / oltp_read_write",
         ));
     }
-    // 2. The server counted a different mix than the workload sent (MySQL only: its
-    //    counters are per statement kind).
-    if d.target.driver == Dialect::Mysql && !d.conditions.server.status_delta.is_empty() {
-        let retried = d.errors.total;
-        let mut evidence = Vec::new();
-        for (counter, names) in MYSQL_COUNTERS {
-            let expected = sent(names) as i64;
-            let counted = d.conditions.server.status_delta.get(counter).copied().unwrap_or(0);
-            // Retried events resend statements; allow 5% plus the retries' statements.
-            let slack = (expected as f64 * 0.05) as i64 + retried as i64 * 20 + 10;
-            if (counted - expected).abs() > slack {
-                evidence.push((counter, json!({"sent": expected, "server_counted": counted})));
-            }
-        }
-        if !evidence.is_empty() {
-            out.push(finding(
-                "mix-mismatch",
-                Severity::Warn,
-                "the server counted a different statement mix than fairbench sent: other load ran on the server, or a proxy changed the statements",
-                evidence,
-                "benchmark a server nothing else uses, and check what the server itself counted (SHOW GLOBAL STATUS LIKE 'Com_%')",
-            ));
-        }
-    }
+    // 2. The server counted a different mix than the workload sent.
+    out.extend(super::counters::server_counted_other_load(d));
     out
 }
 

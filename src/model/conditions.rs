@@ -88,6 +88,10 @@ pub struct DatasetConditions {
     pub foreign_tables: Vec<String>,
     /// Data + index bytes of all tables at start.
     pub total_bytes: u64,
+    /// The part of the data the run drew from (absent: it drew from no table, or the
+    /// result predates this record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touched: Option<crate::model::TouchedData>,
     /// The memory that caches the data: innodb_buffer_pool_size; shared_buffers and
     /// effective_cache_size; SQLite's cache_size. Bytes.
     pub cache: BTreeMap<String, u64>,
@@ -106,7 +110,14 @@ impl DatasetConditions {
     /// name; `None` when the cache or the data's size is unknown.
     pub fn cache_ratio(&self) -> Option<(&str, f64)> {
         let (name, bytes) = self.largest_cache()?;
-        (self.total_bytes > 0).then(|| (name, self.total_bytes as f64 / bytes as f64))
+        let data = self.working_set_bytes();
+        (data > 0).then(|| (name, data as f64 / bytes as f64))
+    }
+
+    /// Bytes of the data the run drew from: all tables', or the drawn part of tables that
+    /// hold more rows than the run drew from.
+    pub fn working_set_bytes(&self) -> u64 {
+        self.touched.as_ref().map_or(self.total_bytes, |t| t.bytes.min(self.total_bytes))
     }
 
     /// `0.37x innodb_buffer_pool_size`, `2.01x cache_size (larger)` or `unknown`.
@@ -199,6 +210,10 @@ pub struct WorkloadRecord {
     pub statements_sql: BTreeMap<String, String>,
     /// fairbench's classification of each statement kind.
     pub statement_classes: BTreeMap<String, String>,
+    /// The SQL command of each statement, keyed like `statements` (what the audit compares
+    /// with the server's own counters); absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub statement_commands: BTreeMap<String, crate::model::SqlCommand>,
     /// A workload file's transactions: weight, BEGIN/COMMIT, statements in order.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub transactions: BTreeMap<String, TransactionRecord>,

@@ -3,6 +3,7 @@
 //! on nothing else in the crate: the runner, conditions and audit build or read these values,
 //! and reports, compare and merge will read nothing else.
 
+pub mod command;
 pub mod comparison;
 pub mod conditions;
 pub mod criterion;
@@ -16,7 +17,9 @@ pub mod stats;
 pub mod sweep;
 pub mod table;
 mod time;
+pub mod touched;
 
+pub use command::SqlCommand;
 pub use conditions::*;
 pub use criterion::{Criterion, ThresholdRecord};
 pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
@@ -28,6 +31,7 @@ pub use repeat::{RepeatRecord, Spread};
 pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
+pub use touched::TouchedData;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -24,6 +24,11 @@ pub struct ClassStats {
     pub sum_us: f64,
     /// HdrHistogram V2+DEFLATE, base64; values in nanoseconds.
     pub histogram: String,
+    /// Statements only: rows they inserted, updated or deleted, as the server reported them
+    /// (MySQL counts rows changed, PostgreSQL rows matched); absent for classes and in
+    /// results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_affected: Option<u64>,
 }
 
 impl ClassStats {

@@ -26,6 +26,8 @@ pub struct Recorder {
     /// The run's statements; ids index `latencies` (and the open loop's `service`).
     statements: Arc<[StatementInfo]>,
     latencies: Vec<LatencyHistogram>,
+    /// Rows each statement inserted, updated or deleted, as the server reported them.
+    rows_affected: Vec<u64>,
     /// Whole events (sysbench's "latency"): first statement start (open loop: intended
     /// start) to last statement end.
     pub events: LatencyHistogram,
@@ -59,6 +61,7 @@ impl Recorder {
         Recorder {
             statements: statements.into(),
             latencies: statements.iter().map(|_| LatencyHistogram::new()).collect(),
+            rows_affected: vec![0; statements.len()],
             events: LatencyHistogram::new(),
             transaction_names: transactions.into(),
             transactions: (0..kinds).map(|_| LatencyHistogram::new()).collect(),
@@ -88,6 +91,14 @@ impl Recorder {
         }
         if self.statements[id].class == StatementClass::Commit {
             self.scatter.offer(at, latency);
+        }
+    }
+
+    /// Statement `id` inserted, updated or deleted `rows` rows.
+    #[inline]
+    pub fn rows_affected_by(&mut self, id: usize, rows: u64) {
+        if let Some(n) = self.rows_affected.get_mut(id) {
+            *n += rows;
         }
     }
 
@@ -132,6 +143,9 @@ impl Recorder {
         for (mine, theirs) in self.latencies.iter_mut().zip(&other.latencies) {
             mine.add(theirs);
         }
+        for (mine, theirs) in self.rows_affected.iter_mut().zip(&other.rows_affected) {
+            *mine += theirs;
+        }
         self.events.add(&other.events);
         for (mine, theirs) in self.transactions.iter_mut().zip(&other.transactions) {
             mine.add(theirs);
@@ -154,6 +168,7 @@ impl Recorder {
 
     pub fn reset(&mut self) {
         self.latencies.iter_mut().for_each(LatencyHistogram::reset);
+        self.rows_affected.iter_mut().for_each(|n| *n = 0);
         self.events.reset();
         self.transactions.iter_mut().for_each(LatencyHistogram::reset);
         if let Some(o) = &mut self.open {
@@ -171,6 +186,11 @@ impl Recorder {
     /// Each statement's name and latencies, in id order.
     pub fn statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
         self.statements.iter().map(|s| s.name.as_str()).zip(&self.latencies)
+    }
+
+    /// Each statement's affected rows, in id order.
+    pub fn rows_affected(&self) -> impl Iterator<Item = u64> + '_ {
+        self.rows_affected.iter().copied()
     }
 
     /// Each kind of event's name and latencies.

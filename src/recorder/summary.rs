@@ -30,6 +30,7 @@ pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassSt
         qps: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
         sum_us: h.sum_ns() as f64 / 1000.0,
         histogram: h.encode(),
+        rows_affected: None,
     }
 }
 
@@ -116,7 +117,13 @@ pub fn class_and_statement_stats(
     let statements = if service {
         totals.service_statements().map(|(name, h)| (name.to_string(), class_stats(h, secs, extra))).collect()
     } else {
-        totals.statements().map(|(name, h)| (name.to_string(), class_stats(h, secs, extra))).collect()
+        totals
+            .statements()
+            .zip(totals.rows_affected())
+            .map(|((name, h), rows)| {
+                (name.to_string(), ClassStats { rows_affected: Some(rows), ..class_stats(h, secs, extra) })
+            })
+            .collect()
     };
     (stats, statements)
 }

@@ -87,6 +87,16 @@ fn conditions(o: &mut String, d: &ResultDocument) {
             .map(|b| format!("; host RAM {:.1} GB", b as f64 / 1_073_741_824.0))
             .unwrap_or_default()
     );
+    if let Some(t) = ds.touched.as_ref().filter(|t| !t.partial_tables.is_empty()) {
+        let _ = writeln!(
+            o,
+            "drawn from:   {} of the {} rows present ({:.0}%, {:.1} MB): the run measured only this part",
+            t.drawn_rows,
+            t.rows_present,
+            t.share() * 100.0,
+            t.bytes as f64 / 1_048_576.0
+        );
+    }
     if !ds.foreign_tables.is_empty() {
         let _ = writeln!(
             o,

@@ -9,7 +9,7 @@ pub use repeats::build_repeated;
 use crate::collector::Collected;
 use crate::model::{
     ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, LoopModel, OpenLoopRecord,
-    ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, TransactionRecord, Transport,
+    ResultDocument, RunRecord, ServerConditions, SqlCommand, TableSize, TargetRecord, TransactionRecord, Transport,
     WorkloadFileRecord, WorkloadRecord, SCHEMA_NAME, SCHEMA_VERSION,
 };
 use crate::plan::{RunPlan, WorkloadPlan};
@@ -129,6 +129,11 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         declared_rows_per_table: plan.workload.declared_rows(),
         declared_rows: plan.workload.declared_rows_by_table(),
         total_bytes: tables_at_start.iter().map(|t| t.data_bytes + t.index_bytes).sum(),
+        touched: crate::model::TouchedData::of(
+            plan.workload.declared_rows(),
+            &plan.workload.declared_rows_by_table(),
+            &tables_at_start,
+        ),
         cache: crate::model::cache_memory(dialect, &server.variables),
         server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
         tables_at_start,
@@ -170,6 +175,16 @@ fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql
                     .iter()
                     .map(|(k, _)| (k.name().to_string(), k.class().name().to_string()))
                     .collect(),
+                statement_commands: mix
+                    .iter()
+                    .map(|(k, _)| {
+                        let command = match k {
+                            StatementKind::Begin => SqlCommand::Begin,
+                            k => SqlCommand::of_sql(&k.sql(1, new_row)),
+                        };
+                        (k.name().to_string(), command)
+                    })
+                    .collect(),
                 transactions: BTreeMap::new(),
                 file: None,
             }
@@ -187,17 +202,22 @@ fn file_record(
 ) -> WorkloadRecord {
     let p = &f.program;
     let total: u64 = p.transactions.iter().map(|t| t.weight as u64).sum();
-    let (infos, _) = p.measured();
+    let (infos, ids) = p.measured();
     let mut statements_sql = BTreeMap::new();
+    let mut statement_commands = BTreeMap::new();
     let mut mix_per_event = BTreeMap::new();
-    for t in &p.transactions {
-        if t.begin {
-            statements_sql.insert(format!("{}.begin", t.name), begin_sql[t.writes() as usize].to_string());
-            statements_sql.insert(format!("{}.commit", t.name), "COMMIT".to_string());
+    for (t, ids) in p.transactions.iter().zip(&ids) {
+        let mut add = |id: usize, sql: &str, command: SqlCommand| {
+            statements_sql.insert(infos[id].name.clone(), sql.to_string());
+            statement_commands.insert(infos[id].name.clone(), command);
+        };
+        if let (Some(begin), Some(commit)) = (ids.begin, ids.commit) {
+            add(begin, begin_sql[t.writes() as usize], SqlCommand::Begin);
+            add(commit, "COMMIT", SqlCommand::Commit);
         }
-        for s in &t.statements {
-            statements_sql.insert(s.name.clone(), s.sql.clone());
-            mix_per_event.insert(s.name.clone(), 1);
+        for (s, &id) in t.statements.iter().zip(&ids.statements) {
+            add(id, &s.sql, SqlCommand::of_sql(&s.sql));
+            mix_per_event.insert(infos[id].name.clone(), 1);
         }
     }
     let text = crate::workload::program::scalar_text;
@@ -211,6 +231,7 @@ fn file_record(
         mix_per_event,
         statements_sql,
         statement_classes: infos.iter().map(|s| (s.name.clone(), s.class.name().to_string())).collect(),
+        statement_commands,
         transactions: p
             .transactions
             .iter()

@@ -7,6 +7,7 @@ use crate::random::{DistributionSpec, Rng, UniqueSequence};
 use crate::recorder::Recorder;
 use crate::workload::generate::{Context, ScopeDraws, Slot};
 use crate::workload::program::{Program, SaveFrom, TransactionIds};
+use crate::workload::StatementClass;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -103,6 +104,8 @@ struct StatementState {
     saves: Vec<(usize, SaveAt)>,
     /// A save reads a column of the first row.
     needs_row: bool,
+    /// INSERT, UPDATE or DELETE: the rows it returns (`RETURNING`) are rows it changed.
+    writes: bool,
     name: String,
 }
 
@@ -164,6 +167,7 @@ impl ProgramState {
                     args: s.args.clone(),
                     draws: draws(&s.params)?,
                     needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
+                    writes: s.class == StatementClass::Write,
                     saves,
                     name: s.name.clone(),
                 });
@@ -266,7 +270,11 @@ async fn statement<C: Connection>(
             conn.execute(handle, params).await?
         };
         let end = std::time::Instant::now();
-        rec.lock().unwrap().statement(s.id, end - started, waited, end);
+        {
+            let mut r = rec.lock().unwrap();
+            r.statement(s.id, end - started, waited, end);
+            r.rows_affected_by(s.id, if s.writes { done.affected_rows.max(done.rows) } else { done.affected_rows });
+        }
         done
     };
     for (slot, at) in &s.saves {

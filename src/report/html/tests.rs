@@ -41,6 +41,7 @@ fn class_stats(base_us: f64, count: u64, rng: &mut Lcg) -> ClassStats {
         qps: count as f64 / 10.0,
         sum_us: h.sum_ns() as f64 / 1e3,
         histogram: h.encode(),
+        rows_affected: None,
     }
 }
 
@@ -135,6 +136,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
             dataset: DatasetConditions {
                 declared_rows_per_table: 10000,
                 total_bytes: 2_801_664,
+                touched: None,
                 cache: BTreeMap::from([("innodb_buffer_pool_size".to_string(), 134_217_728)]),
                 ..Default::default()
             },
@@ -149,6 +151,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                     "SELECT c FROM sbtest1 WHERE id<? AND c<>'</script>'".to_string(),
                 )]),
                 statement_classes: BTreeMap::from([("point_selects".to_string(), "read".to_string())]),
+                statement_commands: BTreeMap::new(),
                 transactions: BTreeMap::new(),
                 file: None,
             },
