@@ -8,8 +8,6 @@ mod common;
 use common::*;
 use mysql_async::prelude::Queryable;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 
 const UPDATES: usize = 400;
 
@@ -18,28 +16,10 @@ const UPDATES: usize = 400;
 fn run_with_other_load(db: &TestDb, inject: impl FnOnce()) -> Value {
     assert!(db.fairbench(&["prepare", "oltp_read_only", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
-    let mut child = Command::new(bin())
-        .current_dir(db.dir.path())
-        .args(["run", "oltp_read_only", "--table-size=1000", "--time=600", "--threads=1"])
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--out={}", out.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The server's counters are read before "Threads started!" is printed.
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("Threads started!") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "fairbench ended before measuring");
-    }
-    let drain = std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let args = ["run", "oltp_read_only", "--table-size=1000", "--time=600", "--threads=1"];
+    let run = Measuring::start(db, &args, &out);
     inject();
-    // SAFETY: signals our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    drain.join().unwrap().unwrap();
+    assert_eq!(run.finish(Some(libc::SIGINT)), Some(130));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert!(db.fairbench(&["cleanup"]).status.success());
     doc

@@ -4,6 +4,7 @@
 mod counters;
 mod dataset;
 mod rules;
+mod stalls;
 
 use crate::model::ResultDocument;
 pub use crate::model::{Finding, Severity};

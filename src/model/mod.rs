@@ -28,7 +28,7 @@ pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use metric::{Measured, Metric};
 pub use repeat::{RepeatRecord, Spread};
-pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf};
+pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestStatement};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
 pub use touched::TouchedData;

@@ -117,6 +117,18 @@ pub struct IntervalStats {
     pub client_cpu_pct: Option<f64>,
     /// A uniform sample (at most 100 points) of latencies for a scatter plot.
     pub scatter: Scatter,
+    /// The slowest statement that ended in this interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowest: Option<SlowestStatement>,
+}
+
+/// A statement's execution named by the interval it ended in.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct SlowestStatement {
+    pub statement: String,
+    pub latency_us: f64,
+    /// When it ended, seconds since the run started (warmup included).
+    pub ended_s: f64,
 }
 
 impl IntervalStats {

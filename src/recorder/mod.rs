@@ -42,6 +42,16 @@ pub struct Recorder {
     pub reconnects: u64,
     /// Latency samples for a scatter plot: COMMITs, or events when there is no COMMIT.
     pub scatter: Reservoir,
+    /// The slowest statement recorded (a stall names it).
+    pub slowest: Option<Slowest>,
+}
+
+/// One statement's execution: which, how long, when it ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Slowest {
+    pub id: usize,
+    pub latency: Duration,
+    pub at: Instant,
 }
 
 #[derive(Clone, Debug)]
@@ -75,6 +85,7 @@ impl Recorder {
             errors: BTreeMap::new(),
             reconnects: 0,
             scatter: Reservoir::new(of_commits),
+            slowest: None,
         }
     }
 
@@ -92,6 +103,14 @@ impl Recorder {
         if self.statements[id].class == StatementClass::Commit {
             self.scatter.offer(at, latency);
         }
+        if self.slowest.is_none_or(|s| latency > s.latency) {
+            self.slowest = Some(Slowest { id, latency, at });
+        }
+    }
+
+    /// The slowest statement's name, latency and end.
+    pub fn slowest_statement(&self) -> Option<(&str, Duration, Instant)> {
+        self.slowest.map(|s| (self.statements[s.id].name.as_str(), s.latency, s.at))
     }
 
     /// Statement `id` inserted, updated or deleted `rows` rows.
@@ -164,6 +183,9 @@ impl Recorder {
         }
         self.reconnects += other.reconnects;
         self.scatter.merge(&other.scatter);
+        if let Some(theirs) = other.slowest.filter(|t| self.slowest.is_none_or(|s| t.latency > s.latency)) {
+            self.slowest = Some(theirs);
+        }
     }
 
     pub fn reset(&mut self) {
@@ -181,6 +203,7 @@ impl Recorder {
         self.errors.clear();
         self.reconnects = 0;
         self.scatter.clear();
+        self.slowest = None;
     }
 
     /// Each statement's name and latencies, in id order.

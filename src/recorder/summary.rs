@@ -1,7 +1,7 @@
 //! From recorders and histograms to the result model's summaries (microseconds).
 
 use super::Recorder;
-use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf};
+use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf, SlowestStatement};
 use crate::stats::LatencyHistogram;
 use crate::workload::StatementClass;
 use std::collections::BTreeMap;
@@ -94,6 +94,11 @@ pub fn interval_stats(
                 .map(|(at, lat)| [at.saturating_duration_since(start).as_secs_f64(), lat.as_nanos() as f64 / 1000.0])
                 .collect(),
         },
+        slowest: r.slowest_statement().map(|(name, latency, at)| SlowestStatement {
+            statement: name.to_string(),
+            latency_us: latency.as_nanos() as f64 / 1000.0,
+            ended_s: at.saturating_duration_since(start).as_secs_f64(),
+        }),
     }
 }
 

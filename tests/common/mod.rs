@@ -342,3 +342,44 @@ pub fn wait_until_measuring(
     }
     (seen, stderr)
 }
+
+/// A run started in the background, returned once it measures: the server's counters
+/// are read and "Threads started!" printed. Its stderr is drained until it ends.
+pub struct Measuring {
+    pub child: std::process::Child,
+    drain: std::thread::JoinHandle<std::io::Result<u64>>,
+}
+
+impl Measuring {
+    pub fn start(db: &TestDb, args: &[&str], out: &Path) -> Measuring {
+        use std::io::BufRead;
+        let mut child = Command::new(bin())
+            .current_dir(db.dir.path())
+            .args(args)
+            .arg(format!("--target={}", db.url))
+            .arg(format!("--out={}", out.display()))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("Threads started!") {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "fairbench ended before measuring");
+        }
+        let drain = std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Measuring { child, drain }
+    }
+
+    /// Stops it with Ctrl-C (unless `None`), waits, and returns its exit code.
+    pub fn finish(mut self, signal: Option<i32>) -> Option<i32> {
+        if let Some(sig) = signal {
+            // SAFETY: signals our own child.
+            unsafe { libc::kill(self.child.id() as i32, sig) };
+        }
+        let code = self.child.wait().unwrap().code();
+        self.drain.join().unwrap().unwrap();
+        code
+    }
+}
