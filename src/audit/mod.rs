@@ -5,6 +5,7 @@ mod counters;
 mod dataset;
 mod rules;
 mod stalls;
+mod trend;
 
 use crate::model::ResultDocument;
 pub use crate::model::{Finding, Severity};

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 const LONG_ENOUGH_S: f64 = 300.0;
 
 pub fn all(d: &ResultDocument) -> Vec<Finding> {
-    let rules: [fn(&ResultDocument) -> Vec<Finding>; 17] = [
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 18] = [
         durability_off,
         dataset_fits_in_memory,
         super::dataset::partial_table,
         super::stalls::stalls,
+        super::trend::trend,
         tables_empty,
         mix_mismatch,
         client_saturated,
