@@ -25,6 +25,7 @@ impl ComparisonFormat for CompareText {
     fn render(&self, c: &Comparison) -> String {
         let mut o = String::new();
         sides(&mut o, c);
+        verdict(&mut o, c);
         metrics(&mut o, c);
         differences(&mut o, c);
         let _ = writeln!(o);
@@ -66,6 +67,62 @@ fn sides(o: &mut String, c: &Comparison) {
             s.measured_s
         );
     }
+}
+
+/// The answer before the table: per side, one sentence on throughput and tail latency
+/// against A; then each claim's verdict.
+fn verdict(o: &mut String, c: &Comparison) {
+    let _ = writeln!(o);
+    let find = |name: &str| c.metrics.iter().find(|m| m.metric == name);
+    let rate = find("tps").or_else(|| find("qps"));
+    let tail = find("commit.p99").or_else(|| find("p99"));
+    for side in 1..c.sides.len() {
+        let mut parts = Vec::new();
+        if let Some(part) = rate.and_then(|m| ratio_sentence(m, side, true)) {
+            parts.push(part);
+        }
+        if let Some(part) = tail.and_then(|m| ratio_sentence(m, side, false)) {
+            parts.push(part);
+        }
+        if !parts.is_empty() {
+            let _ = writeln!(o, "{}: {}.", c.sides[side].label, parts.join("; "));
+        }
+    }
+    for claim in &c.claims {
+        let verdict = match claim.verdict {
+            Verdict::Supported => "supported",
+            Verdict::Refuted => "refuted",
+            Verdict::Inconclusive => "inconclusive",
+        };
+        let undermined = match claim.undermined_by.len() {
+            0 => String::new(),
+            _ => format!(" (undermined by {})", claim.undermined_by.join(", ")),
+        };
+        let _ = writeln!(o, "Claim {} ({}): {verdict}{undermined}.", claim.claim, c.sides[claim.side].label);
+    }
+}
+
+/// `1.24x the transactions per second of A (95% interval 1.03-1.49x)`, or for a latency
+/// `COMMIT p99 0.13x A's (...)`; says when the interval holds 1.
+fn ratio_sentence(m: &MetricComparison, side: usize, first: bool) -> Option<String> {
+    let r = m.ratios.iter().find(|r| r.side == side)?;
+    let what = match m.metric.as_str() {
+        "tps" => "the transactions per second".to_string(),
+        "qps" => "the queries per second".to_string(),
+        "commit.p99" => "COMMIT p99".to_string(),
+        other => other.replace('.', " "),
+    };
+    let head = match first {
+        true => format!("{:.2}x {what} of A", r.ratio),
+        false => format!("{what} {:.2}x A's", r.ratio),
+    };
+    Some(match (&r.interval, r.significance) {
+        (Some(e), Significance::NoSignificantDifference) => {
+            format!("{head} (95% interval {:.2}-{:.2}x: no significant difference)", e.low, e.high)
+        }
+        (Some(e), _) => format!("{head} (95% interval {:.2}-{:.2}x)", e.low, e.high),
+        (None, _) => format!("{head} (no interval)"),
+    })
 }
 
 fn metrics(o: &mut String, c: &Comparison) {
