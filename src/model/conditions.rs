@@ -89,7 +89,9 @@ pub struct DatasetConditions {
     /// Data + index bytes of all tables at start.
     pub total_bytes: u64,
     /// The memory that caches the data: innodb_buffer_pool_size; shared_buffers and
-    /// effective_cache_size; SQLite's cache_size. Bytes.
+    /// effective_cache_size; SQLite's own page cache (`cache_size`, per connection) and the
+    /// OS page cache its file is read through (`os_page_cache`: the host's available RAM
+    /// before the run). Bytes.
     pub cache: BTreeMap<String, u64>,
     /// RAM of the server's host when known (same host as the client), else null.
     pub server_host_memory_bytes: Option<u64>,
@@ -156,14 +158,8 @@ pub fn cache_memory(dialect: Dialect, vars: &BTreeMap<String, String>) -> BTreeM
             take("shared_buffers");
             take("effective_cache_size");
         }
-        Dialect::Sqlite => {
-            // cache_size < 0 is KiB; > 0 is pages (per connection).
-            let page = vars.get("page_size").and_then(|v| v.parse::<i64>().ok()).unwrap_or(4096);
-            if let Some(c) = vars.get("cache_size").and_then(|v| v.parse::<i64>().ok()) {
-                let bytes = if c < 0 { -c * 1024 } else { c * page };
-                out.insert("cache_size".to_string(), bytes as u64);
-            }
-        }
+        // Its own page cache and the OS's: the driver knows (db/sqlite.rs `data_caches`).
+        Dialect::Sqlite => {}
     }
     out
 }
@@ -271,11 +267,5 @@ mod tests {
         assert_eq!(parse_bytes("16384 8kB"), Some(16384 * 8192));
         assert_eq!(parse_bytes("4GB"), Some(4 << 30));
         assert_eq!(parse_bytes("on"), None);
-    }
-
-    #[test]
-    fn sqlite_cache_size_negative_is_kib() {
-        let vars = BTreeMap::from([("cache_size".to_string(), "-2000".to_string())]);
-        assert_eq!(cache_memory(Dialect::Sqlite, &vars)["cache_size"], 2_048_000);
     }
 }

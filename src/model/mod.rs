@@ -16,6 +16,7 @@ pub mod stats;
 pub mod sweep;
 pub mod table;
 mod time;
+mod words;
 
 pub use conditions::*;
 pub use criterion::{Criterion, ThresholdRecord};
@@ -28,6 +29,7 @@ pub use repeat::{RepeatRecord, Spread};
 pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
+pub use words::plural;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

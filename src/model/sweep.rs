@@ -72,9 +72,8 @@ pub fn cache_cliff(points: &[&SweepPoint]) -> Option<CacheCliff> {
             tps_fits: before,
             tps_exceeds: after,
             reason: format!(
-                "at {} client{} the data grew from {:.2}x to {:.2}x {name}: events/s {before:.1} -> {after:.1} ({change})",
-                w[0].threads,
-                if w[0].threads == 1 { "" } else { "s" },
+                "at {} the data grew from {:.2}x to {:.2}x {name}: events/s {before:.1} -> {after:.1} ({change})",
+                super::plural(w[0].threads as u64, "client"),
                 a as f64 / cache as f64,
                 b as f64 / cache as f64
             ),
@@ -117,9 +116,9 @@ pub fn saturation(points: &[&SweepPoint]) -> Option<Saturation> {
             threads: w[0].threads,
             tps: tps0,
             reason: format!(
-                "from {} to {} clients throughput changed {:+.1}% while p99 latency rose {:+.1}%",
+                "from {} to {} throughput changed {:+.1}% while p99 latency rose {:+.1}%",
                 w[0].threads,
-                w[1].threads,
+                super::plural(w[1].threads as u64, "client"),
                 gain * 100.0,
                 rise * 100.0
             ),
