@@ -262,6 +262,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_largest_cache_is_the_one_that_holds_the_most_data() {
+        let ds = DatasetConditions {
+            total_bytes: 4_000_000,
+            cache: [("cache_size".into(), 2_048_000), ("os_page_cache".into(), 8 << 30)].into(),
+            ..Default::default()
+        };
+        assert_eq!(ds.largest_cache(), Some(("os_page_cache", 8 << 30)));
+        assert_eq!(ds.describe_cache_fit(), "0.00x os_page_cache");
+    }
+
+    #[test]
     fn bytes_in_server_spellings() {
         assert_eq!(parse_bytes("134217728"), Some(134_217_728));
         assert_eq!(parse_bytes("16384 8kB"), Some(16384 * 8192));
