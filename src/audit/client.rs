@@ -75,7 +75,7 @@ fn shared_host(d: &ResultDocument) -> Option<Finding> {
         "shared-host",
         Severity::Warn,
         format!(
-            "the client and the server shared one host of {}, {busy:.0}% busy (the client itself used {:.0}%): the numbers include their contention for CPU",
+            "the client and the server shared one host of {}, {busy:.0}% busy (the client itself used {:.0}%, the server and any other programs the rest): the numbers include their contention for CPU",
             plural(c.cores as u64, "core"),
             c.cpu_utilization_pct
         ),

@@ -39,7 +39,7 @@ fn a_busy_host_is_shared_host_not_client_saturation() {
     assert_eq!(f.severity, Severity::Warn);
     assert_eq!(
         f.title,
-        "the client and the server shared one host of 2 cores, 98% busy (the client itself used 28%): the numbers include their contention for CPU"
+        "the client and the server shared one host of 2 cores, 98% busy (the client itself used 28%, the server and any other programs the rest): the numbers include their contention for CPU"
     );
     assert_eq!(f.evidence["host_cpu_busy_pct"], json!(98.0));
     assert_eq!(f.evidence["client_cpu_pct_of_all_cores"], json!(28.2));

@@ -186,15 +186,15 @@ fn client_cost(o: &mut String, d: &ResultDocument) {
     let c = &d.client_cost;
     let _ = writeln!(
         o,
-        "Client: {:.2} s CPU ({:.1}% of {} cores){}; busiest of {} worker threads {:.0}% busy; peak RSS {:.1} MB",
+        "Client: {:.2} s CPU ({:.1}% of {}){}; busiest of {} {:.0}% busy; peak RSS {:.1} MB",
         c.cpu_s,
         c.cpu_utilization_pct,
-        c.cores,
+        plural(c.cores as u64, "core"),
         match (c.cpu_per_query_us, c.cpu_per_event_us) {
             (Some(q), Some(e)) => format!(", {q:.2} us CPU per query, {e:.1} us per event"),
             _ => String::new(),
         },
-        c.worker_threads,
+        plural(c.worker_threads as u64, "worker thread"),
         c.busiest_worker_pct,
         c.peak_rss_bytes as f64 / 1_048_576.0
     );
