@@ -76,7 +76,11 @@ fn sqlite_report_opens_with_a_summary() {
     assert!(head[2].contains("per event p50") && head[2].contains(" ms (closed loop"), "{head:?}");
     assert!(head[3].contains("0 retried, 0 reconnects"), "{head:?}");
     assert!(head[4].contains("coefficient of variation"), "{head:?}");
-    assert!(head[5].contains("audit:") && head[5].contains("finding(s)"), "{head:?}");
+    assert!(head[5].contains("audit:") && head[5].contains(" finding"), "{head:?}");
+    // Counted nouns agree with their count.
+    assert!(report.contains("\nload:         1 client, closed loop"), "{report}");
+    assert!(report.contains("\ndataset:      1 table, 500 rows"), "{report}");
+    assert!(!report.contains("(s)"), "{report}");
     let classes: Vec<&str> = report
         .lines()
         .skip_while(|l| !l.starts_with("Latency by class"))

@@ -194,8 +194,8 @@ fn do_prepare<D: Database>(
             announced = true;
             meter.suspend(|| {
                 say(format_args!(
-                    "Preparing {} table(s) ({}) for {} on {} ({transport})",
-                    tables.len(),
+                    "Preparing {} ({}) for {} on {} ({transport})",
+                    crate::model::plural(tables.len() as u64, "table"),
                     tables.join(", "),
                     workload.name(),
                     target.redacted(),
@@ -246,12 +246,12 @@ fn do_prepare<D: Database>(
         e => e,
     })?;
     say(format_args!(
-        "Prepared {} table(s), {} rows in {:.1} s ({:.0} rows/s, {} loader(s))",
-        outcome.tables,
+        "Prepared {}, {} rows in {:.1} s ({:.0} rows/s, {})",
+        crate::model::plural(outcome.tables as u64, "table"),
         outcome.rows,
         outcome.seconds,
         outcome.rows as f64 / outcome.seconds.max(1e-9),
-        outcome.loaders
+        crate::model::plural(outcome.loaders as u64, "loader")
     ));
     Ok(())
 }

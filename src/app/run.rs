@@ -55,6 +55,7 @@ pub(super) fn measure_run<D: Database>(
         db.create_if_missing()?;
     }
     let before = check_dataset(db.clone(), args, &plan, target, bench)?;
+    let data_caches = db.data_caches(&before.server.variables, conditions::host::available_memory_bytes());
     if !super::quiet() {
         announce(&plan, &before.server, &db.transport(), args.target.ps);
     }
@@ -105,6 +106,7 @@ pub(super) fn measure_run<D: Database>(
         host: conditions::host::read(),
         command_line: crate::db::url::redact_args(std::env::args()),
         tables_at_start: before.tables,
+        data_caches,
         foreign_tables: before.foreign,
         statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
         tables_at_end,
@@ -360,8 +362,8 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
             print!("\n{}", SysbenchReport { histogram: args.histogram }.render(doc, &opts));
             if !doc.audit.is_empty() {
                 super::say(format_args!(
-                    "audit: {} finding(s) about these numbers: fairbench audit {}",
-                    doc.audit.len(),
+                    "audit: {} about these numbers: fairbench audit {}",
+                    crate::model::plural(doc.audit.len() as u64, "finding"),
                     saved_to.display()
                 ));
             }

@@ -8,7 +8,7 @@ use crate::db::{Database, TargetUrl};
 use crate::model::sweep::{
     cache_cliff, saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION,
 };
-use crate::model::{file::write_atomic, RunStatus};
+use crate::model::{file::write_atomic, plural, RunStatus};
 use crate::plan::ConfigError;
 use crate::with_database;
 use std::process::ExitCode;
@@ -69,7 +69,7 @@ fn sweep_points<D: Database>(
         // A data size is built fresh (only fairbench's own tables are replaced), so each
         // point runs on exactly the size it names; a workload file prepares when missing.
         if !file_workload {
-            super::say(format_args!("sweep: preparing {tables} table(s) of {size} rows"));
+            super::say(format_args!("sweep: preparing {} of {size} rows", plural(tables as u64, "table")));
             let settings = LoadSettings {
                 threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
                 seed: plan.rand_seed,
@@ -80,7 +80,11 @@ fn sweep_points<D: Database>(
         }
         for &threads in &sweep.threads {
             let (args, _) = sweep.point(threads, tables, size)?;
-            super::say(format_args!("sweep: {threads} client(s) on {tables} table(s) of {size} rows"));
+            super::say(format_args!(
+                "sweep: {} on {} of {size} rows",
+                plural(threads as u64, "client"),
+                plural(tables as u64, "table")
+            ));
             let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&out))?;
             let status = result.conditions.run.status;
             doc.points.push(SweepPoint { threads, tables, table_size: size, result });

@@ -1,7 +1,7 @@
 //! The audit rules. Each looks at the result document and returns findings with evidence.
 
 use super::{Finding, Severity};
-use crate::model::{Dialect, LoopKind, ResultDocument, RunStatus, TransportKind};
+use crate::model::{plural, Dialect, LoopKind, ResultDocument, RunStatus, TransportKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 const LONG_ENOUGH_S: f64 = 300.0;
 
 pub fn all(d: &ResultDocument) -> Vec<Finding> {
-    let rules: [fn(&ResultDocument) -> Vec<Finding>; 18] = [
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 17] = [
         durability_off,
         dataset_fits_in_memory,
         super::dataset::partial_table,
@@ -17,7 +17,6 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
         super::trend::trend,
         tables_empty,
         mix_mismatch,
-        client_saturated,
         closed_loop_latency,
         too_short,
         no_warmup,
@@ -32,7 +31,7 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
     rules.iter().flat_map(|rule| rule(d)).collect()
 }
 
-fn finding(
+pub(super) fn finding(
     id: &str,
     severity: Severity,
     title: impl Into<String>,
@@ -96,7 +95,7 @@ fn durability_off(d: &ResultDocument) -> Vec<Finding> {
         Severity::Critical,
         "durability is switched off: committed transactions can be lost on a crash",
         evidence,
-        "compare products only with the same durability (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync, synchronous_commit and full_page_writes on; SQLite synchronous FULL with a journal); a vendor template with it off made stock MySQL look slower than it is",
+        "compare products only with the same durability (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync, synchronous_commit and full_page_writes on; SQLite synchronous FULL with a journal); the study \"Are Aurora Performance Claims True?\" found innodb_flush_log_at_trx_commit=0 in the vendor's benchmark template, unannounced",
     )]
 }
 
@@ -131,7 +130,7 @@ fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
         severity,
         title,
         evidence,
-        "size the data like production (sweep --table-size and --tables until it exceeds the cache) before claiming storage or write performance; 4.5 GB of data on a host with 244 GB of RAM measures memory, not storage",
+        "size the data like production (sweep --table-size and --tables until it exceeds the cache) before claiming storage or write performance; the study \"Amazon Aurora in sysbench benchmarks\" found the vendor's own benchmark used 4.5 GB of data on hosts with 244 GB of RAM: it measured memory, not storage",
     )]
 }
 
@@ -161,9 +160,21 @@ fn tables_empty(d: &ResultDocument) -> Vec<Finding> {
         ds.tables_at_start.iter().map(|t| json!({"table": t.name, "rows": t.rows, "exact": t.rows_exact})).collect();
     let (severity, title) = if !empty.is_empty() {
         let sev = if insert_only { Severity::Warn } else { Severity::Critical };
-        (sev, format!("{} of {} tables were EMPTY when the run started", empty.len(), ds.tables_at_start.len()))
+        let were = if empty.len() == 1 { "was" } else { "were" };
+        (
+            sev,
+            format!(
+                "{} of {} {were} EMPTY when the run started",
+                empty.len(),
+                plural(ds.tables_at_start.len() as u64, "table")
+            ),
+        )
     } else {
-        (Severity::Warn, format!("{} table(s) held less than half of their declared rows ({declared})", thin.len()))
+        let whose = if thin.len() == 1 { "its" } else { "their" };
+        (
+            Severity::Warn,
+            format!("{} held less than half of {whose} declared rows ({declared})", plural(thin.len() as u64, "table")),
+        )
     };
     vec![finding(
         "tables-empty",
@@ -188,34 +199,12 @@ fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
             if presented_as_write { Severity::Critical } else { Severity::Warn },
             format!("{} performed no UPDATE or DELETE", w.name),
             vec![("workload", json!(w.name)), ("inserts", json!(sent(&[Insert, InsertSelect, Replace, ReplaceSelect]))), ("updates_and_deletes", json!(0))],
-            "an INSERT-only run is not a write or read-write benchmark (the vendor's \"100,000 UPDATEs/s\" ran oltp_insert and Com_update stayed 0): say what was measured, or run oltp_write_only / oltp_read_write",
+            "an INSERT-only run is not a write or read-write benchmark (in the study \"Are Aurora Performance Claims True?\", the vendor's \"100,000 UPDATEs/sec\" benchmark ran oltp_insert and the server's Com_update stayed 0): say what was measured, or run oltp_write_only / oltp_read_write",
         ));
     }
     // 2. The server counted a different mix than the workload sent.
     out.extend(super::counters::server_counted_other_load(d));
     out
-}
-
-fn client_saturated(d: &ResultDocument) -> Vec<Finding> {
-    let c = &d.client_cost;
-    let Some(warning) = &c.warning else { return vec![] };
-    let embedded = d.target.transport == TransportKind::Embedded;
-    vec![finding(
-        "client-saturated",
-        Severity::Warn,
-        warning.clone(),
-        vec![
-            ("client_cpu_pct_of_all_cores", json!((c.cpu_utilization_pct * 10.0).round() / 10.0)),
-            ("busiest_worker_pct", json!((c.busiest_worker_pct * 10.0).round() / 10.0)),
-            ("host_cpu_busy_pct", json!(c.host_cpu_busy_pct.map(|b| (b * 10.0).round() / 10.0))),
-            ("cores", json!(c.cores)),
-        ],
-        if embedded {
-            "an embedded database runs inside the client process: the numbers include the database's own CPU; leave cores free or compare at fixed --rate"
-        } else {
-            "run the client on another host, or with fewer clients per core; a saturated client lowers throughput and adds latency that is not the server's"
-        },
-    )]
 }
 
 fn closed_loop_latency(d: &ResultDocument) -> Vec<Finding> {
@@ -247,7 +236,7 @@ fn too_short(d: &ResultDocument) -> Vec<Finding> {
             Severity::Warn,
             title,
             vec![("measured_s", json!((each_s * 10.0).round() / 10.0)), ("minimum_s", json!(LONG_ENOUGH_S))],
-            "run at least several minutes (checkpoints, purge and cache effects take that long to appear); published Aurora and MySQL comparisons ran each point for 10 minutes to 2 hours",
+            "run at least several minutes (checkpoints, purge and cache effects take that long to appear); the study \"Amazon Aurora in sysbench benchmarks\" ran each point for 2 hours, \"Are Aurora Performance Claims True?\" for 10 minutes",
         ));
     }
     // Intervals had not settled: throughput of the last third far from the middle third
@@ -399,7 +388,7 @@ fn connections(d: &ResultDocument) -> Vec<Finding> {
             out.push(finding(
                 "connections",
                 Severity::Warn,
-                format!("{threads} clients on a server with {cores} cores"),
+                format!("{} on a server with {}", plural(threads, "client"), plural(cores, "core")),
                 vec![("clients", json!(threads)), ("server_cores", json!(cores))],
                 "far more clients than cores measure queueing and context switching; sweep --threads to find where throughput peaks",
             ));
@@ -410,7 +399,7 @@ fn connections(d: &ResultDocument) -> Vec<Finding> {
             out.push(finding(
                 "connections",
                 Severity::Warn,
-                format!("{threads} clients is close to max_connections={max}"),
+                format!("{} is close to max_connections={max}", plural(threads, "client")),
                 vec![("clients", json!(threads)), ("max_connections", json!(max))],
                 "near the connection limit, other clients (and reconnects) are refused: raise max_connections or use fewer clients",
             ));

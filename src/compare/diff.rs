@@ -267,7 +267,7 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference]) -> Vec<Finding> 
             Severity::Critical,
             "the sides do not commit with the same durability".into(),
             ev,
-            "set the same durability on every side (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync and synchronous_commit on): a vendor template with it off made stock MySQL look several times slower than it is",
+            "set the same durability on every side (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync and synchronous_commit on): the study \"Are Aurora Performance Claims True?\" found innodb_flush_log_at_trx_commit=0 in the vendor's benchmark template, unannounced",
         ));
     }
     // Row estimates (InnoDB, pg_class) and allocated bytes move between runs on the same
@@ -382,9 +382,13 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference]) -> Vec<Finding> 
         out.push(finding(
             "settings-differ",
             Severity::Warn,
-            format!("{} server setting(s) of cache, redo log, replication or connections differ", settings.len()),
+            format!(
+                "{} of cache, redo log, replication or connections {}",
+                crate::model::plural(settings.len() as u64, "server setting"),
+                if settings.len() == 1 { "differs" } else { "differ" }
+            ),
             evidence(settings.into_iter()),
-            "check each one: a redo log size alone turned a published \"7.3x faster\" into \"1.7x\"",
+            "check each one: in the study \"Are Aurora Performance Claims True?\", a larger redo log alone (innodb_log_file_size 128 MB -> 1 GB) turned Aurora's \"7.3X faster\" than MySQL into \"1.7x\"",
         ));
     }
     let repeats: Vec<u32> = docs.iter().map(|d| d.repeats.len().max(1) as u32).collect();

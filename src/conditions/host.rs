@@ -48,3 +48,11 @@ pub fn read() -> HostFacts {
 pub fn hostname() -> String {
     read_file("/proc/sys/kernel/hostname").unwrap_or_else(|| "localhost".into())
 }
+
+/// RAM available to new work on this host now (`MemAvailable`: free memory plus the page
+/// cache and buffers the kernel can reclaim), when readable.
+pub fn available_memory_bytes() -> Option<u64> {
+    let meminfo = read_file("/proc/meminfo")?;
+    let kb = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?.split_whitespace().nth(1)?;
+    kb.parse::<u64>().ok().map(|kb| kb * 1024)
+}

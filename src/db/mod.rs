@@ -151,6 +151,18 @@ pub trait Database: Send + Sync + 'static {
         let _ = variables;
         BTreeMap::new()
     }
+    /// The memory that holds the table data, by the name it goes by, in bytes: the server's
+    /// own caches (from its variables) and, for a database that reads its files through
+    /// this host's OS, the OS page cache (`host_available_memory`: this host's available
+    /// RAM before the run, when known).
+    fn data_caches(
+        &self,
+        variables: &BTreeMap<String, String>,
+        host_available_memory: Option<u64>,
+    ) -> BTreeMap<String, u64> {
+        let _ = host_available_memory;
+        crate::model::cache_memory(self.dialect(), variables)
+    }
     /// CREATE TABLE for a workload file's table. `comment` is the table's whole comment
     /// (fairbench's ownership marker): a table comment where the database has them, else
     /// a comment inside the CREATE text the database stores (SQLite).

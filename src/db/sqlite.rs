@@ -104,6 +104,23 @@ impl Database for SqliteDatabase {
         BTreeMap::from([("file".to_string(), self.path.display().to_string())])
     }
 
+    fn data_caches(
+        &self,
+        variables: &BTreeMap<String, String>,
+        host_available_memory: Option<u64>,
+    ) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        if let Some(bytes) = page_cache_bytes(variables) {
+            out.insert("cache_size".to_string(), bytes);
+        }
+        // SQLite reads its file through the OS: the pages its own small cache drops stay in
+        // the OS page cache, which can grow into all of the host's available RAM.
+        if let Some(bytes) = host_available_memory {
+            out.insert(OS_PAGE_CACHE.to_string(), bytes);
+        }
+        out
+    }
+
     fn create_table_sql(&self, t: &TableDef, comment: &str) -> Vec<String> {
         const SPELLING: Spelling = Spelling {
             double: "DOUBLE",
@@ -373,6 +390,17 @@ impl Connection for SqliteConnection {
     }
 }
 
+/// The OS's cache of the database file's pages, by the host's available RAM.
+pub const OS_PAGE_CACHE: &str = "os_page_cache";
+
+/// SQLite's own page cache, per connection: `cache_size` < 0 is KiB, > 0 is pages.
+fn page_cache_bytes(variables: &BTreeMap<String, String>) -> Option<u64> {
+    let page = variables.get("page_size").and_then(|v| v.parse::<i64>().ok()).unwrap_or(4096);
+    let pages_or_kib = variables.get("cache_size")?.parse::<i64>().ok()?;
+    let bytes = if pages_or_kib < 0 { -pages_or_kib * 1024 } else { pages_or_kib * page };
+    u64::try_from(bytes).ok()
+}
+
 fn error(e: rusqlite::Error) -> DbError {
     match &e {
         rusqlite::Error::SqliteFailure(f, msg) => {
@@ -391,5 +419,30 @@ fn error(e: rusqlite::Error) -> DbError {
             DbError::sqlite(code, msg.clone().unwrap_or_else(|| e.to_string()))
         }
         _ => DbError::client(super::ClientFault::Other, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn cache_size_negative_is_kib_and_positive_is_pages() {
+        assert_eq!(page_cache_bytes(&vars(&[("cache_size", "-2000")])), Some(2_048_000));
+        assert_eq!(page_cache_bytes(&vars(&[("cache_size", "100"), ("page_size", "8192")])), Some(819_200));
+    }
+
+    #[test]
+    fn the_os_page_cache_holds_the_data_beyond_sqlites_own_cache() {
+        let db =
+            SqliteDatabase { path: PathBuf::from("/nonexistent/x.db"), pragmas: Vec::new(), prepared_statements: true };
+        let caches = db.data_caches(&vars(&[("cache_size", "-2000")]), Some(8 << 30));
+        assert_eq!(caches["cache_size"], 2_048_000);
+        assert_eq!(caches[OS_PAGE_CACHE], 8 << 30);
+        assert!(!db.data_caches(&vars(&[("cache_size", "-2000")]), None).contains_key(OS_PAGE_CACHE));
     }
 }

@@ -93,7 +93,9 @@ pub struct DatasetConditions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub touched: Option<crate::model::TouchedData>,
     /// The memory that caches the data: innodb_buffer_pool_size; shared_buffers and
-    /// effective_cache_size; SQLite's cache_size. Bytes.
+    /// effective_cache_size; SQLite's own page cache (`cache_size`, per connection) and the
+    /// OS page cache its file is read through (`os_page_cache`: the host's available RAM
+    /// before the run). Bytes.
     pub cache: BTreeMap<String, u64>,
     /// RAM of the server's host when known (same host as the client), else null.
     pub server_host_memory_bytes: Option<u64>,
@@ -167,14 +169,8 @@ pub fn cache_memory(dialect: Dialect, vars: &BTreeMap<String, String>) -> BTreeM
             take("shared_buffers");
             take("effective_cache_size");
         }
-        Dialect::Sqlite => {
-            // cache_size < 0 is KiB; > 0 is pages (per connection).
-            let page = vars.get("page_size").and_then(|v| v.parse::<i64>().ok()).unwrap_or(4096);
-            if let Some(c) = vars.get("cache_size").and_then(|v| v.parse::<i64>().ok()) {
-                let bytes = if c < 0 { -c * 1024 } else { c * page };
-                out.insert("cache_size".to_string(), bytes as u64);
-            }
-        }
+        // Its own page cache and the OS's: the driver knows (db/sqlite.rs `data_caches`).
+        Dialect::Sqlite => {}
     }
     out
 }
@@ -281,16 +277,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_largest_cache_is_the_one_that_holds_the_most_data() {
+        let ds = DatasetConditions {
+            total_bytes: 4_000_000,
+            cache: [("cache_size".into(), 2_048_000), ("os_page_cache".into(), 8 << 30)].into(),
+            ..Default::default()
+        };
+        assert_eq!(ds.largest_cache(), Some(("os_page_cache", 8 << 30)));
+        assert_eq!(ds.describe_cache_fit(), "0.00x os_page_cache");
+    }
+
+    #[test]
     fn bytes_in_server_spellings() {
         assert_eq!(parse_bytes("134217728"), Some(134_217_728));
         assert_eq!(parse_bytes("16384 8kB"), Some(16384 * 8192));
         assert_eq!(parse_bytes("4GB"), Some(4 << 30));
         assert_eq!(parse_bytes("on"), None);
-    }
-
-    #[test]
-    fn sqlite_cache_size_negative_is_kib() {
-        let vars = BTreeMap::from([("cache_size".to_string(), "-2000".to_string())]);
-        assert_eq!(cache_memory(Dialect::Sqlite, &vars)["cache_size"], 2_048_000);
     }
 }

@@ -18,6 +18,7 @@ pub mod sweep;
 pub mod table;
 mod time;
 pub mod touched;
+mod words;
 
 pub use command::SqlCommand;
 pub use conditions::*;
@@ -32,6 +33,7 @@ pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, Sc
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::rfc3339;
 pub use touched::TouchedData;
+pub use words::plural;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -72,9 +72,8 @@ pub fn cache_cliff(points: &[&SweepPoint]) -> Option<CacheCliff> {
             tps_fits: before,
             tps_exceeds: after,
             reason: format!(
-                "at {} client{} the data grew from {:.2}x to {:.2}x {name}: events/s {before:.1} -> {after:.1} ({change})",
-                w[0].threads,
-                if w[0].threads == 1 { "" } else { "s" },
+                "at {} the data grew from {:.2}x to {:.2}x {name}: events/s {before:.1} -> {after:.1} ({change})",
+                super::plural(w[0].threads as u64, "client"),
                 a as f64 / cache as f64,
                 b as f64 / cache as f64
             ),
@@ -117,12 +116,45 @@ pub fn saturation(points: &[&SweepPoint]) -> Option<Saturation> {
             threads: w[0].threads,
             tps: tps0,
             reason: format!(
-                "from {} to {} clients throughput changed {:+.1}% while p99 latency rose {:+.1}%",
+                "from {} to {} throughput changed {:+.1}% while p99 latency rose {:+.1}%",
                 w[0].threads,
-                w[1].threads,
+                super::plural(w[1].threads as u64, "client"),
                 gain * 100.0,
                 rise * 100.0
             ),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A point of `bytes` of data whose caches are SQLite's: its own page cache (2 MB) and
+    /// the OS page cache (8 GiB available).
+    fn point(table_size: u64, bytes: u64, tps: f64) -> SweepPoint {
+        let mut result: ResultDocument =
+            serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).expect("fixture parses");
+        let ds = &mut result.conditions.dataset;
+        ds.total_bytes = bytes;
+        ds.cache = [("cache_size".into(), 2_048_000), ("os_page_cache".into(), 8 << 30)].into();
+        result.stats.get_mut("event").expect("event stats").qps = tps;
+        SweepPoint { threads: 1, tables: 1, table_size, result }
+    }
+
+    #[test]
+    fn the_cache_cliff_is_where_the_data_outgrows_the_largest_cache_that_holds_it() {
+        // Past SQLite's own 2 MB cache the data is still in the OS page cache: no cliff.
+        let (a, b) = (point(1_000, 1 << 20, 900.0), point(30_000, 7 << 20, 850.0));
+        assert_eq!(cache_cliff(&[&a, &b]), None);
+        let c = point(40_000_000, 9 << 30, 90.0);
+        let cliff = cache_cliff(&[&a, &b, &c]).expect("past the OS page cache");
+        assert_eq!((cliff.cache.as_str(), cliff.cache_bytes), ("os_page_cache", 8 << 30));
+        assert_eq!((cliff.fits.1, cliff.exceeds.1), (30_000, 40_000_000));
+        assert!(
+            cliff.reason.starts_with("at 1 client the data grew from 0.00x to 1.12x os_page_cache"),
+            "{}",
+            cliff.reason
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! unit of the interval lines), errors, how steady the rate was, and the audit's worst finding.
 
 use crate::model::stats::trim_float;
-use crate::model::{ClassStats, Metric, RateSpread, ResultDocument};
+use crate::model::{plural, ClassStats, Metric, RateSpread, ResultDocument};
 use std::fmt::Write;
 
 pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
@@ -60,11 +60,11 @@ pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
     let _ = match worst {
         Some(f) => writeln!(
             o,
-            "  audit:       [{}] {}: {} ({} finding(s), all at the end)",
+            "  audit:       [{}] {}: {} ({}, all at the end)",
             f.severity.name(),
             f.id,
             f.title,
-            d.audit.len()
+            plural(d.audit.len() as u64, "finding")
         ),
         None => writeln!(o, "  audit:       nothing found"),
     };

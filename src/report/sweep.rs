@@ -1,5 +1,6 @@
 //! A sweep as a table: one line per point, and where throughput saturated.
 
+use crate::model::plural;
 use crate::model::sweep::SweepDocument;
 use std::fmt::Write;
 
@@ -45,10 +46,9 @@ pub fn sweep_table(d: &SweepDocument) -> String {
     for s in &d.saturation {
         let _ = writeln!(
             o,
-            "Saturation at {} client{} ({} table(s) of {} rows, {:.1} events/s): {}",
-            s.threads,
-            if s.threads == 1 { "" } else { "s" },
-            s.tables,
+            "Saturation at {} ({} of {} rows, {:.1} events/s): {}",
+            plural(s.threads as u64, "client"),
+            plural(s.tables as u64, "table"),
             s.table_size,
             s.tps,
             s.reason

@@ -4,7 +4,7 @@
 use super::{thousands, Report, ReportOptions};
 use crate::model::stats::trim_float;
 use crate::model::ClassStats;
-use crate::model::{ResultDocument, Transport};
+use crate::model::{plural, ResultDocument, Transport};
 use std::fmt::Write;
 
 pub struct TextReport;
@@ -64,7 +64,7 @@ fn conditions(o: &mut String, d: &ResultDocument) {
     let transport = Transport { kind: t.transport, address: t.address.clone(), tls: t.tls };
     let _ = writeln!(o, "transport:    {transport}; {}", t.statements.describe());
     let _ = writeln!(o, "distribution: {} (rand seed {})", d.conditions.workload.distribution_description, r.rand_seed);
-    let _ = writeln!(o, "load:         {} clients, {}", r.threads, r.loop_model_description);
+    let _ = writeln!(o, "load:         {}, {}", plural(r.threads as u64, "client"), r.loop_model_description);
     let _ = writeln!(
         o,
         "time:         {:.2} s measured after {} s warmup; status: {}{}",
@@ -79,8 +79,8 @@ fn conditions(o: &mut String, d: &ResultDocument) {
     let cache: Vec<String> = ds.cache.iter().map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1_048_576.0)).collect();
     let _ = writeln!(
         o,
-        "dataset:      {} table(s), {rows} rows ({exact}), {:.1} MB data+index; cache: {}{}",
-        ds.tables_at_start.len(),
+        "dataset:      {}, {rows} rows ({exact}), {:.1} MB data+index; cache: {}{}",
+        plural(ds.tables_at_start.len() as u64, "table"),
         ds.total_bytes as f64 / 1_048_576.0,
         if cache.is_empty() { "unknown".to_string() } else { cache.join(", ") },
         ds.server_host_memory_bytes
@@ -196,15 +196,15 @@ fn client_cost(o: &mut String, d: &ResultDocument) {
     let c = &d.client_cost;
     let _ = writeln!(
         o,
-        "Client: {:.2} s CPU ({:.1}% of {} cores){}; busiest of {} worker threads {:.0}% busy; peak RSS {:.1} MB",
+        "Client: {:.2} s CPU ({:.1}% of {}){}; busiest of {} {:.0}% busy; peak RSS {:.1} MB",
         c.cpu_s,
         c.cpu_utilization_pct,
-        c.cores,
+        plural(c.cores as u64, "core"),
         match (c.cpu_per_query_us, c.cpu_per_event_us) {
             (Some(q), Some(e)) => format!(", {q:.2} us CPU per query, {e:.1} us per event"),
             _ => String::new(),
         },
-        c.worker_threads,
+        plural(c.worker_threads as u64, "worker thread"),
         c.busiest_worker_pct,
         c.peak_rss_bytes as f64 / 1_048_576.0
     );

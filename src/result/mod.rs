@@ -41,6 +41,8 @@ pub struct Setting<'a> {
     pub command_line: Vec<String>,
     pub tables_at_start: Vec<TableSize>,
     pub tables_at_end: Vec<TableSize>,
+    /// The memory that holds the data, by name (the driver's `data_caches`).
+    pub data_caches: BTreeMap<String, u64>,
     /// Tables used that fairbench did not create.
     pub foreign_tables: Vec<String>,
     /// How statements were sent.
@@ -113,7 +115,6 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
 fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
     let Setting {
         plan,
-        dialect,
         begin_sql,
         new_row_id,
         mut server,
@@ -122,6 +123,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         tables_at_start,
         tables_at_end,
         foreign_tables,
+        data_caches,
         ..
     } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
@@ -134,7 +136,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
             &plan.workload.declared_rows_by_table(),
             &tables_at_start,
         ),
-        cache: crate::model::cache_memory(dialect, &server.variables),
+        cache: data_caches,
         server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
         tables_at_start,
         tables_at_end,

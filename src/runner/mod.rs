@@ -407,7 +407,8 @@ impl Workers {
                 let stalled = plan.threads.saturating_sub(shared.finished.load(Ordering::SeqCst));
                 if status != RunStatus::Interrupted && stalled > 0 {
                     shared.fail(format!(
-                        "{stalled} client(s) stalled: no reply from the server within {} s after the measured phase ended; their last events are not counted and the grace time is not measured",
+                        "{} stalled: no reply from the server within {} s after the measured phase ended; their last events are not counted and the grace time is not measured",
+                        crate::model::plural(stalled as u64, "client"),
                         GRACE.as_secs()
                     ));
                 }

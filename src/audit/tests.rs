@@ -1,0 +1,163 @@
+//! The rules on result documents whose numbers are known: a real MariaDB run over 127.0.0.1
+//! (testdata/mariadb_loopback.json: 12 s, 4 clients on 2 cores, host 98% busy, the client
+//! 28%, written before the client's saturation was its own CPU) and changes to it.
+
+use super::*;
+use crate::model::TransportKind;
+use serde_json::json;
+
+fn loopback_run() -> ResultDocument {
+    serde_json::from_str(include_str!("testdata/mariadb_loopback.json")).expect("fixture parses")
+}
+
+fn with_id<'a>(findings: &'a [Finding], id: &str) -> Vec<&'a Finding> {
+    findings.iter().filter(|f| f.id == id).collect()
+}
+
+/// A long, settled, warmed-up run on a host with CPU to spare: nothing about time or CPU.
+fn clean(mut d: ResultDocument) -> ResultDocument {
+    d.conditions.run.measured_s = 600.0;
+    d.conditions.run.warmup_s = 60;
+    for i in &mut d.intervals {
+        i.event.per_s = 700.0;
+    }
+    d.client_cost.host_cpu_busy_pct = Some(40.0);
+    d.client_cost.warning = None;
+    d.client_cost.saturated = false;
+    d
+}
+
+#[test]
+fn a_busy_host_is_shared_host_not_client_saturation() {
+    let d = loopback_run();
+    assert!(d.client_cost.warning.as_deref().unwrap().contains("host's CPUs were 98% busy"));
+    let found = audit(&d);
+    assert!(with_id(&found, "client-saturated").is_empty(), "{found:#?}");
+    let shared = with_id(&found, "shared-host");
+    assert_eq!(shared.len(), 1);
+    let f = shared[0];
+    assert_eq!(f.severity, Severity::Warn);
+    assert_eq!(
+        f.title,
+        "the client and the server shared one host of 2 cores, 98% busy (the client itself used 28%, the server and any other programs the rest): the numbers include their contention for CPU"
+    );
+    assert_eq!(f.evidence["host_cpu_busy_pct"], json!(98.0));
+    assert_eq!(f.evidence["client_cpu_pct_of_all_cores"], json!(28.2));
+    assert_eq!(f.evidence["server_and_other_cpu_pct"], json!(69.8));
+    assert_eq!(f.evidence["server_address"], json!("127.0.0.1:3306"));
+    assert_eq!(f.evidence["transport"], json!("tcp"));
+    assert_eq!(f.evidence["server_hostname"], f.evidence["client_hostname"]);
+}
+
+#[test]
+fn shared_host_is_quiet_on_an_idle_host_a_remote_server_and_an_embedded_database() {
+    let quiet = |change: &dyn Fn(&mut ResultDocument)| {
+        let mut d = loopback_run();
+        change(&mut d);
+        with_id(&audit(&d), "shared-host").is_empty()
+    };
+    assert!(quiet(&|d| d.client_cost.host_cpu_busy_pct = Some(79.0)));
+    assert!(quiet(&|d| d.client_cost.host_cpu_busy_pct = None));
+    assert!(quiet(&|d| d.conditions.server.same_host_as_client = false));
+    // In-process: no second program to contend with (client-saturated's embedded advice).
+    assert!(quiet(&|d| d.target.transport = TransportKind::Embedded));
+    assert!(!quiet(&|d| d.client_cost.host_cpu_busy_pct = Some(80.0)));
+    assert!(!quiet(&|d| d.target.transport = TransportKind::Socket));
+    assert!(with_id(&audit(&clean(loopback_run())), "shared-host").is_empty());
+}
+
+#[test]
+fn the_clients_own_cpu_is_client_saturation() {
+    let saturated = |pct: f64, worker: f64| {
+        let mut d = clean(loopback_run());
+        d.client_cost.cpu_utilization_pct = pct;
+        d.client_cost.busiest_worker_pct = worker;
+        d.client_cost.warning = Some("the client used 95% of all 2 cores".into());
+        audit(&d).into_iter().find(|f| f.id == "client-saturated")
+    };
+    let f = saturated(95.0, 50.0).expect("all cores busy");
+    assert_eq!((f.severity, f.title.as_str()), (Severity::Warn, "the client used 95% of all 2 cores"));
+    assert_eq!(f.evidence["client_cpu_pct_of_all_cores"], json!(95.0));
+    assert!(!f.evidence.contains_key("host_cpu_busy_pct"));
+    assert!(saturated(40.0, 93.0).is_some(), "an event loop at 93% of its core");
+    // A stored warning its numbers do not bear out (a busy host) is not the finding.
+    assert!(saturated(28.0, 27.0).is_none());
+    assert!(with_id(&audit(&clean(loopback_run())), "client-saturated").is_empty());
+}
+
+#[test]
+fn a_run_both_short_and_unsettled_is_one_too_short_finding() {
+    let found = audit(&loopback_run());
+    let short = with_id(&found, "too-short");
+    assert_eq!(short.len(), 1, "{short:#?}");
+    let f = short[0];
+    assert_eq!(
+        f.title,
+        "the run measured only 12 s; and throughput had not settled: the last third of the run differs by more than 20% from the middle third"
+    );
+    for key in ["measured_s", "minimum_s", "middle_third_tps", "last_third_tps"] {
+        assert!(f.evidence.contains_key(key), "{key} missing: {:?}", f.evidence);
+    }
+    let mut ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+    let all = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "an id twice: {ids:?}");
+    assert!(with_id(&audit(&clean(loopback_run())), "too-short").is_empty());
+}
+
+#[test]
+fn merging_keeps_every_piece_of_evidence_and_the_worse_severity_first() {
+    let f = |severity, title: &str, key: &str, value| Finding {
+        id: "x".into(),
+        severity,
+        title: title.into(),
+        evidence: [(key.to_string(), json!(value))].into(),
+        advice: format!("fix {title}"),
+    };
+    let merged = merge_same_ids(
+        [f(Severity::Info, "a", "n", 1), f(Severity::Warn, "b", "n", 2), f(Severity::Info, "c", "m", 3)].into_iter(),
+    );
+    assert_eq!(merged.len(), 1);
+    let m = &merged[0];
+    assert_eq!((m.severity, m.title.as_str()), (Severity::Warn, "b; and a; and c"));
+    assert_eq!(m.evidence, [("n".into(), json!(1)), ("n_2".into(), json!(2)), ("m".into(), json!(3))].into());
+    assert_eq!(m.advice, "fix a; fix b; fix c");
+}
+
+/// Every advice that quotes a study's figures names the study, so that they do not read as
+/// this host's.
+#[test]
+fn advice_quoting_a_study_names_it() {
+    const TITLES: [&str; 2] = ["\"Are Aurora Performance Claims True?\"", "\"Amazon Aurora in sysbench benchmarks\""];
+    let mut d = loopback_run();
+    d.conditions.server.variables.insert("innodb_flush_log_at_trx_commit".into(), "0".into());
+    for name in ["index_updates", "non_index_updates", "deletes"] {
+        d.statements.get_mut(name).unwrap().count = 0;
+    }
+    let found = audit(&d);
+    for id in ["durability-off", "dataset-fits-in-memory", "mix-mismatch", "too-short"] {
+        let f = found.iter().find(|f| f.id == id).unwrap_or_else(|| panic!("{id} not triggered"));
+        assert!(TITLES.iter().any(|t| f.advice.contains(t)), "{id}: {}", f.advice);
+    }
+    for f in &found {
+        let quotes = ["vendor", "244 GB", "UPDATEs", "2 hours"].iter().any(|w| f.advice.contains(w));
+        assert!(!quotes || f.advice.contains("the study"), "{}: {}", f.id, f.advice);
+    }
+}
+
+/// SQLite's data is held by its own small cache and the OS page cache: data beyond the
+/// first and within the second measures memory.
+#[test]
+fn data_within_the_os_page_cache_fits_in_memory() {
+    let mut d = clean(loopback_run());
+    d.conditions.dataset.total_bytes = 4_000_000;
+    d.conditions.dataset.cache = [("cache_size".into(), 2_048_000), ("os_page_cache".into(), 8 << 30)].into();
+    let f = audit(&d).into_iter().find(|f| f.id == "dataset-fits-in-memory").expect("fits");
+    assert_eq!(f.severity, Severity::Warn);
+    assert!(f.title.contains("fits in os_page_cache"), "{}", f.title);
+    // Larger than every cache and than half the host's RAM: nothing to say.
+    d.conditions.dataset.total_bytes = 20 << 30;
+    d.conditions.dataset.server_host_memory_bytes = Some(24 << 30);
+    assert!(with_id(&audit(&d), "dataset-fits-in-memory").is_empty());
+}
