@@ -11,7 +11,24 @@ use std::time::{Duration, Instant};
 /// interval lines; tests may ignore it).
 pub trait Progress {
     fn started(&mut self) {}
-    fn window(&mut self, _stats: &IntervalStats) {}
+    fn window(&mut self, _w: &Window<'_>) {}
+}
+
+/// One `--report-interval` window. Windows end on multiples of the interval counted from
+/// the measured start (the end of the warmup), as sysbench's do; warmup windows end on
+/// multiples counted from the run's start and at the warmup's end. Which window a second
+/// belongs to is decided by when its tick was due, never by how late the swap ran; the
+/// rates divide by the window's real length.
+pub struct Window<'a> {
+    /// `from_s` as in the timeline (since the run started); `duration_s`: the real length.
+    pub stats: &'a IntervalStats,
+    /// Where the window ends, seconds since its phase started (the measured start; the
+    /// run's start for a warmup window): the boundary for a window that reached one, else
+    /// the real end.
+    pub end_s: f64,
+    /// Ended by the run's end before its boundary (then shorter than the interval). The
+    /// warmup's last window ends at the warmup's end: a boundary, not partial.
+    pub partial: bool,
 }
 
 /// Ignores progress.
@@ -28,19 +45,28 @@ pub struct Collected {
 
 pub struct Collector<'p> {
     threads: u32,
-    report_every: Option<u32>,
+    report_every: Option<Duration>,
     start: Instant,
     warmup: Duration,
     last: Instant,
-    window: Recorder,
-    window_from: Instant,
-    window_ticks: u32,
+    window: OpenWindow,
     totals: Recorder,
     timeline: Vec<IntervalStats>,
     cpu_at_last: Duration,
     progress: &'p mut dyn Progress,
     /// Percentiles the report windows compute beyond the fixed ones.
     window_percentiles: Vec<f64>,
+}
+
+/// The report window being filled.
+struct OpenWindow {
+    recorder: Recorder,
+    /// Where it really began: the previous window's last swap.
+    from: Instant,
+    /// Where it ends: a multiple of the interval, or the warmup's end.
+    boundary: Instant,
+    ticks: u32,
+    warmup: bool,
 }
 
 impl<'p> Collector<'p> {
@@ -55,13 +81,17 @@ impl<'p> Collector<'p> {
         let now = Instant::now();
         Collector {
             threads,
-            report_every,
+            report_every: report_every.map(|s| Duration::from_secs(s.max(1) as u64)),
             start: now,
             warmup: Duration::ZERO,
             last: now,
-            window: Recorder::new(statements, transactions, open_loop),
-            window_from: now,
-            window_ticks: 0,
+            window: OpenWindow {
+                recorder: Recorder::new(statements, transactions, open_loop),
+                from: now,
+                boundary: now,
+                ticks: 0,
+                warmup: false,
+            },
             totals: Recorder::new(statements, transactions, open_loop),
             timeline: Vec::new(),
             cpu_at_last: Duration::ZERO,
@@ -81,32 +111,80 @@ impl<'p> Collector<'p> {
     /// rates would be noise (it is in the totals and the timeline either way); then what was
     /// gathered is returned.
     pub fn finish(mut self) -> Collected {
-        let every = self.report_every.unwrap_or(1) as f64;
-        let left = self.last.saturating_duration_since(self.window_from).as_secs_f64();
-        if self.window_ticks > 0 && left >= every / 5.0 {
-            self.flush_window(self.last);
+        if let Some(every) = self.report_every {
+            let left = self.last.saturating_duration_since(self.window.from);
+            if self.window.ticks > 0 && !is_sliver(left, every) {
+                let end_s = self.last.saturating_duration_since(self.phase_start(self.window.warmup)).as_secs_f64();
+                self.flush_window(self.last, end_s, true);
+            }
         }
         Collected { totals: self.totals, timeline: self.timeline }
     }
 
-    fn flush_window(&mut self, until: Instant) {
-        let from_s = self.window_from.duration_since(self.start).as_secs_f64();
-        let secs = until.duration_since(self.window_from).as_secs_f64();
-        // A window that began in the warmup holds warmup events.
-        let warmup = self.window_from < self.start + self.warmup;
-        self.progress.window(&interval_stats(
-            &self.window,
-            self.start,
-            from_s,
-            secs,
-            self.threads,
-            warmup,
-            &self.window_percentiles,
-        ));
-        self.window.reset();
-        self.window_ticks = 0;
-        self.window_from = until;
+    /// The end of the warmup: measured time starts there.
+    fn measured_start(&self) -> Instant {
+        self.start + self.warmup
     }
+
+    /// Where window labels count from: the run's start in the warmup, else the measured start.
+    fn phase_start(&self, warmup: bool) -> Instant {
+        if warmup {
+            self.start
+        } else {
+            self.measured_start()
+        }
+    }
+
+    /// The boundary after `at`: the next multiple of the interval from the run's start
+    /// within the warmup (which ends on one), else from the measured start.
+    fn boundary_after(&self, at: Instant, every: Duration) -> Instant {
+        let measured = self.measured_start();
+        let origin = if at < measured { self.start } else { measured };
+        let whole = (at.duration_since(origin).as_nanos() / every.as_nanos()) as u32;
+        let next = origin + every * (whole + 1);
+        if at < measured {
+            next.min(measured)
+        } else {
+            next
+        }
+    }
+
+    fn flush_window(&mut self, until: Instant, end_s: f64, partial: bool) {
+        let w = &mut self.window;
+        let from_s = w.from.duration_since(self.start).as_secs_f64();
+        let secs = until.duration_since(w.from).as_secs_f64();
+        let stats =
+            interval_stats(&w.recorder, self.start, from_s, secs, self.threads, w.warmup, &self.window_percentiles);
+        self.progress.window(&Window { stats: &stats, end_s, partial });
+        w.recorder.reset();
+        w.ticks = 0;
+        w.from = until;
+    }
+
+    /// Adds a tick to the report window; the window ends when the tick was due at (or,
+    /// for the run's last tick, after) its boundary.
+    fn window_tick(&mut self, t: &Tick<'_>, warmup: bool, every: Duration) {
+        self.window.recorder.add(t.recorder);
+        self.window.ticks += 1;
+        self.window.warmup = warmup;
+        if t.due < self.window.boundary {
+            return;
+        }
+        let boundary = self.window.boundary;
+        let end_s = boundary.duration_since(self.phase_start(warmup)).as_secs_f64().round();
+        self.flush_window(t.until, end_s, false);
+        self.window.boundary = self.boundary_after(boundary, every);
+        // A late last tick may pass more than one boundary: the next window still ends on one.
+        while self.window.boundary <= t.due {
+            self.window.boundary = self.boundary_after(self.window.boundary, every);
+        }
+    }
+}
+
+/// A window too short for its rates to mean anything: under a fifth of the interval (the
+/// milliseconds after the last whole second of a run).
+fn is_sliver(span: Duration, every: Duration) -> bool {
+    span < every / 5
 }
 
 impl Sink for Collector<'_> {
@@ -114,7 +192,10 @@ impl Sink for Collector<'_> {
         self.start = start;
         self.warmup = warmup;
         self.last = start;
-        self.window_from = start;
+        self.window.from = start;
+        if let Some(every) = self.report_every {
+            self.window.boundary = self.boundary_after(start, every);
+        }
         self.cpu_at_last = process_cpu;
         self.progress.started();
     }
@@ -123,7 +204,7 @@ impl Sink for Collector<'_> {
         if t.until <= self.last {
             return;
         }
-        let warmup = t.due <= self.start + self.warmup;
+        let warmup = t.due <= self.measured_start();
         let from_s = self.last.duration_since(self.start).as_secs_f64();
         let secs = t.until.duration_since(self.last).as_secs_f64();
         let mut stats = interval_stats(t.recorder, self.start, from_s, secs, self.threads, warmup, &[]);
@@ -135,21 +216,146 @@ impl Sink for Collector<'_> {
         if !warmup {
             self.totals.add(t.recorder);
         }
-        if self.report_every.is_some() {
-            // The first measured tick: a window holding warmup ends at the warmup boundary,
-            // so no line mixes warmup with measured events.
-            if !warmup && self.window_ticks > 0 && self.window_from < self.start + self.warmup {
-                self.flush_window(self.last);
-            }
-            self.window.add(t.recorder);
-            self.window_ticks += 1;
-            // A window ends once it spans (nearly) the interval: the run's last sliver, a
-            // few milliseconds after the last whole second, stays for finish() to judge.
-            let spans = t.until.saturating_duration_since(self.window_from).as_secs_f64();
-            if self.report_every.is_some_and(|every| spans >= every as f64 * 0.8) {
-                self.flush_window(t.until);
-            }
+        if let Some(every) = self.report_every {
+            self.window_tick(t, warmup, every);
         }
         self.last = t.until;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the terminal would be told of each window.
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        warmup: bool,
+        end_s: f64,
+        partial: bool,
+        events: u64,
+        from_s: f64,
+        duration_s: f64,
+    }
+
+    #[derive(Default)]
+    struct Windows(Vec<Seen>);
+    impl Progress for Windows {
+        fn window(&mut self, w: &Window<'_>) {
+            let s = w.stats;
+            let (from_s, duration_s) = (s.from_s, s.duration_s);
+            let seen = Seen {
+                warmup: s.warmup,
+                end_s: w.end_s,
+                partial: w.partial,
+                events: s.event.count,
+                from_s,
+                duration_s,
+            };
+            self.0.push(seen);
+        }
+    }
+
+    const MS: Duration = Duration::from_millis(1);
+
+    /// Feeds a run: one tick per whole second up to `secs` (warmup included), tick n holding
+    /// n events and swapped `late(n)` after it was due, then the end tick `end_after` after
+    /// the last second.
+    fn run(
+        warmup_s: u64,
+        secs: u64,
+        every: u32,
+        late: impl Fn(u64) -> Duration,
+        end_after: Duration,
+    ) -> (Vec<Seen>, Collected) {
+        let mut progress = Windows::default();
+        let mut c = Collector::new(&[], &[], false, 4, Some(every), &mut progress);
+        let start = Instant::now();
+        c.started(start, Duration::from_secs(warmup_s), Duration::ZERO);
+        let mut r = Recorder::new(&[], &[], false);
+        let second = Duration::from_secs(1);
+        for n in 1..=secs {
+            let due = start + second * n as u32;
+            for _ in 0..n {
+                r.event(0, MS, MS, due - MS);
+            }
+            c.tick(&Tick { recorder: &r, until: due + late(n), due, process_cpu: Duration::ZERO, backlog: None });
+            r.reset();
+        }
+        let end = start + Duration::from_secs(secs) + end_after;
+        r.event(0, MS, MS, end);
+        c.tick(&Tick { recorder: &r, until: end, due: end, process_cpu: Duration::ZERO, backlog: None });
+        let collected = c.finish();
+        (progress.0, collected)
+    }
+
+    fn events(from: u64, to: u64) -> u64 {
+        (from..=to).sum()
+    }
+
+    #[test]
+    fn windows_end_on_multiples_of_the_interval_from_the_measured_start() {
+        // --warmup 2 --report-interval 5 --time 12, the tick at 7 s (measured 5 s) swapped
+        // 300 ms late, the others 2 ms, the run ending 7 ms after its last second.
+        let late = |n| if n == 7 { 300 * MS } else { 2 * MS };
+        let (w, collected) = run(2, 14, 5, late, 7 * MS);
+        let ends: Vec<(bool, f64, bool)> = w.iter().map(|s| (s.warmup, s.end_s, s.partial)).collect();
+        assert_eq!(ends, [(true, 2.0, false), (false, 5.0, false), (false, 10.0, false), (false, 14.007 - 2.0, true)]);
+        // Each window holds exactly its seconds' events: ticks due in (boundary - 5, boundary].
+        let counts: Vec<u64> = w.iter().map(|s| s.events).collect();
+        assert_eq!(counts, [events(1, 2), events(3, 7), events(8, 12), events(13, 14) + 1]);
+        // Rates divide by the real span: from the previous window's last swap to this one's.
+        assert!((w[1].from_s - 2.002).abs() < 1e-9 && (w[1].duration_s - 5.298).abs() < 1e-9, "{:?}", w[1]);
+        assert!((w[2].from_s - 7.3).abs() < 1e-9 && (w[2].duration_s - 4.702).abs() < 1e-9, "{:?}", w[2]);
+        assert!((w[3].duration_s - 2.005).abs() < 1e-9, "{:?}", w[3]);
+        // The timeline: one entry per tick, measured from the warmup's boundary on.
+        assert_eq!(collected.timeline.len(), 15);
+        assert_eq!(collected.timeline.iter().filter(|i| i.warmup).count(), 2);
+        assert_eq!(collected.totals.events.count(), events(3, 14) + 1);
+    }
+
+    #[test]
+    fn a_sliver_after_the_last_boundary_is_not_a_window() {
+        let (w, collected) = run(0, 10, 5, |_| MS, 7 * MS);
+        let ends: Vec<(f64, bool)> = w.iter().map(|s| (s.end_s, s.partial)).collect();
+        assert_eq!(ends, [(5.0, false), (10.0, false)]);
+        // The sliver's event is measured all the same.
+        assert_eq!(collected.totals.events.count(), events(1, 10) + 1);
+        assert_eq!(collected.timeline.len(), 11);
+        // A fifth of the interval is a window.
+        let (w, _) = run(0, 10, 5, |_| MS, 1001 * MS);
+        assert_eq!(w.len(), 3);
+        assert!(w[2].partial && (w[2].end_s - 11.001).abs() < 1e-9 && w[2].events == 1, "{:?}", w[2]);
+    }
+
+    #[test]
+    fn warmup_windows_end_on_the_interval_from_the_start_and_at_the_warmup() {
+        // --warmup 7 --report-interval 5: warmup windows end at 5 s and 7 s since the start,
+        // measured ones at 5 s and 10 s since the warmup ended.
+        let (w, collected) = run(7, 17, 5, |_| 10 * MS, 30 * MS);
+        let ends: Vec<(bool, f64, bool)> = w.iter().map(|s| (s.warmup, s.end_s, s.partial)).collect();
+        assert_eq!(ends, [(true, 5.0, false), (true, 7.0, false), (false, 5.0, false), (false, 10.0, false)]);
+        let counts: Vec<u64> = w.iter().map(|s| s.events).collect();
+        assert_eq!(counts, [events(1, 5), events(6, 7), events(8, 12), events(13, 17)]);
+        assert_eq!(collected.totals.events.count(), events(8, 17) + 1);
+    }
+
+    #[test]
+    fn a_swap_more_than_a_second_late_moves_no_second_to_another_window() {
+        // The swap of the tick due at 5 s runs 1.5 s late: the ticks due at 6 s and later
+        // are swapped after it, and the window still ends with the second due at 5 s.
+        let late = |n| {
+            if n == 5 {
+                1500 * MS
+            } else if n == 6 {
+                600 * MS
+            } else {
+                MS
+            }
+        };
+        let (w, _) = run(0, 10, 5, late, 5 * MS);
+        let counts: Vec<u64> = w.iter().map(|s| s.events).collect();
+        assert_eq!(counts, [events(1, 5), events(6, 10)]);
+        assert!((w[0].duration_s - 6.5).abs() < 1e-9 && (w[1].duration_s - 3.501).abs() < 1e-9, "{w:?}");
     }
 }

@@ -384,3 +384,63 @@ fn sqlite_csv_exports_round_trip() {
         assert!(got.iter().any(|(_, v)| v.contains(',')), "no value with a comma was exercised");
     }
 }
+
+/// The chart data a page embeds (#fb-data).
+fn page_data(html: &Path) -> Value {
+    let page = std::fs::read_to_string(html).unwrap();
+    let tag = "id=\"fb-data\">";
+    let start = page.find(tag).expect("chart data") + tag.len();
+    serde_json::from_str(&page[start..start + page[start..].find("</script>").unwrap()]).unwrap()
+}
+
+/// `--repeat 3`: the COMMIT scatter holds every repeat's samples, one series per repeat, each
+/// on its repeat's own seconds of the one time axis (they once all restarted at 0).
+#[test]
+fn sqlite_every_repeat_scatters_on_its_own_seconds() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_read_write", "--table-size=500"]).status.success());
+    let result = db.dir.path().join("repeats.json");
+    let out = format!("--out={}", result.display());
+    let o = db.fairbench(&["run", "oltp_read_write", "--table-size=500", "--time=2", "--warmup=1", "--repeat=3", &out]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    // The result: each repeat's points inside their own second (a sample's clock is read
+    // just before the swap that ends the previous one, never half a second before).
+    let mut in_file: BTreeMap<u64, usize> = BTreeMap::new();
+    for i in doc["intervals"].as_array().unwrap() {
+        let (from, to) =
+            (i["from_s"].as_f64().unwrap(), i["from_s"].as_f64().unwrap() + i["duration_s"].as_f64().unwrap());
+        let points = i["scatter"]["points"].as_array().unwrap();
+        *in_file.entry(i["repeat"].as_u64().unwrap()).or_default() += points.len();
+        for p in points {
+            let x = p[0].as_f64().unwrap();
+            assert!(x > from - 0.5 && x <= to + 1e-6, "sample at {x} s in the second {from}..{to}");
+        }
+    }
+    assert_eq!(in_file.keys().copied().collect::<Vec<_>>(), [1, 2, 3]);
+
+    let html = db.dir.path().join("repeats.html");
+    report(db.dir.path(), &[&result], &html);
+    let data = page_data(&html);
+    let scatter = data["charts"].as_array().unwrap().iter().find(|c| c["id"] == "scatter").expect("scatter chart");
+    let mut ranges = vec![];
+    for (k, s) in scatter["series"].as_array().unwrap().iter().enumerate() {
+        let repeat = k as u64 + 1;
+        assert_eq!(s["label"], format!("COMMIT latency, repeat {repeat}"));
+        let x = match s["xref"].as_u64() {
+            Some(at) => &data["xs"][at as usize],
+            None => &s["x"],
+        };
+        let x: Vec<f64> = x.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert_eq!(x.len(), in_file[&repeat], "repeat {repeat}: the page draws every sample of the result");
+        ranges.push((x.iter().copied().fold(f64::INFINITY, f64::min), x.iter().copied().fold(0.0, f64::max)));
+    }
+    assert_eq!(ranges.len(), 3, "{scatter}");
+    // One axis: each repeat's samples after the one before.
+    for w in ranges.windows(2) {
+        assert!(w[0].0 < w[0].1 && w[0].1 <= w[1].0, "{ranges:?}");
+    }
+    let marks: Vec<&str> = scatter["marks"].as_array().unwrap().iter().map(|m| m["label"].as_str().unwrap()).collect();
+    assert_eq!(marks, ["repeat 2", "repeat 3"]);
+    eprintln!("scatter points per repeat, result and page: {in_file:?}; x ranges {ranges:?}");
+}

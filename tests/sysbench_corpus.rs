@@ -545,6 +545,35 @@ fn run_both(kind: Kind) {
     }
     // In this function, not a test of its own: MariaDB's counters above are server-wide.
     sysbench_tables_are_written_only_when_allowed(kind);
+    report_windows_are_sysbench_windows(kind);
+}
+
+/// `--report-interval`: sysbench 1.0.20's interval lines and fairbench's (sysbench's format,
+/// the same line) end on the same seconds. --time is not a multiple of the interval: whether
+/// sysbench prints a last line at exactly --time is a race between its threads.
+fn report_windows_are_sysbench_windows(kind: Kind) {
+    let line = "sysbench oltp_read_write --tables=1 --table-size=1000 --threads=2 --report-interval=2 --time=5 run";
+    let labels = |tool: &str| {
+        let db = TestDb::new(kind);
+        let o = |cmd: &str| {
+            let args = for_server(line, "", cmd, &db);
+            let o =
+                if tool == "sysbench" { sysbench(db.dir.path(), &args) } else { fairbench_in(db.dir.path(), &args) };
+            assert!(o.status.success(), "{tool} {cmd}:\n{}", text(&o));
+            o
+        };
+        o("prepare");
+        let out = String::from_utf8_lossy(&o("run").stdout).into_owned();
+        o("cleanup");
+        let l: Vec<String> =
+            out.lines().filter(|l| l.starts_with("[ ")).map(|l| l[..l.find(" ] ").unwrap() + 2].to_string()).collect();
+        (l, out)
+    };
+    let (theirs, their_out) = labels("sysbench");
+    let (ours, our_out) = labels("fairbench");
+    assert_eq!(theirs, ["[ 2s ]", "[ 4s ]"], "sysbench:\n{their_out}");
+    assert_eq!(ours, theirs, "fairbench:\n{our_out}");
+    eprintln!("report windows as sysbench 1.0.20's: {line}\n    {}", ours.join(" "));
 }
 
 /// A/B on identical data: fairbench writes tables sysbench prepared only when told to, lists

@@ -3,14 +3,12 @@
 
 use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
 use crate::cli::RunArgs;
-use crate::collector::{Collector, Progress};
+use crate::collector::{Collector, Progress, Window};
 use crate::db::{Connection as _, Database, TargetUrl};
-use crate::model::{
-    IntervalStats, ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord,
-};
+use crate::model::{ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError};
-use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
+use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport, WindowEnd};
 use crate::runner::{self, RunError};
 use crate::workload::schema::Ownership;
 use crate::{audit, conditions, result};
@@ -60,14 +58,13 @@ pub(super) fn measure_run<D: Database>(
         announce(&plan, &before.server, &db.transport(), args.target.ps);
     }
 
-    let every = plan.report_interval_s.unwrap_or(1);
     // sysbench's format: its interval lines on stdout, where its parsers read them.
     let mut progress = TerminalProgress(match args.format() {
         "sysbench" => {
-            IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile, every)
+            IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
         }
-        _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile, every),
-        _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile, every),
+        _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
+        _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
     });
     let mut runs = Vec::with_capacity(plan.repeats as usize);
     for repeat in 1..=plan.repeats {
@@ -405,8 +402,8 @@ impl<W: std::io::Write> Progress for TerminalProgress<W> {
     fn started(&mut self) {
         self.0.started();
     }
-    fn window(&mut self, s: &IntervalStats) {
-        self.0.print(s);
+    fn window(&mut self, w: &Window<'_>) {
+        self.0.print(w.stats, WindowEnd { end_s: w.end_s, partial: w.partial });
     }
 }
 

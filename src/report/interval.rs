@@ -1,51 +1,67 @@
 //! sysbench's `--report-interval` line, extended with commit latency.
+//!
+//! Labels: a window that reached its boundary is labelled by it, `[ 10s ]`, seconds since
+//! the measured start (after the warmup) as sysbench's; a warmup window by seconds since the
+//! run started, `[ 5s warmup ]`; the run's last window, ended before its boundary, by its
+//! real end and length, `[ 12s, last 2.0 s ]`. sysbench's format prints neither of the last
+//! two: sysbench prints none.
 
 use crate::model::stats::trim_float;
 use crate::model::IntervalStats;
 use std::io::Write;
 
+/// Where a window ends, as the collector decided it.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowEnd {
+    /// Seconds since the window's phase started (the measured start, or the run's start
+    /// for a warmup window).
+    pub end_s: f64,
+    /// Ended by the run's end before reaching its boundary.
+    pub partial: bool,
+}
+
 pub struct IntervalPrinter<W: Write> {
     out: W,
     percentile: f64,
-    /// The report interval, seconds.
-    every: f64,
-    /// sysbench's line exactly (no commit latency, no open-loop fields).
+    /// sysbench's line exactly (no commit latency, no open-loop fields, no warmup or
+    /// partial windows).
     sysbench: bool,
 }
 
 impl<W: Write> IntervalPrinter<W> {
-    pub fn new(out: W, percentile: f64, every_s: u32) -> Self {
-        IntervalPrinter { out, percentile, every: every_s.max(1) as f64, sysbench: false }
+    pub fn new(out: W, percentile: f64) -> Self {
+        IntervalPrinter { out, percentile, sysbench: false }
     }
 
     /// Lines as sysbench 1.0.20 prints them, for scripts that parse them.
-    pub fn sysbench(out: W, percentile: f64, every_s: u32) -> Self {
-        IntervalPrinter { sysbench: true, ..Self::new(out, percentile, every_s) }
+    pub fn sysbench(out: W, percentile: f64) -> Self {
+        IntervalPrinter { sysbench: true, ..Self::new(out, percentile) }
     }
 
     /// sysbench's line: `[ 10s ] thds: 16 tps: ... lat (ms,95%): ... err/s: ... reconn/s: ...`
-    /// (the last, shorter window is labelled with its length, as in fairbench's line).
-    pub fn sysbench_line(s: &IntervalStats, percentile: f64, every: f64) -> String {
-        let full = Self::line(s, percentile, every);
+    pub fn sysbench_line(s: &IntervalStats, end: WindowEnd, percentile: f64) -> String {
+        let full = Self::line(s, end, percentile);
         let (head, _) = full.split_once(" commit (ms,").unwrap_or((&full, ""));
         let secs = s.duration_s.max(1e-9);
         format!("{head} err/s: {:.2} reconn/s: {:.2}", s.errors as f64 / secs, s.reconnects as f64 / secs)
     }
 
-    /// One window's line; `every`: the report interval in seconds.
-    pub fn line(s: &IntervalStats, percentile: f64, every: f64) -> String {
+    /// The label between the brackets: `10s`, `5s warmup`, `12s, last 2.0 s`.
+    pub fn label(s: &IntervalStats, end: WindowEnd) -> String {
+        let warmup = if s.warmup { " warmup" } else { "" };
+        match end.partial {
+            false => format!("{:.0}s{warmup}", end.end_s),
+            true => format!("{:.0}s{warmup}, last {:.1} s", end.end_s, s.duration_s),
+        }
+    }
+
+    /// One window's line.
+    pub fn line(s: &IntervalStats, end: WindowEnd, percentile: f64) -> String {
         let secs = s.duration_s.max(1e-9);
-        // A full window is labelled by its end; the run's last, shorter one says so.
-        // A warmup window ends at the warmup boundary, a whole second.
-        let end = if s.duration_s >= every * 0.9 || s.warmup {
-            format!("{}s", (s.from_s + s.duration_s).round())
-        } else {
-            format!("{:.1}s, last {:.1} s", s.from_s + s.duration_s, s.duration_s)
-        };
         let ms = |us: f64| us / 1000.0;
         format!(
-            "[ {end}{} ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} commit (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}",
-            if s.warmup { " warmup" } else { "" },
+            "[ {} ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} commit (ms,{}%): {} err/s: {:.2} reconn/s: {:.2}",
+            Self::label(s, end),
             s.threads,
             s.event.per_s,
             s.total.per_s,
@@ -75,10 +91,12 @@ impl<W: Write> IntervalPrinter<W> {
         let _ = writeln!(self.out, "Threads started!");
     }
 
-    pub fn print(&mut self, s: &IntervalStats) {
+    pub fn print(&mut self, s: &IntervalStats, end: WindowEnd) {
         let line = match self.sysbench {
-            true => Self::sysbench_line(s, self.percentile, self.every),
-            false => Self::line(s, self.percentile, self.every),
+            // sysbench prints whole measured windows only.
+            true if s.warmup || end.partial => return,
+            true => Self::sysbench_line(s, end, self.percentile),
+            false => Self::line(s, end, self.percentile),
         };
         let _ = writeln!(self.out, "{line}");
     }

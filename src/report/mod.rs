@@ -12,7 +12,7 @@ mod text;
 
 pub use compare::{CompareJson, CompareText, ComparisonFormat};
 pub use findings::findings;
-pub use interval::IntervalPrinter;
+pub use interval::{IntervalPrinter, WindowEnd};
 pub use sweep::sweep_table;
 pub use sysbench::SysbenchReport;
 pub use text::TextReport;

@@ -18,11 +18,12 @@ pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected
     let mut offset = 0.0;
     for (i, (outcome, mut collected)) in runs.into_iter().enumerate() {
         let index = i as u32 + 1;
-        // Back to back on one time axis; the seconds between repeats (clients reconnecting)
-        // are left out.
+        // Back to back on one time axis, the scatter's samples with their seconds; the
+        // seconds between repeats (clients reconnecting) are left out.
         for s in collected.timeline.iter_mut() {
             s.from_s += offset;
             s.repeat = Some(index);
+            s.scatter.points.iter_mut().for_each(|p| p[0] += offset);
         }
         offset = collected.timeline.last().map_or(offset, |s: &IntervalStats| s.from_s + s.duration_s);
         merged = Some(match merged {

@@ -417,20 +417,52 @@ pub fn single_charts(d: &ResultDocument) -> Vec<Chart> {
     charts
 }
 
-/// Every interval's scatter points, thinned evenly to at most [`MAX_SCATTER_POINTS`].
-pub fn scatter_points(d: &ResultDocument) -> (ScatterOf, Vec<[f64; 2]>) {
+/// Sampled points of one repeat (`None`: a result without --repeat).
+pub struct ScatterGroup {
+    pub repeat: Option<u32>,
+    pub points: Vec<[f64; 2]>,
+}
+
+/// Every interval's scatter points, per repeat, thinned evenly to at most
+/// [`MAX_SCATTER_POINTS`] in all.
+pub fn scatter_points(d: &ResultDocument) -> (ScatterOf, Vec<ScatterGroup>) {
     let of = d.intervals.iter().find(|i| !i.scatter.points.is_empty()).map_or(ScatterOf::Commit, |i| i.scatter.of);
-    let all: Vec<[f64; 2]> = d.intervals.iter().flat_map(|i| i.scatter.points.iter().copied()).collect();
-    if all.len() <= MAX_SCATTER_POINTS {
-        return (of, all);
+    let mut all: Vec<(usize, [f64; 2])> = vec![];
+    let mut groups: Vec<ScatterGroup> = vec![];
+    for seconds in d.intervals.chunk_by(|a, b| a.repeat == b.repeat) {
+        let shift = older_repeat_shift(seconds);
+        let points = seconds.iter().flat_map(|i| i.scatter.points.iter().map(|p| [p[0] + shift, p[1]]));
+        all.extend(points.map(|p| (groups.len(), p)));
+        groups.push(ScatterGroup { repeat: seconds[0].repeat, points: vec![] });
     }
     let n = all.len();
-    (of, (0..MAX_SCATTER_POINTS).map(|k| all[k * n / MAX_SCATTER_POINTS]).collect())
+    let kept: Box<dyn Iterator<Item = &(usize, [f64; 2])>> = match n <= MAX_SCATTER_POINTS {
+        true => Box::new(all.iter()),
+        false => Box::new((0..MAX_SCATTER_POINTS).map(|k| &all[k * n / MAX_SCATTER_POINTS])),
+    };
+    for (g, p) in kept {
+        groups[*g].points.push(*p);
+    }
+    groups.retain(|g| !g.points.is_empty());
+    (of, groups)
+}
+
+/// Results written before a repeat's samples were put on the timeline's axis count each
+/// repeat's from 0: their seconds start where the repeat's first second does.
+fn older_repeat_shift(seconds: &[IntervalStats]) -> f64 {
+    let start = seconds.first().map_or(0.0, |i| i.from_s);
+    let earliest = seconds.iter().flat_map(|i| i.scatter.points.first()).map(|p| p[0]).fold(f64::INFINITY, f64::min);
+    // A sample may precede its second by a swap's lateness, never by half a second.
+    if seconds.first().is_some_and(|i| i.repeat.is_some()) && earliest < start - 0.5 {
+        start
+    } else {
+        0.0
+    }
 }
 
 fn scatter_chart(d: &ResultDocument, shade: &[[f64; 2]], marks: &[Mark]) -> Option<Chart> {
-    let (of, points) = scatter_points(d);
-    if points.is_empty() {
+    let (of, groups) = scatter_points(d);
+    if groups.is_empty() {
         return None;
     }
     let (what, title) = match of {
@@ -438,12 +470,18 @@ fn scatter_chart(d: &ResultDocument, shade: &[[f64; 2]], marks: &[Mark]) -> Opti
         ScatterOf::Event => ("event latency", "Event latency samples over time (no COMMIT in this workload)"),
     };
     let seen: u64 = d.intervals.iter().map(|i| i.scatter.seen).sum();
-    let title = format!("{title} ({} of {seen} sampled)", points.len());
+    let drawn: usize = groups.iter().map(|g| g.points.len()).sum();
+    let title = format!("{title} ({drawn} of {seen} sampled)");
     let mut c = Chart::new("scatter", &title, "scatter", Axis::seconds(), Axis::ms_log("latency (ms, log scale)"));
-    c.series.push(
-        Series::line(what, points.iter().map(|p| secs(p[0])).collect(), points.iter().map(|p| ms(p[1])).collect(), 0)
-            .styled("points"),
-    );
+    for g in &groups {
+        // Each repeat in a colour of its own, on the one time axis.
+        let (label, color) = match g.repeat {
+            Some(r) => (format!("{what}, repeat {r}"), (r as usize).saturating_sub(1)),
+            None => (what.to_string(), 0),
+        };
+        let (x, y) = (g.points.iter().map(|p| secs(p[0])).collect(), g.points.iter().map(|p| ms(p[1])).collect());
+        c.series.push(Series::line(&label, x, y, color).styled("points"));
+    }
     c.shade = shade.to_vec();
     c.marks = marks.to_vec();
     Some(c)

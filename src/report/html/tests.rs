@@ -319,6 +319,38 @@ fn charts_of_one_result() {
     assert_eq!(scatter.series[0].x.len(), data::MAX_SCATTER_POINTS);
 }
 
+/// 30 seconds as 3 repeats of 10; `restarting`: each repeat's samples count from 0, as
+/// results written before they were put on the timeline's axis.
+fn three_repeats(restarting: bool) -> ResultDocument {
+    let mut d = synthetic(30, false);
+    for (n, i) in d.intervals.iter_mut().enumerate() {
+        i.repeat = Some(n as u32 / 10 + 1);
+        i.warmup = false;
+        let repeat_start = (n / 10 * 10) as f64;
+        i.scatter.points.iter_mut().filter(|_| restarting).for_each(|p| p[0] -= repeat_start);
+    }
+    d
+}
+
+#[test]
+fn every_repeat_has_its_scatter_on_the_one_time_axis() {
+    for restarting in [false, true] {
+        let charts = data::single_charts(&three_repeats(restarting));
+        let scatter = charts.iter().find(|c| c.id == "scatter").unwrap();
+        let labels: Vec<&str> = scatter.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["COMMIT latency, repeat 1", "COMMIT latency, repeat 2", "COMMIT latency, repeat 3"]);
+        for (k, s) in scatter.series.iter().enumerate() {
+            let x: Vec<f64> = s.x.iter().map(|v| v.as_f64().unwrap()).collect();
+            assert_eq!(x.len(), 1000, "repeat {}: every sample", k + 1);
+            // Repeat k's samples lie in its own seconds: [10 (k-1), 10 k).
+            let (lo, hi) = (x.iter().copied().fold(f64::INFINITY, f64::min), x.iter().copied().fold(0.0, f64::max));
+            assert!(lo >= 10.0 * k as f64 && hi < 10.0 * (k + 1) as f64, "repeat {}: {lo}..{hi} ({restarting})", k + 1);
+        }
+        let marks: Vec<(f64, &str)> = scatter.marks.iter().map(|m| (m.x, m.label.as_str())).collect();
+        assert_eq!(marks, [(10.0, "repeat 2"), (20.0, "repeat 3")]);
+    }
+}
+
 fn comparison(with_interval: bool) -> Comparison {
     let side = |i: usize| Side {
         file: format!("{i}.json"),
