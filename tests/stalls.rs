@@ -35,17 +35,19 @@ fn a_sqlite_lock_wait_is_a_stall_naming_its_statement() {
     let held_ms = HELD.as_millis() as f64;
     // The waiting statement is named and took (nearly) the whole time the lock was held.
     assert!(longest["statement"].as_str().is_some_and(|s| !s.is_empty()), "{f}");
-    assert!(longest["statement_ms"].as_f64().unwrap() >= held_ms * 0.9, "{f}");
+    // (It began when the run released its clients, just after the line the test waited
+    // for: half the time the lock was held leaves room for a slow start.)
+    assert!(longest["statement_ms"].as_f64().unwrap() >= held_ms / 2.0, "{f}");
     assert!(longest["event_ms"].as_f64().unwrap() >= longest["statement_ms"].as_f64().unwrap(), "{f}");
-    assert!(longest["started_s"].as_f64().unwrap() < 0.5, "the first event waited: {f}");
-    assert!(longest["ended_s"].as_f64().unwrap() >= held_ms / 1000.0 * 0.9, "{f}");
+    let (started, ended) = (longest["started_s"].as_f64().unwrap(), longest["ended_s"].as_f64().unwrap());
+    assert!(started < held_ms / 2000.0 && ended >= held_ms / 2000.0, "the first event waited: {f}");
     // The percentiles do not show it: one event among thousands.
     assert!(doc["stats"]["event"]["p99_us"].as_f64().unwrap() < held_ms * 1000.0 / 20.0, "{}", doc["stats"]["event"]);
 
     // The same result without the stalled seconds: no finding.
     let p50 = doc["stats"]["event"]["p50_us"].as_f64().unwrap();
     for i in doc["intervals"].as_array_mut().unwrap() {
-        if i["event"]["max_us"].as_f64().unwrap() >= held_ms * 1000.0 * 0.9 {
+        if i["event"]["max_us"].as_f64().unwrap() >= held_ms * 1000.0 / 2.0 {
             i["event"]["max_us"] = p50.into();
         }
     }
