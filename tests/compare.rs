@@ -525,4 +525,20 @@ fn mariadb_same_settings_compare_clean_and_a_durability_change_is_critical() {
         let id = format!("{side}:durability-off");
         assert!(value == "1" || undermined.contains(&id.as_str()), "{id}: {rec}");
     }
+
+    // The same files with the setting named as the subject: an A/B of it, not unfair.
+    let under = ["--claim", "qps>=5x", "--under-test", "innodb_flush_log_at_trx_commit"];
+    let (code, cmp) = compare(dir, &[&a, &b], &under);
+    assert_eq!(cmp["under_test"]["name"], "innodb_flush_log_at_trx_commit");
+    let tested = &cmp["under_test"]["differences"][0];
+    assert_eq!(tested["values"], json!([original, changed]), "{}", cmp["under_test"]);
+    assert!(difference(&cmp, "durability", "innodb_flush_log_at_trx_commit").is_none(), "{}", cmp["differences"]);
+    assert!(finding(&cmp, "durability-differs").is_none(), "{}", cmp["findings"]);
+    let rec = claim(&cmp, "qps>=5x", 1);
+    let undermined: Vec<&str> = rec["undermined_by"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(!undermined.iter().any(|u| u.contains("durability")), "{rec}");
+    assert_eq!(code, if rec["verdict"] == "supported" { 0 } else { 4 }, "{rec}");
+    // Another setting under test leaves this one a finding.
+    let (_, cmp) = compare(dir, &[&a, &b], &["--under-test", "sync_binlog"]);
+    assert!(finding(&cmp, "durability-differs").is_some(), "{}", cmp["findings"]);
 }

@@ -18,7 +18,8 @@ pub(super) fn compare_cmd(args: &CompareArgs) -> Result<ExitCode, Error> {
         .iter()
         .map(|path| Ok(Input { file: path.display().to_string(), doc: ResultDocument::read(path)? }))
         .collect::<Result<Vec<_>, Error>>()?;
-    let comparison = compare::compare(&inputs, &claims, &thresholds);
+    let subject = args.under_test.as_deref().map(compare::Subject::parse);
+    let comparison = compare::compare(&inputs, &claims, &thresholds, subject.as_ref());
     if args.json {
         println!("{}", CompareJson.render(&comparison));
     } else {

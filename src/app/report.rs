@@ -51,7 +51,7 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
                     Loaded::Sweep(_) => unreachable!("checked above"),
                 })
                 .collect();
-            let comparison = compare::compare(&inputs, &[], &[]);
+            let comparison = compare::compare(&inputs, &[], &[], None);
             let docs: Vec<&ResultDocument> = inputs.iter().map(|i| &i.doc).collect();
             html::render(&HtmlInput::Compare {
                 files: names.iter().map(String::as_str).collect(),

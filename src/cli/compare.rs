@@ -19,6 +19,11 @@ pub struct CompareArgs {
     /// Any that fails: exit code 3.
     #[arg(long = "threshold")]
     pub thresholds: Vec<String>,
+    /// The difference this comparison is about: a setting (innodb_flush_log_at_trx_commit),
+    /// a run option (threads), or product, version or target for whole servers. Reported as
+    /// the subject, not as a finding, and it does not undermine claims.
+    #[arg(long = "under-test", value_name = "NAME")]
+    pub under_test: Option<String>,
     /// Print the comparison as JSON (docs/compare.md).
     #[arg(long)]
     pub json: bool,

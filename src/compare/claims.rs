@@ -1,18 +1,26 @@
 //! Claim verdicts: a claim holds for the whole 95% interval (supported), for none of it
 //! (refuted), or for part of it (inconclusive). Each carries the findings that undermine it.
 
-use super::{label, ratio_interval, value_interval};
+use super::{label, ratio_interval, value_interval, Subject};
 use crate::model::comparison::{ClaimRecord, Estimate, Verdict};
 use crate::model::criterion::{Bound, Op};
 use crate::model::{Criterion, Finding, ResultDocument, Severity};
 
 /// Every claim about every side but the baseline.
-pub fn verdicts(claims: &[Criterion], docs: &[&ResultDocument], findings: &[Finding]) -> Vec<ClaimRecord> {
+pub fn verdicts(
+    claims: &[Criterion],
+    docs: &[&ResultDocument],
+    findings: &[Finding],
+    subject: Option<&Subject>,
+) -> Vec<ClaimRecord> {
     let mut undermining: Vec<String> =
         findings.iter().filter(|f| f.severity >= Severity::Warn).map(|f| f.id.clone()).collect();
     for (i, d) in docs.iter().enumerate() {
         undermining.extend(
-            d.audit.iter().filter(|f| f.severity == Severity::Critical).map(|f| format!("{}:{}", label(i), f.id)),
+            d.audit
+                .iter()
+                .filter(|f| f.severity == Severity::Critical && !subject.is_some_and(|s| s.explains(f)))
+                .map(|f| format!("{}:{}", label(i), f.id)),
         );
     }
     let mut out = Vec::new();

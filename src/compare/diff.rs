@@ -256,10 +256,12 @@ fn evidence<'a>(diffs: impl Iterator<Item = &'a Difference>) -> Vec<(String, Val
 }
 
 /// The differences that make the comparison unfair.
-pub fn findings(docs: &[&ResultDocument], diffs: &[Difference]) -> Vec<Finding> {
+pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<&super::Subject>) -> Vec<Finding> {
     let mut out = Vec::new();
     let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
-    let has = |d: &ResultDocument, id: &str| d.audit.iter().any(|f| f.id == id);
+    // A side's own finding that the setting under test alone causes is the subject.
+    let has =
+        |d: &ResultDocument, id: &str| d.audit.iter().any(|f| f.id == id && !subject.is_some_and(|s| s.explains(f)));
     let durability_off: Vec<bool> = docs.iter().map(|d| has(d, "durability-off")).collect();
     if in_group("durability").next().is_some() || durability_off.iter().any(|&x| x != durability_off[0]) {
         let mut ev = evidence(in_group("durability"));

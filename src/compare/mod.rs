@@ -5,9 +5,12 @@
 
 mod claims;
 pub mod diff;
+mod subject;
+
+pub use subject::Subject;
 
 use crate::model::comparison::{
-    Comparison, Estimate, IntervalMethod, MetricComparison, RatioRecord, Side, SideThreshold, Significance,
+    Comparison, Estimate, IntervalMethod, MetricComparison, RatioRecord, Side, SideThreshold, Significance, UnderTest,
     COMPARISON_SCHEMA_NAME, COMPARISON_SCHEMA_VERSION,
 };
 use crate::model::metric::{self, Better, Quantity};
@@ -26,7 +29,14 @@ pub struct Input {
 
 /// The comparison of `inputs` (the first is the baseline) with verdicts on `claims` and
 /// `thresholds` checked on every side.
-pub fn compare(inputs: &[Input], claims: &[Criterion], thresholds: &[Criterion]) -> Comparison {
+/// `subject`: the difference under test (`--under-test`), reported apart and not held
+/// against the comparison.
+pub fn compare(
+    inputs: &[Input],
+    claims: &[Criterion],
+    thresholds: &[Criterion],
+    subject: Option<&Subject>,
+) -> Comparison {
     let docs: Vec<&ResultDocument> = inputs.iter().map(|i| &i.doc).collect();
     let sides = inputs.iter().enumerate().map(|(i, input)| side(i, input)).collect();
     let mut classes: Vec<&str> = Vec::new();
@@ -38,9 +48,10 @@ pub fn compare(inputs: &[Input], claims: &[Criterion], thresholds: &[Criterion])
         .filter(|m| docs.iter().any(|d| d.metric(m).is_some()))
         .map(|m| metric_comparison(&m, &docs))
         .collect();
-    let differences = diff::differences(&docs);
-    let findings = diff::findings(&docs, &differences);
-    let claims = claims::verdicts(claims, &docs, &findings);
+    let (tested, differences): (Vec<_>, Vec<_>) =
+        diff::differences(&docs).into_iter().partition(|d| subject.is_some_and(|s| s.covers(d)));
+    let findings = diff::findings(&docs, &differences, subject);
+    let claims = claims::verdicts(claims, &docs, &findings, subject);
     let thresholds = docs
         .iter()
         .enumerate()
@@ -55,6 +66,7 @@ pub fn compare(inputs: &[Input], claims: &[Criterion], thresholds: &[Criterion])
         schema_version: COMPARISON_SCHEMA_VERSION,
         sides,
         metrics,
+        under_test: subject.map(|s| UnderTest { name: s.name().to_string(), differences: tested }),
         differences,
         findings,
         claims,

@@ -17,7 +17,10 @@ pub struct Comparison {
     /// The results compared; the first is the baseline.
     pub sides: Vec<Side>,
     pub metrics: Vec<MetricComparison>,
-    /// Every condition that differs between the sides.
+    /// `--under-test`: the difference the comparison is about (not a finding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under_test: Option<UnderTest>,
+    /// Every other condition that differs between the sides.
     pub differences: Vec<Difference>,
     /// What makes the comparison unfair (ids like the audit's: `durability-differs`, ...).
     pub findings: Vec<Finding>,
@@ -26,6 +29,15 @@ pub struct Comparison {
     /// `--threshold`s checked on every side.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<SideThreshold>,
+}
+
+/// What `--under-test` names and the differences it covers.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct UnderTest {
+    /// A setting or option (`innodb_flush_log_at_trx_commit`, `threads`), or `product`,
+    /// `version`, `target`.
+    pub name: String,
+    pub differences: Vec<Difference>,
 }
 
 /// One result file of the comparison.

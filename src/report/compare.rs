@@ -1,6 +1,8 @@
 //! `fairbench compare` as text (a table a person reads) or JSON (the comparison document).
 
-use crate::model::comparison::{Comparison, Estimate, IntervalMethod, MetricComparison, Significance, Verdict};
+use crate::model::comparison::{
+    Comparison, Difference, Estimate, IntervalMethod, MetricComparison, Significance, Verdict,
+};
 use crate::model::Metric;
 use std::fmt::Write;
 
@@ -25,6 +27,7 @@ impl ComparisonFormat for CompareText {
     fn render(&self, c: &Comparison) -> String {
         let mut o = String::new();
         sides(&mut o, c);
+        under_test(&mut o, c);
         verdict(&mut o, c);
         metrics(&mut o, c);
         differences(&mut o, c);
@@ -216,13 +219,42 @@ fn differences(o: &mut String, c: &Comparison) {
             }
             continue;
         }
-        let values: Vec<String> = d
-            .values
-            .iter()
-            .enumerate()
-            .map(|(side, v)| format!("{}: {}", c.sides[side].label, v.as_deref().unwrap_or("(none)")))
-            .collect();
-        let _ = writeln!(o, "    {:<34} {}", d.key, values.join("   "));
+        difference_row(o, c, d);
+    }
+}
+
+fn difference_row(o: &mut String, c: &Comparison, d: &Difference) {
+    let values: Vec<String> = d
+        .values
+        .iter()
+        .enumerate()
+        .map(|(side, v)| format!("{}: {}", c.sides[side].label, v.as_deref().unwrap_or("(none)")))
+        .collect();
+    let _ = writeln!(o, "    {:<34} {}", d.key, values.join("   "));
+}
+
+/// `--under-test`: the difference the comparison is about, before the numbers.
+fn under_test(o: &mut String, c: &Comparison) {
+    let Some(u) = &c.under_test else { return };
+    let _ = writeln!(o);
+    match u.differences.len() {
+        0 => {
+            let _ = writeln!(o, "Under test: {} (but it is the same on every side).", u.name);
+        }
+        n => {
+            let _ = writeln!(
+                o,
+                "Under test: {} ({n} difference{}, the subject of this comparison: not held against it):",
+                u.name,
+                if n == 1 { "" } else { "s" }
+            );
+            for d in u.differences.iter().take(MAX_ROWS_PER_GROUP) {
+                difference_row(o, c, d);
+            }
+            if n > MAX_ROWS_PER_GROUP {
+                let _ = writeln!(o, "    ... {} more (all of them with --json)", n - MAX_ROWS_PER_GROUP);
+            }
+        }
     }
 }
 

@@ -386,6 +386,7 @@ fn comparison(with_interval: bool) -> Comparison {
         }],
     };
     Comparison {
+        under_test: None,
         schema: "fairbench.comparison".into(),
         schema_version: 1,
         sides: vec![side(0), side(1)],
