@@ -1,6 +1,7 @@
 //! The commands: flags -> plan -> prepare/run -> result document -> report. The only module
 //! that prints, apart from the report formats it calls.
 
+mod ab;
 mod check;
 mod compare;
 mod hints;
@@ -88,6 +89,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Audit(args) => audit_cmd(&args),
         Command::Compare(args) => compare::compare_cmd(&args),
+        Command::Ab(args) => ab::ab_cmd(&args),
         Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Report(args) => report::report_cmd(&args),
         Command::Export(args) => report::export_cmd(&args),

@@ -42,77 +42,144 @@ pub(super) fn measure_run<D: Database>(
     bench: bool,
     out: Option<&std::path::Path>,
 ) -> Result<(ResultDocument, PathBuf), Error> {
-    let workload = workload_plan(&args.workload, target.dialect)?;
-    let plan = args.plan(db.dialect(), workload)?;
-    let thresholds = args.thresholds()?;
-    runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
-    // Before any load: a result that cannot be written is found now, not after the run.
-    let out_path = out.map(|p| p.to_path_buf()).unwrap_or_else(|| default_out(plan.workload.name()));
-    check_out(&out_path, &plan)?;
-    if bench {
-        db.create_if_missing()?;
-    }
-    let before = check_dataset(db.clone(), args, &plan, target, bench)?;
-    let data_caches = db.data_caches(&before.server.variables, conditions::host::available_memory_bytes());
-    if !super::quiet() {
-        announce(&plan, &before.server, &db.transport(), args.target.ps);
-    }
-
-    // sysbench's format: its interval lines on stdout, where its parsers read them.
-    let mut progress = TerminalProgress(match args.format() {
-        "sysbench" => {
-            IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
+    let mut session = Session::open(db, args, target, bench, out)?;
+    let repeats = session.plan.repeats;
+    for repeat in 1..=repeats {
+        if repeats > 1 {
+            super::say(format_args!("repeat {repeat} of {repeats}"));
         }
-        _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
-        _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
-    });
-    let mut runs = Vec::with_capacity(plan.repeats as usize);
-    for repeat in 1..=plan.repeats {
-        if plan.repeats > 1 {
-            super::say(format_args!("repeat {repeat} of {}", plan.repeats));
-        }
-        let (outcome, collected) = measure(db.clone(), &plan, &mut progress)?;
-        let go_on = outcome.status == RunStatus::Completed;
-        runs.push((outcome, collected));
-        if !go_on {
+        if !session.measure_next()? {
             break; // interrupted or failed: what was measured is kept
         }
     }
-    let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
-    // The dataset after the run; a server that went away leaves it unknown.
-    let table_names = plan.workload.table_names();
-    let declared = plan.workload.declared_rows();
-    let limit = match status {
-        Some(RunStatus::Failed) => runner::AFTER_FAILURE_TIMEOUT,
-        _ => plan.admin_timeout,
-    };
-    let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
-        let mut conn = db.connect().await?;
-        conn.table_sizes(&table_names, declared).await
-    })
-    .unwrap_or_default();
-    let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
-    let setting = result::Setting {
-        plan: &plan,
-        dialect: target.dialect,
-        redacted_url: target.redacted(),
-        transport: db.transport(),
-        begin_sql: [db.begin_sql(false), db.begin_sql(true)],
-        new_row_id: db.new_row_id(),
-        server: before.server,
-        host: conditions::host::read(),
-        command_line: crate::db::url::redact_args(std::env::args()),
-        tables_at_start: before.tables,
-        data_caches,
-        foreign_tables: before.foreign,
-        statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
-        tables_at_end,
-    };
-    let mut doc = result::build_repeated(setting, runs);
-    doc.checks = checks;
-    doc.thresholds = thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
-    doc.audit = audit::audit(&doc);
-    Ok((doc, out_path))
+    Box::new(session).finish()
+}
+
+/// One side of a run measured phase by phase: `ab` alternates two of them.
+pub(super) trait Phases {
+    /// The run's plan.
+    fn plan(&self) -> &RunPlan;
+    /// One more measured phase (after its warmup); false when it did not complete.
+    fn measure_next(&mut self) -> Result<bool, Error>;
+    /// What the phases measured, as a result document (not yet saved), and where it goes.
+    fn finish(self: Box<Self>) -> Result<(ResultDocument, PathBuf), Error>;
+}
+
+/// A run planned, its dataset checked (bench prepares it) and announced, measured phase by
+/// phase.
+pub(super) struct Session<D: Database> {
+    db: Arc<D>,
+    plan: RunPlan,
+    thresholds: Vec<crate::model::Criterion>,
+    out_path: PathBuf,
+    before: Before,
+    data_caches: std::collections::BTreeMap<String, u64>,
+    progress: TerminalProgress<Box<dyn std::io::Write>>,
+    runs: Vec<(runner::RunOutcome, crate::collector::Collected)>,
+    dialect: crate::model::Dialect,
+    redacted_url: String,
+    statements: StatementMode,
+}
+
+impl<D: Database> Session<D> {
+    pub(super) fn open(
+        db: Arc<D>,
+        args: &RunArgs,
+        target: &TargetUrl,
+        bench: bool,
+        out: Option<&std::path::Path>,
+    ) -> Result<Self, Error> {
+        let workload = workload_plan(&args.workload, target.dialect)?;
+        let plan = args.plan(db.dialect(), workload)?;
+        let thresholds = args.thresholds()?;
+        runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open())
+            .map_err(RunError::Limits)?;
+        // Before any load: a result that cannot be written is found now, not after the run.
+        let out_path = out.map(|p| p.to_path_buf()).unwrap_or_else(|| default_out(plan.workload.name()));
+        check_out(&out_path, &plan)?;
+        if bench {
+            db.create_if_missing()?;
+        }
+        let before = check_dataset(db.clone(), args, &plan, target, bench)?;
+        let data_caches = db.data_caches(&before.server.variables, conditions::host::available_memory_bytes());
+        if !super::quiet() {
+            announce(&plan, &before.server, &db.transport(), args.target.ps);
+        }
+        // sysbench's format: its interval lines on stdout, where its parsers read them.
+        let progress = TerminalProgress(match args.format() {
+            "sysbench" => {
+                IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
+            }
+            _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
+            _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
+        });
+        Ok(Session {
+            runs: Vec::with_capacity(plan.repeats as usize),
+            db,
+            plan,
+            thresholds,
+            out_path,
+            before,
+            data_caches,
+            progress,
+            dialect: target.dialect,
+            redacted_url: target.redacted(),
+            statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
+        })
+    }
+}
+
+impl<D: Database> Phases for Session<D> {
+    fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    fn measure_next(&mut self) -> Result<bool, Error> {
+        let (outcome, collected) = measure(self.db.clone(), &self.plan, &mut self.progress)?;
+        let completed = outcome.status == RunStatus::Completed;
+        self.runs.push((outcome, collected));
+        Ok(completed)
+    }
+
+    fn finish(self: Box<Self>) -> Result<(ResultDocument, PathBuf), Error> {
+        let s = *self;
+        let (db, plan, runs) = (s.db, s.plan, s.runs);
+        let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
+        // The dataset after the run; a server that went away leaves it unknown.
+        let table_names = plan.workload.table_names();
+        let declared = plan.workload.declared_rows();
+        let limit = match status {
+            Some(RunStatus::Failed) => runner::AFTER_FAILURE_TIMEOUT,
+            _ => plan.admin_timeout,
+        };
+        let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
+            let mut conn = db.connect().await?;
+            conn.table_sizes(&table_names, declared).await
+        })
+        .unwrap_or_default();
+        let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
+        let setting = result::Setting {
+            plan: &plan,
+            dialect: s.dialect,
+            redacted_url: s.redacted_url,
+            transport: db.transport(),
+            begin_sql: [db.begin_sql(false), db.begin_sql(true)],
+            new_row_id: db.new_row_id(),
+            server: s.before.server,
+            host: conditions::host::read(),
+            command_line: crate::db::url::redact_args(std::env::args()),
+            tables_at_start: s.before.tables,
+            data_caches: s.data_caches,
+            foreign_tables: s.before.foreign,
+            statements: s.statements,
+            tables_at_end,
+        };
+        let mut doc = result::build_repeated(setting, runs);
+        doc.checks = checks;
+        doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
+        doc.audit = audit::audit(&doc);
+        Ok((doc, s.out_path))
+    }
 }
 
 /// One measured phase (after its warmup) through a fresh collector.

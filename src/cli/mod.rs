@@ -2,11 +2,13 @@
 //! sysbench spellings work too: `--table_size=N`, `--skip-trx=on`, `oltp_read_write.lua`, and
 //! whole sysbench lines (`fairbench oltp_read_write --threads=8 run`, see [`sysbench`]).
 
+mod ab;
 mod compare;
 mod report;
 mod sweep;
 pub mod sysbench;
 
+pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use sweep::{Sweep, SweepArgs};
@@ -49,6 +51,9 @@ pub enum Command {
     /// Compare result files: ratios with 95% confidence intervals, the conditions that
     /// differ, claim verdicts (--claim 'qps>=5x') and thresholds.
     Compare(CompareArgs),
+    /// A/B: run a workload on two targets alternately (A B A B ... --repeat times each),
+    /// save both results and compare them (--under-test NAME names what differs on purpose).
+    Ab(AbArgs),
     /// Run a workload at several client counts and data sizes (--threads 1,2,4,8
     /// --table-size 10000,1000000): one file with every point, a table, the saturation point.
     Sweep(SweepArgs),

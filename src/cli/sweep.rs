@@ -40,10 +40,7 @@ impl SweepArgs {
         let (mut threads, mut tables, mut sizes, mut out) = (None, None, None, None);
         let mut it = self.args.iter();
         while let Some(arg) = it.next() {
-            let (name, inline) = match arg.split_once('=') {
-                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-                _ => (arg.as_str(), None),
-            };
+            let (name, inline) = split_flag(arg);
             let slot = match name {
                 "--threads" | "--num-threads" => &mut threads,
                 "--tables" => &mut tables,
@@ -69,6 +66,28 @@ impl SweepArgs {
             sizes_given,
             shared,
         })
+    }
+}
+
+/// `--name=value` -> (`--name`, the value); anything else as it is, with no value.
+pub(super) fn split_flag(arg: &str) -> (&str, Option<String>) {
+    match arg.split_once('=') {
+        Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+        _ => (arg, None),
+    }
+}
+
+/// `fairbench run ...` as `run` reads it, for a command (`sweep`, `ab`) that takes run's
+/// options: its arguments and --quiet, or the first line of clap's error.
+pub(super) fn parse_run(argv: &[String], command: &str) -> Result<(RunArgs, bool), ConfigError> {
+    let cli = Cli::try_parse_from(argv).map_err(|e| {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
+        ConfigError(format!("{command}: {first} ({command} takes the options of `fairbench run`)"))
+    })?;
+    match cli.command {
+        Command::Run(args) => Ok((args, cli.quiet)),
+        _ => unreachable!("parsed as run"),
     }
 }
 
@@ -98,15 +117,7 @@ impl Sweep {
             format!("--tables={tables}"),
             format!("--table-size={table_size}"),
         ]);
-        let cli = Cli::try_parse_from(&argv).map_err(|e| {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
-            ConfigError(format!("sweep: {first} (sweep takes the options of `fairbench run`)"))
-        })?;
-        match cli.command {
-            Command::Run(args) => Ok((args, cli.quiet)),
-            _ => unreachable!("parsed as run"),
-        }
+        parse_run(&argv, "sweep")
     }
 
     /// Data sizes in the order run: smallest first.

@@ -19,7 +19,8 @@ pub struct Translation {
 
 /// fairbench's commands; a line starting with anything else (but help and version) is
 /// sysbench-shaped.
-const OWN_COMMANDS: [&str; 14] = [
+const OWN_COMMANDS: [&str; 15] = [
+    "ab",
     "prepare",
     "report",
     "export",

@@ -71,6 +71,7 @@ pub fn compare(
         findings,
         claims,
         thresholds,
+        order: Vec::new(),
     }
 }
 

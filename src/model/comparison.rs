@@ -29,6 +29,9 @@ pub struct Comparison {
     /// `--threshold`s checked on every side.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<SideThreshold>,
+    /// `fairbench ab`: the measured phases in the order they ran (`A1`, `B1`, `A2`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<String>,
 }
 
 /// What `--under-test` names and the differences it covers.

@@ -54,6 +54,9 @@ impl ComparisonFormat for CompareText {
 
 fn sides(o: &mut String, c: &Comparison) {
     let _ = writeln!(o, "Comparing {} results (A is the baseline):", c.sides.len());
+    if !c.order.is_empty() {
+        let _ = writeln!(o, "  measured in turns: {}", c.order.join(" "));
+    }
     for s in &c.sides {
         let _ = writeln!(
             o,

@@ -386,6 +386,7 @@ fn comparison(with_interval: bool) -> Comparison {
         }],
     };
     Comparison {
+        order: Vec::new(),
         under_test: None,
         schema: "fairbench.comparison".into(),
         schema_version: 1,

@@ -1,0 +1,116 @@
+//! `fairbench ab`: one workload on two targets, A B A B ... so that whatever drifts over
+//! time (caches warming after prepare, checkpoints, a noisy neighbour) falls on both sides
+//! alike; both results saved, then compared as `compare` would.
+
+use super::run::{check_out, default_out, Phases, Session};
+use super::{connect_options, target, Error};
+use crate::cli::{parse_thresholds, AbArgs, RunArgs};
+use crate::compare::{self, Input, Subject};
+use crate::db::{Database, TargetUrl};
+use crate::model::comparison::Verdict;
+use crate::model::file::write_atomic;
+use crate::model::{Criterion, RunStatus};
+use crate::plan::ConfigError;
+use crate::report::{CompareJson, CompareText, ComparisonFormat};
+use crate::with_database;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+const SIDES: [&str; 2] = ["A", "B"];
+
+/// What both sides share, and what the comparison checks.
+struct Plan {
+    sides: [(RunArgs, TargetUrl); 2],
+    files: [PathBuf; 3],
+    claims: Vec<Criterion>,
+    thresholds: Vec<Criterion>,
+    subject: Option<Subject>,
+}
+
+pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
+    let ab = args.ab()?;
+    // One seed for both sides: each repeat of A and of B draws the same random streams.
+    let seed = clock_seed();
+    let (a, quiet) = ab.side(0, seed)?;
+    let (b, _) = ab.side(1, seed)?;
+    if quiet {
+        super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    let claims = ab
+        .claims
+        .iter()
+        .map(|c| Criterion::claim(c).map_err(|e| ConfigError(format!("--claim: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let name = super::workload_plan(&a.workload, target(&a.target)?.dialect)?.name().to_string();
+    let files = match &ab.out_dir {
+        Some(dir) => ["A.json", "B.json", "comparison.json"].map(|f| dir.join(f)),
+        None => {
+            let base = default_out(&format!("ab-{name}"));
+            let stem = base.with_extension("").display().to_string();
+            ["A", "B", "comparison"].map(|s| PathBuf::from(format!("{stem}-{s}.json")))
+        }
+    };
+    let (ta, tb) = (target(&a.target)?, target(&b.target)?);
+    let plan = Plan {
+        sides: [(a, ta), (b, tb)],
+        files,
+        claims,
+        thresholds: parse_thresholds(&ab.thresholds)?,
+        subject: ab.under_test.as_deref().map(Subject::parse),
+    };
+    let [(a, ta), (b, tb)] = &plan.sides;
+    with_database!(ta, &connect_options(&a.target), |da| {
+        with_database!(tb, &connect_options(&b.target), |db| alternate(da, db, &plan))
+    })
+}
+
+/// Opens both sides (preparing missing tables), measures them in turns, saves and compares.
+fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> Result<ExitCode, Error> {
+    let [(a, ta), (b, tb)] = &plan.sides;
+    let mut sides: [Box<dyn Phases>; 2] = [
+        Box::new(Session::open(da, a, ta, true, Some(&plan.files[0]))?),
+        Box::new(Session::open(db, b, tb, true, Some(&plan.files[1]))?),
+    ];
+    let repeats = sides[0].plan().repeats;
+    check_out(&plan.files[2], sides[0].plan())?;
+    let mut order = Vec::new();
+    'turns: for k in 1..=repeats {
+        for (label, side) in SIDES.iter().zip(sides.iter_mut()) {
+            super::say(format_args!("ab: {label}, repeat {k} of {repeats}"));
+            order.push(format!("{label}{k}"));
+            if !side.measure_next()? {
+                break 'turns; // interrupted or failed: both sides keep what they measured
+            }
+        }
+    }
+    let [sa, sb] = sides;
+    let mut inputs = Vec::new();
+    for side in [sa, sb] {
+        let (doc, path) = side.finish()?;
+        doc.write(&path)?;
+        super::say(format_args!("Result saved to {}", path.display()));
+        inputs.push(Input { file: path.display().to_string(), doc });
+    }
+    let mut comparison = compare::compare(&inputs, &plan.claims, &plan.thresholds, plan.subject.as_ref());
+    comparison.order = order;
+    write_atomic(&plan.files[2], &CompareJson.render(&comparison))?;
+    print!("{}", CompareText.render(&comparison));
+    super::say(format_args!("Comparison saved to {}", plan.files[2].display()));
+    let stopped = inputs.iter().map(|i| i.doc.conditions.run.status).find(|s| *s != RunStatus::Completed);
+    let failed = comparison.thresholds.iter().any(|t| !t.check.passed);
+    let unsupported = comparison.claims.iter().any(|c| c.verdict != Verdict::Supported);
+    Ok(match (stopped, failed, unsupported) {
+        (Some(RunStatus::Interrupted), _, _) => ExitCode::from(130),
+        (Some(_), _, _) => ExitCode::from(1),
+        (None, true, _) => ExitCode::from(3),
+        (None, false, true) => ExitCode::from(4),
+        (None, false, false) => ExitCode::SUCCESS,
+    })
+}
+
+/// A seed from the clock, within the 2^53 - 1 a result's JSON keeps exact; never 0.
+fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos());
+    ((nanos as u64) & ((1 << 53) - 1)).max(1)
+}
