@@ -95,7 +95,7 @@ fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> R
     let mut comparison = compare::compare(&inputs, &plan.claims, &plan.thresholds, plan.subject.as_ref());
     comparison.order = order;
     write_atomic(&plan.files[2], &CompareJson.render(&comparison))?;
-    print!("{}", CompareText.render(&comparison));
+    print!("{}", CompareText { all: false }.render(&comparison));
     super::say(format_args!("Comparison saved to {}", plan.files[2].display()));
     let stopped = inputs.iter().map(|i| i.doc.conditions.run.status).find(|s| *s != RunStatus::Completed);
     let failed = comparison.thresholds.iter().any(|t| !t.check.passed);

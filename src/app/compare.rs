@@ -23,7 +23,7 @@ pub(super) fn compare_cmd(args: &CompareArgs) -> Result<ExitCode, Error> {
     if args.json {
         println!("{}", CompareJson.render(&comparison));
     } else {
-        print!("{}", CompareText.render(&comparison));
+        print!("{}", CompareText { all: args.all }.render(&comparison));
     }
     let failed = comparison.thresholds.iter().any(|t| !t.check.passed);
     let unsupported = comparison.claims.iter().any(|c| c.verdict != Verdict::Supported);

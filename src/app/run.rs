@@ -101,7 +101,9 @@ impl<D: Database> Session<D> {
             db.create_if_missing()?;
         }
         let before = check_dataset(db.clone(), args, &plan, target, bench)?;
-        let data_caches = db.data_caches(&before.server.variables, conditions::host::available_memory_bytes());
+        // The OS page cache holds data only on the server's own host: known when that is this one.
+        let os_available = before.server.same_host_as_client.then(conditions::host::available_memory_bytes).flatten();
+        let data_caches = db.data_caches(&before.server.variables, os_available);
         if !super::quiet() {
             announce(&plan, &before.server, &db.transport(), args.target.ps);
         }

@@ -55,7 +55,31 @@ fn is_off(v: &str) -> bool {
     matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no")
 }
 
+/// From the durability the driver found in effect (`conditions.server.facts`); results
+/// written before facts were recorded are read by their settings.
 fn durability_off(d: &ResultDocument) -> Vec<Finding> {
+    let (evidence, in_effect) = match &d.conditions.server.facts {
+        Some(f) if f.durability.is_off() => {
+            let evidence = f.durability.off_because.iter().map(|(k, v)| (k.as_str(), json!(v))).collect();
+            (evidence, format!(" ({})", f.durability.describe()))
+        }
+        Some(_) => return vec![],
+        None => (durability_off_by_settings(d), String::new()),
+    };
+    if evidence.is_empty() {
+        return vec![];
+    }
+    vec![finding(
+        "durability-off",
+        Severity::Critical,
+        format!("durability is switched off: committed transactions can be lost on a crash{in_effect}"),
+        evidence,
+        DURABILITY_ADVICE,
+    )]
+}
+
+/// Results written before the drivers recorded facts: durability by each product's settings.
+fn durability_off_by_settings(d: &ResultDocument) -> Vec<(&str, Value)> {
     let mut evidence = Vec::new();
     match d.target.driver {
         Dialect::Mysql => {
@@ -87,17 +111,10 @@ fn durability_off(d: &ResultDocument) -> Vec<Finding> {
             }
         }
     }
-    if evidence.is_empty() {
-        return vec![];
-    }
-    vec![finding(
-        "durability-off",
-        Severity::Critical,
-        "durability is switched off: committed transactions can be lost on a crash",
-        evidence,
-        "compare products only with the same durability (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync, synchronous_commit and full_page_writes on; SQLite synchronous FULL with a journal); the study \"Are Aurora Performance Claims True?\" found innodb_flush_log_at_trx_commit=0 in the vendor's benchmark template, unannounced",
-    )]
+    evidence
 }
+
+const DURABILITY_ADVICE: &str = "compare products only with the same durability (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync, synchronous_commit and full_page_writes on; SQLite synchronous FULL with a journal); the study \"Are Aurora Performance Claims True?\" found innodb_flush_log_at_trx_commit=0 in the vendor's benchmark template, unannounced";
 
 fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
     let ds = &d.conditions.dataset;

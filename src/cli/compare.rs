@@ -27,6 +27,10 @@ pub struct CompareArgs {
     /// Print the comparison as JSON (docs/compare.md).
     #[arg(long)]
     pub json: bool,
+    /// List every difference: also each product's own settings (those only some sides
+    /// have) and every row of long groups.
+    #[arg(long)]
+    pub all: bool,
 }
 
 impl CompareArgs {

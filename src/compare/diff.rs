@@ -86,6 +86,9 @@ const VOLATILE: &[&str] = &[
     "data_version",
 ];
 
+/// The durability the driver found in effect, under the durability group.
+const IN_EFFECT: &str = "in effect";
+
 fn matches(name: &str, list: &[&str]) -> bool {
     list.iter().any(|p| name == *p || (p.ends_with('_') && name.starts_with(p)))
 }
@@ -117,6 +120,14 @@ fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
     put("server", "product", c.server.product.clone());
     put("server", "version", c.server.version.clone());
     put("server", "replication role", c.server.replication_role.clone());
+    if let Some(f) = &c.server.facts {
+        let d = &f.durability;
+        let settings: Vec<String> = d.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        put("durability", IN_EFFECT, format!("{} ({})", d.describe(), settings.join(", ")));
+        if let Some(i) = &f.isolation {
+            put("server", "isolation", i.clone());
+        }
+    }
     for (k, v) in &c.server.host {
         put("server", &format!("host {k}"), v.clone());
     }
@@ -263,8 +274,24 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
     let has =
         |d: &ResultDocument, id: &str| d.audit.iter().any(|f| f.id == id && !subject.is_some_and(|s| s.explains(f)));
     let durability_off: Vec<bool> = docs.iter().map(|d| has(d, "durability-off")).collect();
-    if in_group("durability").next().is_some() || durability_off.iter().any(|&x| x != durability_off[0]) {
-        let mut ev = evidence(in_group("durability"));
+    // Judged by the durability in effect when every side's driver recorded it: products
+    // name their settings differently, and a setting only one side has is no difference.
+    let in_effect: Option<Vec<&crate::model::Durability>> =
+        docs.iter().map(|d| d.conditions.server.facts.as_ref().map(|f| &f.durability)).collect();
+    let raw: Vec<&Difference> = in_group("durability").filter(|d| d.key != IN_EFFECT).collect();
+    let settings_differ = match &in_effect {
+        Some(sides) => {
+            let explained = subject.is_some_and(|s| sides.iter().all(|d| s.explains_durability(d)));
+            !explained && sides.iter().any(|d| d.describe() != sides[0].describe())
+        }
+        None => !raw.is_empty(),
+    };
+    if settings_differ || durability_off.iter().any(|&x| x != durability_off[0]) {
+        // The settings both sides have that differ; each product's own are in the diff.
+        let mut ev = evidence(raw.into_iter().filter(|d| d.values.iter().all(Option::is_some)));
+        if let Some(sides) = &in_effect {
+            ev.push(("in_effect".into(), json!(sides.iter().map(|d| d.describe()).collect::<Vec<_>>())));
+        }
         ev.push(("durability_off_per_audit".into(), json!(durability_off)));
         out.push(finding(
             "durability-differs",
@@ -368,7 +395,8 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "fine when the version is what you compare; otherwise run the same version on every side",
         ));
     }
-    let transport: Vec<&Difference> = in_group("transport").collect();
+    // The protocol follows the product (MySQL's or PostgreSQL's): not a finding.
+    let transport: Vec<&Difference> = in_group("transport").filter(|d| d.key != "driver").collect();
     if !transport.is_empty() {
         out.push(finding(
             "transport-differs",
@@ -378,9 +406,11 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "a socket saves a network round trip per statement and TLS costs one at connect: use the same on every side",
         ));
     }
+    // A setting only one product has is that product's own, not a difference of setup.
     let settings: Vec<&Difference> = diffs
         .iter()
         .filter(|d| ["memory/cache", "logging/redo", "replication", "connections"].contains(&d.group.as_str()))
+        .filter(|d| d.values.iter().all(Option::is_some))
         .collect();
     if !settings.is_empty() {
         out.push(finding(

@@ -67,6 +67,16 @@ impl Subject {
     }
 }
 
+impl Subject {
+    /// Whether a side's durability in effect differs from stock only by the setting under
+    /// test (then a durability difference between the sides is the subject).
+    pub fn explains_durability(&self, d: &crate::model::Durability) -> bool {
+        let Subject::Setting(name) = self else { return false };
+        // The binary log's and the journal's state are context for their settings.
+        d.off_because.keys().filter(|k| !["log_bin", "journal_mode"].contains(&k.as_str())).all(|k| k == name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,9 @@ pub async fn server<D: Database>(db: &D, conn: &mut D::Conn, info: ServerInfo) -
     };
     let host = db.host_facts(&variables);
     let same_host_as_client = same_host(transport.kind, &transport.address, host.get("hostname"));
+    let facts = Some(db.server_facts(&info.product, &variables));
     Ok(ServerConditions {
+        facts,
         product: info.product,
         version: info.version,
         variables,

@@ -9,6 +9,7 @@
 mod cleartext_guard;
 mod ddl;
 mod error;
+mod facts;
 pub mod mysql;
 mod mysql_wire;
 pub mod postgres;
@@ -145,6 +146,9 @@ pub trait Database: Send + Sync + 'static {
     fn single_writer(&self) -> bool {
         false
     }
+    /// What the server is, in the words every product shares (durability in effect,
+    /// isolation), from its product name and settings.
+    fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts;
     /// What the server's settings say about the machine it runs on (host name, OS, data
     /// directory), as the result records it.
     fn host_facts(&self, variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
@@ -159,10 +163,7 @@ pub trait Database: Send + Sync + 'static {
         &self,
         variables: &BTreeMap<String, String>,
         host_available_memory: Option<u64>,
-    ) -> BTreeMap<String, u64> {
-        let _ = host_available_memory;
-        crate::model::cache_memory(self.dialect(), variables)
-    }
+    ) -> BTreeMap<String, u64>;
     /// CREATE TABLE for a workload file's table. `comment` is the table's whole comment
     /// (fairbench's ownership marker): a table comment where the database has them, else
     /// a comment inside the CREATE text the database stores (SQLite).

@@ -67,6 +67,14 @@ impl MysqlDatabase {
 }
 
 impl Database for MysqlDatabase {
+    fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {
+        crate::db::facts::mysql::facts(product, variables)
+    }
+
+    fn data_caches(&self, variables: &BTreeMap<String, String>, os_available: Option<u64>) -> BTreeMap<String, u64> {
+        crate::db::facts::mysql::data_caches(variables, os_available)
+    }
+
     type Conn = MysqlConnection;
 
     async fn connect(&self) -> Result<MysqlConnection, DbError> {

@@ -6,6 +6,7 @@
 //! SQL (sqlite3_prepare and sqlite3_finalize each time), its parameters still bound.
 
 use super::ddl::{Generated, Spelling};
+use super::facts::OS_PAGE_CACHE;
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
     Transport, Value,
@@ -55,6 +56,10 @@ impl SqliteDatabase {
 }
 
 impl Database for SqliteDatabase {
+    fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {
+        crate::db::facts::sqlite::facts(product, variables)
+    }
+
     type Conn = SqliteConnection;
 
     async fn connect(&self) -> Result<SqliteConnection, DbError> {
@@ -389,9 +394,6 @@ impl Connection for SqliteConnection {
         Ok(out)
     }
 }
-
-/// The OS's cache of the database file's pages, by the host's available RAM.
-pub const OS_PAGE_CACHE: &str = "os_page_cache";
 
 /// SQLite's own page cache, per connection: `cache_size` < 0 is KiB, > 0 is pages.
 fn page_cache_bytes(variables: &BTreeMap<String, String>) -> Option<u64> {

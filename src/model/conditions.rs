@@ -2,7 +2,7 @@
 //! every variable, counters, replication role), dataset (rows and bytes per table, and the
 //! memory that caches it), workload and run. The audit reads these.
 
-use super::{Dialect, LoopKind, RunStatus};
+use super::{LoopKind, RunStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -44,6 +44,10 @@ pub struct ServerConditions {
     pub same_host_as_client: bool,
     /// Facts about its host the server itself exposes (hostname, OS, machine).
     pub host: BTreeMap<String, String>,
+    /// What the server is in words every product shares, derived by its driver from the
+    /// settings above (absent in results written before they were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<crate::model::ServerFacts>,
 }
 
 impl ServerConditions {
@@ -153,26 +157,6 @@ pub fn parse_bytes(value: &str) -> Option<u64> {
         _ => return None,
     };
     u64::try_from(n.checked_mul(unit_bytes)?).ok()
-}
-
-/// The memory that caches table data, by name, from the server's variables.
-pub fn cache_memory(dialect: Dialect, vars: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    let mut take = |name: &str| {
-        if let Some(b) = vars.get(name).and_then(|v| parse_bytes(v)) {
-            out.insert(name.to_string(), b);
-        }
-    };
-    match dialect {
-        Dialect::Mysql => take("innodb_buffer_pool_size"),
-        Dialect::Postgres => {
-            take("shared_buffers");
-            take("effective_cache_size");
-        }
-        // Its own page cache and the OS's: the driver knows (db/sqlite.rs `data_caches`).
-        Dialect::Sqlite => {}
-    }
-    out
 }
 
 /// Facts about the machine fairbench ran on (read from /proc and /sys on Linux).

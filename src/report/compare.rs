@@ -18,7 +18,11 @@ impl ComparisonFormat for CompareJson {
     }
 }
 
-pub struct CompareText;
+/// `all`: every difference (else each product's own settings, those only one side has,
+/// are counted per side rather than listed).
+pub struct CompareText {
+    pub all: bool,
+}
 
 /// Rows of one group of differences printed before the rest is left to `--json`.
 const MAX_ROWS_PER_GROUP: usize = 25;
@@ -30,7 +34,7 @@ impl ComparisonFormat for CompareText {
         under_test(&mut o, c);
         verdict(&mut o, c);
         metrics(&mut o, c);
-        differences(&mut o, c);
+        differences(&mut o, c, self.all);
         let _ = writeln!(o);
         o.push_str(&super::findings("Comparison findings", &c.findings));
         for s in &c.sides {
@@ -199,24 +203,48 @@ fn tag(e: &Estimate) -> &'static str {
     }
 }
 
-fn differences(o: &mut String, c: &Comparison) {
+/// Server variables only some sides have: each product's own settings.
+fn one_sided(d: &Difference) -> bool {
+    !["server", "dataset", "workload", "run", "transport", "client host"].contains(&d.group.as_str())
+        && d.values.iter().any(Option::is_none)
+}
+
+fn differences(o: &mut String, c: &Comparison, all: bool) {
     let _ = writeln!(o);
     if c.differences.is_empty() {
         let _ = writeln!(o, "Conditions: the same on every side.");
         return;
     }
+    let own: Vec<&Difference> = c.differences.iter().filter(|d| !all && one_sided(d)).collect();
+    let listed: Vec<&Difference> = c.differences.iter().filter(|d| all || !one_sided(d)).collect();
     let _ = writeln!(o, "Conditions that differ ({}):", c.differences.len());
+    if !own.is_empty() {
+        let per_side: Vec<String> = c
+            .sides
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let n = own.iter().filter(|d| d.values[i].is_some()).count();
+                format!("{} {n}", s.label)
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "  each product's own settings (on some sides only; --all lists them): {}",
+            per_side.join(", ")
+        );
+    }
     let mut group = "";
     let mut shown = 0;
-    for (i, d) in c.differences.iter().enumerate() {
+    for (i, d) in listed.iter().enumerate() {
         if d.group != group {
             group = &d.group;
             shown = 0;
             let _ = writeln!(o, "  {group}:");
         }
         shown += 1;
-        if shown > MAX_ROWS_PER_GROUP {
-            let left = c.differences[i..].iter().take_while(|x| x.group == group).count();
+        if shown > MAX_ROWS_PER_GROUP && !all {
+            let left = listed[i..].iter().take_while(|x| x.group == group).count();
             if shown == MAX_ROWS_PER_GROUP + 1 {
                 let _ = writeln!(o, "    ... {left} more (all of them with --json)");
             }

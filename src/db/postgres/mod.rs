@@ -103,6 +103,14 @@ impl PostgresDatabase {
 }
 
 impl Database for PostgresDatabase {
+    fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {
+        crate::db::facts::postgres::facts(product, variables)
+    }
+
+    fn data_caches(&self, variables: &BTreeMap<String, String>, os_available: Option<u64>) -> BTreeMap<String, u64> {
+        crate::db::facts::postgres::data_caches(variables, os_available)
+    }
+
     type Conn = PostgresConnection;
 
     async fn connect(&self) -> Result<PostgresConnection, DbError> {

@@ -124,6 +124,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 command_line: vec!["fairbench".into(), "run".into()],
             },
             server: ServerConditions {
+                facts: None,
                 product: "MariaDB".into(),
                 version: "10.11.6".into(),
                 variables,

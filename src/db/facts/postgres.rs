@@ -1,0 +1,80 @@
+//! PostgreSQL and what speaks its protocol (CockroachDB: none of these settings, so unknown).
+
+use super::{culprits, is_on, isolation, settings, OS_PAGE_CACHE};
+use crate::model::facts::{CommitFlush, Durability, ServerFacts};
+use crate::model::parse_bytes;
+use std::collections::BTreeMap;
+
+pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
+    ServerFacts {
+        flavour: product.to_string(),
+        durability: durability(vars),
+        isolation: vars.get("default_transaction_isolation").map(|v| isolation(v)),
+    }
+}
+
+/// shared_buffers, and the OS page cache of the server's host (`os_available`, when it is
+/// this host): PostgreSQL reads through the OS. effective_cache_size is only the
+/// planner's guess of the latter, not memory.
+pub fn data_caches(vars: &BTreeMap<String, String>, os_available: Option<u64>) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    if let Some(b) = vars.get("shared_buffers").and_then(|v| parse_bytes(v)) {
+        out.insert("shared_buffers".to_string(), b);
+    }
+    if let Some(bytes) = os_available {
+        out.insert(OS_PAGE_CACHE.to_string(), bytes);
+    }
+    out
+}
+
+fn durability(vars: &BTreeMap<String, String>) -> Durability {
+    let fsync = vars.get("fsync").map(|v| is_on(v));
+    let commit = match (fsync, vars.get("synchronous_commit").map(|v| v.to_ascii_lowercase())) {
+        (Some(false), _) => CommitFlush::Never,
+        // off: the WAL writer flushes within about 3 x wal_writer_delay.
+        (Some(true), Some(sc)) if sc == "off" => CommitFlush::Periodic,
+        // on, local, remote_write, remote_apply: flushed locally before the commit returns.
+        (Some(true), Some(_)) => CommitFlush::EveryCommit,
+        _ => CommitFlush::Unknown,
+    };
+    Durability {
+        commit,
+        second_log_synced: None,
+        torn_pages_protected: vars.get("full_page_writes").map(|v| is_on(v)),
+        settings: settings(vars, &["fsync", "synchronous_commit", "full_page_writes", "wal_sync_method"]),
+        off_because: culprits(vars, &["fsync", "synchronous_commit", "full_page_writes"], |_, v| {
+            v.eq_ignore_ascii_case("off")
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::vars;
+    use super::*;
+
+    #[test]
+    fn stock_postgres_is_durable_and_each_switch_is_not() {
+        let stock = [("fsync", "on"), ("synchronous_commit", "on"), ("full_page_writes", "on")];
+        let f = facts("PostgreSQL", &vars(&stock));
+        assert_eq!(f.durability.commit, CommitFlush::EveryCommit);
+        assert!(!f.durability.is_off());
+        let off = |k: &str| {
+            let mut v = vars(&stock);
+            v.insert(k.into(), "off".into());
+            facts("PostgreSQL", &v).durability
+        };
+        assert_eq!(off("synchronous_commit").commit, CommitFlush::Periodic);
+        assert_eq!(off("fsync").commit, CommitFlush::Never);
+        assert!(off("full_page_writes").is_off());
+        assert_eq!(facts("CockroachDB", &vars(&[])).durability.commit, CommitFlush::Unknown);
+    }
+
+    #[test]
+    fn effective_cache_size_is_no_cache() {
+        let v = vars(&[("shared_buffers", "16384 8kB"), ("effective_cache_size", "524288 8kB")]);
+        let caches = data_caches(&v, None);
+        assert_eq!(caches.into_iter().collect::<Vec<_>>(), [("shared_buffers".to_string(), 16384 * 8192)]);
+        assert_eq!(data_caches(&v, Some(1 << 30))[OS_PAGE_CACHE], 1 << 30);
+    }
+}

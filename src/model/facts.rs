@@ -1,0 +1,110 @@
+//! What a server is, in words every product shares: its flavour, the durability in effect,
+//! its isolation level. Each driver derives them from its product's own settings (db/), so
+//! the audit and compare judge products by meaning (both flush at every commit?) rather
+//! than by setting names that differ from product to product.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerFacts {
+    /// MariaDB, MySQL, Percona Server, Aurora MySQL, TiDB; PostgreSQL, CockroachDB; SQLite.
+    pub flavour: String,
+    pub durability: Durability,
+    /// The default transaction isolation level, lowercase words (`repeatable read`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<String>,
+}
+
+/// Whether a transaction acknowledged as committed survives a crash.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Durability {
+    /// When the commit record reaches stable storage.
+    pub commit: CommitFlush,
+    /// A second log a commit also writes (MySQL's binary log): whether it is synced at each
+    /// commit. Absent: there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_log_synced: Option<bool>,
+    /// Protection against pages torn by a crash mid-write (InnoDB's doublewrite buffer,
+    /// PostgreSQL's full_page_writes, SQLite's journal). Absent: not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torn_pages_protected: Option<bool>,
+    /// The product's own settings these facts come from, as the server reported them.
+    pub settings: BTreeMap<String, String>,
+    /// Of those, the ones that switch durability off (empty when it is on).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub off_because: BTreeMap<String, String>,
+}
+
+impl Durability {
+    /// Committed transactions can be lost on a crash (of the server or the host).
+    pub fn is_off(&self) -> bool {
+        self.commit != CommitFlush::EveryCommit && self.commit != CommitFlush::Unknown
+            || self.second_log_synced == Some(false)
+            || self.torn_pages_protected == Some(false)
+    }
+
+    /// `flushed at every commit; binary log synced at every commit; torn pages protected`.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![self.commit.to_string()];
+        match self.second_log_synced {
+            Some(true) => parts.push("second log synced at every commit".into()),
+            Some(false) => parts.push("second log not synced at every commit".into()),
+            None => {}
+        }
+        match self.torn_pages_protected {
+            Some(true) => parts.push("torn pages protected".into()),
+            Some(false) => parts.push("torn pages NOT protected".into()),
+            None => {}
+        }
+        parts.join("; ")
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommitFlush {
+    /// The log is flushed to stable storage before the commit is acknowledged.
+    EveryCommit,
+    /// Written at commit, flushed about once a second (or by the OS): a server crash may
+    /// keep it, a host crash loses up to that much.
+    Periodic,
+    /// Never flushed by the database (fsync off, SQLite synchronous=OFF, no journal).
+    Never,
+    #[default]
+    Unknown,
+}
+
+impl fmt::Display for CommitFlush {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CommitFlush::EveryCommit => "flushed at every commit",
+            CommitFlush::Periodic => "flushed periodically, not at every commit",
+            CommitFlush::Never => "never flushed by the database",
+            CommitFlush::Unknown => "unknown",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durability_is_off_when_any_part_is() {
+        let on = Durability {
+            commit: CommitFlush::EveryCommit,
+            second_log_synced: Some(true),
+            torn_pages_protected: Some(true),
+            settings: BTreeMap::new(),
+            off_because: BTreeMap::new(),
+        };
+        assert!(!on.is_off());
+        assert!(Durability { commit: CommitFlush::Periodic, ..on.clone() }.is_off());
+        assert!(Durability { second_log_synced: Some(false), ..on.clone() }.is_off());
+        assert!(Durability { torn_pages_protected: Some(false), ..on.clone() }.is_off());
+        assert!(!Durability { commit: CommitFlush::Unknown, second_log_synced: None, ..on }.is_off());
+    }
+}
