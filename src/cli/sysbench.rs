@@ -61,6 +61,8 @@ struct Line {
     /// sysbench 0.4/0.5 oltp options seen (`--oltp-read-only` etc.).
     legacy_read_only: Option<bool>,
     legacy_write_only: Option<bool>,
+    /// The first option refused on run, which the other commands ignore.
+    run_only_refusal: Option<String>,
     /// A line in fairbench's word order (`run oltp_read_write ...`), which keeps fairbench's defaults.
     own_order: bool,
     /// fairbench's --target (or --password-file) among the flags clap reads as they are.
@@ -166,6 +168,8 @@ impl Line {
             return Err(format!("unexpected argument {extra:?} after the command (sysbench options are --name=value)"));
         }
         let workload = self.workload(&test)?;
+        self.legacy_modes_need_oltp_lua(Some(&test))?;
+        self.refuse_on_run(command.as_deref())?;
         let command = match command.as_deref() {
             Some(c) if COMMANDS.contains(&c) => c.to_string(),
             Some(c) if Workload::parse(c).is_some() => {
@@ -220,6 +224,23 @@ impl Line {
                 self.ignored.join(", ")
             ));
         }
+    }
+
+    fn refuse_on_run(&mut self, command: Option<&str>) -> Result<(), Refusal> {
+        match self.run_only_refusal.take() {
+            Some(why) if matches!(command, Some("run" | "bench")) => Err(why),
+            _ => Ok(()),
+        }
+    }
+
+    /// 0.5's `--oltp-read-only` / `--oltp-write-only` choose a mode of its oltp.lua only
+    /// (sysbench 1.0 refuses them as invalid options with its own scripts).
+    fn legacy_modes_need_oltp_lua(&self, test: Option<&str>) -> Result<(), Refusal> {
+        let given = self.legacy_read_only.is_some() || self.legacy_write_only.is_some();
+        if given && test.map(script_stem) != Some("oltp") {
+            return Err("--oltp-read-only and --oltp-write-only are options of sysbench 0.5's oltp.lua (sysbench 1.0 refuses them): name the test instead, oltp_read_only or oltp_write_only".into());
+        }
+        Ok(())
     }
 
     /// Whether fairbench's own --target (or its --password-file) names the server.

@@ -25,6 +25,8 @@ pub(super) enum Rule {
     Ignored,
     /// Refused: `--name` followed by this text, which names what to do instead.
     Refused(&'static str),
+    /// Refused on run; prepare and cleanup have no use for it and ignore it, as sysbench does.
+    RunOnlyRefused(&'static str),
     /// Refused when on (sysbench's default, off, is fairbench's behaviour).
     RefusedIfOn(&'static str),
     /// A connection option of the driver it names: resolved into `--target`.
@@ -53,6 +55,8 @@ const fn oltp(names: &'static [&'static str], rule: Rule) -> SysbenchOption {
 const OFF_0_4: &str = " is a sysbench 0.4 option with no 1.0 equivalent: sysbench 1.0's oltp_read_write / oltp_read_only / oltp_point_select replace the 0.4 oltp modes";
 const AFTER_1_0_20: &str =
     " is an option of sysbench after 1.0.20; fairbench implements 1.0.20 (see `fairbench run --help`)";
+pub(super) const REPORT_CHECKPOINTS: &str =
+    ": fairbench has no report checkpoints; every --report-interval window is kept in the result's timeline";
 const REDSHIFT: &str = ": fairbench has no Redshift variant of the oltp workloads";
 
 pub(super) const OPTIONS: &[SysbenchOption] = &[
@@ -66,10 +70,7 @@ pub(super) const OPTIONS: &[SysbenchOption] = &[
     row(&["help"], Rule::Flag("help")),
     row(&["version"], Rule::Flag("version")),
     row(&["debug", "validate", "thread-stack-size", "forced-shutdown"], Rule::Ignored),
-    row(
-        &["report-checkpoints"],
-        Rule::Refused(": fairbench has no report checkpoints; every --report-interval window is kept in the result's timeline"),
-    ),
+    row(&["report-checkpoints"], Rule::RunOnlyRefused(REPORT_CHECKPOINTS)),
     row(&["config-file"], Rule::Refused(": give the options on the command line")),
     // src/sb_logger.c
     row(&["verbosity"], Rule::Ignored),
@@ -207,6 +208,11 @@ impl Line {
                 Ok(())
             }
             Rule::Refused(why) => Err(format!("--{name}{why}")),
+            Rule::RunOnlyRefused(why) => {
+                self.run_only_refusal.get_or_insert(format!("--{name}{why}"));
+                self.ignored.push(format!("--{name}"));
+                Ok(())
+            }
             Rule::RefusedIfOn(why) => match boolean(name, value)? {
                 false => Ok(()),
                 true => Err(format!("--{name}{why}")),

@@ -73,6 +73,8 @@ pub(super) fn translate(args: &[String]) -> Result<Translation, Refusal> {
 impl Line {
     fn finish_own_order(mut self, mut args: Vec<String>) -> Result<Translation, Refusal> {
         let command = args[1].clone();
+        self.legacy_modes_need_oltp_lua(None)?;
+        self.refuse_on_run(Some(&command))?;
         if let Some(test) = self.test.take() {
             let workload = self.workload(&test)?;
             match args.get(2).filter(|a| !a.starts_with('-')) {
