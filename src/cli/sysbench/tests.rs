@@ -296,6 +296,8 @@ fn fairbench_lines_without_sysbench_options_stay_as_they_are() {
         assert!(!is_sysbench_line(&line(l)), "{l}");
     }
     assert!(is_sysbench_line(&line("run oltp_read_write --db_ps_mode=disable")));
+    // fairbench's global --quiet in sysbench's order.
+    assert!(ok("oltp_read_write --quiet run").args.contains(&"--quiet".to_string()));
     assert!(is_sysbench_line(&line("cleanup oltp_read_write --threads=4")));
 }
 
