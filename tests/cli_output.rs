@@ -1,5 +1,6 @@
 //! What fairbench prints where: completions and the manual generated from the flag
-//! definitions, --quiet, and prepare's progress when stderr is not a terminal (CI logs).
+//! definitions, --quiet, prepare's progress when stderr is not a terminal (CI logs), and
+//! sysbench lines with the run's options on every command, in both word orders.
 
 mod common;
 use common::*;
@@ -92,4 +93,97 @@ fn sqlite_report_opens_with_a_summary() {
     assert!(!report.contains("Per query (times"));
     let o = db.fairbench(&["run", "oltp_point_select", "--table-size=500", "--time=1", "--verbose"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("Per query (times in microseconds"), "{}", text(&o));
+}
+
+/// sysbench's connection options for `db`, as a sysbench line names a server.
+fn sysbench_connection(db: &TestDb) -> Vec<String> {
+    let url = url::Url::parse(&db.url).unwrap();
+    let (driver, prefix) = if db.kind == Kind::Mysql { ("mysql", "--mysql-") } else { ("pgsql", "--pgsql-") };
+    vec![
+        format!("--db-driver={driver}"),
+        format!("{prefix}host={}", url.host_str().unwrap()),
+        format!("{prefix}port={}", url.port().unwrap()),
+        format!("{prefix}user={}", url.username()),
+        format!("{prefix}password={}", url.password().unwrap_or("")),
+        format!("{prefix}db={}", db.name),
+    ]
+}
+
+/// One command of a line with the run's options on every command: it succeeds and says once
+/// which options it ignored.
+fn runs_with_one_note(db: &TestDb, args: Vec<String>, command: &str, ignored: &[&str]) -> String {
+    let o = fairbench_in(db.dir.path(), &args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with(&format!("note: ignored for {command}"))).collect();
+    assert_eq!(notes.len(), 1, "{command}: one note of what is ignored: {err}");
+    for option in ignored {
+        assert!(notes[0].contains(option), "{command}: {option} in {}", notes[0]);
+    }
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// sysbench 1.0.20's --percentile=0: `percentile stats: disabled` in place of the percentile.
+fn shows_no_percentile(out: &str) {
+    assert!(out.contains("         percentile stats:               disabled\n"), "{out}");
+    assert!(!out.contains("th percentile:"), "{out}");
+}
+
+/// --db-ps-mode=disable: the run sent plain-text queries, as its result records.
+fn plain_text_queries(db: &TestDb, result: &str) {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(db.dir.path().join(result)).unwrap()).unwrap();
+    assert_eq!(doc["target"]["statements"], "text", "{}", doc["target"]);
+}
+
+/// Lines sysbench 1.0.20 accepts with the run's options (and its logging and deprecated ones)
+/// on prepare, run and cleanup, in sysbench's word order and in fairbench's.
+fn sysbench_options_on_every_command_in_both_orders(kind: Kind) {
+    let db = TestDb::new(kind);
+    let shared = "--db-ps-mode=disable --verbosity=3 --debug=off --percentile=0 --threads=2 --tables=1 \
+                  --table_size=200 --report-interval=1 --time=2";
+    let sysbench_order = |command: &str| {
+        let mut args: Vec<String> = ["--test=oltp_read_write", "oltp_read_write"].map(String::from).to_vec();
+        args.extend(shared.split_whitespace().map(String::from));
+        args.extend(sysbench_connection(&db));
+        args.push(command.into());
+        args
+    };
+    runs_with_one_note(&db, sysbench_order("prepare"), "prepare", &["--verbosity", "--time", "--percentile"]);
+    assert_eq!(db.count("sbtest1"), 200);
+    let mut run = sysbench_order("run");
+    run.insert(1, format!("--out={}", db.dir.path().join("a.json").display()));
+    let out = runs_with_one_note(&db, run, "run", &["--verbosity", "--debug"]);
+    shows_no_percentile(&out);
+    plain_text_queries(&db, "a.json");
+    assert!(out.contains("[ 1s ] thds: 2"), "{out}");
+    runs_with_one_note(&db, sysbench_order("cleanup"), "cleanup", &["--threads", "--report-interval"]);
+    assert!(db.tables().is_empty(), "{:?}", db.tables());
+
+    let own_order = |command: &str| {
+        let mut args: Vec<String> = vec![command.into(), "oltp_read_write".into()];
+        // fairbench's grammar: `--threads 2` is one option.
+        args.extend(shared.replace("--threads=2", "--threads 2").split_whitespace().map(String::from));
+        args.extend(sysbench_connection(&db));
+        args
+    };
+    runs_with_one_note(&db, own_order("prepare"), "prepare", &["--verbosity", "--time", "--report-interval"]);
+    assert_eq!(db.count("sbtest1"), 200);
+    let mut run = own_order("run");
+    run.push("--format=sysbench".into());
+    run.push(format!("--out={}", db.dir.path().join("b.json").display()));
+    shows_no_percentile(&runs_with_one_note(&db, run, "run", &["--verbosity", "--debug"]));
+    plain_text_queries(&db, "b.json");
+    runs_with_one_note(&db, own_order("cleanup"), "cleanup", &["--threads", "--time", "--percentile"]);
+    assert!(db.tables().is_empty(), "{:?}", db.tables());
+}
+
+#[test]
+fn mariadb_sysbench_options_on_every_command_in_both_orders() {
+    sysbench_options_on_every_command_in_both_orders(Kind::Mysql);
+}
+
+#[test]
+fn postgres_sysbench_options_on_every_command_in_both_orders() {
+    sysbench_options_on_every_command_in_both_orders(Kind::Postgres);
 }

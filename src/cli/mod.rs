@@ -319,7 +319,8 @@ pub struct RunArgs {
     /// Print a line every N seconds.
     #[arg(long = "report-interval", alias = "report_interval")]
     pub report_interval: Option<u32>,
-    /// Percentile in the report's P columns and interval lines: any from 1 to 100.
+    /// Percentile in the report's P columns and interval lines: any from 1 to 100 (0, as
+    /// sysbench's --percentile=0: no percentile in sysbench's report, the 95th elsewhere).
     #[arg(long, default_value_t = 95.0)]
     pub percentile: f64,
     /// Further percentiles to report for every class, e.g. 90,99.99.
@@ -527,13 +528,15 @@ impl RunArgs {
             (None, Some(_)) if !self.workload.sysbench_defaults => None,
             (None, _) => Some(Duration::from_secs(10)),
         };
-        if !(1.0..=100.0).contains(&self.percentile) {
+        if self.percentile != 0.0 && !(1.0..=100.0).contains(&self.percentile) {
             return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));
         }
+        // sysbench's 0 (none) leaves the interval lines and P columns at their default.
+        let percentile = if self.percentile == 0.0 { 95.0 } else { self.percentile };
         // A percentile the summaries do not keep anyway is computed as an extra one.
         let mut percentiles = self.percentiles.clone();
-        if ![50.0, 95.0, 99.0, 99.9, 100.0].contains(&self.percentile) && !percentiles.contains(&self.percentile) {
-            percentiles.push(self.percentile);
+        if ![50.0, 95.0, 99.0, 99.9, 100.0].contains(&percentile) && !percentiles.contains(&percentile) {
+            percentiles.push(percentile);
         }
         let plan = RunPlan {
             workload,
@@ -542,7 +545,7 @@ impl RunArgs {
             stop: StopCondition { time, events },
             warmup_s: self.warmup,
             report_interval_s: self.report_interval,
-            percentile: self.percentile,
+            percentile,
             percentiles,
             retry: retry_policy(dialect, &self.ignore_errors)?,
             rand_seed: self.workload.seed(),

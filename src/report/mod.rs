@@ -22,10 +22,21 @@ use crate::model::ResultDocument;
 /// Rendering options shared by formats.
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
-    /// Percentile shown in the table's P columns.
+    /// Percentile shown in the table's P columns; 0 is sysbench's --percentile=0 (none).
     pub percentile: f64,
     /// The wide per-query table too (Finch's layout).
     pub verbose: bool,
+}
+
+impl ReportOptions {
+    /// The percentile fairbench's own tables show: the one asked for, the 95th for none.
+    pub fn shown_percentile(&self) -> f64 {
+        if self.percentile > 0.0 {
+            self.percentile
+        } else {
+            95.0
+        }
+    }
 }
 
 pub trait Report {

@@ -46,8 +46,13 @@ impl Report for SysbenchReport {
         let _ = writeln!(o, "         avg: {:>39.2}", ms(event.mean_us));
         let _ = writeln!(o, "         max: {:>39.2}", ms(event.max_us));
         let p = opts.percentile;
-        let value = event.at(p).unwrap_or(event.p95_us);
-        let _ = writeln!(o, "        {:>3}th percentile: {:>27.2}", trim_float(p), ms(value));
+        if p > 0.0 {
+            let value = event.at(p).unwrap_or(event.p95_us);
+            let _ = writeln!(o, "        {:>3}th percentile: {:>27.2}", trim_float(p), ms(value));
+        } else {
+            // sysbench 1.0.20's line for --percentile=0.
+            let _ = writeln!(o, "         percentile stats:               disabled");
+        }
         let _ = writeln!(o, "         sum: {:>39.2}", ms(event.sum_us));
         let _ = writeln!(o);
         if let Some(f) = &d.fairness {

@@ -14,12 +14,12 @@ const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"
 impl Report for TextReport {
     fn render(&self, d: &ResultDocument, opts: &ReportOptions) -> String {
         let mut o = String::new();
-        super::headline::headline(&mut o, d, opts.percentile);
+        super::headline::headline(&mut o, d, opts.shown_percentile());
         let _ = writeln!(o);
         conditions(&mut o, d);
         sql_statistics(&mut o, d);
         if opts.verbose {
-            summary_table(&mut o, d, opts.percentile);
+            summary_table(&mut o, d, opts.shown_percentile());
         }
         let title = if d.open_loop.is_some() {
             "Latency by class (microseconds, from each event's intended start):"

@@ -181,3 +181,134 @@ fn sysbench_defaults_apply_all_at_once() {
         ("pareto", None, "json".into())
     );
 }
+
+/// A value each option of the table accepts (sysbench's own kind of value).
+fn sample(name: &str) -> &'static str {
+    match name {
+        "test" => "oltp_read_write",
+        "db-driver" => "mysql",
+        "db-ps-mode" => "disable",
+        "rand-type" | "oltp-dist-type" => "special",
+        "rand-pareto-h" => "0.2",
+        "rand-zipfian-exp" => "0.8",
+        n if n.ends_with("-host") => "127.0.0.1",
+        n if n.ends_with("-port") => "3307",
+        n if n.ends_with("-socket") => "/tmp/mysql.sock",
+        n if n.ends_with("-engine") => "InnoDB",
+        n if n.ends_with("-ignore-errors") => "all",
+        n if n.ends_with("-ssl") || n.ends_with("-compression") || n.ends_with("-dry-run") => "on",
+        n if n.ends_with("-only") || ["range-selects", "auto-inc", "skip-trx", "secondary"].contains(&n) => "on",
+        n if n.ends_with("-secondary") || n == "histogram" || n == "debug" || n == "validate" => "on",
+        _ => "2",
+    }
+}
+
+/// Every sysbench option, in both word orders and on every command: translated into flags
+/// clap accepts, ignored with one note, or refused in one line naming it; never dropped silently.
+#[test]
+fn every_option_in_both_orders_on_every_command() {
+    use options::{Rule, OPTIONS, REPORT_CHECKPOINTS};
+    for row in OPTIONS.iter().filter(|r| !r.names.contains(&"help") && !r.names.contains(&"version")) {
+        for name in row.names {
+            let driver = match name.split('-').next() {
+                Some("pgsql") => "--db-driver=pgsql",
+                _ => "--db-driver=mysql",
+            };
+            let option = format!("--{name}={}", sample(name));
+            for command in ["prepare", "run", "cleanup"] {
+                let sysbench_order = format!("oltp_read_write {driver} {option} {command}");
+                let own_order = format!("{command} oltp_read_write {driver} {option}");
+                for l in [sysbench_order, own_order] {
+                    let args = line(&l);
+                    assert!(is_sysbench_line(&args), "{l}");
+                    let t = match (translate(&args), row.rule) {
+                        (Err(e), rule)
+                            if matches!(rule, Rule::Refused(_) | Rule::RefusedIfOn(_))
+                                || (rule == Rule::RunOnlyRefused(REPORT_CHECKPOINTS) && command == "run")
+                                || (rule == Rule::Line && name.starts_with("oltp-")) =>
+                        {
+                            assert!(e.contains(&format!("--{name}")) && !e.contains('\n'), "{l}: {e}");
+                            continue;
+                        }
+                        (r, _) => r.unwrap_or_else(|e| panic!("{l}: {e}")),
+                    };
+                    let parsed = <crate::cli::Cli as clap::Parser>::try_parse_from(&t.args);
+                    assert!(
+                        parsed.is_ok(),
+                        "{l} -> {:?}: {}",
+                        t.args,
+                        parsed.err().map(|e| e.to_string()).unwrap_or_default()
+                    );
+                    let baseline = translate(&line(&l.replace(&option, ""))).unwrap();
+                    assert!(t.args != baseline.args || t.notes != baseline.notes, "{l}: --{name} changed nothing");
+                    assert!(t.notes.iter().filter(|n| n.starts_with("ignored for")).count() <= 1, "{l}: {:?}", t.notes);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fairbench_order_with_sysbench_options() {
+    let t = ok("prepare oltp_read_write --table_size=100 --db-ps-mode=disable");
+    assert_eq!(t.args, ["fairbench", "prepare", "oltp_read_write", "--table_size=100", "--ps=off"]);
+    assert!(t.notes.is_empty(), "fairbench's order keeps fairbench's defaults, unsaid: {:?}", t.notes);
+    // fairbench's `--threads 4` grammar; the run's options on cleanup are ignored in one note.
+    let c = ok("cleanup oltp_read_write --threads 4 --time=5 --report-interval 10 --rate=10 --verbosity=5 --tables 2");
+    assert_eq!(c.args, ["fairbench", "cleanup", "oltp_read_write", "--tables", "2"]);
+    assert_eq!(c.notes, ["ignored for cleanup (nothing fairbench measures depends on them): --verbosity, --threads, --time, --report-interval, --rate"]);
+    // --threads is meaningful on prepare (parallel loaders): kept as fairbench reads it.
+    let p = ok("prepare oltp_read_write --threads 4 --time=60 --debug");
+    assert_eq!(p.args[..5], ["fairbench", "prepare", "oltp_read_write", "--threads", "4"]);
+    assert!(p.notes.iter().any(|n| n.contains("--time") && n.contains("--debug")), "{:?}", p.notes);
+    let r = ok("run oltp_read_write --threads 8 --db-driver=pgsql --pgsql-host=db --pgsql-user=me --percentile=0");
+    assert!(r.args.contains(&"--target=postgres://me@db:5432/sbtest".to_string()), "{:?}", r.args);
+    assert!(r.args.contains(&"--percentile=0".to_string()) && r.args.contains(&"8".to_string()));
+    assert!(
+        !r.args.iter().any(|a| a.starts_with("--format") || a.starts_with("--time")),
+        "no sysbench defaults: {:?}",
+        r.args
+    );
+    assert!(refused("run oltp_read_write --target sqlite://x.db --mysql-host=h").contains("not both"));
+    assert!(refused("run oltp_read_write --db-ps-mode=never").contains("auto (--ps=on) or disable (--ps=off)"));
+}
+
+#[test]
+fn test_option_in_both_orders() {
+    let own = ok("run --test=oltp_point_select --time=1");
+    assert_eq!(own.args[..3], ["fairbench", "run", "oltp_point_select"]);
+    assert!(own.notes.iter().any(|n| n.contains("deprecated")));
+    assert_eq!(ok("run oltp_read_write --test=oltp_read_write.lua").args[..3], ["fairbench", "run", "oltp_read_write"]);
+    assert!(refused("run oltp_point_select --test=oltp_read_write").contains("one test name"));
+    // sysbench reads `--test=NAME` and the same NAME as one test.
+    let both = ok("oltp_read_write --test=/usr/share/sysbench/oltp_read_write.lua prepare");
+    assert_eq!(both.args[1..3], ["prepare", "oltp_read_write"]);
+}
+
+#[test]
+fn fairbench_lines_without_sysbench_options_stay_as_they_are() {
+    for l in [
+        "run oltp_read_write --threads 8 --time 5",
+        "run --help",
+        "cleanup oltp_read_write --tables 2",
+        "compare a.json b.json",
+    ] {
+        assert!(!is_sysbench_line(&line(l)), "{l}");
+    }
+    assert!(is_sysbench_line(&line("run oltp_read_write --db_ps_mode=disable")));
+    // fairbench's global --quiet in sysbench's order.
+    assert!(ok("oltp_read_write --quiet run").args.contains(&"--quiet".to_string()));
+    assert!(is_sysbench_line(&line("cleanup oltp_read_write --threads=4")));
+}
+
+#[test]
+fn percentile_zero_is_passed_on_as_no_percentile() {
+    let t = ok("oltp_read_write --percentile=0 --report-interval=1 run");
+    assert!(t.args.contains(&"--percentile=0".to_string()), "{:?}", t.args);
+    assert_eq!(t.notes.iter().filter(|n| n.contains("--percentile=0")).count(), 1, "{:?}", t.notes);
+    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&t.args).unwrap();
+    let crate::cli::Command::Run(r) = cli.command else { panic!("{:?}", t.args) };
+    let plan =
+        r.plan(crate::model::Dialect::Sqlite, r.workload.builtin(crate::model::Dialect::Sqlite).unwrap()).unwrap();
+    assert_eq!(plan.percentile, 95.0, "interval lines keep a real percentile");
+}
