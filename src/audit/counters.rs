@@ -4,46 +4,46 @@
 //! shows as a difference.
 
 use super::{Finding, Severity};
-use crate::model::{Dialect, ResultDocument, SqlCommand};
+use crate::model::{Counted, ResultDocument, SqlCommand};
 use serde_json::json;
 use std::collections::BTreeMap;
 
-/// PostgreSQL backends flush their statistics at most once a second (at exit at once):
-/// each end of a measured phase may miss up to this much of the load.
-const PG_STATS_LAG_S: f64 = 1.0;
-
-/// One counter's expectation: what fairbench sent, and how far the server may differ
-/// without other load.
-struct Expected {
-    counter: &'static str,
-    sent: u64,
-    /// Seconds of this counter's rate the server may legitimately lag behind.
-    lag_s: f64,
-}
-
 pub fn server_counted_other_load(d: &ResultDocument) -> Option<Finding> {
     let delta = &d.conditions.server.status_delta;
-    if delta.is_empty() {
+    // The driver says which counters relate to what was sent (none: nothing to check, as
+    // for an embedded database or a result written before it was recorded).
+    let rules = d.conditions.server.facts.as_ref().map(|f| f.counters.as_slice()).unwrap_or_default();
+    if delta.is_empty() || rules.is_empty() {
         return None;
     }
     let sent = Sent::of(d);
-    let expected = match d.target.driver {
-        Dialect::Mysql => mysql(&sent),
-        Dialect::Postgres => postgres(d, &sent),
-        Dialect::Sqlite => return None,
-    };
+    let server = &d.conditions.server;
+    let known = |c: &str| server.status_delta.contains_key(c) || server.status_after.contains_key(c);
+    let rows_recorded = d.statements.values().any(|s| s.rows_affected.is_some());
     let phases = d.repeats.len().max(1) as f64;
     let measured_s = d.conditions.run.measured_s.max(1e-3);
     // In flight at each end of each measured phase: one event per client; retried events
     // resend their statements.
     let fixed = 10.0 + 2.0 * d.conditions.run.threads as f64 * phases + d.errors.total as f64 * 20.0;
     let mut evidence = Vec::new();
-    for e in expected {
-        let counted = delta.get(e.counter).copied().unwrap_or(0);
-        let lag = e.sent as f64 / measured_s * e.lag_s * 2.0 * phases;
-        let slack = e.sent as f64 * 0.05 + lag + fixed;
-        if (counted - e.sent as i64).unsigned_abs() as f64 > slack {
-            evidence.push((e.counter.to_string(), json!({"sent": e.sent, "server_counted": counted})));
+    let mut counters = Vec::new();
+    for rule in rules {
+        let expected = match &rule.counts {
+            Counted::Statements(commands) => commands.iter().map(|c| sent.count(*c)).sum(),
+            Counted::Rows(_) if !rows_recorded => continue,
+            Counted::Rows(commands) => sent.rows(commands),
+            Counted::Transactions => sent.count(SqlCommand::Commit) + sent.autocommit,
+        };
+        // A counter this server does not have (another version) is not compared.
+        if matches!(rule.counts, Counted::Rows(_) | Counted::Transactions) && !known(&rule.counter) {
+            continue;
+        }
+        counters.push(rule.counter.as_str());
+        let counted = delta.get(&rule.counter).copied().unwrap_or(0);
+        let lag = expected as f64 / measured_s * rule.lag_s * 2.0 * phases;
+        let slack = expected as f64 * 0.05 + lag + fixed;
+        if (counted - expected as i64).unsigned_abs() as f64 > slack {
+            evidence.push((rule.counter.clone(), json!({"sent": expected, "server_counted": counted})));
         }
     }
     if evidence.is_empty() {
@@ -54,11 +54,10 @@ pub fn server_counted_other_load(d: &ResultDocument) -> Option<Finding> {
         severity: Severity::Warn,
         title: "the server counted a different statement mix than fairbench sent: other load ran on the server, or a proxy changed the statements".into(),
         evidence: evidence.into_iter().collect::<BTreeMap<_, _>>(),
-        advice: match d.target.driver {
-            Dialect::Postgres => "benchmark a database nothing else uses, and check what the server itself counted (pg_stat_database: xact_commit, tup_inserted, tup_updated, tup_deleted)",
-            _ => "benchmark a server nothing else uses, and check what the server itself counted (SHOW GLOBAL STATUS LIKE 'Com_%')",
-        }
-        .into(),
+        advice: format!(
+            "benchmark a server (or database) nothing else uses, and check what the server itself counted ({})",
+            counters.join(", ")
+        ),
     })
 }
 
@@ -113,44 +112,4 @@ impl Sent {
     fn rows(&self, commands: &[SqlCommand]) -> u64 {
         commands.iter().filter_map(|c| self.rows.get(c)).sum()
     }
-}
-
-/// MySQL and MariaDB count each statement by command (prepared statements included).
-fn mysql(sent: &Sent) -> Vec<Expected> {
-    use SqlCommand::*;
-    let counters: [(SqlCommand, &str); 10] = [
-        (Select, "Com_select"),
-        (Insert, "Com_insert"),
-        (InsertSelect, "Com_insert_select"),
-        (Replace, "Com_replace"),
-        (ReplaceSelect, "Com_replace_select"),
-        (Update, "Com_update"),
-        (Delete, "Com_delete"),
-        (Begin, "Com_begin"),
-        (Commit, "Com_commit"),
-        (Rollback, "Com_rollback"),
-    ];
-    counters.into_iter().map(|(c, counter)| Expected { counter, sent: sent.count(c), lag_s: 0.0 }).collect()
-}
-
-/// PostgreSQL counts transactions and the rows they changed (pg_stat_database); its
-/// backends report them up to a second late.
-fn postgres(d: &ResultDocument, sent: &Sent) -> Vec<Expected> {
-    use SqlCommand::*;
-    let server = &d.conditions.server;
-    let known = |c: &str| server.status_delta.contains_key(c) || server.status_after.contains_key(c);
-    let mut out = vec![
-        Expected { counter: "xact_commit", sent: sent.count(Commit) + sent.autocommit, lag_s: PG_STATS_LAG_S },
-        Expected {
-            counter: "tup_inserted",
-            sent: sent.rows(&[Insert, InsertSelect, Replace, ReplaceSelect]),
-            lag_s: PG_STATS_LAG_S,
-        },
-        Expected { counter: "tup_updated", sent: sent.rows(&[Update]), lag_s: PG_STATS_LAG_S },
-        Expected { counter: "tup_deleted", sent: sent.rows(&[Delete]), lag_s: PG_STATS_LAG_S },
-    ];
-    // Rows are compared only when the result recorded them.
-    let rows_recorded = d.statements.values().any(|s| s.rows_affected.is_some());
-    out.retain(|e| known(e.counter) && (e.counter == "xact_commit" || rows_recorded));
-    out
 }

@@ -127,6 +127,9 @@ fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
         if let Some(i) = &f.isolation {
             put("server", "isolation", i.clone());
         }
+        if let Some(redo) = f.redo_bytes {
+            put("logging/redo", "redo capacity (in effect)", mib(redo));
+        }
     }
     for (k, v) in &c.server.host {
         put("server", &format!("host {k}"), v.clone());

@@ -3,6 +3,7 @@
 //! the audit and compare judge products by meaning (both flush at every commit?) rather
 //! than by setting names that differ from product to product.
 
+use super::SqlCommand;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -16,6 +17,43 @@ pub struct ServerFacts {
     /// The default transaction isolation level, lowercase words (`repeatable read`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<String>,
+    /// How much redo (InnoDB's redo log, PostgreSQL's max_wal_size, SQLite's WAL before a
+    /// checkpoint) the server keeps before it must checkpoint, bytes: too small a redo
+    /// log makes a write benchmark measure checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redo_bytes: Option<u64>,
+    /// How the server's own counters (`status_delta`) relate to what fairbench sent: the
+    /// audit's check for other load.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterRule>,
+}
+
+/// One of the server's counters and what it counts of fairbench's statements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CounterRule {
+    pub counter: String,
+    pub counts: Counted,
+    /// Seconds of its rate the counter may lag at each end of a measured phase (PostgreSQL
+    /// backends report their statistics up to a second late).
+    #[serde(default)]
+    pub lag_s: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Counted {
+    /// Statements of these SQL commands.
+    Statements(Vec<SqlCommand>),
+    /// Rows that statements of these commands inserted, updated or deleted.
+    Rows(Vec<SqlCommand>),
+    /// Transactions: COMMITs, and statements sent outside BEGIN ... COMMIT.
+    Transactions,
+}
+
+impl CounterRule {
+    pub fn new(counter: &str, counts: Counted, lag_s: f64) -> CounterRule {
+        CounterRule { counter: counter.to_string(), counts, lag_s }
+    }
 }
 
 /// Whether a transaction acknowledged as committed survives a crash.

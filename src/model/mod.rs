@@ -25,7 +25,7 @@ pub use command::SqlCommand;
 pub use conditions::*;
 pub use criterion::{Criterion, ThresholdRecord};
 pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
-pub use facts::{CommitFlush, Durability, ServerFacts};
+pub use facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
 pub use file::ResultFileError;
 pub use finding::{Finding, Severity};
 pub use kinds::*;

@@ -1,8 +1,9 @@
 //! MySQL and its flavours: MariaDB, Percona Server, Aurora MySQL, TiDB.
 
 use super::{culprits, is_on, isolation, settings, OS_PAGE_CACHE};
-use crate::model::facts::{CommitFlush, Durability, ServerFacts};
+use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
 use crate::model::parse_bytes;
+use crate::model::SqlCommand;
 use std::collections::BTreeMap;
 
 pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
@@ -10,7 +11,40 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         flavour: product.to_string(),
         durability: durability(vars),
         isolation: vars.get("transaction_isolation").or_else(|| vars.get("tx_isolation")).map(|v| isolation(v)),
+        redo_bytes: redo_bytes(vars),
+        counters: counters(),
     }
+}
+
+/// MySQL and MariaDB count every statement by its command as it ends (prepared ones
+/// too), server-wide: Com_select, Com_insert, ...
+fn counters() -> Vec<CounterRule> {
+    use SqlCommand::*;
+    [
+        (Select, "Com_select"),
+        (Insert, "Com_insert"),
+        (InsertSelect, "Com_insert_select"),
+        (Replace, "Com_replace"),
+        (ReplaceSelect, "Com_replace_select"),
+        (Update, "Com_update"),
+        (Delete, "Com_delete"),
+        (Begin, "Com_begin"),
+        (Commit, "Com_commit"),
+        (Rollback, "Com_rollback"),
+    ]
+    .into_iter()
+    .map(|(command, counter)| CounterRule::new(counter, Counted::Statements(vec![command]), 0.0))
+    .collect()
+}
+
+/// MySQL 8.0.30+: innodb_redo_log_capacity; before, and MariaDB: the log file size times
+/// the files in the group (one file since MariaDB 10.5). Aurora MySQL keeps none locally.
+fn redo_bytes(vars: &BTreeMap<String, String>) -> Option<u64> {
+    let bytes = |name: &str| vars.get(name).and_then(|v| parse_bytes(v));
+    bytes("innodb_redo_log_capacity").or_else(|| {
+        let files = vars.get("innodb_log_files_in_group").and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
+        bytes("innodb_log_file_size").map(|size| size * files)
+    })
 }
 
 /// InnoDB's buffer pool, and the OS page cache of the server's host (`os_available`, when
@@ -100,6 +134,16 @@ mod tests {
         assert_eq!(because, ["innodb_doublewrite", "log_bin", "sync_binlog"]);
         assert_eq!(f.isolation.as_deref(), Some("read committed"));
         assert_eq!(facts("TiDB", &vars(&[])).durability.commit, CommitFlush::Unknown);
+    }
+
+    #[test]
+    fn redo_capacity_of_mysql_8_older_mysql_and_mariadb() {
+        let mysql8 = vars(&[("innodb_redo_log_capacity", "104857600"), ("innodb_log_file_size", "50331648")]);
+        assert_eq!(facts("MySQL", &mysql8).redo_bytes, Some(100 << 20));
+        let mysql57 = vars(&[("innodb_log_file_size", "50331648"), ("innodb_log_files_in_group", "2")]);
+        assert_eq!(facts("MySQL", &mysql57).redo_bytes, Some(96 << 20));
+        assert_eq!(facts("MariaDB", &vars(&[("innodb_log_file_size", "100663296")])).redo_bytes, Some(96 << 20));
+        assert_eq!(facts("Aurora MySQL", &vars(&[])).redo_bytes, None);
     }
 
     #[test]

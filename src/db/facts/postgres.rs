@@ -1,8 +1,9 @@
 //! PostgreSQL and what speaks its protocol (CockroachDB: none of these settings, so unknown).
 
 use super::{culprits, is_on, isolation, settings, OS_PAGE_CACHE};
-use crate::model::facts::{CommitFlush, Durability, ServerFacts};
+use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
 use crate::model::parse_bytes;
+use crate::model::SqlCommand;
 use std::collections::BTreeMap;
 
 pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
@@ -10,7 +11,22 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         flavour: product.to_string(),
         durability: durability(vars),
         isolation: vars.get("default_transaction_isolation").map(|v| isolation(v)),
+        redo_bytes: vars.get("max_wal_size").and_then(|v| parse_bytes(v)),
+        counters: counters(),
     }
+}
+
+/// pg_stat_database (per database): transactions and the rows they changed. Backends
+/// report them at most once a second (and at exit).
+fn counters() -> Vec<CounterRule> {
+    use SqlCommand::*;
+    const LAG_S: f64 = 1.0;
+    vec![
+        CounterRule::new("xact_commit", Counted::Transactions, LAG_S),
+        CounterRule::new("tup_inserted", Counted::Rows(vec![Insert, InsertSelect, Replace, ReplaceSelect]), LAG_S),
+        CounterRule::new("tup_updated", Counted::Rows(vec![Update]), LAG_S),
+        CounterRule::new("tup_deleted", Counted::Rows(vec![Delete]), LAG_S),
+    ]
 }
 
 /// shared_buffers, and the OS page cache of the server's host (`os_available`, when it is
@@ -68,6 +84,7 @@ mod tests {
         assert_eq!(off("fsync").commit, CommitFlush::Never);
         assert!(off("full_page_writes").is_off());
         assert_eq!(facts("CockroachDB", &vars(&[])).durability.commit, CommitFlush::Unknown);
+        assert_eq!(facts("PostgreSQL", &vars(&[("max_wal_size", "1024 MB")])).redo_bytes, Some(1 << 30));
     }
 
     #[test]

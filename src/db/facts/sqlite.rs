@@ -5,7 +5,21 @@ use crate::model::facts::{CommitFlush, Durability, ServerFacts};
 use std::collections::BTreeMap;
 
 pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
-    ServerFacts { flavour: product.to_string(), durability: durability(vars), isolation: Some("serializable".into()) }
+    // WAL mode checkpoints after wal_autocheckpoint pages of WAL.
+    let wal = vars.get("journal_mode").is_some_and(|j| j.eq_ignore_ascii_case("wal"));
+    let number = |name: &str| vars.get(name).and_then(|v| v.parse::<u64>().ok());
+    let redo_bytes = match (wal, number("wal_autocheckpoint"), number("page_size")) {
+        (true, Some(pages), Some(page)) if pages > 0 => Some(pages * page),
+        _ => None,
+    };
+    ServerFacts {
+        flavour: product.to_string(),
+        durability: durability(vars),
+        isolation: Some("serializable".into()),
+        redo_bytes,
+        // No counters of statements: an embedded database runs only what this process sends.
+        counters: Vec::new(),
+    }
 }
 
 fn durability(vars: &BTreeMap<String, String>) -> Durability {
