@@ -522,6 +522,9 @@ impl RunArgs {
             (None, Some(_)) if !self.workload.sysbench_defaults => None,
             (None, _) => Some(Duration::from_secs(10)),
         };
+        if let Some(rate) = self.rate {
+            check_rate(rate, time)?;
+        }
         if !(1.0..=100.0).contains(&self.percentile) {
             return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));
         }
@@ -560,6 +563,50 @@ impl RunArgs {
         };
         plan.validate()?;
         Ok(plan)
+    }
+}
+
+/// The most events per second an open-loop schedule can keep apart: one per nanosecond,
+/// the resolution of its intended start times.
+pub const MAX_RATE: f64 = 1e9;
+
+/// `--rate` within what a run of `time` can honour: at least one arrival within the
+/// measured time (without --time: within the longest run), at most [`MAX_RATE`].
+fn check_rate(rate: f64, time: Option<Duration>) -> Result<(), ConfigError> {
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(ConfigError(format!("--rate {} is not a positive number of events per second", short(rate))));
+    }
+    if rate > MAX_RATE {
+        return Err(ConfigError(format!(
+            "--rate {} is above {} events per second, the most the schedule can represent (one event per nanosecond)",
+            short(rate),
+            short(MAX_RATE)
+        )));
+    }
+    let (span, named) = match time {
+        Some(t) => (t, format!("--time {} s", t.as_secs())),
+        None => (crate::plan::MAX_TIME, format!("the longest run ({} s)", crate::plan::MAX_TIME.as_secs())),
+    };
+    let min = 1.0 / span.as_secs_f64();
+    if rate < min {
+        return Err(ConfigError(format!(
+            "--rate {} is too low for {named}: arrivals {} s apart, so the run may measure none (at least {} events per second)",
+            short(rate),
+            short(1.0 / rate),
+            short(min)
+        )));
+    }
+    Ok(())
+}
+
+/// A number for a message: plain when moderate, otherwise in exponent notation.
+fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs()) {
+        let plain = format!("{x:.4}");
+        let plain = if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.') } else { &plain };
+        plain.to_string()
+    } else {
+        format!("{x:.3e}").replace(".000e", "e")
     }
 }
 

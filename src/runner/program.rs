@@ -266,7 +266,7 @@ async fn statement<C: Connection>(
             conn.execute(handle, params).await?
         };
         let end = std::time::Instant::now();
-        rec.lock().unwrap().statement(s.id, end - started, waited, end);
+        crate::lock(rec).statement(s.id, end - started, waited, end);
         done
     };
     for (slot, at) in &s.saves {
