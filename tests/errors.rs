@@ -156,14 +156,12 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     let mut child = child;
     let (seen, mut stderr) = wait_until_measuring(&mut child);
     std::thread::sleep(Duration::from_millis(500));
-    // The database stops accepting connections, then every session is terminated.
-    pg_exec(
-        &format!("{}/postgres", postgres_base()),
-        &format!(
-            "ALTER DATABASE {0} ALLOW_CONNECTIONS false; SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{0}'",
-            db.name
-        ),
-    );
+    // The database stops accepting connections, then every session is terminated. Two
+    // calls: in one batch both ran in one implicit transaction, so the ALTER was not yet
+    // committed when the sessions died and a quick reconnection still got in.
+    let admin = format!("{}/postgres", postgres_base());
+    pg_exec(&admin, &format!("ALTER DATABASE {} ALLOW_CONNECTIONS false", db.name));
+    pg_exec(&admin, &format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'", db.name));
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     let o = child.wait_with_output().unwrap();

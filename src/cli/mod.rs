@@ -143,7 +143,8 @@ pub struct ConnectArgs {
     /// fairbench gives up on it.
     #[arg(long = "admin-timeout", default_value = "30", value_parser = seconds)]
     pub admin_timeout: Duration,
-    /// Largest packet a MySQL server may send, in bytes (K, M, G suffixes; 1K to 1G).
+    /// Largest packet (MySQL) or message (PostgreSQL) a server may send, in bytes (K, M, G
+    /// suffixes; 1K to 1G). A longer one fails the connection as soon as its length arrives.
     #[arg(long = "max-packet", default_value = "64M", value_parser = packet_size)]
     pub max_packet: usize,
     /// Send the password in clear over unencrypted TCP when the server asks for it

@@ -9,6 +9,7 @@
 mod cleartext_guard;
 mod ddl;
 mod error;
+mod inspected;
 pub mod mysql;
 mod mysql_wire;
 pub mod postgres;
