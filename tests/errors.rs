@@ -296,3 +296,32 @@ fn extreme_valid_rates_complete() {
         assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 100, "{extra:?}");
     }
 }
+
+/// Result files with counts or latencies no run produces: one line naming the field, or
+/// the command still works; never a panic (these crashed `report`: a timeline sum
+/// overflowed, a histogram clamp had its min above its max).
+#[test]
+fn absurd_result_values_never_panic() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());
+    let doc = db.run_json(&["run", "oltp_point_select", "--table-size=100", "--time=2"]);
+    let dir = db.dir.path();
+    let write = |name: &str, doc: &serde_json::Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let mut seen = doc.clone();
+    seen["intervals"][1]["scatter"]["seen"] = serde_json::Value::from(u64::MAX);
+    let seen = write("seen.json", &seen);
+    for cmd in ["audit", "report"] {
+        let e = one_line_error(&[cmd, &seen], 2);
+        assert!(e.contains("`intervals[1].scatter.seen` is 18446744073709551615"), "{cmd}: {e}");
+    }
+    let mut min_above_max = doc.clone();
+    min_above_max["stats"]["read"]["min_us"] = serde_json::Value::from(9.0e15);
+    let path = write("min.json", &min_above_max);
+    let html = dir.join("min.html").display().to_string();
+    let o = fairbench_in(dir, &["report".into(), path, "-o".into(), html]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -3,6 +3,10 @@
 use super::{ResultDocument, SCHEMA_NAME, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 
+/// More of anything in one timeline second than a run can produce: a thousand times the
+/// open loop's highest rate (1e9 events per second), about 1.1e12.
+const MAX_COUNT_PER_INTERVAL: u64 = 1 << 40;
+
 /// A result file that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultFileError {
@@ -78,12 +82,33 @@ impl ResultDocument {
             checks.push((format!("intervals[{i}].duration_s"), iv.duration_s));
         }
         checks.push(("client_cost.cpu_s".into(), self.client_cost.cpu_s));
-        match checks.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
-            Some((field, value)) => {
-                Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() })
-            }
-            None => Ok(()),
+        if let Some((field, value)) = checks.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+            return Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() });
         }
+        self.check_interval_counts()
+    }
+
+    /// Counts in one timeline second beyond any run's: readers sum them over the timeline,
+    /// and values near 2^64 would overflow there.
+    fn check_interval_counts(&self) -> Result<(), ResultFileError> {
+        for (i, iv) in self.intervals.iter().enumerate() {
+            let counts = [
+                ("event.count", iv.event.count),
+                ("total.count", iv.total.count),
+                ("read.count", iv.read.count),
+                ("write.count", iv.write.count),
+                ("commit.count", iv.commit.count),
+                ("other.count", iv.other.count),
+                ("errors", iv.errors),
+                ("reconnects", iv.reconnects),
+                ("scatter.seen", iv.scatter.seen),
+            ];
+            if let Some((name, value)) = counts.into_iter().find(|(_, v)| *v > MAX_COUNT_PER_INTERVAL) {
+                let field = format!("intervals[{i}].{name}");
+                return Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() });
+            }
+        }
+        Ok(())
     }
 }
 
