@@ -66,6 +66,13 @@ pub fn local_runtime() -> LocalRuntime {
     }
 }
 
+/// Locks `m` even if a thread panicked while holding it. Every mutex of fairbench guards
+/// data that stays consistent between statements (counters, recorders, the first failure),
+/// so one crashed client must not turn every other lock into a second panic.
+pub fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Cores this process may use.
 pub fn cpu_count() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)

@@ -157,14 +157,12 @@ fn a_server_that_goes_away_fails_the_run_but_keeps_the_results() {
     let mut child = child;
     let (seen, mut stderr) = wait_until_measuring(&mut child);
     std::thread::sleep(Duration::from_millis(500));
-    // The database stops accepting connections, then every session is terminated.
-    pg_exec(
-        &format!("{}/postgres", postgres_base()),
-        &format!(
-            "ALTER DATABASE {0} ALLOW_CONNECTIONS false; SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{0}'",
-            db.name
-        ),
-    );
+    // The database stops accepting connections, then every session is terminated. Two
+    // calls: in one batch both ran in one implicit transaction, so the ALTER was not yet
+    // committed when the sessions died and a quick reconnection still got in.
+    let admin = format!("{}/postgres", postgres_base());
+    pg_exec(&admin, &format!("ALTER DATABASE {} ALLOW_CONNECTIONS false", db.name));
+    pg_exec(&admin, &format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'", db.name));
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     let o = child.wait_with_output().unwrap();
@@ -232,4 +230,99 @@ fn sqlite_out_path_that_is_not_a_regular_file_is_written_in_place() {
     assert!(json.contains("fairbench.result"));
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+}
+
+/// `--rate` outside what a run can honour is refused up front, naming the bound; before,
+/// tiny and huge rates overflowed the schedule's Duration arithmetic (a poisoned lock, an
+/// "internal error") or left a client asleep until a far arrival (a stalled run).
+#[test]
+fn open_loop_rates_a_run_cannot_honour() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "oltp_point_select", "--target=sqlite://unused.db", "--time=2"];
+        args.extend_from_slice(extra);
+        one_line_error(&args, 2)
+    };
+    let e = run(&["--rate=1e-300"]);
+    assert!(
+        e.contains("--rate 1e-300 is too low for --time 2 s") && e.contains("at least 0.5 events per second"),
+        "{e}"
+    );
+    let e = run(&["--rate=1e-9"]);
+    assert!(e.contains("--rate 1e-9 is too low"), "{e}");
+    let e = run(&["--rate=0.4", "--arrival=poisson"]);
+    assert!(e.contains("arrivals 2.5 s apart"), "{e}");
+    for huge in ["--rate=1e300", "--rate=1e20", "--rate=1000000001"] {
+        let e = run(&[huge]);
+        assert!(e.contains("is above 1e9 events per second, the most the schedule can represent"), "{e}");
+    }
+    for bad in ["--rate=nan", "--rate=inf", "--rate=-5", "--rate=0"] {
+        let e = run(&[bad]);
+        assert!(e.contains("is not a positive number of events per second"), "{bad}: {e}");
+    }
+    let e = one_line_error(&["run", "oltp_point_select", "--time=0", "--events=5", "--rate=1e-9"], 2);
+    assert!(e.contains("too low for the longest run (315360000 s)"), "{e}");
+    let e = run(&["--rate=10", "--max-backlog=0"]);
+    assert!(e.contains("--max-backlog must be at least 1 event"), "{e}");
+    let e = run(&["--rate=10", "--max-backlog=99999999999999999999"]);
+    assert!(e.contains("--max-backlog") && e.contains("too large"), "{e}");
+}
+
+/// A low Poisson rate whose next arrival falls long after the end of the run: the client
+/// waiting for it stops with the run instead of being reported as stalled. Seed 302 draws
+/// arrivals at 0.9 s and 21.8 s (past the 3 s run and its 10 s grace).
+#[test]
+fn a_distant_next_arrival_ends_with_the_run() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());
+    let t = Instant::now();
+    let args = ["--table-size=100", "--time=3", "--rate=0.34", "--arrival=poisson", "--rand-seed=302"];
+    let doc = db.run_json(&[&["run", "oltp_point_select"][..], &args].concat());
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert_eq!(doc["conditions"]["run"]["status"], "completed", "{doc}");
+    assert_eq!(doc["conditions"]["run"]["events"], 1);
+}
+
+/// Extreme but valid rates and backlogs run to completion (saturating, never overflowing).
+#[test]
+fn extreme_valid_rates_complete() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());
+    for extra in [
+        &["--rate=1e9", "--max-backlog=1"][..],
+        &["--rate=1e9", "--arrival=poisson", "--max-backlog=18446744073709551615"],
+        &["--rate=1e9", "--arrival=poisson", "--max-backlog=1"],
+    ] {
+        let doc = db.run_json(&[&["run", "oltp_point_select", "--table-size=100", "--time=1"][..], extra].concat());
+        assert_eq!(doc["conditions"]["run"]["status"], "completed", "{extra:?}");
+        assert!(doc["conditions"]["run"]["events"].as_u64().unwrap() > 100, "{extra:?}");
+    }
+}
+
+/// Result files with counts or latencies no run produces: one line naming the field, or
+/// the command still works; never a panic (these crashed `report`: a timeline sum
+/// overflowed, a histogram clamp had its min above its max).
+#[test]
+fn absurd_result_values_never_panic() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=100"]).status.success());
+    let doc = db.run_json(&["run", "oltp_point_select", "--table-size=100", "--time=2"]);
+    let dir = db.dir.path();
+    let write = |name: &str, doc: &serde_json::Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let mut seen = doc.clone();
+    seen["intervals"][1]["scatter"]["seen"] = serde_json::Value::from(u64::MAX);
+    let seen = write("seen.json", &seen);
+    for cmd in ["audit", "report"] {
+        let e = one_line_error(&[cmd, &seen], 2);
+        assert!(e.contains("`intervals[1].scatter.seen` is 18446744073709551615"), "{cmd}: {e}");
+    }
+    let mut min_above_max = doc.clone();
+    min_above_max["stats"]["read"]["min_us"] = serde_json::Value::from(9.0e15);
+    let path = write("min.json", &min_above_max);
+    let html = dir.join("min.html").display().to_string();
+    let o = fairbench_in(dir, &["report".into(), path, "-o".into(), html]);
+    assert!(o.status.success(), "{}", text(&o));
 }

@@ -1,4 +1,4 @@
-//! fairbench against fake MySQL servers that misbehave on purpose, over real TCP: each must
+//! fairbench against fake MySQL and PostgreSQL servers that misbehave on purpose, over real TCP: each must
 //! end in one clear line and exit 2 within its deadline, never a panic, a hang or unbounded
 //! memory. Needs no database server.
 
@@ -101,13 +101,17 @@ struct Exit {
 }
 
 /// Runs `fairbench run` against the fake server and waits (at most 60 s) for it to exit.
-#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak RSS
 fn run_against(port: u16, extra: &[&str]) -> Exit {
-    let url = format!("mysql://bench:hostile-pw@127.0.0.1:{port}/db");
+    run_against_url(&format!("mysql://bench:hostile-pw@127.0.0.1:{port}/db"), extra)
+}
+
+/// Runs `fairbench run` against the fake server at `url`; as [`run_against`].
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its peak RSS
+fn run_against_url(url: &str, extra: &[&str]) -> Exit {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_fairbench"))
-        .args(["run", "oltp_point_select", "--target", &url, "--time", "1"])
+        .args(["run", "oltp_point_select", "--target", url, "--time", "1"])
         .args(extra)
         .current_dir(dir.path())
         .stdout(Stdio::null())
@@ -323,4 +327,61 @@ fn postgres_cleartext_password_over_tcp_is_refused_unless_allowed() {
     assert_eq!(out.status.code(), Some(2));
     let sent = rx.recv_timeout(Duration::from_secs(10)).unwrap();
     assert!(sent.first() == Some(&b'p') && String::from_utf8_lossy(&sent).contains("hostile-pw"), "{sent:?}");
+}
+
+/// A PostgreSQL server that lets the client in, then answers its first query with a
+/// message announcing 2 GB and streams data for it (at most the 2 GB, until the client
+/// hangs up).
+fn serve_huge_pg_message() -> u16 {
+    serve(|mut s| {
+        let mut len = [0u8; 4];
+        if s.read_exact(&mut len).is_err() {
+            return;
+        }
+        let mut startup = vec![0; (u32::from_be_bytes(len) as usize).saturating_sub(4)];
+        if s.read_exact(&mut startup).is_err() {
+            return;
+        }
+        // AuthenticationOk, ReadyForQuery (idle).
+        if s.write_all(&[b'R', 0, 0, 0, 8, 0, 0, 0, 0, b'Z', 0, 0, 0, 5, b'I']).is_err() {
+            return;
+        }
+        let mut query = [0u8; 1];
+        if s.read_exact(&mut query).is_err() {
+            return;
+        }
+        let announced: u32 = 2_000_000_000;
+        let mut out = vec![b'D'];
+        out.extend_from_slice(&announced.to_be_bytes());
+        if s.write_all(&out).is_err() {
+            return;
+        }
+        let chunk = vec![b'x'; 1 << 16];
+        let mut sent = 0usize;
+        while sent < announced as usize && s.write_all(&chunk).is_ok() {
+            sent += chunk.len();
+        }
+    })
+}
+
+#[test]
+fn a_postgres_message_over_the_packet_limit_is_refused_unread() {
+    let port = serve_huge_pg_message();
+    let url = format!("postgres://bench:hostile-pw@127.0.0.1:{port}/db");
+    let e = run_against_url(&url, &[]);
+    assert_eq!(e.code, Some(2), "{}", e.stderr);
+    assert_eq!(e.stderr.lines().count(), 1, "{}", e.stderr);
+    assert!(
+        e.stderr.contains("message of 1999999996 bytes")
+            && e.stderr.contains("over the limit of 67108864 (--max-packet"),
+        "{}",
+        e.stderr
+    );
+    assert!(!e.stderr.contains("hostile-pw") && !e.stderr.contains("panick"), "{}", e.stderr);
+    eprintln!("peak RSS under a 2 GB PostgreSQL message: {} MB", e.peak_rss_kb / 1024);
+    assert!(e.peak_rss_kb < 200 * 1024, "peak RSS {} MB", e.peak_rss_kb / 1024);
+    // A lower limit applies from the first message on; the error names it.
+    let e = run_against_url(&url, &["--max-packet", "1K"]);
+    assert_eq!(e.code, Some(2), "{}", e.stderr);
+    assert!(e.stderr.contains("over the limit of 1024 (--max-packet"), "{}", e.stderr);
 }

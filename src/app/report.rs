@@ -3,8 +3,9 @@
 use super::Error;
 use crate::cli::{ExportArgs, ExportWhat, ReportArgs};
 use crate::compare::{self, Input};
+use crate::model::file::{self, write_atomic};
 use crate::model::sweep::{SweepDocument, SWEEP_SCHEMA_NAME};
-use crate::model::{file::write_atomic, ResultDocument, ResultFileError};
+use crate::model::{ResultDocument, ResultFileError};
 use crate::plan::ConfigError;
 use crate::report::html::{self, HtmlInput};
 use std::path::Path;
@@ -17,12 +18,11 @@ enum Loaded {
 }
 
 fn load(path: &Path) -> Result<Loaded, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| ResultFileError::Read { path: path.into(), source })?;
-    let is_sweep = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .is_some_and(|v| v.get("schema").and_then(|s| s.as_str()) == Some(SWEEP_SCHEMA_NAME));
+    // Read once, and never into a serde_json::Value (several times the file's size).
+    let text = file::read_text(path)?;
+    let is_sweep = file::schema_of(&text).is_ok_and(|(schema, _)| schema.as_deref() == Some(SWEEP_SCHEMA_NAME));
     if !is_sweep {
-        return Ok(Loaded::Result(Box::new(ResultDocument::read(path)?)));
+        return Ok(Loaded::Result(Box::new(ResultDocument::parse(&text).map_err(|e| e.at(path))?)));
     }
     let de = &mut serde_json::Deserializer::from_str(&text);
     let sweep: SweepDocument = serde_path_to_error::deserialize(de).map_err(|e| ResultFileError::Field {

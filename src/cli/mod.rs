@@ -148,7 +148,8 @@ pub struct ConnectArgs {
     /// fairbench gives up on it.
     #[arg(long = "admin-timeout", default_value = "30", value_parser = seconds)]
     pub admin_timeout: Duration,
-    /// Largest packet a MySQL server may send, in bytes (K, M, G suffixes; 1K to 1G).
+    /// Largest packet (MySQL) or message (PostgreSQL) a server may send, in bytes (K, M, G
+    /// suffixes; 1K to 1G). A longer one fails the connection as soon as its length arrives.
     #[arg(long = "max-packet", default_value = "64M", value_parser = packet_size)]
     pub max_packet: usize,
     /// Send the password in clear over unencrypted TCP when the server asks for it
@@ -528,6 +529,9 @@ impl RunArgs {
             (None, Some(_)) if !self.workload.sysbench_defaults => None,
             (None, _) => Some(Duration::from_secs(10)),
         };
+        if let Some(rate) = self.rate {
+            check_rate(rate, time)?;
+        }
         if self.percentile != 0.0 && !(1.0..=100.0).contains(&self.percentile) {
             return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));
         }
@@ -568,6 +572,50 @@ impl RunArgs {
         };
         plan.validate()?;
         Ok(plan)
+    }
+}
+
+/// The most events per second an open-loop schedule can keep apart: one per nanosecond,
+/// the resolution of its intended start times.
+pub const MAX_RATE: f64 = 1e9;
+
+/// `--rate` within what a run of `time` can honour: at least one arrival within the
+/// measured time (without --time: within the longest run), at most [`MAX_RATE`].
+fn check_rate(rate: f64, time: Option<Duration>) -> Result<(), ConfigError> {
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(ConfigError(format!("--rate {} is not a positive number of events per second", short(rate))));
+    }
+    if rate > MAX_RATE {
+        return Err(ConfigError(format!(
+            "--rate {} is above {} events per second, the most the schedule can represent (one event per nanosecond)",
+            short(rate),
+            short(MAX_RATE)
+        )));
+    }
+    let (span, named) = match time {
+        Some(t) => (t, format!("--time {} s", t.as_secs())),
+        None => (crate::plan::MAX_TIME, format!("the longest run ({} s)", crate::plan::MAX_TIME.as_secs())),
+    };
+    let min = 1.0 / span.as_secs_f64();
+    if rate < min {
+        return Err(ConfigError(format!(
+            "--rate {} is too low for {named}: arrivals {} s apart, so the run may measure none (at least {} events per second)",
+            short(rate),
+            short(1.0 / rate),
+            short(min)
+        )));
+    }
+    Ok(())
+}
+
+/// A number for a message: plain when moderate, otherwise in exponent notation.
+fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs()) {
+        let plain = format!("{x:.4}");
+        let plain = if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.') } else { &plain };
+        plain.to_string()
+    } else {
+        format!("{x:.3e}").replace(".000e", "e")
     }
 }
 

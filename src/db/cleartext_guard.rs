@@ -3,12 +3,10 @@
 //! over a transport that is not encrypted. tokio-postgres would answer it; a server (or
 //! anyone on the path) should not get a password that easily.
 
+use super::inspected::{Inspect, Inspected};
 use std::io;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 const AUTH_REQUEST: u8 = b'R';
 const AUTH_OK: u32 = 0;
@@ -23,21 +21,21 @@ enum State {
     Done,
 }
 
-pub struct CleartextGuard<S> {
-    inner: S,
+pub struct CleartextGuard {
     state: State,
     refused: Arc<AtomicBool>,
 }
 
-impl<S> CleartextGuard<S> {
-    /// The guard, and a flag that tells afterwards whether it refused.
-    pub fn new(inner: S) -> (Self, Arc<AtomicBool>) {
+impl CleartextGuard {
+    /// `inner` guarded, and a flag that tells afterwards whether the guard refused.
+    pub fn wrap<S>(inner: S) -> (Inspected<S, Self>, Arc<AtomicBool>) {
         let refused = Arc::new(AtomicBool::new(false));
-        (CleartextGuard { inner, state: State::Header { bytes: [0; 9], have: 0 }, refused: refused.clone() }, refused)
+        let guard = CleartextGuard { state: State::Header { bytes: [0; 9], have: 0 }, refused: refused.clone() };
+        (Inspected::new(inner, guard), refused)
     }
 
     /// Feeds received bytes; false when the server asked for a cleartext password.
-    fn inspect(&mut self, mut data: &[u8]) -> bool {
+    fn follow(&mut self, mut data: &[u8]) -> bool {
         while !data.is_empty() {
             match &mut self.state {
                 State::Done => return true,
@@ -79,33 +77,16 @@ impl<S> CleartextGuard<S> {
     }
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for CleartextGuard<S> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            if !matches!(self.state, State::Done) && !self.inspect(&buf.filled()[before..]) {
-                self.refused.store(true, Ordering::Relaxed);
-                buf.set_filled(before);
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    "the server asked for the password in clear over unencrypted TCP",
-                )));
-            }
+impl Inspect for CleartextGuard {
+    fn inspect(&mut self, received: &[u8]) -> io::Result<()> {
+        if matches!(self.state, State::Done) || self.follow(received) {
+            return Ok(());
         }
-        polled
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for CleartextGuard<S> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, data)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
+        self.refused.store(true, Ordering::Relaxed);
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the server asked for the password in clear over unencrypted TCP",
+        ))
     }
 }
 
@@ -121,8 +102,8 @@ mod tests {
     }
 
     fn verdict(stream: &[u8], chunk: usize) -> bool {
-        let (mut g, _) = CleartextGuard::new(());
-        stream.chunks(chunk.max(1)).all(|c| g.inspect(c))
+        let (mut g, _) = CleartextGuard::wrap(());
+        stream.chunks(chunk.max(1)).all(|c| g.inspector.follow(c))
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod cleartext_guard;
 mod ddl;
 mod error;
 mod facts;
+mod inspected;
 pub mod mysql;
 mod mysql_wire;
 pub mod postgres;

@@ -3,6 +3,10 @@
 use super::{ResultDocument, SCHEMA_NAME, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 
+/// More of anything in one timeline second than a run can produce: a thousand times the
+/// open loop's highest rate (1e9 events per second), about 1.1e12.
+const MAX_COUNT_PER_INTERVAL: u64 = 1 << 40;
+
 /// A result file that cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultFileError {
@@ -33,25 +37,30 @@ impl ResultDocument {
     /// Reads and checks a result file: the schema name and version first (so a newer file
     /// is named as such), then every field, then values no run can produce.
     pub fn read(path: &Path) -> Result<Self, ResultFileError> {
-        let p = || path.to_path_buf();
-        let text = std::fs::read_to_string(path).map_err(|source| ResultFileError::Read { path: p(), source })?;
-        Self::parse(&text).map_err(|e| e.at(path))
+        Self::parse(&read_text(path)?).map_err(|e| e.at(path))
     }
 
-    /// [`ResultDocument::read`] on text; errors carry an empty path.
+    /// [`ResultDocument::read`] on text; errors carry an empty path. The text is read
+    /// straight into the typed document (no `serde_json::Value` first, which costs several
+    /// times the file's size): peak memory stays within about three times the file.
     pub fn parse(text: &str) -> Result<Self, ResultFileError> {
         let p = PathBuf::new;
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ResultFileError::NotJson { path: p(), problem: e.to_string() })?;
-        let schema = value.get("schema").and_then(|v| v.as_str()).unwrap_or("(none)");
-        let version = value.get("schema_version").and_then(|v| v.as_u64()).unwrap_or(0);
+        let (schema, version) = schema_of(text)?;
+        let schema = schema.unwrap_or_else(|| "(none)".into());
+        let version = version.unwrap_or(0);
         if schema != SCHEMA_NAME || version > SCHEMA_VERSION as u64 || version < 2 {
-            return Err(ResultFileError::Version { path: p(), schema: schema.to_string(), version });
+            return Err(ResultFileError::Version { path: p(), schema, version });
         }
-        let doc: ResultDocument = serde_path_to_error::deserialize(value).map_err(|e| ResultFileError::Field {
-            path: p(),
-            field: e.path().to_string(),
-            problem: e.inner().to_string(),
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let doc: ResultDocument = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            match inner.classify() {
+                serde_json::error::Category::Data => {
+                    ResultFileError::Field { path: p(), field, problem: inner.to_string() }
+                }
+                _ => ResultFileError::NotJson { path: p(), problem: inner.to_string() },
+            }
         })?;
         doc.check_plausible()?;
         Ok(doc)
@@ -73,18 +82,39 @@ impl ResultDocument {
             checks.push((format!("intervals[{i}].duration_s"), iv.duration_s));
         }
         checks.push(("client_cost.cpu_s".into(), self.client_cost.cpu_s));
-        match checks.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
-            Some((field, value)) => {
-                Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() })
-            }
-            None => Ok(()),
+        if let Some((field, value)) = checks.into_iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+            return Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() });
         }
+        self.check_interval_counts()
+    }
+
+    /// Counts in one timeline second beyond any run's: readers sum them over the timeline,
+    /// and values near 2^64 would overflow there.
+    fn check_interval_counts(&self) -> Result<(), ResultFileError> {
+        for (i, iv) in self.intervals.iter().enumerate() {
+            let counts = [
+                ("event.count", iv.event.count),
+                ("total.count", iv.total.count),
+                ("read.count", iv.read.count),
+                ("write.count", iv.write.count),
+                ("commit.count", iv.commit.count),
+                ("other.count", iv.other.count),
+                ("errors", iv.errors),
+                ("reconnects", iv.reconnects),
+                ("scatter.seen", iv.scatter.seen),
+            ];
+            if let Some((name, value)) = counts.into_iter().find(|(_, v)| *v > MAX_COUNT_PER_INTERVAL) {
+                let field = format!("intervals[{i}].{name}");
+                return Err(ResultFileError::Implausible { path: PathBuf::new(), field, value: value.to_string() });
+            }
+        }
+        Ok(())
     }
 }
 
 impl ResultFileError {
     /// The same error about `path`.
-    fn at(self, path: &Path) -> Self {
+    pub fn at(self, path: &Path) -> Self {
         let path = path.to_path_buf();
         match self {
             ResultFileError::NotJson { problem, .. } => ResultFileError::NotJson { path, problem },
@@ -94,6 +124,31 @@ impl ResultFileError {
             other => other,
         }
     }
+}
+
+/// A result (or sweep) file's text.
+pub fn read_text(path: &Path) -> Result<String, ResultFileError> {
+    std::fs::read_to_string(path).map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })
+}
+
+/// The top-level `schema` and `schema_version` of a JSON document, if it is an object with
+/// them: one pass that skips every other field without building it (text that is not JSON
+/// fails here).
+pub fn schema_of(text: &str) -> Result<(Option<String>, Option<u64>), ResultFileError> {
+    #[derive(serde::Deserialize)]
+    struct Header {
+        schema: Option<serde_json::Value>,
+        schema_version: Option<serde_json::Value>,
+    }
+    let not_json = |e: serde_json::Error| ResultFileError::NotJson { path: PathBuf::new(), problem: e.to_string() };
+    if !text.trim_start().starts_with('{') {
+        // JSON, but no object (derive would read an array as the struct's fields).
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(not_json)?;
+        return Ok((None, None));
+    }
+    let header: Header = serde_json::from_str(text).map_err(not_json)?;
+    let schema = header.schema.and_then(|v| v.as_str().map(str::to_string));
+    Ok((schema, header.schema_version.and_then(|v| v.as_u64())))
 }
 
 /// Writes atomically (temp file + rename), so a crash never leaves half a file. A path that

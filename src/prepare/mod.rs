@@ -216,15 +216,13 @@ impl Loaders {
             let spawned = std::thread::Builder::new().name(format!("fairbench-loader-{l}")).spawn(move || {
                 let rt = crate::local_runtime();
                 if let Err(e) = body(l, &rt, &fail) {
-                    fail.lock().unwrap().get_or_insert(e);
+                    crate::lock(&fail).get_or_insert(e);
                 }
             });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    failure
-                        .lock()
-                        .unwrap()
+                    crate::lock(&failure)
                         .get_or_insert(PrepareError::Internal(format!("cannot start a loader thread: {e}")));
                     break;
                 }
@@ -236,11 +234,11 @@ impl Loaders {
         }
         for h in handles {
             if h.join().is_err() {
-                failure.lock().unwrap().get_or_insert(PrepareError::Internal("a loader thread crashed".into()));
+                crate::lock(&failure).get_or_insert(PrepareError::Internal("a loader thread crashed".into()));
             }
         }
         progress(self.loaded.load(Ordering::Relaxed), self.total);
-        let first = failure.lock().unwrap().take();
+        let first = crate::lock(&failure).take();
         match first {
             Some(e) => Err(e),
             None => Ok(()),
@@ -271,7 +269,7 @@ async fn load_table<D: Database>(
     // Autocommit per statement (as sysbench); SQLite runs inside the loader's transaction.
     let mut next = 1;
     while next <= rows {
-        if failure.lock().unwrap().is_some() {
+        if crate::lock(failure).is_some() {
             return Ok(()); // another loader failed: stop quietly, its error is reported
         }
         let (sql, after) = batcher.next_statement(&mut rng, next, rows);

@@ -156,7 +156,7 @@ async fn load_table<D: Database>(
     let (mut full, mut full_rows) = (None, 0);
     let mut row = 1;
     while row <= t.rows {
-        if failure.lock().unwrap().is_some() {
+        if crate::lock(failure).is_some() {
             return Ok(()); // another loader failed: its error is reported
         }
         let n = per_insert.min(t.rows - row + 1);

@@ -38,7 +38,7 @@ pub async fn run<D: Database>(
 ) {
     let mut totals = super::ClientTotals::default();
     run_events(db, spec, shared.clone(), id, rec, &mut totals).await;
-    shared.per_client.lock().unwrap().push(totals);
+    crate::lock(&shared.per_client).push(totals);
     shared.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
 }
 
@@ -71,13 +71,11 @@ async fn run_events<D: Database>(
         let (intended, dropped) = match (shared.schedule.get(), &mut timer) {
             (Some(schedule), Some(timer)) => {
                 let slot = schedule.claim(Instant::now());
-                if let Err(e) = timer.sleep_until(slot.intended).await {
-                    return shared.fail(format!("client {id}: timer failed: {e}"));
+                match sleep_unless_stopped(timer, &shared, slot.intended).await {
+                    Ok(true) => (slot.intended, slot.dropped),
+                    Ok(false) => return,
+                    Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
                 }
-                if shared.stopping() {
-                    return;
-                }
-                (slot.intended, slot.dropped)
             }
             _ => (Instant::now(), 0),
         };
@@ -86,7 +84,7 @@ async fn run_events<D: Database>(
             return;
         }
         if spec.open_loop {
-            rec.lock().unwrap().started(intended.elapsed(), dropped);
+            crate::lock(&rec).started(intended.elapsed(), dropped);
         }
         // Retry the same event until it succeeds, so --events counts completed events. Its
         // latency runs from the intended start (closed loop: the first attempt), its service
@@ -99,7 +97,7 @@ async fn run_events<D: Database>(
             match client.event(tx, &rec, waited).await {
                 Ok(()) => {
                     let end = Instant::now();
-                    rec.lock().unwrap().event(tx, end - intended, end - attempt, end);
+                    crate::lock(&rec).event(tx, end - intended, end - attempt, end);
                     if measured {
                         totals.events += 1;
                         totals.busy_s += (end - intended).as_secs_f64();
@@ -110,17 +108,17 @@ async fn run_events<D: Database>(
                     break;
                 }
                 Err(e) if e.connection_lost => {
-                    rec.lock().unwrap().error(&e.code.to_string());
+                    crate::lock(&rec).error(&e.code.to_string());
                     match reconnect(&*db, &spec, &shared, id, &e).await {
                         Some(c) => {
                             client = c;
-                            rec.lock().unwrap().reconnects += 1;
+                            crate::lock(&rec).reconnects += 1;
                         }
                         None => return,
                     }
                 }
                 Err(e) if spec.retry.retries(&e.code) => {
-                    rec.lock().unwrap().error(&e.code.to_string());
+                    crate::lock(&rec).error(&e.code.to_string());
                     if spec.in_transaction(tx) {
                         // Ends the failed transaction; a failure here surfaces on the retry.
                         let _ = client.conn.simple("ROLLBACK").await;
@@ -132,6 +130,24 @@ async fn run_events<D: Database>(
                 return;
             }
             attempt = Instant::now();
+        }
+    }
+}
+
+/// How often a client waiting for a distant arrival looks whether the run has ended.
+const STOP_CHECK: Duration = Duration::from_millis(100);
+
+/// Sleeps until `until`; false if the run ended first. A low rate's next arrival can lie
+/// long after the end of the run, and a client asleep until then would look stalled.
+async fn sleep_unless_stopped(timer: &mut PreciseTimer, shared: &Shared, until: Instant) -> std::io::Result<bool> {
+    loop {
+        let wake = until.min(Instant::now() + STOP_CHECK);
+        timer.sleep_until(wake).await?;
+        if shared.stopping() {
+            return Ok(false);
+        }
+        if wake == until {
+            return Ok(true);
         }
     }
 }
@@ -242,6 +258,6 @@ pub(super) async fn timed_execute<C: Connection>(
     let t = Instant::now();
     conn.execute(handle, &[]).await?;
     let end = Instant::now();
-    rec.lock().unwrap().statement(id, end - t, waited, end);
+    crate::lock(rec).statement(id, end - t, waited, end);
     Ok(())
 }

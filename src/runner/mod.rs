@@ -146,7 +146,7 @@ pub struct ClientTotals {
 
 impl Shared {
     fn fail(&self, msg: String) {
-        self.failure.lock().unwrap().get_or_insert(msg);
+        crate::lock(&self.failure).get_or_insert(msg);
         self.stop.store(true, Ordering::SeqCst);
     }
 
@@ -215,7 +215,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     let ended_at = SystemTime::now();
     let client = workers.finish(&measured, db.blocking());
 
-    let (status, failure) = match shared.failure.lock().unwrap().clone() {
+    let (status, failure) = match crate::lock(&shared.failure).clone() {
         Some(msg) => (RunStatus::Failed, Some(msg)),
         None => (measured.status, None),
     };
@@ -223,7 +223,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     // A server that went away or hangs leaves the counters empty (the audit says so).
     let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
     let counters_after = bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default();
-    let per_client = std::mem::take(&mut *shared.per_client.lock().unwrap());
+    let per_client = std::mem::take(&mut *crate::lock(&shared.per_client));
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(start + warmup).as_secs_f64(),
         status,
@@ -351,7 +351,7 @@ impl Workers {
     fn wait_until_ready(&mut self, threads: u32) -> Result<(), RunError> {
         while self.shared.ready.load(Ordering::SeqCst) < threads {
             if self.shared.stopping() || signal::presses() > 0 {
-                let failure = self.shared.failure.lock().unwrap().clone();
+                let failure = crate::lock(&self.shared.failure).clone();
                 self.call_off();
                 return Err(match failure {
                     Some(msg) => RunError::Clients(msg),
@@ -447,7 +447,7 @@ impl Workers {
     /// in the merge can have been recorded.
     fn tick(&self, merged: &mut Recorder, spare: &mut Recorder, due: Instant, is_end: bool, sink: &mut dyn Sink) {
         for r in &self.recorders {
-            std::mem::swap(&mut *r.lock().unwrap(), spare);
+            std::mem::swap(&mut *crate::lock(r), spare);
             merged.add(spare);
             spare.reset();
         }

@@ -271,7 +271,7 @@ async fn statement<C: Connection>(
         };
         let end = std::time::Instant::now();
         {
-            let mut r = rec.lock().unwrap();
+            let mut r = crate::lock(rec);
             r.statement(s.id, end - started, waited, end);
             r.rows_affected_by(s.id, if s.writes { done.affected_rows.max(done.rows) } else { done.affected_rows });
         }

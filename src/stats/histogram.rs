@@ -134,6 +134,10 @@ impl LatencyHistogram {
         let mut h = LatencyHistogram::new();
         h.hist.add(&decoded).map_err(|e| format!("histogram has other bounds: {e:?}"))?;
         if h.count() > 0 {
+            // From a file: a min above the max would make every percentile's clamp panic.
+            if min_ns > max_ns {
+                return Err(format!("histogram's min {min_ns} ns is above its max {max_ns} ns"));
+            }
             h.min_ns = min_ns;
             h.max_ns = max_ns;
             h.sum_ns = sum_ns;
@@ -145,6 +149,14 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decoded_min_above_its_max_is_refused() {
+        let mut h = LatencyHistogram::new();
+        h.record_ns(5_000);
+        let e = LatencyHistogram::decode(&h.encode(), 9_000, 4_000, 5_000).err().unwrap();
+        assert!(e.contains("min 9000 ns is above its max 4000 ns"), "{e}");
+    }
 
     #[test]
     fn percentiles_stay_within_min_and_max() {

@@ -5,7 +5,6 @@
 //! executions go over the simple query protocol with the parameters rendered as literals
 //! (text_sql.rs), and the first row's text is read back typed by the column types.
 
-use super::cleartext_guard::CleartextGuard;
 use super::ddl::{Generated, Spelling};
 use super::text_sql::TextSql;
 use super::{
@@ -13,13 +12,17 @@ use super::{
     Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
+use connect::connect_error;
+use frame_guard::FrameVerdict;
 use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
 use std::error::Error as _;
 use tokio_postgres::types::Type;
-use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
+use tokio_postgres::{Client, Config, SimpleQueryMessage, Statement};
 use values::{text_value, Captured, PgParam};
 
+mod connect;
+mod frame_guard;
 mod values;
 
 pub struct PostgresDatabase {
@@ -36,69 +39,11 @@ impl PostgresDatabase {
         if !target.password.is_empty() {
             config.password(target.password.expose());
         }
-        match &target.socket {
-            // libpq takes the socket's directory; accept the file path too.
-            Some(sock) => {
-                let dir = if sock.file_name().is_some_and(|n| n.to_string_lossy().starts_with(".s.PGSQL")) {
-                    sock.parent().unwrap_or(sock).to_path_buf()
-                } else {
-                    sock.clone()
-                };
-                config.host_path(dir);
-            }
-            None => {
-                config.host(&target.host);
-            }
-        }
         let tls = super::tls::client_config(target).map_err(|m| DbError::client(super::ClientFault::Tls, m))?;
         if tls.is_some() {
             config.ssl_mode(tokio_postgres::config::SslMode::Require);
         }
         Ok(PostgresDatabase { config, tls, target: target.clone(), options: options.clone() })
-    }
-
-    /// Plain TCP with a password the user did not allow in clear: through the guard.
-    fn guarded(&self) -> bool {
-        self.tls.is_none()
-            && self.target.socket.is_none()
-            && !self.target.password.is_empty()
-            && !self.options.allow_cleartext_password
-    }
-
-    async fn connect_client(&self) -> Result<Client, DbError> {
-        let t = &self.target;
-        if self.guarded() {
-            let stream = tokio::net::TcpStream::connect((t.host.as_str(), t.port))
-                .await
-                .map_err(|e| DbError::lost(format!("connection lost: {e}")))?;
-            let _ = stream.set_nodelay(true);
-            let (guard, refused) = CleartextGuard::new(stream);
-            return match self.config.connect_raw(guard, NoTls).await {
-                Ok((client, conn)) => {
-                    drive(conn);
-                    Ok(client)
-                }
-                Err(_) if refused.load(std::sync::atomic::Ordering::Relaxed) => Err(DbError::client(
-                    super::ClientFault::Tls,
-                    "the server asked for the password in clear over unencrypted TCP; refused \
-                     (use ?tls=require, a Unix socket, or --allow-cleartext-password)",
-                )),
-                Err(e) => Err(error(e)),
-            };
-        }
-        match &self.tls {
-            None => {
-                let (client, conn) = self.config.connect(NoTls).await.map_err(error)?;
-                drive(conn);
-                Ok(client)
-            }
-            Some(tls) => {
-                let make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
-                let (client, conn) = self.config.connect(make).await.map_err(error)?;
-                drive(conn);
-                Ok(client)
-            }
-        }
     }
 }
 
@@ -115,7 +60,7 @@ impl Database for PostgresDatabase {
 
     async fn connect(&self) -> Result<PostgresConnection, DbError> {
         let limit = self.options.connect_timeout;
-        let client = match tokio::time::timeout(limit, self.connect_client()).await {
+        let (client, frames) = match tokio::time::timeout(limit, self.connect_client()).await {
             Ok(client) => client.map_err(|e| connect_error(e, &self.target))?,
             Err(_) => {
                 let e = DbError::timeout(format!(
@@ -126,7 +71,7 @@ impl Database for PostgresDatabase {
             }
         };
         let text = (!self.options.prepared_statements).then(TextMode::default);
-        Ok(PostgresConnection { client, statements: Vec::new(), text })
+        Ok(PostgresConnection { client, statements: Vec::new(), text, frames })
     }
 
     fn dialect(&self) -> Dialect {
@@ -198,6 +143,8 @@ pub struct PostgresConnection {
     statements: Vec<Statement>,
     /// Plain text queries (`prepared_statements` off); None: prepared statements.
     text: Option<TextMode>,
+    /// Set when the frame guard cut the connection (a message over --max-packet).
+    frames: FrameVerdict,
 }
 
 /// The statements as described by the server (index = handle), and the buffer every
@@ -245,16 +192,16 @@ impl PostgresConnection {
         if let Some(out) = row.as_deref_mut() {
             out.clear();
         }
-        let stream = self.client.simple_query_raw(&text.sql).await.map_err(error)?;
+        let stream = self.client.simple_query_raw(&text.sql).await.map_err(|e| error_given(&self.frames, e))?;
         let mut stream = std::pin::pin!(stream);
         let (mut count, mut first) = (0, true);
         while let Some(m) = stream.next().await {
-            match m.map_err(error)? {
+            match m.map_err(|e| error_given(&self.frames, e))? {
                 SimpleQueryMessage::Row(r) if first => {
                     first = false;
                     let Some(out) = row.as_deref_mut() else { continue };
                     for i in 0..r.len() {
-                        let v = r.try_get(i).map_err(error)?;
+                        let v = r.try_get(i).map_err(|e| error_given(&self.frames, e))?;
                         let (name, ty) = st.columns.get(i).map_or(("?", &Type::TEXT), |(n, t)| (n.as_str(), t));
                         let v = text_value(v, ty)
                             .map_err(|e| DbError::client(super::ClientFault::Other, format!("column {name}: {e}")))?;
@@ -292,13 +239,14 @@ fn drive<F: std::future::Future + 'static>(connection: F) {
 impl Connection for PostgresConnection {
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
         let Some(text) = self.text.as_mut() else {
-            let stmt = self.client.prepare(&numbered_placeholders(sql)).await.map_err(error)?;
+            let stmt =
+                self.client.prepare(&numbered_placeholders(sql)).await.map_err(|e| error_given(&self.frames, e))?;
             self.statements.push(stmt);
             return Ok(self.statements.len() - 1);
         };
         // Plain text queries: the server's description is kept, its statement closed (on drop).
         let template = TextSql::new(Dialect::Postgres, sql);
-        let described = self.client.prepare(&template.numbered()).await.map_err(error)?;
+        let described = self.client.prepare(&template.numbered()).await.map_err(|e| error_given(&self.frames, e))?;
         template.check_count(described.params().len())?;
         let columns = described.columns().iter().map(|c| (c.name().to_string(), c.type_().clone())).collect();
         text.statements.push(TextStatement { sql: template, columns });
@@ -310,7 +258,11 @@ impl Connection for PostgresConnection {
             return self.execute_text(stmt, params, None).await;
         }
         let st = self.statement(stmt, params)?;
-        let n = self.client.execute_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
+        let n = self
+            .client
+            .execute_raw(st, params.iter().map(|p| PgParam(*p)))
+            .await
+            .map_err(|e| error_given(&self.frames, e))?;
         // The command tag's count: rows returned by a query, rows changed otherwise.
         Ok(if st.columns().is_empty() {
             Executed { affected_rows: n, ..Executed::default() }
@@ -339,11 +291,15 @@ impl Connection for PostgresConnection {
         }
         let st = self.statement(stmt, params)?;
         row.clear();
-        let stream = self.client.query_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(error)?;
+        let stream = self
+            .client
+            .query_raw(st, params.iter().map(|p| PgParam(*p)))
+            .await
+            .map_err(|e| error_given(&self.frames, e))?;
         let mut stream = std::pin::pin!(stream);
         let mut done = Executed::default();
         while let Some(r) = stream.next().await {
-            let r = r.map_err(error)?;
+            let r = r.map_err(|e| error_given(&self.frames, e))?;
             if done.rows == 0 {
                 for i in 0..r.len() {
                     let v: Captured = r.try_get(i).map_err(|e| {
@@ -364,7 +320,7 @@ impl Connection for PostgresConnection {
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
-        self.client.batch_execute(sql).await.map_err(error)
+        self.client.batch_execute(sql).await.map_err(|e| error_given(&self.frames, e))
     }
 
     async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {
@@ -373,7 +329,7 @@ impl Connection for PostgresConnection {
             .client
             .query_one("SELECT pg_try_advisory_lock(hashtext('fairbench.prepare'))", &[])
             .await
-            .map_err(error)?;
+            .map_err(|e| error_given(&self.frames, e))?;
         Ok(row.get::<_, bool>(0))
     }
 
@@ -387,13 +343,16 @@ impl Connection for PostgresConnection {
                 &[&format!("{prefix}%")],
             )
             .await
-            .map_err(error)?;
+            .map_err(|e| error_given(&self.frames, e))?;
         Ok(rows.iter().map(|r| TableInfo { name: r.get(0), definition: r.get(1) }).collect())
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
-        let row =
-            self.client.query_one("SELECT version(), current_setting('server_version')", &[]).await.map_err(error)?;
+        let row = self
+            .client
+            .query_one("SELECT version(), current_setting('server_version')", &[])
+            .await
+            .map_err(|e| error_given(&self.frames, e))?;
         let full: String = row.get(0);
         let product = if full.contains("CockroachDB") { "CockroachDB" } else { "PostgreSQL" };
         Ok(ServerInfo { product: product.into(), version: row.get(1) })
@@ -415,7 +374,7 @@ impl Connection for PostgresConnection {
         ];
         let select: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8")).collect();
         let sql = format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", select.join(", "));
-        let row = self.client.query_one(&sql, &[]).await.map_err(error)?;
+        let row = self.client.query_one(&sql, &[]).await.map_err(|e| error_given(&self.frames, e))?;
         let mut out: BTreeMap<String, i64> =
             COLUMNS.iter().enumerate().map(|(i, c)| (c.to_string(), row.get::<_, i64>(i))).collect();
         // Views differ across versions (pg_stat_wal 14+, pg_stat_checkpointer 17+): read
@@ -441,7 +400,7 @@ impl Connection for PostgresConnection {
             .client
             .query("SELECT name, coalesce(setting, ''), coalesce(unit, '') FROM pg_settings", &[])
             .await
-            .map_err(error)?;
+            .map_err(|e| error_given(&self.frames, e))?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -456,7 +415,7 @@ impl Connection for PostgresConnection {
             .client
             .query_one("SELECT pg_is_in_recovery(), (SELECT count(*) FROM pg_stat_replication)", &[])
             .await
-            .map_err(error)?;
+            .map_err(|e| error_given(&self.frames, e))?;
         let (recovery, replicas): (bool, i64) = (row.get(0), row.get(1));
         Ok(match (recovery, replicas) {
             (true, _) => "replica (pg_is_in_recovery)".into(),
@@ -476,7 +435,7 @@ impl Connection for PostgresConnection {
                 &[&names],
             )
             .await
-            .map_err(error)?;
+            .map_err(|e| error_given(&self.frames, e))?;
         let mut out = Vec::new();
         for r in rows {
             let estimate: i64 = r.get(1); // -1: never analyzed
@@ -492,7 +451,9 @@ impl Connection for PostgresConnection {
             if declared_rows <= 1_000_000 || estimate < 0 || size.rows < declared_rows / 2 {
                 let bound = declared_rows.max(1_000_000);
                 let sql = format!("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT {bound}) t", size.name);
-                size.rows = self.client.query_one(&sql, &[]).await.map_err(error)?.get::<_, i64>(0) as u64;
+                size.rows =
+                    self.client.query_one(&sql, &[]).await.map_err(|e| error_given(&self.frames, e))?.get::<_, i64>(0)
+                        as u64;
                 size.rows_exact = size.rows < bound;
             }
             out.push(size);
@@ -506,6 +467,15 @@ fn error_text(e: &tokio_postgres::Error) -> String {
     e.source().map(|s| s.to_string()).unwrap_or_else(|| e.to_string())
 }
 
+/// `e`, or the frame guard's refusal when it is what ended the connection (tokio-postgres
+/// then only says the connection closed).
+fn error_given(frames: &FrameVerdict, e: tokio_postgres::Error) -> DbError {
+    match frames.refusal() {
+        Some(refusal) => DbError::protocol(refusal),
+        None => error(e),
+    }
+}
+
 fn error(e: tokio_postgres::Error) -> DbError {
     if let Some(db) = e.as_db_error() {
         return DbError::sqlstate(db.code().code(), db.message());
@@ -515,40 +485,6 @@ fn error(e: tokio_postgres::Error) -> DbError {
     }
     let detail = e.source().map(|s| s.to_string()).unwrap_or_else(|| e.to_string());
     DbError::lost(format!("connection lost: {detail}"))
-}
-
-fn connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
-    let at = match &t.socket {
-        Some(s) => format!("socket {}", s.display()),
-        None => format!("{}:{}", t.host, t.port),
-    };
-    let sqlstate = match &err.code {
-        super::ErrorCode::Sqlstate(s) => s.as_str(),
-        _ => "",
-    };
-    err.message = match sqlstate {
-        "28P01" | "28000" => format!(
-            "authentication failed for user '{}' at {at}: check the user and password (URL, --password-file, FAIRBENCH_PASSWORD or PGPASSWORD)",
-            t.user
-        ),
-        "3D000" => format!(
-            "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
-            t.database, t.database
-        ),
-        _ => {
-            // tokio-postgres's words for bytes that are not PostgreSQL's protocol.
-            let m = &err.message;
-            let foreign = ["unexpected message", "bytes remaining", "invalid message", "unexpected EOF"];
-            let hint = if foreign.iter().any(|f| m.contains(f)) { " (is this a PostgreSQL server?)" } else { "" };
-            format!(
-                "cannot connect to PostgreSQL at {at}: {}{}{hint}",
-                m.trim_start_matches("connection lost: "),
-                super::unreachable_hint(m)
-            )
-        }
-    };
-    err.connection_lost = false;
-    err
 }
 
 #[cfg(test)]
