@@ -42,7 +42,8 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
         .iter()
         .map(|c| Criterion::claim(c).map_err(|e| ConfigError(format!("--claim: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
-    let name = super::workload_plan(&a.workload, target(&a.target)?.dialect)?.name().to_string();
+    let (ta, tb) = (target(&a.target)?, target(&b.target)?);
+    let name = super::workload_plan(&a.workload, ta.dialect)?.name().to_string();
     let files = match &ab.out_dir {
         Some(dir) => ["A.json", "B.json", "comparison.json"].map(|f| dir.join(f)),
         None => {
@@ -51,7 +52,6 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
             ["A", "B", "comparison"].map(|s| PathBuf::from(format!("{stem}-{s}.json")))
         }
     };
-    let (ta, tb) = (target(&a.target)?, target(&b.target)?);
     let plan = Plan {
         sides: [(a, ta), (b, tb)],
         files,

@@ -8,7 +8,7 @@ use crate::model::{Counted, ResultDocument, SqlCommand};
 use serde_json::json;
 use std::collections::BTreeMap;
 
-pub fn server_counted_other_load(d: &ResultDocument) -> Option<Finding> {
+pub fn server_counted_other_load(d: &ResultDocument, sent: &Sent) -> Option<Finding> {
     let delta = &d.conditions.server.status_delta;
     // The driver says which counters relate to what was sent (none: nothing to check, as
     // for an embedded database or a result written before it was recorded).
@@ -16,7 +16,6 @@ pub fn server_counted_other_load(d: &ResultDocument) -> Option<Finding> {
     if delta.is_empty() || rules.is_empty() {
         return None;
     }
-    let sent = Sent::of(d);
     let server = &d.conditions.server;
     let known = |c: &str| server.status_delta.contains_key(c) || server.status_after.contains_key(c);
     let rows_recorded = d.statements.values().any(|s| s.rows_affected.is_some());
@@ -29,7 +28,7 @@ pub fn server_counted_other_load(d: &ResultDocument) -> Option<Finding> {
     let mut counters = Vec::new();
     for rule in rules {
         let expected = match &rule.counts {
-            Counted::Statements(commands) => commands.iter().map(|c| sent.count(*c)).sum(),
+            Counted::Statements(commands) => sent.statements(commands),
             Counted::Rows(_) if !rows_recorded => continue,
             Counted::Rows(commands) => sent.rows(commands),
             Counted::Transactions => sent.count(SqlCommand::Commit) + sent.autocommit,
@@ -61,14 +60,8 @@ pub fn server_counted_other_load(d: &ResultDocument) -> Option<Finding> {
     })
 }
 
-/// Statements sent by SQL command.
-pub fn sent(d: &ResultDocument, commands: &[SqlCommand]) -> u64 {
-    let sent = Sent::of(d);
-    commands.iter().map(|c| sent.count(*c)).sum()
-}
-
 /// What the result says fairbench sent, by SQL command.
-struct Sent {
+pub struct Sent {
     statements: BTreeMap<SqlCommand, u64>,
     rows: BTreeMap<SqlCommand, u64>,
     /// Statements sent outside BEGIN ... COMMIT: each is a transaction of its own.
@@ -76,7 +69,7 @@ struct Sent {
 }
 
 impl Sent {
-    fn of(d: &ResultDocument) -> Sent {
+    pub fn of(d: &ResultDocument) -> Sent {
         let w = &d.conditions.workload;
         let command = |name: &str| {
             w.statement_commands
@@ -107,6 +100,11 @@ impl Sent {
 
     fn count(&self, c: SqlCommand) -> u64 {
         self.statements.get(&c).copied().unwrap_or(0)
+    }
+
+    /// Statements of any of these commands.
+    pub fn statements(&self, commands: &[SqlCommand]) -> u64 {
+        commands.iter().map(|c| self.count(*c)).sum()
     }
 
     fn rows(&self, commands: &[SqlCommand]) -> u64 {

@@ -206,21 +206,21 @@ fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
     let mut out = Vec::new();
     let w = &d.conditions.workload;
     use crate::model::SqlCommand::{Delete, Insert, InsertSelect, Replace, ReplaceSelect, Update};
-    let sent = |commands: &[crate::model::SqlCommand]| super::counters::sent(d, commands);
+    let sent = super::counters::Sent::of(d);
     // 1. A workload presented as read-write or write that changed nothing but inserts.
     let presented_as_write = w.name.contains("write");
-    let updates_or_deletes = sent(&[Update, Delete]);
+    let updates_or_deletes = sent.statements(&[Update, Delete]);
     if (presented_as_write || w.name == "oltp_insert") && updates_or_deletes == 0 && d.conditions.run.events > 0 {
         out.push(finding(
             "mix-mismatch",
             if presented_as_write { Severity::Critical } else { Severity::Warn },
             format!("{} performed no UPDATE or DELETE", w.name),
-            vec![("workload", json!(w.name)), ("inserts", json!(sent(&[Insert, InsertSelect, Replace, ReplaceSelect]))), ("updates_and_deletes", json!(0))],
+            vec![("workload", json!(w.name)), ("inserts", json!(sent.statements(&[Insert, InsertSelect, Replace, ReplaceSelect]))), ("updates_and_deletes", json!(0))],
             "an INSERT-only run is not a write or read-write benchmark (in the study \"Are Aurora Performance Claims True?\", the vendor's \"100,000 UPDATEs/sec\" benchmark ran oltp_insert and the server's Com_update stayed 0): say what was measured, or run oltp_write_only / oltp_read_write",
         ));
     }
     // 2. The server counted a different mix than the workload sent.
-    out.extend(super::counters::server_counted_other_load(d));
+    out.extend(super::counters::server_counted_other_load(d, &sent));
     out
 }
 

@@ -269,9 +269,13 @@ fn evidence<'a>(diffs: impl Iterator<Item = &'a Difference>) -> Vec<(String, Val
     diffs.map(|d| (d.key.clone(), json!(d.values))).collect()
 }
 
-/// The differences that make the comparison unfair.
-pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<&super::Subject>) -> Vec<Finding> {
-    let mut out = Vec::new();
+/// The sides commit with different durability: judged by the durability in effect when
+/// every side's driver recorded it, else by the durability settings.
+fn durability_differs(
+    docs: &[&ResultDocument],
+    diffs: &[Difference],
+    subject: Option<&super::Subject>,
+) -> Option<Finding> {
     let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
     // A side's own finding that the setting under test alone causes is the subject.
     let has =
@@ -296,7 +300,7 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             ev.push(("in_effect".into(), json!(sides.iter().map(|d| d.describe()).collect::<Vec<_>>())));
         }
         ev.push(("durability_off_per_audit".into(), json!(durability_off)));
-        out.push(finding(
+        return Some(finding(
             "durability-differs",
             Severity::Critical,
             "the sides do not commit with the same durability".into(),
@@ -304,6 +308,11 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "set the same durability on every side (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync and synchronous_commit on): the study \"Are Aurora Performance Claims True?\" found innodb_flush_log_at_trx_commit=0 in the vendor's benchmark template, unannounced",
         ));
     }
+    None
+}
+
+/// The sides ran on datasets of different size.
+fn dataset_differs(docs: &[&ResultDocument], diffs: &[Difference]) -> Option<Finding> {
     // Row estimates (InnoDB, pg_class) and allocated bytes move between runs on the same
     // data: only a real difference in size counts (declared size, or 10% rows, 25% bytes).
     let sizes: Vec<(usize, u64, u64, u64)> = docs
@@ -326,7 +335,7 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
         })
         .collect();
     if differs && !dataset.is_empty() {
-        out.push(finding(
+        return Some(finding(
             "dataset-differs",
             Severity::Critical,
             "the sides ran on datasets of different size".into(),
@@ -334,6 +343,15 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "prepare the same --tables and --table-size on every side: throughput depends on how much of the data the cache holds",
         ));
     }
+    None
+}
+
+/// The differences that make the comparison unfair.
+pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<&super::Subject>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
+    out.extend(durability_differs(docs, diffs, subject));
+    out.extend(dataset_differs(docs, diffs));
     let fits: Vec<Option<bool>> = docs.iter().map(|d| fit(d).0).collect();
     if fits.contains(&Some(true)) && fits.contains(&Some(false)) {
         out.push(finding(
@@ -413,7 +431,7 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
     let settings: Vec<&Difference> = diffs
         .iter()
         .filter(|d| ["memory/cache", "logging/redo", "replication", "connections"].contains(&d.group.as_str()))
-        .filter(|d| d.values.iter().all(Option::is_some))
+        .filter(|d| !d.one_sided())
         .collect();
     if !settings.is_empty() {
         out.push(finding(

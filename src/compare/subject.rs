@@ -7,10 +7,6 @@
 use crate::model::comparison::Difference;
 use crate::model::Finding;
 
-/// The groups of server variables (see `diff::variable_group`).
-const VARIABLE_GROUPS: [&str; 6] =
-    ["durability", "memory/cache", "logging/redo", "replication", "connections", "other variables"];
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Subject {
     /// A setting or option by its name in the conditions.
@@ -45,8 +41,7 @@ impl Subject {
 
     /// Whether the difference is (part of) what is under test.
     pub fn covers(&self, d: &Difference) -> bool {
-        let variable = VARIABLE_GROUPS.contains(&d.group.as_str());
-        let one_sided = variable && d.values.iter().any(Option::is_none);
+        let (variable, one_sided) = (d.is_variable(), d.one_sided());
         match self {
             Subject::Setting(name) => d.key == *name,
             Subject::Product => (d.group == "server" && ["product", "version"].contains(&d.key.as_str())) || one_sided,

@@ -94,12 +94,7 @@ impl Inspect for CleartextGuard {
 mod tests {
     use super::*;
 
-    fn msg(kind: u8, body: &[u8]) -> Vec<u8> {
-        let mut m = vec![kind];
-        m.extend_from_slice(&((body.len() + 4) as u32).to_be_bytes());
-        m.extend_from_slice(body);
-        m
-    }
+    use crate::db::inspected::pg_message as msg;
 
     fn verdict(stream: &[u8], chunk: usize) -> bool {
         let (mut g, _) = CleartextGuard::wrap(());

@@ -49,3 +49,12 @@ impl<S: AsyncWrite + Unpin, I: Unpin> AsyncWrite for Inspected<S, I> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
+
+/// A PostgreSQL backend message: its type byte, a length that counts itself, the body.
+#[cfg(test)]
+pub(crate) fn pg_message(kind: u8, body: &[u8]) -> Vec<u8> {
+    let mut m = vec![kind];
+    m.extend_from_slice(&((body.len() + 4) as u32).to_be_bytes());
+    m.extend_from_slice(body);
+    m
+}

@@ -131,6 +131,22 @@ pub struct Difference {
     pub values: Vec<Option<String>>,
 }
 
+impl Difference {
+    /// The groups of server variables (compare's `variable_group`).
+    pub const VARIABLE_GROUPS: [&'static str; 6] =
+        ["durability", "memory/cache", "logging/redo", "replication", "connections", "other variables"];
+
+    /// A server variable.
+    pub fn is_variable(&self) -> bool {
+        Self::VARIABLE_GROUPS.contains(&self.group.as_str())
+    }
+
+    /// A server variable only some sides have: one product's own setting.
+    pub fn one_sided(&self) -> bool {
+        self.is_variable() && self.values.iter().any(Option::is_none)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {

@@ -203,20 +203,14 @@ fn tag(e: &Estimate) -> &'static str {
     }
 }
 
-/// Server variables only some sides have: each product's own settings.
-fn one_sided(d: &Difference) -> bool {
-    !["server", "dataset", "workload", "run", "transport", "client host"].contains(&d.group.as_str())
-        && d.values.iter().any(Option::is_none)
-}
-
 fn differences(o: &mut String, c: &Comparison, all: bool) {
     let _ = writeln!(o);
     if c.differences.is_empty() {
         let _ = writeln!(o, "Conditions: the same on every side.");
         return;
     }
-    let own: Vec<&Difference> = c.differences.iter().filter(|d| !all && one_sided(d)).collect();
-    let listed: Vec<&Difference> = c.differences.iter().filter(|d| all || !one_sided(d)).collect();
+    let own: Vec<&Difference> = c.differences.iter().filter(|d| !all && d.one_sided()).collect();
+    let listed: Vec<&Difference> = c.differences.iter().filter(|d| all || !d.one_sided()).collect();
     let _ = writeln!(o, "Conditions that differ ({}):", c.differences.len());
     if !own.is_empty() {
         let per_side: Vec<String> = c

@@ -127,13 +127,14 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         ..
     } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
+    let declared_rows = plan.workload.declared_rows_by_table();
     let dataset = DatasetConditions {
         declared_rows_per_table: plan.workload.declared_rows(),
-        declared_rows: plan.workload.declared_rows_by_table(),
+        declared_rows: declared_rows.clone(),
         total_bytes: tables_at_start.iter().map(|t| t.data_bytes + t.index_bytes).sum(),
         touched: crate::model::TouchedData::of(
             plan.workload.declared_rows(),
-            &plan.workload.declared_rows_by_table(),
+            &declared_rows,
             &tables_at_start,
         ),
         cache: data_caches,

@@ -130,12 +130,7 @@ where
 mod tests {
     use super::*;
 
-    fn msg(kind: u8, body: &[u8]) -> Vec<u8> {
-        let mut m = vec![kind];
-        m.extend_from_slice(&((body.len() + 4) as u32).to_be_bytes());
-        m.extend_from_slice(body);
-        m
-    }
+    use crate::db::inspected::pg_message as msg;
 
     fn guard(max_message: usize, verdict: FrameVerdict) -> FrameGuard {
         FrameGuard { state: State::Header { bytes: [0; 5], have: 0 }, max_message, verdict }
