@@ -131,6 +131,17 @@ fn sqlite_without_sync_or_journal_is_critical() {
     assert_eq!(f[0]["severity"], "critical");
     assert_eq!(f[0]["evidence"]["synchronous"], "0");
     assert_eq!(f[0]["evidence"]["journal_mode"], "memory");
+
+    // A result written before the driver recorded facts is judged by the settings it kept.
+    let mut old = doc.clone();
+    old["conditions"]["server"].as_object_mut().unwrap().remove("facts");
+    std::fs::write(&out, serde_json::to_string(&old).unwrap()).unwrap();
+    let o = fairbench_in(db.dir.path(), &["audit".into(), "--json".into(), out.display().to_string()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let audited: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f: Vec<&Value> = audited.as_array().unwrap().iter().filter(|f| f["id"] == "durability-off").collect();
+    assert_eq!(f.len(), 1, "{audited:#}");
+    assert_eq!(f[0]["evidence"]["journal_mode"], "memory");
 }
 
 #[test]

@@ -20,10 +20,8 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     let spec = spec::parse(&file, &text).map_err(ConfigError)?;
     let overrides = crate::workload::file::parse_sets(&args.set).map_err(ConfigError)?;
     let dialects = match &args.dialect {
-        None => vec![Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite],
-        Some(d) => vec![[Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite]
-            .into_iter()
-            .find(|x| x.name() == d.as_str())
+        None => Dialect::ALL.to_vec(),
+        Some(d) => vec![Dialect::from_name(d)
             .ok_or_else(|| ConfigError(format!("--dialect {d:?}: use mysql, postgres or sqlite")))?],
     };
     let mut compiled = Vec::new();

@@ -4,7 +4,6 @@ use super::Error;
 use crate::cli::CompareArgs;
 use crate::compare::{self, Input};
 use crate::model::comparison::Verdict;
-use crate::model::ResultDocument;
 use crate::report::{CompareJson, CompareText, ComparisonFormat};
 use std::process::ExitCode;
 
@@ -16,7 +15,7 @@ pub(super) fn compare_cmd(args: &CompareArgs) -> Result<ExitCode, Error> {
     let inputs = args
         .results
         .iter()
-        .map(|path| Ok(Input { file: path.display().to_string(), doc: ResultDocument::read(path)? }))
+        .map(|path| Ok(Input { file: path.display().to_string(), doc: super::read_result(path)? }))
         .collect::<Result<Vec<_>, Error>>()?;
     let subject = args.under_test.as_deref().map(compare::Subject::parse);
     let comparison = compare::compare(&inputs, &claims, &thresholds, subject.as_ref());

@@ -368,8 +368,22 @@ fn man_page(command: Option<&str>) -> Result<String, Error> {
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Reads a result file; one written before the drivers recorded the server's facts gets
+/// them from the settings it kept, so audit and compare judge every result the same way.
+fn read_result(path: &std::path::Path) -> Result<ResultDocument, ResultFileError> {
+    ResultDocument::read(path).map(with_facts)
+}
+
+fn with_facts(mut doc: ResultDocument) -> ResultDocument {
+    let s = &mut doc.conditions.server;
+    if s.facts.is_none() {
+        s.facts = Some(crate::db::facts::of(doc.target.driver, &s.product, &s.variables));
+    }
+    doc
+}
+
 fn audit_cmd(args: &crate::cli::AuditArgs) -> Result<ExitCode, Error> {
-    let doc = ResultDocument::read(&args.result)?;
+    let doc = read_result(&args.result)?;
     let findings = audit::audit(&doc);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&findings).expect("findings serialize"));

@@ -22,7 +22,7 @@ fn load(path: &Path) -> Result<Loaded, Error> {
     let text = file::read_text(path)?;
     let is_sweep = file::schema_of(&text).is_ok_and(|(schema, _)| schema.as_deref() == Some(SWEEP_SCHEMA_NAME));
     if !is_sweep {
-        return Ok(Loaded::Result(Box::new(ResultDocument::parse(&text).map_err(|e| e.at(path))?)));
+        return Ok(Loaded::Result(Box::new(super::with_facts(ResultDocument::parse(&text).map_err(|e| e.at(path))?))));
     }
     let de = &mut serde_json::Deserializer::from_str(&text);
     let sweep: SweepDocument = serde_path_to_error::deserialize(de).map_err(|e| ResultFileError::Field {

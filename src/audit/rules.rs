@@ -1,7 +1,7 @@
 //! The audit rules. Each looks at the result document and returns findings with evidence.
 
 use super::{Finding, Severity};
-use crate::model::{plural, Dialect, LoopKind, ResultDocument, RunStatus, TransportKind};
+use crate::model::{plural, LoopKind, ResultDocument, RunStatus, TransportKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -51,67 +51,24 @@ fn var<'a>(d: &'a ResultDocument, name: &str) -> Option<&'a str> {
     d.conditions.server.variables.get(name).map(String::as_str)
 }
 
-fn is_off(v: &str) -> bool {
-    matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no")
-}
-
 /// From the durability the driver found in effect (`conditions.server.facts`); results
 /// written before facts were recorded are read by their settings.
 fn durability_off(d: &ResultDocument) -> Vec<Finding> {
-    let (evidence, in_effect) = match &d.conditions.server.facts {
-        Some(f) if f.durability.is_off() => {
-            let evidence = f.durability.off_because.iter().map(|(k, v)| (k.as_str(), json!(v))).collect();
-            (evidence, format!(" ({})", f.durability.describe()))
-        }
-        Some(_) => return vec![],
-        None => (durability_off_by_settings(d), String::new()),
-    };
-    if evidence.is_empty() {
+    // Results read from files older than the facts get them in the app (app::read_result).
+    let Some(f) = d.conditions.server.facts.as_ref().filter(|f| f.durability.is_off()) else {
         return vec![];
-    }
+    };
+    let evidence = f.durability.off_because.iter().map(|(k, v)| (k.as_str(), json!(v))).collect();
     vec![finding(
         "durability-off",
         Severity::Critical,
-        format!("durability is switched off: committed transactions can be lost on a crash{in_effect}"),
+        format!(
+            "durability is switched off: committed transactions can be lost on a crash ({})",
+            f.durability.describe()
+        ),
         evidence,
         DURABILITY_ADVICE,
     )]
-}
-
-/// Results written before the drivers recorded facts: durability by each product's settings.
-fn durability_off_by_settings(d: &ResultDocument) -> Vec<(&str, Value)> {
-    let mut evidence = Vec::new();
-    match d.target.driver {
-        Dialect::Mysql => {
-            if let Some(v) = var(d, "innodb_flush_log_at_trx_commit").filter(|v| *v != "1") {
-                evidence.push(("innodb_flush_log_at_trx_commit", json!(v)));
-            }
-            let binlog_on = var(d, "log_bin").is_some_and(|v| v.eq_ignore_ascii_case("on"));
-            if let Some(v) = var(d, "sync_binlog").filter(|v| binlog_on && *v != "1") {
-                evidence.push(("sync_binlog", json!(v)));
-                evidence.push(("log_bin", json!("ON")));
-            }
-        }
-        Dialect::Postgres => {
-            for name in ["fsync", "synchronous_commit", "full_page_writes"] {
-                if let Some(v) = var(d, name).filter(|v| is_off(v)) {
-                    evidence.push((name, json!(v)));
-                }
-            }
-        }
-        Dialect::Sqlite => {
-            // PRAGMA synchronous: 0 = OFF.
-            if let Some(v) = var(d, "synchronous").filter(|v| *v == "0" || is_off(v)) {
-                evidence.push(("synchronous", json!(v)));
-            }
-            if let Some(v) =
-                var(d, "journal_mode").filter(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "memory"))
-            {
-                evidence.push(("journal_mode", json!(v)));
-            }
-        }
-    }
-    evidence
 }
 
 const DURABILITY_ADVICE: &str = "compare products only with the same durability (innodb_flush_log_at_trx_commit=1 and sync_binlog=1; fsync, synchronous_commit and full_page_writes on; SQLite synchronous FULL with a journal); the study \"Are Aurora Performance Claims True?\" found innodb_flush_log_at_trx_commit=0 in the vendor's benchmark template, unannounced";

@@ -131,7 +131,13 @@ fn merging_keeps_every_piece_of_evidence_and_the_worse_severity_first() {
 fn advice_quoting_a_study_names_it() {
     const TITLES: [&str; 2] = ["\"Are Aurora Performance Claims True?\"", "\"Amazon Aurora in sysbench benchmarks\""];
     let mut d = loopback_run();
-    d.conditions.server.variables.insert("innodb_flush_log_at_trx_commit".into(), "0".into());
+    // As MySQL's driver reads innodb_flush_log_at_trx_commit=0.
+    let durability = crate::model::Durability {
+        commit: crate::model::CommitFlush::Periodic,
+        off_because: [("innodb_flush_log_at_trx_commit".to_string(), "0".to_string())].into(),
+        ..Default::default()
+    };
+    d.conditions.server.facts = Some(crate::model::ServerFacts { durability, ..Default::default() });
     for name in ["index_updates", "non_index_updates", "deletes"] {
         d.statements.get_mut(name).unwrap().count = 0;
     }

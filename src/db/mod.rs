@@ -9,7 +9,7 @@
 mod cleartext_guard;
 mod ddl;
 mod error;
-mod facts;
+pub mod facts;
 mod inspected;
 pub mod mysql;
 mod mysql_wire;

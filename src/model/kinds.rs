@@ -24,6 +24,13 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    pub const ALL: [Dialect; 3] = [Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite];
+
+    /// `mysql`, `postgres` or `sqlite`.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Self::ALL.into_iter().find(|d| d.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Mysql => "mysql",

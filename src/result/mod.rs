@@ -132,11 +132,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         declared_rows_per_table: plan.workload.declared_rows(),
         declared_rows: declared_rows.clone(),
         total_bytes: tables_at_start.iter().map(|t| t.data_bytes + t.index_bytes).sum(),
-        touched: crate::model::TouchedData::of(
-            plan.workload.declared_rows(),
-            &declared_rows,
-            &tables_at_start,
-        ),
+        touched: crate::model::TouchedData::of(plan.workload.declared_rows(), &declared_rows, &tables_at_start),
         cache: data_caches,
         server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
         tables_at_start,

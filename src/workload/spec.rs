@@ -149,19 +149,19 @@ fn one() -> Spanned<Number> {
     Spanned::new(0..0, Number::Int(1))
 }
 
+/// A statement's SQL text as the file gives it, if it does.
+type Text<'a> = &'a Option<Spanned<String>>;
+
 /// SQL shared by the three databases (`sql`), or per database where they differ.
 pub trait SqlTexts {
-    fn texts(&self) -> [&Option<Spanned<String>>; 4];
+    /// The shared text, then each dialect's own by its name (the file's keys).
+    fn texts(&self) -> (Text<'_>, [(&'static str, Text<'_>); 3]);
 
     /// The text for `dialect`: its own, else the shared one.
     fn sql_for(&self, dialect: crate::model::Dialect) -> Option<&Spanned<String>> {
-        let [sql, mysql, postgres, sqlite] = self.texts();
-        let own = match dialect {
-            crate::model::Dialect::Mysql => mysql,
-            crate::model::Dialect::Postgres => postgres,
-            crate::model::Dialect::Sqlite => sqlite,
-        };
-        own.as_ref().or(sql.as_ref())
+        let (shared, own) = self.texts();
+        let own = own.iter().find(|(name, _)| *name == dialect.name()).and_then(|(_, text)| text.as_ref());
+        own.or(shared.as_ref())
     }
 }
 
@@ -208,14 +208,14 @@ pub struct CheckSpec {
 }
 
 impl SqlTexts for StatementSpec {
-    fn texts(&self) -> [&Option<Spanned<String>>; 4] {
-        [&self.sql, &self.mysql, &self.postgres, &self.sqlite]
+    fn texts(&self) -> (Text<'_>, [(&'static str, Text<'_>); 3]) {
+        (&self.sql, [("mysql", &self.mysql), ("postgres", &self.postgres), ("sqlite", &self.sqlite)])
     }
 }
 
 impl SqlTexts for CheckSpec {
-    fn texts(&self) -> [&Option<Spanned<String>>; 4] {
-        [&self.sql, &self.mysql, &self.postgres, &self.sqlite]
+    fn texts(&self) -> (Text<'_>, [(&'static str, Text<'_>); 3]) {
+        (&self.sql, [("mysql", &self.mysql), ("postgres", &self.postgres), ("sqlite", &self.sqlite)])
     }
 }
 

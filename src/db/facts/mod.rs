@@ -6,7 +6,18 @@ pub mod mysql;
 pub mod postgres;
 pub mod sqlite;
 
+use crate::model::{Dialect, ServerFacts};
 use std::collections::BTreeMap;
+
+/// The facts of a server as its driver reads them from `vars`; for results written before
+/// the drivers recorded facts, read again from the variables the result kept.
+pub fn of(driver: Dialect, product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
+    match driver {
+        Dialect::Mysql => mysql::facts(product, vars),
+        Dialect::Postgres => postgres::facts(product, vars),
+        Dialect::Sqlite => sqlite::facts(product, vars),
+    }
+}
 
 /// The OS page cache's name among a server's data caches: what the host's available RAM
 /// holds of the files a server reads through the OS.

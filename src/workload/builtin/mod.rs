@@ -82,7 +82,7 @@ mod tests {
                 ..Default::default()
             },
         ];
-        for dialect in [Dialect::Mysql, Dialect::Postgres, Dialect::Sqlite] {
+        for dialect in Dialect::ALL {
             let new_row_id = if dialect == Dialect::Mysql { NewRowId::Zero } else { NewRowId::Omitted };
             for o in &options {
                 for w in Workload::ALL {
