@@ -2,113 +2,12 @@
 //! differences that make a comparison unfair, as findings with ids, evidence and advice.
 
 use crate::model::comparison::Difference;
-use crate::model::{Finding, ResultDocument, Severity};
+use crate::model::{Finding, ResultDocument, ServerFacts, Severity};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Server variables by what they change: exact names, and prefixes ending in `_`.
-const DURABILITY: &[&str] = &[
-    "innodb_flush_log_at_trx_commit",
-    "sync_binlog",
-    "innodb_doublewrite",
-    "innodb_flush_method",
-    "innodb_flush_log_at_timeout",
-    "innodb_use_native_aio",
-    "fsync",
-    "synchronous_commit",
-    "full_page_writes",
-    "wal_sync_method",
-    "commit_delay",
-    "synchronous",
-    "journal_mode",
-];
-const MEMORY: &[&str] = &[
-    "innodb_buffer_pool_",
-    "key_buffer_size",
-    "query_cache_",
-    "table_open_cache",
-    "tmp_table_size",
-    "max_heap_table_size",
-    "join_buffer_size",
-    "sort_buffer_size",
-    "shared_buffers",
-    "effective_cache_size",
-    "work_mem",
-    "maintenance_work_mem",
-    "huge_pages",
-    "cache_size",
-    "mmap_size",
-    "page_size",
-];
-const LOGGING: &[&str] = &[
-    "innodb_log_",
-    "innodb_redo_log_",
-    "binlog_",
-    "log_bin",
-    "innodb_io_capacity",
-    "innodb_io_capacity_max",
-    "innodb_adaptive_flushing",
-    "innodb_max_dirty_pages_",
-    "max_wal_size",
-    "min_wal_size",
-    "wal_buffers",
-    "wal_level",
-    "wal_compression",
-    "checkpoint_",
-    "bgwriter_",
-    "wal_autocheckpoint",
-];
-const REPLICATION: &[&str] = &[
-    "server_id",
-    "gtid_mode",
-    "gtid_strict_mode",
-    "rpl_",
-    "slave_",
-    "replica_",
-    "read_only",
-    "synchronous_standby_names",
-    "hot_standby",
-    "max_wal_senders",
-    "wal_keep_size",
-];
-const CONNECTIONS: &[&str] =
-    &["max_connections", "thread_handling", "thread_pool_", "thread_cache_size", "back_log", "max_prepared_stmt_count"];
-/// Values that change on their own (positions, process ids, SQLite's page counts, which
-/// are the data's size: in `dataset`): not conditions.
-const VOLATILE: &[&str] = &[
-    "gtid_binlog_pos",
-    "gtid_current_pos",
-    "gtid_binlog_state",
-    "gtid_slave_pos",
-    "pid_file",
-    "page_count",
-    "freelist_count",
-    "data_version",
-];
-
 /// The durability the driver found in effect, under the durability group.
 const IN_EFFECT: &str = "in effect";
-
-fn matches(name: &str, list: &[&str]) -> bool {
-    list.iter().any(|p| name == *p || (p.ends_with('_') && name.starts_with(p)))
-}
-
-/// The group of a server variable.
-pub fn variable_group(name: &str) -> &'static str {
-    if matches(name, DURABILITY) {
-        "durability"
-    } else if matches(name, MEMORY) {
-        "memory/cache"
-    } else if matches(name, LOGGING) {
-        "logging/redo"
-    } else if matches(name, REPLICATION) {
-        "replication"
-    } else if matches(name, CONNECTIONS) {
-        "connections"
-    } else {
-        "other variables"
-    }
-}
 
 /// Every condition of a result as (group, key) -> value.
 fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
@@ -134,8 +33,14 @@ fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
     for (k, v) in &c.server.host {
         put("server", &format!("host {k}"), v.clone());
     }
-    for (k, v) in c.server.variables.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())) {
-        put(variable_group(k), k, v.clone());
+    // Grouped by the driver's knowledge of its product (an old result without facts: every
+    // setting is "other").
+    let facts = c.server.facts.clone().unwrap_or_default();
+    for (k, v) in &c.server.variables {
+        match facts.setting_group(k) {
+            ServerFacts::VOLATILE => {}
+            group => put(group, k, v.clone()),
+        }
     }
     let h = &c.client.host;
     put("client host", "hostname", h.hostname.clone());
@@ -457,24 +362,4 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
         ));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn variables_by_group() {
-        assert_eq!(variable_group("innodb_flush_log_at_trx_commit"), "durability");
-        assert_eq!(variable_group("synchronous_commit"), "durability");
-        assert_eq!(variable_group("innodb_buffer_pool_size"), "memory/cache");
-        assert_eq!(variable_group("innodb_log_file_size"), "logging/redo");
-        assert_eq!(variable_group("max_wal_size"), "logging/redo");
-        assert_eq!(variable_group("server_id"), "replication");
-        assert_eq!(variable_group("max_connections"), "connections");
-        assert_eq!(variable_group("character_set_server"), "other variables");
-        assert_eq!(variable_group("synchronous_standby_names"), "replication");
-        assert_eq!(variable_group("query_cache_size"), "memory/cache");
-        assert_eq!(variable_group("innodb_redo_log_capacity"), "logging/redo");
-    }
 }

@@ -132,13 +132,9 @@ pub struct Difference {
 }
 
 impl Difference {
-    /// The groups of server variables (compare's `variable_group`).
-    pub const VARIABLE_GROUPS: [&'static str; 6] =
-        ["durability", "memory/cache", "logging/redo", "replication", "connections", "other variables"];
-
-    /// A server variable.
+    /// A server variable (grouped by its driver's [`super::ServerFacts::setting_groups`]).
     pub fn is_variable(&self) -> bool {
-        Self::VARIABLE_GROUPS.contains(&self.group.as_str())
+        super::ServerFacts::SETTING_GROUPS.contains(&self.group.as_str()) || self.group == super::ServerFacts::OTHER
     }
 
     /// A server variable only some sides have: one product's own setting.

@@ -26,6 +26,27 @@ pub struct ServerFacts {
     /// audit's check for other load.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterRule>,
+    /// The server's settings by what they change, as its driver knows them: setting ->
+    /// one of [`ServerFacts::SETTING_GROUPS`], or `volatile` (a value that changes on its
+    /// own, such as a log position: not a condition). Settings not listed are "other
+    /// variables".
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub setting_groups: BTreeMap<String, String>,
+}
+
+impl ServerFacts {
+    /// The groups of settings, in the order a reviewer reads them.
+    pub const SETTING_GROUPS: [&'static str; 5] =
+        ["durability", "memory/cache", "logging/redo", "replication", "connections"];
+    /// Settings that change on their own.
+    pub const VOLATILE: &'static str = "volatile";
+    /// Settings no group claims.
+    pub const OTHER: &'static str = "other variables";
+
+    /// The group of the setting `name`.
+    pub fn setting_group(&self, name: &str) -> &str {
+        self.setting_groups.get(name).map_or(Self::OTHER, String::as_str)
+    }
 }
 
 /// One of the server's counters and what it counts of fairbench's statements.

@@ -213,13 +213,18 @@ fn client_cost(o: &mut String, d: &ResultDocument) {
     }
 }
 
+/// The counters the driver relates to what was sent (its facts), and any of rollbacks or
+/// deadlocks.
 fn server_counters(o: &mut String, d: &ResultDocument) {
-    let interesting: Vec<String> = d
-        .conditions
-        .server
+    let server = &d.conditions.server;
+    let rules = server.facts.as_ref().map(|f| f.counters.as_slice()).unwrap_or_default();
+    let interesting: Vec<String> = server
         .status_delta
         .iter()
-        .filter(|(k, _)| is_statement_counter(k))
+        .filter(|(k, _)| {
+            let lower = k.to_ascii_lowercase();
+            rules.iter().any(|r| r.counter == **k) || lower.contains("rollback") || lower.contains("deadlock")
+        })
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
     if !interesting.is_empty() {
@@ -284,23 +289,4 @@ fn checks(o: &mut String, d: &ResultDocument) {
         };
         let _ = writeln!(o, "check {verdict}: {} ({detail})", c.name);
     }
-}
-
-fn is_statement_counter(k: &str) -> bool {
-    matches!(
-        k,
-        "Com_select"
-            | "Com_insert"
-            | "Com_update"
-            | "Com_delete"
-            | "Com_begin"
-            | "Com_commit"
-            | "Com_rollback"
-            | "xact_commit"
-            | "xact_rollback"
-            | "tup_inserted"
-            | "tup_updated"
-            | "tup_deleted"
-            | "deadlocks"
-    )
 }

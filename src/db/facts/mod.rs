@@ -23,6 +23,19 @@ pub fn of(driver: Dialect, product: &str, vars: &BTreeMap<String, String>) -> Se
 /// holds of the files a server reads through the OS.
 pub const OS_PAGE_CACHE: &str = "os_page_cache";
 
+/// Settings by what they change: each group with its setting names, exact or as prefixes
+/// ending in `_`.
+type Groups<'a> = &'a [(&'a str, &'a [&'a str])];
+
+/// The group of each of `vars` that one of `groups` names (model::ServerFacts::setting_groups).
+fn setting_groups(vars: &BTreeMap<String, String>, groups: Groups) -> BTreeMap<String, String> {
+    let named =
+        |name: &str, list: &[&str]| list.iter().any(|p| name == *p || (p.ends_with('_') && name.starts_with(p)));
+    vars.keys()
+        .filter_map(|k| groups.iter().find(|(_, list)| named(k, list)).map(|(g, _)| (k.clone(), g.to_string())))
+        .collect()
+}
+
 /// The named settings that exist, as reported (the evidence behind a fact).
 fn settings(vars: &BTreeMap<String, String>, names: &[&str]) -> BTreeMap<String, String> {
     names.iter().filter_map(|n| vars.get(*n).map(|v| (n.to_string(), v.clone()))).collect()
@@ -51,4 +64,50 @@ fn culprits(
 #[cfg(test)]
 fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_grouped_by_what_they_change() {
+        let names = [
+            "innodb_flush_log_at_trx_commit",
+            "innodb_buffer_pool_size",
+            "innodb_log_file_size",
+            "innodb_redo_log_capacity",
+            "query_cache_size",
+            "server_id",
+            "max_connections",
+            "character_set_server",
+            "gtid_binlog_pos",
+        ];
+        let mysql = of(Dialect::Mysql, "MySQL", &vars(&names.map(|n| (n, "1"))));
+        let expect = [
+            "durability",
+            "memory/cache",
+            "logging/redo",
+            "logging/redo",
+            "memory/cache",
+            "replication",
+            "connections",
+            "other variables",
+            "volatile",
+        ];
+        for (name, group) in names.iter().zip(expect) {
+            assert_eq!(mysql.setting_group(name), group, "{name}");
+        }
+        let names = ["synchronous_commit", "max_wal_size", "synchronous_standby_names", "shared_buffers", "DateStyle"];
+        let pg = of(Dialect::Postgres, "PostgreSQL", &vars(&names.map(|n| (n, "on"))));
+        let expect = ["durability", "logging/redo", "replication", "memory/cache", "other variables"];
+        for (name, group) in names.iter().zip(expect) {
+            assert_eq!(pg.setting_group(name), group, "{name}");
+        }
+        // A setting one family knows means nothing to another.
+        assert_eq!(pg.setting_group("innodb_flush_log_at_trx_commit"), "other variables");
+        let sqlite = of(Dialect::Sqlite, "SQLite", &vars(&[("page_count", "10"), ("synchronous", "2")]));
+        assert_eq!(sqlite.setting_group("page_count"), "volatile");
+        assert_eq!(sqlite.setting_group("synchronous"), "durability");
+    }
 }

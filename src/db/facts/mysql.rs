@@ -1,6 +1,6 @@
 //! MySQL and its flavours: MariaDB, Percona Server, Aurora MySQL, TiDB.
 
-use super::{culprits, is_on, isolation, settings, OS_PAGE_CACHE};
+use super::{culprits, is_on, isolation, setting_groups, settings, Groups, OS_PAGE_CACHE};
 use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
 use crate::model::parse_bytes;
 use crate::model::SqlCommand;
@@ -13,8 +13,63 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         isolation: vars.get("transaction_isolation").or_else(|| vars.get("tx_isolation")).map(|v| isolation(v)),
         redo_bytes: redo_bytes(vars),
         counters: counters(),
+        setting_groups: setting_groups(vars, GROUPS),
     }
 }
+
+const GROUPS: Groups = &[
+    (
+        "durability",
+        &[
+            "innodb_flush_log_at_trx_commit",
+            "sync_binlog",
+            "innodb_doublewrite",
+            "innodb_flush_method",
+            "innodb_flush_log_at_timeout",
+            "innodb_use_native_aio",
+        ],
+    ),
+    (
+        "memory/cache",
+        &[
+            "innodb_buffer_pool_",
+            "key_buffer_size",
+            "query_cache_",
+            "table_open_cache",
+            "tmp_table_size",
+            "max_heap_table_size",
+            "join_buffer_size",
+            "sort_buffer_size",
+        ],
+    ),
+    (
+        "logging/redo",
+        &[
+            "innodb_log_",
+            "innodb_redo_log_",
+            "binlog_",
+            "log_bin",
+            "innodb_io_capacity",
+            "innodb_io_capacity_max",
+            "innodb_adaptive_flushing",
+            "innodb_max_dirty_pages_",
+        ],
+    ),
+    ("replication", &["server_id", "gtid_mode", "gtid_strict_mode", "rpl_", "slave_", "replica_", "read_only"]),
+    (
+        "connections",
+        &[
+            "max_connections",
+            "thread_handling",
+            "thread_pool_",
+            "thread_cache_size",
+            "back_log",
+            "max_prepared_stmt_count",
+        ],
+    ),
+    // Positions and process ids move on their own.
+    ("volatile", &["gtid_binlog_pos", "gtid_current_pos", "gtid_binlog_state", "gtid_slave_pos", "pid_file"]),
+];
 
 /// MySQL and MariaDB count every statement by its command as it ends (prepared ones
 /// too), server-wide: Com_select, Com_insert, ...

@@ -1,6 +1,6 @@
 //! PostgreSQL and what speaks its protocol (CockroachDB: none of these settings, so unknown).
 
-use super::{culprits, is_on, isolation, settings, OS_PAGE_CACHE};
+use super::{culprits, is_on, isolation, setting_groups, settings, Groups, OS_PAGE_CACHE};
 use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
 use crate::model::parse_bytes;
 use crate::model::SqlCommand;
@@ -13,8 +13,20 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         isolation: vars.get("default_transaction_isolation").map(|v| isolation(v)),
         redo_bytes: vars.get("max_wal_size").and_then(|v| parse_bytes(v)),
         counters: counters(),
+        setting_groups: setting_groups(vars, GROUPS),
     }
 }
+
+const GROUPS: Groups = &[
+    ("durability", &["fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "commit_delay"]),
+    ("memory/cache", &["shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem", "huge_pages"]),
+    (
+        "logging/redo",
+        &["max_wal_size", "min_wal_size", "wal_buffers", "wal_level", "wal_compression", "checkpoint_", "bgwriter_"],
+    ),
+    ("replication", &["synchronous_standby_names", "hot_standby", "max_wal_senders", "wal_keep_size"]),
+    ("connections", &["max_connections"]),
+];
 
 /// pg_stat_database (per database): transactions and the rows they changed. Backends
 /// report them at most once a second (and at exit).

@@ -1,6 +1,6 @@
 //! SQLite: PRAGMA synchronous and journal_mode.
 
-use super::{culprits, settings};
+use super::{culprits, setting_groups, settings, Groups};
 use crate::model::facts::{CommitFlush, Durability, ServerFacts};
 use std::collections::BTreeMap;
 
@@ -19,8 +19,17 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         redo_bytes,
         // No counters of statements: an embedded database runs only what this process sends.
         counters: Vec::new(),
+        setting_groups: setting_groups(vars, GROUPS),
     }
 }
+
+const GROUPS: Groups = &[
+    ("durability", &["synchronous", "journal_mode"]),
+    ("memory/cache", &["cache_size", "mmap_size", "page_size"]),
+    ("logging/redo", &["wal_autocheckpoint"]),
+    // The data's size in pages (compared as the dataset's) and a change counter.
+    ("volatile", &["page_count", "freelist_count", "data_version"]),
+];
 
 fn durability(vars: &BTreeMap<String, String>) -> Durability {
     let journal = vars.get("journal_mode").map(|v| v.to_ascii_lowercase());
