@@ -7,11 +7,16 @@ use crate::recorder::{Recorder, Sink, Tick};
 use crate::workload::StatementInfo;
 use std::time::{Duration, Instant};
 
-/// Told when measurement starts and at the end of each report window (the terminal's
-/// interval lines; tests may ignore it).
+/// Told when measurement starts, of each timeline second, at the end of each report window
+/// (the terminal's interval lines and status line; tests may ignore it) and when the
+/// clients stop.
 pub trait Progress {
     fn started(&mut self) {}
+    /// One timeline entry (about a second; warmup flagged), as it is recorded.
+    fn second(&mut self, _s: &IntervalStats) {}
     fn window(&mut self, _w: &Window<'_>) {}
+    /// Measurement is over: what follows is the run's end being read.
+    fn stopped(&mut self) {}
 }
 
 /// One `--report-interval` window. Windows end on multiples of the interval counted from
@@ -212,6 +217,7 @@ impl Sink for Collector<'_> {
         stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
         stats.backlog = t.backlog;
         self.cpu_at_last = t.process_cpu;
+        self.progress.second(&stats);
         self.timeline.push(stats);
         if !warmup {
             self.totals.add(t.recorder);
@@ -220,6 +226,10 @@ impl Sink for Collector<'_> {
             self.window_tick(t, warmup, every);
         }
         self.last = t.until;
+    }
+
+    fn stopped(&mut self) {
+        self.progress.stopped();
     }
 }
 

@@ -2,6 +2,7 @@
 //! time (caches warming after prepare, checkpoints, a noisy neighbour) falls on both sides
 //! alike; both results saved, then compared as `compare` would.
 
+use super::live::Job;
 use super::run::{check_out, default_out, Phases, Session};
 use super::{connect_options, target, Error};
 use crate::cli::{parse_thresholds, AbArgs, RunArgs};
@@ -68,22 +69,25 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
 /// Opens both sides (preparing missing tables), measures them in turns, saves and compares.
 fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> Result<ExitCode, Error> {
     let [(a, ta), (b, tb)] = &plan.sides;
+    let job = Job::new(0);
     let mut sides: [Box<dyn Phases>; 2] = [
-        Box::new(Session::open(da, a, ta, true, Some(&plan.files[0]))?),
-        Box::new(Session::open(db, b, tb, true, Some(&plan.files[1]))?),
+        Box::new(Session::open(da, a, ta, true, Some(&plan.files[0]), &job)?),
+        Box::new(Session::open(db, b, tb, true, Some(&plan.files[1]), &job)?),
     ];
     let repeats = sides[0].plan().repeats;
+    job.expect_parts(2 * repeats);
     check_out(&plan.files[2], sides[0].plan())?;
     let mut order = Vec::new();
     'turns: for k in 1..=repeats {
         for (label, side) in SIDES.iter().zip(sides.iter_mut()) {
-            super::say(format_args!("ab: {label}, repeat {k} of {repeats}"));
+            job.point(format_args!("ab: {label}, repeat {k} of {repeats}"));
             order.push(format!("{label}{k}"));
             if !side.measure_next()? {
                 break 'turns; // interrupted or failed: both sides keep what they measured
             }
         }
     }
+    drop(job);
     let [sa, sb] = sides;
     let mut inputs = Vec::new();
     for side in [sa, sb] {

@@ -5,6 +5,7 @@ mod ab;
 mod check;
 mod compare;
 mod hints;
+mod live;
 mod report;
 mod run;
 mod sweep;

@@ -1,14 +1,15 @@
 //! The run command in named phases: plan, check the dataset (bench prepares it), announce,
 //! measure through the collector, read what the run left, build the result, save, print.
 
+use super::live::{Job, LiveProgress};
 use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
 use crate::cli::RunArgs;
-use crate::collector::{Collector, Progress, Window};
+use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::{ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError};
-use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport, WindowEnd};
+use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
 use crate::workload::schema::Ownership;
 use crate::{audit, conditions, result};
@@ -29,7 +30,9 @@ pub(super) fn run_cmd<D: Database>(
     target: &TargetUrl,
     bench: bool,
 ) -> Result<ExitCode, Error> {
-    let (doc, out_path) = measure_run(db, args, target, bench, args.out.as_deref())?;
+    let job = Job::new(0);
+    let (doc, out_path) = measure_run(db, args, target, bench, args.out.as_deref(), &job)?;
+    drop(job);
     save_and_print(&doc, &out_path, args)
 }
 
@@ -41,12 +44,14 @@ pub(super) fn measure_run<D: Database>(
     target: &TargetUrl,
     bench: bool,
     out: Option<&std::path::Path>,
+    job: &Job,
 ) -> Result<(ResultDocument, PathBuf), Error> {
-    let mut session = Session::open(db, args, target, bench, out)?;
+    let mut session = Session::open(db, args, target, bench, out, job)?;
     let repeats = session.plan.repeats;
+    job.expect_parts(repeats);
     for repeat in 1..=repeats {
         if repeats > 1 {
-            super::say(format_args!("repeat {repeat} of {repeats}"));
+            job.repeat(format_args!("repeat {repeat} of {repeats}"));
         }
         if !session.measure_next()? {
             break; // interrupted or failed: what was measured is kept
@@ -74,7 +79,8 @@ pub(super) struct Session<D: Database> {
     out_path: PathBuf,
     before: Before,
     data_caches: std::collections::BTreeMap<String, u64>,
-    progress: TerminalProgress<Box<dyn std::io::Write>>,
+    progress: LiveProgress,
+    job: Job,
     runs: Vec<(runner::RunOutcome, crate::collector::Collected)>,
     dialect: crate::model::Dialect,
     redacted_url: String,
@@ -88,6 +94,7 @@ impl<D: Database> Session<D> {
         target: &TargetUrl,
         bench: bool,
         out: Option<&std::path::Path>,
+        job: &Job,
     ) -> Result<Self, Error> {
         let workload = workload_plan(&args.workload, target.dialect)?;
         let plan = args.plan(db.dialect(), workload)?;
@@ -108,7 +115,7 @@ impl<D: Database> Session<D> {
             announce(&plan, &before.server, &db.transport(), args.target.ps);
         }
         // sysbench's format: its interval lines on stdout, where its parsers read them.
-        let progress = TerminalProgress(match args.format() {
+        let progress = job.progress(match args.format() {
             "sysbench" => {
                 IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
             }
@@ -124,6 +131,7 @@ impl<D: Database> Session<D> {
             before,
             data_caches,
             progress,
+            job: job.clone(),
             dialect: target.dialect,
             redacted_url: target.redacted(),
             statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
@@ -137,7 +145,10 @@ impl<D: Database> Phases for Session<D> {
     }
 
     fn measure_next(&mut self) -> Result<bool, Error> {
-        let (outcome, collected) = measure(self.db.clone(), &self.plan, &mut self.progress)?;
+        self.job.part_starts(self.plan.warmup_s, self.plan.stop.time);
+        let measured = measure(self.db.clone(), &self.plan, &mut self.progress);
+        self.job.part_ends();
+        let (outcome, collected) = measured?;
         let completed = outcome.status == RunStatus::Completed;
         self.runs.push((outcome, collected));
         Ok(completed)
@@ -462,18 +473,6 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
             ExitCode::from(1)
         }
     })
-}
-
-/// The terminal's view of a run: sysbench's "Threads started!" and interval lines.
-struct TerminalProgress<W: std::io::Write>(IntervalPrinter<W>);
-
-impl<W: std::io::Write> Progress for TerminalProgress<W> {
-    fn started(&mut self) {
-        self.0.started();
-    }
-    fn window(&mut self, w: &Window<'_>) {
-        self.0.print(w.stats, WindowEnd { end_s: w.end_s, partial: w.partial });
-    }
 }
 
 pub(super) fn default_out(name: &str) -> PathBuf {

@@ -1,6 +1,7 @@
 //! `fairbench sweep`: every data size prepared in turn (smallest first), every client count
 //! run on it, one file with every point's full result, a table and the saturation point.
 
+use super::live::Job;
 use super::run::{check_out, default_out, measure_run};
 use super::{connect_options, do_prepare, target, workload_plan, Error, LoadSettings};
 use crate::cli::{Sweep, SweepArgs};
@@ -61,6 +62,9 @@ fn sweep_points<D: Database>(
         cache_cliffs: Vec::new(),
     };
     let mut stopped = None;
+    let job = Job::new(0);
+    let points = (sweep.sizes().len() * sweep.threads.len()) as u32;
+    job.expect_parts(points * first.plan(db.dialect(), workload_plan(&first.workload, target.dialect)?)?.repeats);
     'sizes: for (tables, size) in sweep.sizes() {
         let (args, _) = sweep.point(sweep.threads[0], tables, size)?;
         let workload = workload_plan(&args.workload, target.dialect)?;
@@ -80,12 +84,12 @@ fn sweep_points<D: Database>(
         }
         for &threads in &sweep.threads {
             let (args, _) = sweep.point(threads, tables, size)?;
-            super::say(format_args!(
+            job.point(format_args!(
                 "sweep: {} on {} of {size} rows",
                 plural(threads as u64, "client"),
                 plural(tables as u64, "table")
             ));
-            let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&out))?;
+            let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&out), &job)?;
             let status = result.conditions.run.status;
             doc.points.push(SweepPoint { threads, tables, table_size: size, result });
             if status != RunStatus::Completed {
@@ -94,6 +98,7 @@ fn sweep_points<D: Database>(
             }
         }
     }
+    drop(job);
     for (tables, size) in sweep.sizes() {
         let points: Vec<&SweepPoint> =
             doc.points.iter().filter(|p| p.tables == tables && p.table_size == size).collect();

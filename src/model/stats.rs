@@ -79,7 +79,7 @@ fn fixed_percentile(p: f64, values: [f64; 5]) -> Option<f64> {
 }
 
 /// Statistics of one timeline interval (or one --report-interval window).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct IntervalStats {
     /// Start of the interval, seconds since the run started (warmup included).
     pub from_s: f64,

@@ -13,6 +13,8 @@ pub trait Sink {
     fn started(&mut self, start: Instant, warmup: Duration, process_cpu: Duration);
     /// Everything recorded since the previous tick, up to `until`.
     fn tick(&mut self, tick: &Tick<'_>);
+    /// The last tick has been handed over: the clients stop and the run's end is read.
+    fn stopped(&mut self) {}
 }
 
 /// One tick's measurements.

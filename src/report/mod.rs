@@ -6,6 +6,7 @@ mod findings;
 mod headline;
 pub mod html;
 mod interval;
+pub mod status;
 mod sweep;
 mod sysbench;
 mod text;

@@ -212,6 +212,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
 
     let empty = Recorder::new(&statements, &transactions, plan.loop_model.is_open());
     let measured = workers.measure(plan, &empty, start, warmup, sink, &mut read_before);
+    sink.stopped();
     let ended_at = SystemTime::now();
     let client = workers.finish(&measured, db.blocking());
 
