@@ -104,4 +104,5 @@ def main():
             os.remove(OUT)
 
 
-main()
+if __name__ == "__main__":
+    main()
