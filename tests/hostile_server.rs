@@ -7,46 +7,16 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CAPS: u32 = 0x200 | 0x8000 | 0x80000 | 0x0100_0000; // 4.1, secure conn., plugin auth, no EOF
-const FRAME: usize = 0xff_ffff;
-
-fn pkt(seq: u8, payload: &[u8]) -> Vec<u8> {
-    let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
-    p.push(seq);
-    p.extend_from_slice(payload);
-    p
-}
+#[path = "common/fake_mysql.rs"]
+mod fake_mysql;
+use fake_mysql::{pkt, read_packet, FRAME};
 
 fn greeting() -> Vec<u8> {
-    let mut g = vec![10];
-    g.extend_from_slice(b"8.0.36-hostile\0");
-    g.extend_from_slice(&[7, 0, 0, 0]);
-    g.extend_from_slice(b"abcdefgh\0");
-    g.extend_from_slice(&(CAPS as u16).to_le_bytes());
-    g.push(45);
-    g.extend_from_slice(&2u16.to_le_bytes());
-    g.extend_from_slice(&((CAPS >> 16) as u16).to_le_bytes());
-    g.push(21);
-    g.extend_from_slice(&[0; 10]);
-    g.extend_from_slice(b"ijklmnopqrst\0");
-    g.extend_from_slice(b"mysql_native_password\0");
-    pkt(0, &g)
+    fake_mysql::greeting("8.0.36-hostile")
 }
 
-/// Reads one client packet; None when the client is gone.
-fn read_packet(s: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut h = [0u8; 4];
-    s.read_exact(&mut h).ok()?;
-    let mut p = vec![0; u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize];
-    s.read_exact(&mut p).ok()?;
-    Some(p)
-}
-
-/// Greeting, the client's response, OK: the client is in.
 fn welcome(s: &mut TcpStream) -> Option<()> {
-    s.write_all(&greeting()).ok()?;
-    read_packet(s)?;
-    s.write_all(&pkt(2, &[0, 0, 0, 2, 0, 0, 0])).ok()
+    fake_mysql::welcome(s, "8.0.36-hostile")
 }
 
 /// A result set of one column whose one row is `row_len` bytes, framed as the protocol says.

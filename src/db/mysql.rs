@@ -329,7 +329,8 @@ impl Connection for MysqlConnection {
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
-        let vars = self.pairs("SHOW GLOBAL VARIABLES LIKE 'version%'").await?;
+        // '%version%': Aurora MySQL names itself in aurora_version, which 'version%' misses.
+        let vars = self.pairs("SHOW GLOBAL VARIABLES LIKE '%version%'").await?;
         let version = vars.get("version").cloned().unwrap_or_default();
         let comment = vars.get("version_comment").cloned().unwrap_or_default();
         let product = if version.contains("MariaDB") {
@@ -337,11 +338,16 @@ impl Connection for MysqlConnection {
         } else if comment.contains("Percona") {
             "Percona Server"
         } else if vars.contains_key("aurora_version") {
-            "Aurora MySQL"
+            super::facts::mysql::AURORA
         } else if version.contains("TiDB") {
             "TiDB"
         } else {
             "MySQL"
+        };
+        // Aurora reports the MySQL version it is compatible with; its own release matters too.
+        let version = match vars.get("aurora_version") {
+            Some(aurora) => format!("{version} (Aurora {aurora})"),
+            None => version,
         };
         Ok(ServerInfo { product: product.into(), version })
     }

@@ -67,19 +67,21 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn wakes_within_a_fraction_of_a_millisecond() {
+    fn never_wakes_early_and_can_wake_within_a_millisecond() {
         let rt = crate::local_runtime();
         rt.block_on(async {
             let mut t = PreciseTimer::new().unwrap();
-            let mut worst = Duration::ZERO;
+            let mut best = Duration::MAX;
             for _ in 0..50 {
                 let deadline = Instant::now() + Duration::from_micros(300);
                 t.sleep_until(deadline).await.unwrap();
-                let late = Instant::now() - deadline;
-                worst = worst.max(late);
+                // Never early (checked_duration_since is None before the deadline).
+                let late = Instant::now().checked_duration_since(deadline).expect("woke before the deadline");
+                best = best.min(late);
             }
-            // Never early; and far better than tokio's 1 ms rounding on an idle machine.
-            assert!(worst < Duration::from_millis(5), "{worst:?}");
+            // Finer than tokio's timer, which rounds every sleep up to a whole millisecond: a
+            // busy machine may delay many wakes, the best of 50 stays under it.
+            assert!(best < Duration::from_millis(1), "{best:?}");
         });
     }
 }

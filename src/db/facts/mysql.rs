@@ -6,12 +6,17 @@ use crate::model::parse_bytes;
 use crate::model::SqlCommand;
 use std::collections::BTreeMap;
 
+/// Aurora MySQL's storage layer: InnoDB's redo goes to a distributed log that rebuilds pages
+/// itself, so there is neither a local redo log to size nor a page write to tear.
+pub const AURORA: &str = "Aurora MySQL";
+
 pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
+    let aurora = product == AURORA;
     ServerFacts {
         flavour: product.to_string(),
-        durability: durability(vars),
+        durability: durability(vars, aurora),
         isolation: vars.get("transaction_isolation").or_else(|| vars.get("tx_isolation")).map(|v| isolation(v)),
-        redo_bytes: redo_bytes(vars),
+        redo_bytes: redo_bytes(vars).filter(|_| !aurora),
         counters: counters(),
         setting_groups: setting_groups(vars, GROUPS),
     }
@@ -116,7 +121,7 @@ pub fn data_caches(vars: &BTreeMap<String, String>, os_available: Option<u64>) -
     out
 }
 
-fn durability(vars: &BTreeMap<String, String>) -> Durability {
+fn durability(vars: &BTreeMap<String, String>, aurora: bool) -> Durability {
     let commit = match vars.get("innodb_flush_log_at_trx_commit").map(String::as_str) {
         Some("1") => CommitFlush::EveryCommit,
         // 2: written at commit, flushed about once a second; 0: both about once a second.
@@ -127,8 +132,10 @@ fn durability(vars: &BTreeMap<String, String>) -> Durability {
     let binlog = vars.get("log_bin").is_some_and(|v| is_on(v));
     let second_log_synced = binlog.then(|| vars.get("sync_binlog").is_some_and(|v| v == "1"));
     // MySQL 8.0.30+: ON, OFF, DETECT_ONLY, DETECT_AND_RECOVER; older: ON/OFF (1/0).
-    let torn_pages_protected =
-        vars.get("innodb_doublewrite").map(|v| is_on(v) || v.eq_ignore_ascii_case("DETECT_AND_RECOVER"));
+    let torn_pages_protected = match aurora {
+        true => None,
+        false => vars.get("innodb_doublewrite").map(|v| is_on(v) || v.eq_ignore_ascii_case("DETECT_AND_RECOVER")),
+    };
     let mut off_because = culprits(vars, &["innodb_flush_log_at_trx_commit", "sync_binlog"], |name, v| match name {
         "sync_binlog" => binlog && v != "1",
         _ => v != "1",
@@ -199,6 +206,8 @@ mod tests {
         assert_eq!(facts("MySQL", &mysql57).redo_bytes, Some(96 << 20));
         assert_eq!(facts("MariaDB", &vars(&[("innodb_log_file_size", "100663296")])).redo_bytes, Some(96 << 20));
         assert_eq!(facts("Aurora MySQL", &vars(&[])).redo_bytes, None);
+        // Aurora reports InnoDB's settings, but its storage keeps the log: nothing to size.
+        assert_eq!(facts("Aurora MySQL", &mysql57).redo_bytes, None);
     }
 
     #[test]
