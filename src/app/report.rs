@@ -34,6 +34,9 @@ fn load(path: &Path) -> Result<Loaded, Error> {
 }
 
 pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
+    if args.under_test.is_some() && args.files.len() < 2 {
+        return Err(ConfigError("report: --under-test names what differs between several results".into()).into());
+    }
     let names: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     let mut loaded = args.files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
     let page = match loaded.as_mut_slice() {
@@ -51,7 +54,8 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
                     Loaded::Sweep(_) => unreachable!("checked above"),
                 })
                 .collect();
-            let comparison = compare::compare(&inputs, &[], &[], None);
+            let subject = args.under_test.as_deref().map(compare::Subject::parse);
+            let comparison = compare::compare(&inputs, &[], &[], subject.as_ref());
             let docs: Vec<&ResultDocument> = inputs.iter().map(|i| &i.doc).collect();
             html::render(&HtmlInput::Compare {
                 files: names.iter().map(String::as_str).collect(),

@@ -12,6 +12,10 @@ pub struct ReportArgs {
     /// The HTML file to write (self-contained: opens offline, from disk).
     #[arg(long, short = 'o', default_value = "report.html")]
     pub out: PathBuf,
+    /// Several results: the difference the comparison is about, as for `compare --under-test`
+    /// (a setting, a run option, or product/version/target), shown first.
+    #[arg(long, value_name = "NAME")]
+    pub under_test: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -158,7 +158,7 @@ pub fn differences(docs: &[&ResultDocument]) -> Vec<Difference> {
         .filter_map(|key| {
             let values: Vec<Option<String>> = all.iter().map(|m| m.get(key).cloned()).collect();
             let first = &values[0];
-            values.iter().any(|v| v != first).then(|| Difference { group: key.0.clone(), key: key.1.clone(), values })
+            values.iter().any(|v| v != first).then(|| Difference::new(&key.0, &key.1, values))
         })
         .collect();
     out.sort_by_key(|d| order(&d.group));
@@ -253,6 +253,9 @@ fn dataset_differs(docs: &[&ResultDocument], diffs: &[Difference]) -> Option<Fin
 
 /// The differences that make the comparison unfair.
 pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<&super::Subject>) -> Vec<Finding> {
+    // The same value written differently is no difference.
+    let diffs: Vec<Difference> = diffs.iter().filter(|d| !d.negligible).cloned().collect();
+    let diffs = diffs.as_slice();
     let mut out = Vec::new();
     let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
     out.extend(durability_differs(docs, diffs, subject));

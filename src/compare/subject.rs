@@ -78,7 +78,7 @@ mod tests {
     use crate::model::Severity;
 
     fn diff(group: &str, key: &str, a: Option<&str>, b: Option<&str>) -> Difference {
-        Difference { group: group.into(), key: key.into(), values: vec![a.map(Into::into), b.map(Into::into)] }
+        Difference::new(group, key, vec![a.map(Into::into), b.map(Into::into)])
     }
 
     #[test]

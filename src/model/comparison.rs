@@ -129,9 +129,51 @@ pub struct Difference {
     pub key: String,
     /// Each side's value; null where a side does not have it.
     pub values: Vec<Option<String>>,
+    /// The same value written differently (`ON`/`on`/`1`), or numbers within 1% of each
+    /// other (a row estimate of 394848 against 394849): listed, never highlighted, never a
+    /// finding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub negligible: bool,
 }
 
 impl Difference {
+    /// Numbers within this fraction of the largest are the same for a comparison.
+    pub const NEGLIGIBLE_FRACTION: f64 = 0.01;
+
+    /// `values` of the condition `group`/`key`, judged negligible or not.
+    pub fn new(group: &str, key: &str, values: Vec<Option<String>>) -> Difference {
+        let negligible = Self::alike(&values);
+        Difference { group: group.into(), key: key.into(), values, negligible }
+    }
+
+    /// Every side has the value, and all read the same: the same switch, or numbers (with a
+    /// unit: 128M, 2.0 MB, 8kB) within [`Difference::NEGLIGIBLE_FRACTION`] of each other.
+    fn alike(values: &[Option<String>]) -> bool {
+        let Some(all) = values.iter().cloned().collect::<Option<Vec<String>>>() else {
+            return false;
+        };
+        let switch = |v: &str| match v.to_ascii_lowercase().as_str() {
+            "on" | "1" | "true" | "yes" => Some(true),
+            "off" | "0" | "false" | "no" => Some(false),
+            _ => None,
+        };
+        let switches: Option<Vec<bool>> = all.iter().map(|v| switch(v)).collect();
+        if let Some(s) = switches {
+            return s.iter().all(|x| *x == s[0]);
+        }
+        let numbers: Option<Vec<(f64, String)>> = all.iter().map(|v| number(v)).collect();
+        let Some(numbers) = numbers else { return false };
+        let same_unit = numbers.iter().all(|(_, unit)| *unit == numbers[0].1);
+        let largest = numbers.iter().map(|(n, _)| n.abs()).fold(0.0, f64::max);
+        let spread = numbers.iter().map(|(n, _)| *n).fold(f64::MIN, f64::max)
+            - numbers.iter().map(|(n, _)| *n).fold(f64::MAX, f64::min);
+        same_unit && spread <= largest * Self::NEGLIGIBLE_FRACTION
+    }
+
+    /// Worth a reader's attention: not negligible, and not a variable no rule reads.
+    pub fn matters(&self) -> bool {
+        !self.negligible && self.group != super::ServerFacts::OTHER
+    }
     /// A server variable (grouped by its driver's [`super::ServerFacts::setting_groups`]).
     pub fn is_variable(&self) -> bool {
         super::ServerFacts::SETTING_GROUPS.contains(&self.group.as_str()) || self.group == super::ServerFacts::OTHER
@@ -186,4 +228,38 @@ pub struct SideThreshold {
     pub side: usize,
     #[serde(flatten)]
     pub check: ThresholdRecord,
+}
+
+/// `394848` -> (394848, ""), `2.0 MB` -> (2.0, "mb"), `128M` -> (128, "m"); None for text.
+fn number(v: &str) -> Option<(f64, String)> {
+    let v = v.trim();
+    let end = v.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(v.len());
+    let n: f64 = v[..end].parse().ok()?;
+    let unit = v[end..].trim().to_ascii_lowercase();
+    (unit.len() <= 3 && unit.chars().all(|c| c.is_ascii_alphabetic())).then_some((n, unit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff(a: &str, b: &str) -> Difference {
+        Difference::new("dataset", "rows", vec![Some(a.into()), Some(b.into())])
+    }
+
+    #[test]
+    fn negligible_differences() {
+        assert!(diff("394848", "394849").negligible, "a row estimate");
+        assert!(diff("ON", "on").negligible && diff("ON", "1").negligible);
+        assert!(diff("2.00 MB", "2.01 MB").negligible);
+        for (a, b) in [("128M", "256M"), ("1", "0"), ("9680", "9936"), ("2.0 MB", "2.0 GB"), ("utf8mb4", "latin1")] {
+            assert!(!diff(a, b).negligible, "{a} vs {b}");
+        }
+        assert!(!Difference::new("dataset", "rows", vec![Some("1".into()), None]).negligible, "one-sided");
+        assert!(diff("0", "0.0").negligible);
+        assert!(diff("394848", "394849").negligible && !diff("394848", "394849").matters());
+        let other = Difference::new("other variables", "port", vec![Some("3306".into()), Some("3307".into())]);
+        assert!(!other.negligible && !other.matters());
+        assert!(diff("9680", "9936").matters());
+    }
 }

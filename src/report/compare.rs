@@ -83,6 +83,16 @@ fn sides(o: &mut String, c: &Comparison) {
 /// against A; then each claim's verdict.
 fn verdict(o: &mut String, c: &Comparison) {
     let _ = writeln!(o);
+    for sentence in verdict_sentences(c) {
+        let _ = writeln!(o, "{sentence}");
+    }
+}
+
+/// The verdict as sentences, for the text and the HTML report: `B: 1.24x the transactions
+/// per second of A (95% interval 1.03-1.49x); COMMIT p99 0.13x A's (...).`, then
+/// `Claim tps>=2x (B): supported.`
+pub fn verdict_sentences(c: &Comparison) -> Vec<String> {
+    let mut out = Vec::new();
     let find = |name: &str| c.metrics.iter().find(|m| m.metric == name);
     let rate = find("tps").or_else(|| find("qps"));
     let tail = find("commit.p99").or_else(|| find("p99"));
@@ -95,7 +105,7 @@ fn verdict(o: &mut String, c: &Comparison) {
             parts.push(part);
         }
         if !parts.is_empty() {
-            let _ = writeln!(o, "{}: {}.", c.sides[side].label, parts.join("; "));
+            out.push(format!("{}: {}.", c.sides[side].label, parts.join("; ")));
         }
     }
     for claim in &c.claims {
@@ -108,8 +118,9 @@ fn verdict(o: &mut String, c: &Comparison) {
             0 => String::new(),
             _ => format!(" (undermined by {})", claim.undermined_by.join(", ")),
         };
-        let _ = writeln!(o, "Claim {} ({}): {verdict}{undermined}.", claim.claim, c.sides[claim.side].label);
+        out.push(format!("Claim {} ({}): {verdict}{undermined}.", claim.claim, c.sides[claim.side].label));
     }
+    out
 }
 
 /// `1.24x the transactions per second of A (95% interval 1.03-1.49x)`, or for a latency
@@ -212,6 +223,10 @@ fn differences(o: &mut String, c: &Comparison, all: bool) {
     let own: Vec<&Difference> = c.differences.iter().filter(|d| !all && d.one_sided()).collect();
     let listed: Vec<&Difference> = c.differences.iter().filter(|d| all || !d.one_sided()).collect();
     let _ = writeln!(o, "Conditions that differ ({}):", c.differences.len());
+    let _ = writeln!(
+        o,
+        "  (* changes what the numbers may mean; unmarked: a variable no rule reads, or the same value within 1%)"
+    );
     if !own.is_empty() {
         let per_side: Vec<String> = c
             .sides
@@ -244,18 +259,19 @@ fn differences(o: &mut String, c: &Comparison, all: bool) {
             }
             continue;
         }
-        difference_row(o, c, d);
+        difference_row(o, c, d, d.matters());
     }
 }
 
-fn difference_row(o: &mut String, c: &Comparison, d: &Difference) {
+/// `marked`: with `*`, a difference that matters.
+fn difference_row(o: &mut String, c: &Comparison, d: &Difference, marked: bool) {
     let values: Vec<String> = d
         .values
         .iter()
         .enumerate()
         .map(|(side, v)| format!("{}: {}", c.sides[side].label, v.as_deref().unwrap_or("(none)")))
         .collect();
-    let _ = writeln!(o, "    {:<34} {}", d.key, values.join("   "));
+    let _ = writeln!(o, "  {} {:<34} {}", if marked { '*' } else { ' ' }, d.key, values.join("   "));
 }
 
 /// `--under-test`: the difference the comparison is about, before the numbers.
@@ -274,7 +290,7 @@ fn under_test(o: &mut String, c: &Comparison) {
                 if n == 1 { "" } else { "s" }
             );
             for d in u.differences.iter().take(MAX_ROWS_PER_GROUP) {
-                difference_row(o, c, d);
+                difference_row(o, c, d, false);
             }
             if n > MAX_ROWS_PER_GROUP {
                 let _ = writeln!(o, "    ... {} more (all of them with --json)", n - MAX_ROWS_PER_GROUP);

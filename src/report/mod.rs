@@ -11,7 +11,7 @@ mod sweep;
 mod sysbench;
 mod text;
 
-pub use compare::{CompareJson, CompareText, ComparisonFormat};
+pub use compare::{verdict_sentences, CompareJson, CompareText, ComparisonFormat};
 pub use findings::findings;
 pub use interval::{IntervalPrinter, WindowEnd};
 pub use sweep::sweep_table;

@@ -397,11 +397,14 @@ fn comparison(with_interval: bool) -> Comparison {
             metric("tps", 1.5, with_interval.then_some((1.3, 1.7))),
             metric("point_selects.p99", 0.9, None),
         ],
-        differences: vec![Difference {
-            group: "durability".into(),
-            key: "innodb_flush_log_at_trx_commit".into(),
-            values: vec![Some("1".into()), Some(HOSTILE.into())],
-        }],
+        differences: vec![
+            Difference::new(
+                "durability",
+                "innodb_flush_log_at_trx_commit",
+                vec![Some("1".into()), Some(HOSTILE.into())],
+            ),
+            Difference::new("dataset", "rows", vec![Some("394848".into()), Some("394849".into())]),
+        ],
         findings: vec![Finding {
             id: "durability-differs".into(),
             severity: Severity::Critical,
@@ -428,6 +431,24 @@ fn a_comparison_draws_ratios_with_and_without_intervals() {
     let r = &charts[0].series[0];
     assert_eq!(r.lo, vec![serde_json::json!(0.97), serde_json::json!(1.3), serde_json::Value::Null]);
     assert_eq!(r.x[2], serde_json::json!(0.9));
+}
+
+#[test]
+fn a_comparison_opens_with_its_verdict_and_the_difference_under_test() {
+    let (a, b) = (synthetic(30, false), synthetic(30, false));
+    let mut c = comparison(true);
+    let tested = Difference::new("durability", "sync_binlog", vec![Some("1".into()), Some("0".into())]);
+    c.under_test = Some(crate::model::comparison::UnderTest { name: "sync_binlog".into(), differences: vec![tested] });
+    let page = render(&HtmlInput::Compare { files: vec!["a.json", "b.json"], docs: vec![&a, &b], comparison: &c });
+    let body = &page[page.find("<header>").unwrap()..];
+    let verdict = body.find("<section class=\"verdict\">").expect("a verdict section");
+    assert!(verdict < body.find("<section").unwrap() + 1, "the verdict is the first section");
+    let sentence = "B: 1.50x the transactions per second of A (95% interval 1.30-1.70x)";
+    assert!(body.contains(&format!("<p class=\"sentence\">{sentence}")), "{}", &body[verdict..verdict + 600]);
+    assert!(body.contains("Under test: <strong>sync_binlog</strong>"));
+    // A row estimate off by one is listed, not highlighted; the setting that differs is.
+    assert!(body.contains("<td>394849</td>") && !body.contains("class=\"differs\">394849"), "negligible");
+    assert!(body.contains("class=\"differs\">&lt;/script&gt;"));
 }
 
 #[test]

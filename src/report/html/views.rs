@@ -49,6 +49,7 @@ pub fn compare_page(files: &[&str], docs: &[&ResultDocument], c: &Comparison) ->
         labels.iter().enumerate().map(|(i, l)| format!("{l}: {}", files.get(i).copied().unwrap_or(""))).collect();
     let charts = multi::compare_charts(&legends, docs, c);
     let mut o = format!("<header><h1>fairbench comparison: {} results (A is the baseline)</h1></header>", docs.len());
+    o.push_str(&verdict(&labels, c));
 
     // Side by side, the baseline first.
     let stat = |d: &ResultDocument, class: &str| d.stats.get(class).cloned().unwrap_or_default();
@@ -170,7 +171,41 @@ pub fn compare_page(files: &[&str], docs: &[&ResultDocument], c: &Comparison) ->
     (title, o, charts)
 }
 
-/// The conditions that differ, grouped; values unlike the baseline's highlighted.
+/// The answer first: the difference under test, then one sentence per side and per claim.
+fn verdict(labels: &[String], c: &Comparison) -> String {
+    let mut o = String::from("<section class=\"verdict\">");
+    if let Some(u) = &c.under_test {
+        let _ = write!(
+            o,
+            "<p class=\"under-test\">Under test: <strong>{}</strong> — the subject of this comparison, not held \
+             against it{}</p>",
+            esc(&u.name),
+            if u.differences.is_empty() { " (but it is the same on every side)" } else { "" }
+        );
+        if !u.differences.is_empty() {
+            let mut head: Vec<&str> = vec!["key"];
+            head.extend(labels.iter().map(String::as_str));
+            let rows = u
+                .differences
+                .iter()
+                .map(|d| {
+                    let mut r = vec![Cell::code(&d.key)];
+                    r.extend(d.values.iter().map(|v| Cell::text(v.as_deref().unwrap_or("(absent)"))));
+                    r
+                })
+                .collect();
+            o.push_str(&table(&head, rows, "diff"));
+        }
+    }
+    for sentence in crate::report::verdict_sentences(c) {
+        let _ = write!(o, "<p class=\"sentence\">{}</p>", esc(&sentence));
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// The conditions that differ, grouped; values unlike the baseline's highlighted where the
+/// difference matters (not a row estimate off by one, not a variable no rule reads).
 fn differences(labels: &[String], c: &Comparison) -> String {
     let mut o = format!("<section><h2>Conditions that differ ({})</h2>", c.differences.len());
     if c.differences.is_empty() {
@@ -193,7 +228,7 @@ fn differences(labels: &[String], c: &Comparison) -> String {
                 let mut r = vec![Cell::code(&d.key)];
                 for (i, v) in d.values.iter().enumerate() {
                     let cell = Cell::text(v.as_deref().unwrap_or("(absent)"));
-                    r.push(if i > 0 && *v != base { cell.class("differs") } else { cell });
+                    r.push(if i > 0 && *v != base && d.matters() { cell.class("differs") } else { cell });
                 }
                 r
             })
