@@ -258,7 +258,8 @@ mod tests {
         assert!(!Difference::new("dataset", "rows", vec![Some("1".into()), None]).negligible, "one-sided");
         assert!(diff("0", "0.0").negligible);
         assert!(diff("394848", "394849").negligible && !diff("394848", "394849").matters());
-        let other = Difference::new("other variables", "port", vec![Some("3306".into()), Some("3307".into())]);
+        let other =
+            Difference::new("other variables", "socket", vec![Some("/run/a.sock".into()), Some("/tmp/b".into())]);
         assert!(!other.negligible && !other.matters());
         assert!(diff("9680", "9936").matters());
     }
