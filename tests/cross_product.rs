@@ -41,6 +41,11 @@ fn mariadb_against_postgres_is_judged_by_durability_in_effect() {
     let diff = text.split("Conditions that differ").nth(1).unwrap().split("Comparison findings").next().unwrap();
     assert!(diff.contains("each product's own settings"), "{diff}");
     assert!(diff.lines().count() <= 40, "{} lines:\n{diff}", diff.lines().count());
+    // Each product's settings side by side under the one meaning they share; not marked.
+    let same = diff.lines().find(|l| l.contains("same in effect (flushed at every commit")).expect(diff);
+    assert!(same.contains("innodb_flush_log_at_trx_commit=1") && same.contains("synchronous_commit=on"), "{same}");
+    assert!(!same.trim_start().starts_with('*'), "{same}");
+    assert!(diff.lines().any(|l| l.trim_start().starts_with("* product")), "{diff}");
 
     // MariaDB flushing its redo log about once a second: the durability differs.
     let lax = {

@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The durability the driver found in effect, under the durability group.
 const IN_EFFECT: &str = "in effect";
+/// The product's own settings behind it.
+const IN_EFFECT_BY: &str = "in effect, by the settings";
 
 /// Every condition of a result as (group, key) -> value.
 fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
@@ -22,7 +24,8 @@ fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
     if let Some(f) = &c.server.facts {
         let d = &f.durability;
         let settings: Vec<String> = d.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        put("durability", IN_EFFECT, format!("{} ({})", d.describe(), settings.join(", ")));
+        put("durability", IN_EFFECT, d.describe());
+        put("durability", IN_EFFECT_BY, settings.join(", "));
         if let Some(i) = &f.isolation {
             put("server", "isolation", i.clone());
         }
@@ -162,7 +165,24 @@ pub fn differences(docs: &[&ResultDocument]) -> Vec<Difference> {
         })
         .collect();
     out.sort_by_key(|d| order(&d.group));
+    same_durability_in_other_words(&mut out, docs);
     out
+}
+
+/// Products that reach the same durability through settings of their own (MariaDB's
+/// innodb_flush_log_at_trx_commit=1, PostgreSQL's fsync and synchronous_commit on): the
+/// settings differ, the meaning does not, and the row says so.
+fn same_durability_in_other_words(diffs: &mut [Difference], docs: &[&ResultDocument]) {
+    if diffs.iter().any(|d| d.group == "durability" && d.key == IN_EFFECT) {
+        return;
+    }
+    let Some(facts) = docs.first().and_then(|d| d.conditions.server.facts.as_ref()) else {
+        return;
+    };
+    if let Some(d) = diffs.iter_mut().find(|d| d.group == "durability" && d.key == IN_EFFECT_BY) {
+        d.key = format!("same in effect ({}), by the settings", facts.durability.describe());
+        d.negligible = true;
+    }
 }
 
 fn finding(id: &str, severity: Severity, title: String, evidence: Vec<(String, Value)>, advice: &str) -> Finding {
@@ -190,7 +210,7 @@ fn durability_differs(
     // name their settings differently, and a setting only one side has is no difference.
     let in_effect: Option<Vec<&crate::model::Durability>> =
         docs.iter().map(|d| d.conditions.server.facts.as_ref().map(|f| &f.durability)).collect();
-    let raw: Vec<&Difference> = in_group("durability").filter(|d| d.key != IN_EFFECT).collect();
+    let raw: Vec<&Difference> = in_group("durability").filter(|d| !d.key.starts_with(IN_EFFECT)).collect();
     let settings_differ = match &in_effect {
         Some(sides) => {
             let explained = subject.is_some_and(|s| sides.iter().all(|d| s.explains_durability(d)));

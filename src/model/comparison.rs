@@ -170,9 +170,11 @@ impl Difference {
         same_unit && spread <= largest * Self::NEGLIGIBLE_FRACTION
     }
 
-    /// Worth a reader's attention: not negligible, and not a variable no rule reads.
+    /// Worth a reader's attention: not negligible, not a variable no rule reads, and on
+    /// every side (what one product records and another does not, such as its own cache's
+    /// size or its data directory, is read through the facts that both have).
     pub fn matters(&self) -> bool {
-        !self.negligible && self.group != super::ServerFacts::OTHER
+        !self.negligible && self.group != super::ServerFacts::OTHER && self.values.iter().all(Option::is_some)
     }
     /// A server variable (grouped by its driver's [`super::ServerFacts::setting_groups`]).
     pub fn is_variable(&self) -> bool {
@@ -262,5 +264,6 @@ mod tests {
             Difference::new("other variables", "socket", vec![Some("/run/a.sock".into()), Some("/tmp/b".into())]);
         assert!(!other.negligible && !other.matters());
         assert!(diff("9680", "9936").matters());
+        assert!(!Difference::new("server", "host datadir", vec![Some("/var/lib/mysql".into()), None]).matters());
     }
 }
