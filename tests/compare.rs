@@ -530,8 +530,12 @@ fn mariadb_same_settings_compare_clean_and_a_durability_change_is_critical() {
     let under = ["--claim", "qps>=5x", "--under-test", "innodb_flush_log_at_trx_commit"];
     let (code, cmp) = compare(dir, &[&a, &b], &under);
     assert_eq!(cmp["under_test"]["name"], "innodb_flush_log_at_trx_commit");
-    let tested = &cmp["under_test"]["differences"][0];
-    assert_eq!(tested["values"], json!([original, changed]), "{}", cmp["under_test"]);
+    // The setting, and the durability in effect that it alone changes.
+    let tested = cmp["under_test"]["differences"].as_array().unwrap();
+    let keys: Vec<&str> = tested.iter().map(|d| d["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["in effect", "in effect, by the settings", "innodb_flush_log_at_trx_commit"]);
+    assert_eq!(tested[2]["values"], json!([original, changed]), "{}", cmp["under_test"]);
+    assert!(difference(&cmp, "durability", "in effect").is_none(), "{}", cmp["differences"]);
     assert!(difference(&cmp, "durability", "innodb_flush_log_at_trx_commit").is_none(), "{}", cmp["differences"]);
     assert!(finding(&cmp, "durability-differs").is_none(), "{}", cmp["findings"]);
     let rec = claim(&cmp, "qps>=5x", 1);

@@ -169,6 +169,11 @@ pub fn differences(docs: &[&ResultDocument]) -> Vec<Difference> {
     out
 }
 
+/// The durability each driver found in effect, or the settings behind it.
+pub fn is_durability_in_effect(d: &Difference) -> bool {
+    d.group == "durability" && (d.key.starts_with(IN_EFFECT) || d.key.starts_with("same in effect"))
+}
+
 /// Products that reach the same durability through settings of their own (MariaDB's
 /// innodb_flush_log_at_trx_commit=1, PostgreSQL's fsync and synchronous_commit on): the
 /// settings differ, the meaning does not, and the row says so.

@@ -48,8 +48,14 @@ pub fn compare(
         .filter(|m| docs.iter().any(|d| d.metric(m).is_some()))
         .map(|m| metric_comparison(&m, &docs))
         .collect();
-    let (tested, differences): (Vec<_>, Vec<_>) =
-        diff::differences(&docs).into_iter().partition(|d| subject.is_some_and(|s| s.covers(d)));
+    // A setting under test that alone changes the durability in effect: that change is the
+    // subject too.
+    let explained = subject.is_some_and(|s| {
+        docs.iter().all(|d| d.conditions.server.facts.as_ref().is_some_and(|f| s.explains_durability(&f.durability)))
+    });
+    let (tested, differences): (Vec<_>, Vec<_>) = diff::differences(&docs)
+        .into_iter()
+        .partition(|d| subject.is_some_and(|s| s.covers(d)) || explained && diff::is_durability_in_effect(d));
     let findings = diff::findings(&docs, &differences, subject);
     let claims = claims::verdicts(claims, &docs, &findings, subject);
     let thresholds = docs
