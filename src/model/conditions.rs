@@ -96,10 +96,10 @@ pub struct DatasetConditions {
     /// result predates this record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub touched: Option<crate::model::TouchedData>,
-    /// The memory that caches the data: innodb_buffer_pool_size; shared_buffers and
-    /// effective_cache_size; SQLite's own page cache (`cache_size`, per connection) and the
-    /// OS page cache its file is read through (`os_page_cache`: the host's available RAM
-    /// before the run). Bytes.
+    /// The memory that caches the data, as each driver names it (`Database::data_caches`):
+    /// InnoDB's buffer pool, PostgreSQL's shared_buffers, SQLite's own page cache, and the
+    /// OS page cache (`os_page_cache`: the host's available RAM before the run) when the
+    /// server is on this host and reads through it. Bytes.
     pub cache: BTreeMap<String, u64>,
     /// RAM of the server's host when known (same host as the client), else null.
     pub server_host_memory_bytes: Option<u64>,
