@@ -8,5 +8,11 @@ ensure_mariadb
 ensure_postgres
 ensure_sysbench
 command -v chromium >/dev/null 2>&1 || { echo "== installing Chromium (tests/html_report.rs opens the HTML reports)"; apt_install chromium; }
+# tests/streamed_timeline.rs reads the interval log back with HdrHistogram's Python package.
+if ! python3 -c 'import hdrh' >/dev/null 2>&1; then
+  echo "== installing the hdrhistogram Python package"
+  command -v pip3 >/dev/null 2>&1 || apt_install python3-pip
+  pip3 install -q hdrhistogram 2>/dev/null || pip3 install -q --break-system-packages hdrhistogram
+fi
 export_test_targets
 cargo test --locked "$@"

@@ -4,6 +4,7 @@
 use crate::model::IntervalStats;
 use crate::recorder::summary::interval_stats;
 use crate::recorder::{Recorder, Sink, Tick};
+use crate::timeline::TimelineFiles;
 use crate::workload::StatementInfo;
 use std::time::{Duration, Instant};
 
@@ -46,6 +47,9 @@ pub struct Collected {
     pub totals: Recorder,
     /// One entry per tick, warmup included (flagged).
     pub timeline: Vec<IntervalStats>,
+    /// The streamed timeline's first write error (it stopped there; the result still has
+    /// every interval).
+    pub stream_error: Option<String>,
 }
 
 pub struct Collector<'p> {
@@ -61,6 +65,9 @@ pub struct Collector<'p> {
     progress: &'p mut dyn Progress,
     /// Percentiles the report windows compute beyond the fixed ones.
     window_percentiles: Vec<f64>,
+    /// Where each closed interval is appended as the run goes.
+    stream: Option<&'p mut TimelineFiles>,
+    stream_error: Option<String>,
 }
 
 /// The report window being filled.
@@ -102,7 +109,15 @@ impl<'p> Collector<'p> {
             cpu_at_last: Duration::ZERO,
             progress,
             window_percentiles: Vec::new(),
+            stream: None,
+            stream_error: None,
         }
+    }
+
+    /// Each closed interval is also appended to `files`.
+    pub fn stream_to(mut self, files: &'p mut TimelineFiles) -> Self {
+        self.stream = Some(files);
+        self
     }
 
     /// Report windows also compute these percentiles (a --percentile beyond the fixed ones).
@@ -123,7 +138,7 @@ impl<'p> Collector<'p> {
                 self.flush_window(self.last, end_s, true);
             }
         }
-        Collected { totals: self.totals, timeline: self.timeline }
+        Collected { totals: self.totals, timeline: self.timeline, stream_error: self.stream_error }
     }
 
     /// The end of the warmup: measured time starts there.
@@ -218,6 +233,12 @@ impl Sink for Collector<'_> {
         stats.backlog = t.backlog;
         self.cpu_at_last = t.process_cpu;
         self.progress.second(&stats);
+        if let Some(files) = &mut self.stream {
+            if let Err(e) = files.append(&stats, t.recorder) {
+                self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
+                self.stream = None;
+            }
+        }
         self.timeline.push(stats);
         if !warmup {
             self.totals.add(t.recorder);

@@ -13,7 +13,9 @@
 //! - [`db`] -> model. The one seam to databases: [`db::Database`] opens [`db::Connection`]s.
 //! - [`plan`] -> model, random, workload. A validated run.
 //! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
-//! - [`collector`] -> model, recorder, workload. The local sink: timeline and totals.
+//! - [`timeline`] -> model, recorder, stats, workload. Each closed interval appended to files beside
+//!   the result as the run goes.
+//! - [`collector`] -> model, recorder, timeline, workload. The local sink: timeline and totals.
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
@@ -42,6 +44,7 @@ pub mod report;
 pub mod result;
 pub mod runner;
 pub mod stats;
+pub mod timeline;
 pub mod workload;
 
 use std::future::Future;

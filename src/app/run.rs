@@ -6,11 +6,14 @@ use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
 use crate::cli::RunArgs;
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
-use crate::model::{ResultDocument, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord};
+use crate::model::{
+    ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord,
+};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
+use crate::timeline::TimelineFiles;
 use crate::workload::schema::Ownership;
 use crate::{audit, conditions, result};
 use std::path::PathBuf;
@@ -81,6 +84,8 @@ pub(super) struct Session<D: Database> {
     data_caches: std::collections::BTreeMap<String, u64>,
     progress: LiveProgress,
     job: Job,
+    /// The streamed timeline beside the result, from the first measured phase on.
+    timeline: Option<TimelineFiles>,
     runs: Vec<(runner::RunOutcome, crate::collector::Collected)>,
     dialect: crate::model::Dialect,
     redacted_url: String,
@@ -132,6 +137,7 @@ impl<D: Database> Session<D> {
             data_caches,
             progress,
             job: job.clone(),
+            timeline: None,
             dialect: target.dialect,
             redacted_url: target.redacted(),
             statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
@@ -145,8 +151,19 @@ impl<D: Database> Phases for Session<D> {
     }
 
     fn measure_next(&mut self) -> Result<bool, Error> {
+        // A device or pipe (--out /dev/null) gets no files beside it.
+        let device = std::fs::metadata(&self.out_path).is_ok_and(|m| !m.is_file());
+        if self.timeline.is_none() && !device {
+            let files = TimelineFiles::create(&self.out_path, std::time::SystemTime::now())
+                .map_err(|source| ResultFileError::Write { path: self.out_path.clone(), source })?;
+            self.timeline = Some(files);
+        }
+        let mut stream = self.timeline.as_mut();
+        if let Some(files) = stream.as_deref_mut().filter(|_| self.plan.repeats > 1) {
+            files.begin_repeat(self.runs.len() as u32 + 1);
+        }
         self.job.part_starts(self.plan.warmup_s, self.plan.stop.time);
-        let measured = measure(self.db.clone(), &self.plan, &mut self.progress);
+        let measured = measure(self.db.clone(), &self.plan, &mut self.progress, stream);
         self.job.part_ends();
         let (outcome, collected) = measured?;
         let completed = outcome.status == RunStatus::Completed;
@@ -155,7 +172,11 @@ impl<D: Database> Phases for Session<D> {
     }
 
     fn finish(self: Box<Self>) -> Result<(ResultDocument, PathBuf), Error> {
-        let s = *self;
+        let mut s = *self;
+        if let Some(e) = s.runs.iter().find_map(|(_, c)| c.stream_error.as_ref()) {
+            eprintln!("warning: the streamed timeline stopped at a write error ({e}); the result has every interval");
+        }
+        let streamed = s.timeline.as_mut().map(TimelineFiles::describe).transpose().unwrap_or_default();
         let (db, plan, runs) = (s.db, s.plan, s.runs);
         let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
         // The dataset after the run; a server that went away leaves it unknown.
@@ -188,6 +209,7 @@ impl<D: Database> Phases for Session<D> {
             tables_at_end,
         };
         let mut doc = result::build_repeated(setting, runs);
+        doc.streamed = streamed.unwrap_or_default();
         doc.checks = checks;
         doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
         doc.audit = audit::audit(&doc);
@@ -200,6 +222,7 @@ fn measure<D: Database>(
     db: Arc<D>,
     plan: &RunPlan,
     progress: &mut dyn Progress,
+    stream: Option<&mut TimelineFiles>,
 ) -> Result<(runner::RunOutcome, crate::collector::Collected), Error> {
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
@@ -212,6 +235,9 @@ fn measure<D: Database>(
         progress,
     )
     .window_percentiles(&plan.percentiles);
+    if let Some(files) = stream {
+        collector = collector.stream_to(files);
+    }
     let outcome = runner::run(db, plan, &mut collector)?;
     Ok((outcome, collector.finish()))
 }

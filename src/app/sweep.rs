@@ -89,7 +89,10 @@ fn sweep_points<D: Database>(
                 plural(threads as u64, "client"),
                 plural(tables as u64, "table")
             ));
-            let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&out), &job)?;
+            // Each point streams its timeline beside the sweep file, under a name of its own.
+            let point = out.with_extension("").display().to_string() + &format!("-t{threads}-{tables}x{size}.json");
+            let point = std::path::PathBuf::from(point);
+            let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&point), &job)?;
             let status = result.conditions.run.status;
             doc.points.push(SweepPoint { threads, tables, table_size: size, result });
             if status != RunStatus::Completed {

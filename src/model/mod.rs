@@ -90,6 +90,10 @@ pub struct ResultDocument {
     pub errors: ErrorRecord,
     /// One entry per second of the run, warmup included (flagged).
     pub intervals: Vec<IntervalStats>,
+    /// The streamed timeline written beside this file as the run went (each interval
+    /// appended when it closed): its files, by name in this file's directory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streamed: Vec<StreamedFile>,
     /// `--repeat N` (N > 1): each repeat's statistics; the top-level ones merge them all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeats: Vec<RepeatRecord>,
@@ -212,4 +216,17 @@ pub struct ClientRecord {
     pub saturated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+}
+
+/// A file of the streamed timeline (src/timeline.rs, docs/result-schema.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StreamedFile {
+    /// Its name, beside the result file.
+    pub file: String,
+    /// `intervals-jsonl` (one `intervals[]` entry per line) or `hdr-interval-log`
+    /// (HdrHistogram's interval log, V2 + DEFLATE, nanoseconds, tagged by class).
+    pub format: String,
+    pub bytes: u64,
+    /// SHA-256 of its content when the result was written.
+    pub sha256: String,
 }

@@ -105,6 +105,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         fairness: client_cost::fairness(&outcome.per_client),
         errors,
         intervals: collected.timeline,
+        streamed: Vec::new(),
         repeats: Vec::new(),
         repeat_summary: BTreeMap::new(),
         thresholds: Vec::new(),

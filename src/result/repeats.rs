@@ -27,9 +27,14 @@ pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected
         }
         offset = collected.timeline.last().map_or(offset, |s: &IntervalStats| s.from_s + s.duration_s);
         merged = Some(match merged {
-            None => {
-                (outcome.clone(), Collected { totals: collected.totals.clone(), timeline: collected.timeline.clone() })
-            }
+            None => (
+                outcome.clone(),
+                Collected {
+                    totals: collected.totals.clone(),
+                    timeline: collected.timeline.clone(),
+                    stream_error: collected.stream_error.clone(),
+                },
+            ),
             Some((mut m, mut c)) => {
                 add_outcome(&mut m, &outcome);
                 c.totals.add(&collected.totals);

@@ -206,6 +206,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
         fairness: None,
         errors: ErrorRecord { total: 3, by_code: BTreeMap::from([("1213".to_string(), 3)]), reconnects: 0 },
         intervals,
+        streamed: Vec::new(),
         repeats: vec![],
         repeat_summary: BTreeMap::new(),
         thresholds: vec![],
