@@ -115,9 +115,11 @@ fn mariadb_repeats_count_server_statements_of_the_measured_phases_only() {
     let per_repeat: i64 =
         doc["repeats"].as_array().unwrap().iter().map(|r| r["status_delta"]["Com_commit"].as_i64().unwrap()).sum();
     assert_eq!(delta["Com_commit"].as_i64().unwrap(), per_repeat);
-    // The COMMITs of the measured phases, not the hundreds of the warmups between them. A
-    // client's event in flight when a repeat's warmup ends commits inside the measured
-    // counters but counts as warmup: at most one per client and repeat.
+    // The COMMITs of the measured phases, not the hundreds of the warmups between them. The
+    // counters are read a moment after each warmup ends: the events around that moment (an
+    // event of the warmup committing after the read, measured ones committing before it)
+    // make a difference of a few, whose size depends on how long the read took; the
+    // warmups' COMMITs would make one of hundreds.
     let measured = doc["stats"]["commit"]["count"].as_i64().unwrap();
     let warmup_commits: i64 = doc["intervals"]
         .as_array()
@@ -127,5 +129,8 @@ fn mariadb_repeats_count_server_statements_of_the_measured_phases_only() {
         .map(|i| i["commit"]["count"].as_i64().unwrap())
         .sum();
     assert!(warmup_commits > 3 * 10, "the warmups ran too few commits to tell: {warmup_commits}");
-    assert!((per_repeat - measured).abs() <= 3, "server counted {per_repeat} COMMITs, fairbench measured {measured}");
+    assert!(
+        (per_repeat - measured).abs() * 10 < warmup_commits,
+        "server counted {per_repeat} COMMITs, fairbench measured {measured}, the warmups ran {warmup_commits}"
+    );
 }
