@@ -13,6 +13,7 @@
 //! - [`db`] -> model. The one seam to databases: [`db::Database`] opens [`db::Connection`]s.
 //! - [`plan`] -> model, random, workload. A validated run.
 //! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
+//! - [`metrics`] -> model. `--metrics-listen`: the run's figures as OpenMetrics text.
 //! - [`timeline`] -> model, recorder, stats, workload. Each closed interval appended to files beside
 //!   the result as the run goes.
 //! - [`collector`] -> model, recorder, timeline, workload. The local sink: timeline and totals.
@@ -35,6 +36,7 @@ pub mod collector;
 pub mod compare;
 pub mod conditions;
 pub mod db;
+pub mod metrics;
 pub mod model;
 pub mod plan;
 pub mod prepare;

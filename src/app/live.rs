@@ -5,6 +5,7 @@
 //! added, so logs and sysbench-format output stay as they were.
 
 use crate::collector::{Progress, Window};
+use crate::metrics::LiveMetrics;
 use crate::model::IntervalStats;
 use crate::report::status::{status_line, Phase, Status};
 use crate::report::{IntervalPrinter, WindowEnd};
@@ -119,9 +120,14 @@ impl Job {
         }
     }
 
-    /// The terminal's view of one part: interval lines through `printer`, the status line.
-    pub(super) fn progress(&self, printer: IntervalPrinter<Box<dyn std::io::Write>>) -> LiveProgress {
-        LiveProgress { job: self.clone(), printer }
+    /// The terminal's view of one part: interval lines through `printer`, the status line;
+    /// and each interval to `metrics` (`--metrics-listen`).
+    pub(super) fn progress(
+        &self,
+        printer: IntervalPrinter<Box<dyn std::io::Write>>,
+        metrics: Option<Arc<LiveMetrics>>,
+    ) -> LiveProgress {
+        LiveProgress { job: self.clone(), printer, metrics }
     }
 }
 
@@ -164,6 +170,7 @@ impl Drop for JobState {
 pub(super) struct LiveProgress {
     job: Job,
     printer: IntervalPrinter<Box<dyn std::io::Write>>,
+    metrics: Option<Arc<LiveMetrics>>,
 }
 
 impl LiveProgress {
@@ -186,6 +193,9 @@ impl Progress for LiveProgress {
     }
 
     fn second(&mut self, stats: &IntervalStats) {
+        if let Some(m) = &self.metrics {
+            m.interval(stats);
+        }
         let mut s = self.job.state();
         s.status.second(stats);
         s.draw();

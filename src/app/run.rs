@@ -86,6 +86,8 @@ pub(super) struct Session<D: Database> {
     job: Job,
     /// The streamed timeline beside the result, from the first measured phase on.
     timeline: Option<TimelineFiles>,
+    /// `--metrics-listen`: serves until the session ends.
+    _metrics_server: Option<crate::metrics::MetricsServer>,
     runs: Vec<(runner::RunOutcome, crate::collector::Collected)>,
     dialect: crate::model::Dialect,
     redacted_url: String,
@@ -119,15 +121,31 @@ impl<D: Database> Session<D> {
         if !super::quiet() {
             announce(&plan, &before.server, &db.transport(), args.target.ps);
         }
-        // sysbench's format: its interval lines on stdout, where its parsers read them.
-        let progress = job.progress(match args.format() {
-            "sysbench" => {
-                IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
+        let (metrics, metrics_server) = match &args.metrics_listen {
+            None => (None, None),
+            Some(addr) => {
+                let metrics = Arc::new(crate::metrics::LiveMetrics::new(plan.threads, plan.loop_model.is_open()));
+                let server = crate::metrics::MetricsServer::start(addr, metrics.clone()).map_err(ConfigError)?;
+                job.say(format_args!(
+                    "metrics: http://{}/metrics (OpenMetrics, while the run lasts)",
+                    server.address()
+                ));
+                (Some(metrics), Some(server))
             }
-            _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
-            _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
-        });
+        };
+        // sysbench's format: its interval lines on stdout, where its parsers read them.
+        let progress = job.progress(
+            match args.format() {
+                "sysbench" => {
+                    IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
+                }
+                _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
+                _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
+            },
+            metrics,
+        );
         Ok(Session {
+            _metrics_server: metrics_server,
             runs: Vec::with_capacity(plan.repeats as usize),
             db,
             plan,

@@ -341,6 +341,10 @@ pub struct RunArgs {
     /// Result file (JSON); default fairbench-results/<workload>-<time>.json.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Serve the run's figures as OpenMetrics text (Prometheus) at http://ADDR:PORT/metrics
+    /// while it lasts. Off by default; listens only where told (port 0: any free port).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<String>,
     /// Error codes to roll back and retry (default: MySQL 1213,1205,1020; PostgreSQL 40001,40P01,23505; SQLite SQLITE_BUSY,SQLITE_LOCKED, SQLITE_CONSTRAINT_PRIMARYKEY,SQLITE_CONSTRAINT_UNIQUE).
     #[arg(long = "ignore-errors", alias = "mysql-ignore-errors", value_delimiter = ',')]
     pub ignore_errors: Vec<String>,

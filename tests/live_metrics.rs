@@ -1,0 +1,71 @@
+//! `--metrics-listen`: a real run serves OpenMetrics text while it lasts, and what a scrape
+//! counted is exactly what the result records for the intervals closed by then.
+
+mod common;
+use common::*;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// `GET /metrics`; the body.
+fn scrape(address: &str) -> String {
+    let mut s = TcpStream::connect(address).unwrap();
+    write!(s, "GET /metrics HTTP/1.0\r\nHost: {address}\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.0 200") || reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.to_ascii_lowercase().contains("content-type: application/openmetrics-text"), "{reply}");
+    reply.split_once("\r\n\r\n").unwrap().1.to_string()
+}
+
+/// The value of the sample line that starts with `name` (with its labels).
+fn sample(text: &str, name: &str) -> u64 {
+    let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} in\n{text}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn sqlite_a_scrape_during_the_run_matches_the_result() {
+    let db = TestDb::new(Kind::Sqlite);
+    let p = db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]);
+    assert!(p.status.success(), "{}", text(&p));
+    let out = db.dir.path().join("r.json");
+    let args =
+        ["run", "oltp_point_select", "--table-size=1000", "--warmup=1", "--time=4", "--metrics-listen=127.0.0.1:0"];
+    let mut child = spawn_run(&db, &args, &out);
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let address = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no metrics address announced");
+        if let Some(rest) = line.strip_prefix("metrics: http://") {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    // Scrape until three intervals (the warmup's and two measured) are in.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let text = loop {
+        let text = scrape(&address);
+        if sample(&text, "fairbench_intervals_total") >= 3 {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "{text}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let doc = finish(child, &out);
+    let closed = sample(&text, "fairbench_intervals_total") as usize;
+    let intervals = &doc["intervals"].as_array().unwrap()[..closed];
+    let count = |warmup: bool| -> u64 {
+        intervals.iter().filter(|i| i["warmup"] == warmup).map(|i| i["event"]["count"].as_u64().unwrap()).sum()
+    };
+    assert_eq!(sample(&text, "fairbench_events_total{phase=\"warmup\"}"), count(true));
+    assert_eq!(sample(&text, "fairbench_events_total{phase=\"measured\"}"), count(false));
+    let reads: u64 = intervals.iter().map(|i| i["read"]["count"].as_u64().unwrap()).sum();
+    assert_eq!(sample(&text, "fairbench_statements_total{class=\"read\"}"), reads);
+    assert_eq!(sample(&text, "fairbench_clients"), 1);
+    assert!(text.contains("fairbench_last_interval_latency_seconds{class=\"event\",quantile=\"0.99\"}"), "{text}");
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    // Gone with the run.
+    assert!(TcpStream::connect(&address).is_err(), "still listening after the run");
+}
