@@ -90,6 +90,11 @@ pub struct Durability {
     /// PostgreSQL's full_page_writes, SQLite's journal). Absent: not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub torn_pages_protected: Option<bool>,
+    /// Whether a commit waits for a replica to acknowledge it (MySQL's semi-synchronous
+    /// replication, PostgreSQL's synchronous standbys): then it survives the loss of this
+    /// host. Absent: not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_acknowledges: Option<bool>,
     /// The product's own settings these facts come from, as the server reported them.
     pub settings: BTreeMap<String, String>,
     /// Of those, the ones that switch durability off (empty when it is on).
@@ -117,6 +122,9 @@ impl Durability {
             Some(true) => parts.push("torn pages protected".into()),
             Some(false) => parts.push("torn pages NOT protected".into()),
             None => {}
+        }
+        if self.replica_acknowledges == Some(true) {
+            parts.push("a replica acknowledges each commit".into());
         }
         parts.join("; ")
     }
@@ -157,10 +165,13 @@ mod tests {
             commit: CommitFlush::EveryCommit,
             second_log_synced: Some(true),
             torn_pages_protected: Some(true),
+            replica_acknowledges: None,
             settings: BTreeMap::new(),
             off_because: BTreeMap::new(),
         };
         assert!(!on.is_off());
+        // A replica's acknowledgement adds to durability; without one it is not "off".
+        assert!(!Durability { replica_acknowledges: Some(false), ..on.clone() }.is_off());
         assert!(Durability { commit: CommitFlush::Periodic, ..on.clone() }.is_off());
         assert!(Durability { second_log_synced: Some(false), ..on.clone() }.is_off());
         assert!(Durability { torn_pages_protected: Some(false), ..on.clone() }.is_off());

@@ -146,11 +146,19 @@ fn durability(vars: &BTreeMap<String, String>, aurora: bool) -> Durability {
     if off_because.contains_key("sync_binlog") {
         off_because.extend(settings(vars, &["log_bin"]));
     }
+    // Semi-synchronous replication: a commit returns once a replica has its events.
+    let semi_sync = ["rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"];
+    let replica_acknowledges = semi_sync.iter().filter_map(|n| vars.get(*n)).map(|v| is_on(v)).reduce(|a, b| a || b);
+    let mut names = vec!["innodb_flush_log_at_trx_commit", "log_bin", "sync_binlog", "innodb_doublewrite"];
+    if replica_acknowledges == Some(true) {
+        names.extend(semi_sync);
+    }
     Durability {
         commit,
         second_log_synced,
         torn_pages_protected,
-        settings: settings(vars, &["innodb_flush_log_at_trx_commit", "log_bin", "sync_binlog", "innodb_doublewrite"]),
+        replica_acknowledges,
+        settings: settings(vars, &names),
         off_because,
     }
 }
@@ -196,6 +204,12 @@ mod tests {
         assert_eq!(because, ["innodb_doublewrite", "log_bin", "sync_binlog"]);
         assert_eq!(f.isolation.as_deref(), Some("read committed"));
         assert_eq!(facts("TiDB", &vars(&[])).durability.commit, CommitFlush::Unknown);
+        assert_eq!(f.durability.replica_acknowledges, None, "no semi-synchronous plugin");
+        let mut semi = v.clone();
+        semi.insert("rpl_semi_sync_source_enabled".into(), "ON".into());
+        let d = facts("MySQL", &semi).durability;
+        assert_eq!(d.replica_acknowledges, Some(true));
+        assert!(d.describe().ends_with("a replica acknowledges each commit"), "{}", d.describe());
     }
 
     #[test]

@@ -65,11 +65,20 @@ fn durability(vars: &BTreeMap<String, String>) -> Durability {
         (Some(true), Some(_)) => CommitFlush::EveryCommit,
         _ => CommitFlush::Unknown,
     };
+    // Synchronous standbys named, and commits waiting for them (remote_write and up).
+    let standbys = vars.get("synchronous_standby_names").is_some_and(|v| !v.trim().is_empty());
+    let waits =
+        vars.get("synchronous_commit").is_some_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "off" | "local"));
+    let mut names = vec!["fsync", "synchronous_commit", "full_page_writes", "wal_sync_method"];
+    if standbys {
+        names.push("synchronous_standby_names");
+    }
     Durability {
         commit,
+        replica_acknowledges: vars.contains_key("synchronous_standby_names").then_some(standbys && waits),
         second_log_synced: None,
         torn_pages_protected: vars.get("full_page_writes").map(|v| is_on(v)),
-        settings: settings(vars, &["fsync", "synchronous_commit", "full_page_writes", "wal_sync_method"]),
+        settings: settings(vars, &names),
         off_because: culprits(vars, &["fsync", "synchronous_commit", "full_page_writes"], |_, v| {
             v.eq_ignore_ascii_case("off")
         }),
@@ -97,6 +106,18 @@ mod tests {
         assert!(off("full_page_writes").is_off());
         assert_eq!(facts("CockroachDB", &vars(&[])).durability.commit, CommitFlush::Unknown);
         assert_eq!(facts("PostgreSQL", &vars(&[("max_wal_size", "1024 MB")])).redo_bytes, Some(1 << 30));
+    }
+
+    #[test]
+    fn a_synchronous_standby_acknowledges_commits_unless_commits_are_local() {
+        let mut v = vars(&[("fsync", "on"), ("synchronous_commit", "on"), ("synchronous_standby_names", "")]);
+        assert_eq!(facts("PostgreSQL", &v).durability.replica_acknowledges, Some(false));
+        v.insert("synchronous_standby_names".into(), "ANY 1 (r1, r2)".into());
+        let d = facts("PostgreSQL", &v).durability;
+        assert_eq!(d.replica_acknowledges, Some(true));
+        assert_eq!(d.settings["synchronous_standby_names"], "ANY 1 (r1, r2)");
+        v.insert("synchronous_commit".into(), "local".into());
+        assert_eq!(facts("PostgreSQL", &v).durability.replica_acknowledges, Some(false));
     }
 
     #[test]

@@ -50,6 +50,8 @@ fn durability(vars: &BTreeMap<String, String>) -> Durability {
         off_because.extend(settings(vars, &["journal_mode"]));
     }
     Durability {
+        // An embedded database has no replica.
+        replica_acknowledges: None,
         commit,
         second_log_synced: None,
         torn_pages_protected,
