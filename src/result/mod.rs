@@ -3,6 +3,7 @@
 
 mod client_cost;
 mod repeats;
+mod scatter;
 
 pub use repeats::build_repeated;
 
@@ -104,7 +105,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         client_cost,
         fairness: client_cost::fairness(&outcome.per_client),
         errors,
-        intervals: collected.timeline,
+        intervals: scatter::bounded(collected.timeline),
         streamed: Vec::new(),
         repeats: Vec::new(),
         repeat_summary: BTreeMap::new(),
