@@ -112,14 +112,15 @@ impl TimelineFiles {
         line.push(b'\n');
         self.intervals.write_all(&line)?;
         let classes = [
-            ("event", r.events.clone()),
-            ("read", r.class(StatementClass::Read, false)),
-            ("write", r.class(StatementClass::Write, false)),
-            ("commit", r.class(StatementClass::Commit, false)),
-            ("other", r.class(StatementClass::Other, false)),
+            ("read", StatementClass::Read),
+            ("write", StatementClass::Write),
+            ("commit", StatementClass::Commit),
+            ("other", StatementClass::Other),
         ];
-        let log: String =
-            classes.iter().filter(|(_, h)| h.count() > 0).map(|(tag, h)| histogram_line(tag, h, &stats)).collect();
+        let mut log = histogram_line("event", &r.events, &stats);
+        for (tag, class) in classes {
+            log += &histogram_line(tag, &r.class(class, false), &stats);
+        }
         self.hlog.write_all(log.as_bytes())?;
         if self.last_sync.elapsed() >= SYNC_EVERY {
             self.sync()?;
@@ -136,8 +137,11 @@ impl TimelineFiles {
 }
 
 /// `Tag=event,12.000,1.001,3.145,HISTF...`: start and length in seconds, the max in
-/// milliseconds (the format's customary unit for its max column).
+/// milliseconds (the format's customary unit for its max column); nothing for an empty one.
 fn histogram_line(tag: &str, h: &LatencyHistogram, s: &IntervalStats) -> String {
+    if h.count() == 0 {
+        return String::new();
+    }
     format!("Tag={tag},{:.3},{:.3},{:.3},{}\n", s.from_s, s.duration_s, h.max_ns() as f64 / 1e6, h.encode())
 }
 

@@ -82,10 +82,16 @@ impl Job {
 
     /// `say`, above the status line.
     pub(super) fn say(&self, line: std::fmt::Arguments<'_>) {
+        self.above(|| super::say(line));
+    }
+
+    /// Runs `print` with the status line out of the way (it is redrawn after).
+    fn above(&self, print: impl FnOnce()) {
+        // Cloned out of the lock: the bar redraws itself through it.
         let bar = self.state().bar.clone();
         match bar {
-            Some(bar) => bar.suspend(|| super::say(line)),
-            None => super::say(line),
+            Some(bar) => bar.suspend(print),
+            None => print(),
         }
     }
 
@@ -133,9 +139,6 @@ impl Job {
 
 impl JobState {
     fn draw(&mut self) {
-        if self.bar.is_none() {
-            return;
-        }
         self.status.job_left_s = self.job_left_s();
         if let Some(bar) = &self.bar {
             bar.set_message(status_line(&self.status));
@@ -183,11 +186,8 @@ impl LiveProgress {
 
 impl Progress for LiveProgress {
     fn started(&mut self) {
-        let bar = self.job.state().bar.clone();
-        match bar {
-            Some(bar) => bar.suspend(|| self.printer.started()),
-            None => self.printer.started(),
-        }
+        let printer = &mut self.printer;
+        self.job.above(|| printer.started());
         let warmup = self.job.state().warmup_s > 0;
         self.phase(if warmup { Phase::Warmup } else { Phase::Measuring });
     }
@@ -202,12 +202,8 @@ impl Progress for LiveProgress {
     }
 
     fn window(&mut self, w: &Window<'_>) {
-        let bar = self.job.state().bar.clone();
-        let end = WindowEnd { end_s: w.end_s, partial: w.partial };
-        match bar {
-            Some(bar) => bar.suspend(|| self.printer.print(w.stats, end)),
-            None => self.printer.print(w.stats, end),
-        }
+        let (printer, end) = (&mut self.printer, WindowEnd { end_s: w.end_s, partial: w.partial });
+        self.job.above(|| printer.print(w.stats, end));
     }
 
     fn stopped(&mut self) {

@@ -194,7 +194,14 @@ impl<D: Database> Phases for Session<D> {
         if let Some(e) = s.runs.iter().find_map(|(_, c)| c.stream_error.as_ref()) {
             eprintln!("warning: the streamed timeline stopped at a write error ({e}); the result has every interval");
         }
-        let streamed = s.timeline.as_mut().map(TimelineFiles::describe).transpose().unwrap_or_default();
+        let streamed = match s.timeline.as_mut().map(TimelineFiles::describe) {
+            Some(Ok(files)) => files,
+            Some(Err(e)) => {
+                eprintln!("warning: the streamed timeline's files could not be read back to name them ({e})");
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
         let (db, plan, runs) = (s.db, s.plan, s.runs);
         let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
         // The dataset after the run; a server that went away leaves it unknown.
@@ -227,7 +234,7 @@ impl<D: Database> Phases for Session<D> {
             tables_at_end,
         };
         let mut doc = result::build_repeated(setting, runs);
-        doc.streamed = streamed.unwrap_or_default();
+        doc.streamed = streamed;
         doc.checks = checks;
         doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
         doc.audit = audit::audit(&doc);

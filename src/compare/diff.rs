@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 const IN_EFFECT: &str = "in effect";
 /// The product's own settings behind it.
 const IN_EFFECT_BY: &str = "in effect, by the settings";
+/// The key of [`IN_EFFECT_BY`] when every side's durability means the same.
+const SAME_IN_EFFECT: &str = "same in effect";
 
 /// Every condition of a result as (group, key) -> value.
 fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
@@ -171,7 +173,7 @@ pub fn differences(docs: &[&ResultDocument]) -> Vec<Difference> {
 
 /// The durability each driver found in effect, or the settings behind it.
 pub fn is_durability_in_effect(d: &Difference) -> bool {
-    d.group == "durability" && (d.key.starts_with(IN_EFFECT) || d.key.starts_with("same in effect"))
+    d.group == "durability" && (d.key.starts_with(IN_EFFECT) || d.key.starts_with(SAME_IN_EFFECT))
 }
 
 /// Products that reach the same durability through settings of their own (MariaDB's
@@ -185,7 +187,7 @@ fn same_durability_in_other_words(diffs: &mut [Difference], docs: &[&ResultDocum
         return;
     };
     if let Some(d) = diffs.iter_mut().find(|d| d.group == "durability" && d.key == IN_EFFECT_BY) {
-        d.key = format!("same in effect ({}), by the settings", facts.durability.describe());
+        d.key = format!("{SAME_IN_EFFECT} ({}), by the settings", facts.durability.describe());
         d.negligible = true;
     }
 }
