@@ -55,7 +55,7 @@ fn flag_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let rendered = e.to_string();
-            let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+            let first = first_line(&rendered);
             // A sysbench option: name fairbench's spelling; a typo: the nearest one.
             use clap::error::{ContextKind, ContextValue};
             let text = |kind| match e.get(kind) {
@@ -73,4 +73,17 @@ fn flag_error(e: clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// clap's first line, with the list it introduces when it ends in a colon ("the following
+/// required arguments were not provided:" is followed by their names on lines of their own).
+fn first_line(rendered: &str) -> String {
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
+    if !first.ends_with(':') {
+        return first;
+    }
+    let listed: Vec<&str> =
+        lines.take_while(|l| l.starts_with(char::is_whitespace) && !l.trim().is_empty()).map(str::trim).collect();
+    format!("{first} {}", listed.join(", "))
 }

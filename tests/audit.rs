@@ -5,7 +5,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// Tests that change MariaDB globals or read its global counters run one at a time.
 static MARIADB: Mutex<()> = Mutex::new(());
@@ -268,10 +267,13 @@ fn mariadb_over_loopback_is_shared_host_exactly_when_the_host_was_busy() {
 fn a_stall_makes_high_variance() {
     let db = prepared(Kind::Postgres, "oltp_point_select", 1000);
     let out = db.dir.path().join("r.json");
-    let child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=5", "--threads=2"], &out);
-    std::thread::sleep(Duration::from_millis(1500));
+    let mut child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=5", "--threads=2"], &out);
+    // The lock is taken while the run measures (its 1.5 s fall inside the 5 measured seconds).
+    let (_, rest) = wait_until_measuring(&mut child);
+    let drain = std::thread::spawn(move || std::io::copy(&mut { rest }, &mut std::io::sink()));
     db.exec("BEGIN; LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT;");
     let doc = finish(child, &out);
+    drain.join().unwrap().unwrap();
     assert_eq!(severity(&doc, "high-variance").as_deref(), Some("warn"), "{}", doc["audit"]);
 }
 

@@ -106,16 +106,32 @@ fn typos_get_the_nearest_spelling() {
     }
 }
 
+/// A missing argument is named on the one line (clap lists them on lines of their own).
+#[test]
+fn missing_arguments_are_named() {
+    let e = one_line_error(&["export", "r.json"], 2);
+    assert!(e.contains("were not provided: --csv"), "{e}");
+    let e = one_line_error(&["compare"], 2);
+    assert!(e.contains("were not provided: <RESULTS>"), "{e}");
+}
+
 #[test]
 fn sqlite_ctrl_c_still_reports_and_saves() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
-    let child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=60", "--threads=2"], &out);
-    std::thread::sleep(Duration::from_millis(2500));
+    let mut child = spawn_run(
+        &db,
+        &["run", "oltp_point_select", "--table-size=1000", "--time=60", "--threads=2", "--report-interval=1"],
+        &out,
+    );
+    // Once a measured second has closed, so that there are events to keep.
+    let (_, rest) = wait_for_stderr(&mut child, "[ 1s ]");
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let t = Instant::now();
+    let drain = std::thread::spawn(move || std::io::copy(&mut { rest }, &mut std::io::sink()));
     let o = child.wait_with_output().unwrap();
+    drain.join().unwrap().unwrap();
     assert!(t.elapsed() < Duration::from_secs(15));
     assert_eq!(o.status.code(), Some(130), "{}", text(&o));
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -129,14 +145,17 @@ fn killed_connections_reconnect_and_are_counted() {
     let db = TestDb::new(Kind::Postgres);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
     let out = db.dir.path().join("r.json");
-    let child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=4", "--threads=2"], &out);
-    std::thread::sleep(Duration::from_millis(1500));
+    let mut child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=4", "--threads=2"], &out);
+    // Once every client is connected: each of them is then terminated and reconnects.
+    let (_, rest) = wait_until_measuring(&mut child);
+    let drain = std::thread::spawn(move || std::io::copy(&mut { rest }, &mut std::io::sink()));
     db.exec(&format!(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid() AND application_name = 'fairbench'",
         db.name
     ));
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    drain.join().unwrap().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(doc["conditions"]["run"]["status"], "completed");
     assert!(doc["errors"]["reconnects"].as_u64().unwrap() >= 2, "{}", doc["errors"]);

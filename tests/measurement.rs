@@ -18,21 +18,25 @@ fn a_one_second_stall_shows_in_open_loop_p99_and_hides_in_closed_loop() {
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
 
     let open_out = db.dir.path().join("open.json");
-    let child = spawn_run(
+    let mut child = spawn_run(
         &db,
         &["run", "oltp_point_select", "--table-size=1000", "--threads=4", "--time=6", "--rate=200"],
         &open_out,
     );
-    std::thread::sleep(Duration::from_millis(2500));
+    let (_, rest) = wait_until_measuring(&mut child);
+    let drain = std::thread::spawn(move || std::io::copy(&mut { rest }, &mut std::io::sink()));
     stall(&db);
     let open = finish(child, &open_out);
+    drain.join().unwrap().unwrap();
 
     let closed_out = db.dir.path().join("closed.json");
-    let child =
+    let mut child =
         spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--threads=4", "--time=6"], &closed_out);
-    std::thread::sleep(Duration::from_millis(2500));
+    let (_, rest) = wait_until_measuring(&mut child);
+    let drain = std::thread::spawn(move || std::io::copy(&mut { rest }, &mut std::io::sink()));
     stall(&db);
     let closed = finish(child, &closed_out);
+    drain.join().unwrap().unwrap();
 
     assert_eq!(open["conditions"]["run"]["loop_model"], "open");
     assert_eq!(closed["conditions"]["run"]["loop_model"], "closed");

@@ -331,9 +331,18 @@ pub fn finish(child: std::process::Child, out: &Path) -> Value {
 pub fn wait_until_measuring(
     child: &mut std::process::Child,
 ) -> (String, std::io::BufReader<std::process::ChildStderr>) {
+    wait_for_stderr(child, "Threads started!")
+}
+
+/// Reads a spawned run's stderr until a line holding `needle` (e.g. "[ 1s ]": a measured
+/// second has closed); returns what was printed and the rest of the stream.
+pub fn wait_for_stderr(
+    child: &mut std::process::Child,
+    needle: &str,
+) -> (String, std::io::BufReader<std::process::ChildStderr>) {
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut seen = String::new();
-    while !seen.contains("Threads started!") {
+    while !seen.contains(needle) {
         let mut line = String::new();
         if std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() == 0 {
             break;
