@@ -5,10 +5,5 @@
 # and the difference with the status line against the run-to-run spread without it.
 # Usage: bench/status-line.sh [SECONDS_PER_RUN] [ROUNDS]   (defaults 10 and 4)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/servers.sh
-ensure_mariadb
-ensure_sysbench
-export_test_targets
-cargo build --release --locked -q
+. "$(dirname "$0")/setup.sh"
 exec python3 bench/status_line.py "${1:-10}" "${2:-4}"

@@ -33,7 +33,7 @@ def main():
               f"{SECONDS} s per run, {ROUNDS} rounds alternating; {os.cpu_count()} cores shared with the server")
         runs = {"sysbench": [], "fairbench piped": [], "fairbench terminal": [], "fairbench terminal -q": []}
         for r in range(ROUNDS):
-            q, wall, cpu, _, rc, err = measure(sysbench(WORKLOAD, THREADS))
+            q, wall, cpu, _, rc, err = measure(sysbench(WORKLOAD, THREADS, SECONDS))
             if rc != 0:
                 sys.exit(f"sysbench failed: {err[-300:]}")
             runs["sysbench"].append((q / wall, cpu / q * 1e6))

@@ -4,10 +4,5 @@
 # peak RSS taken from the OS (wait4 rusage), then connection scaling (1,000 and 10,000).
 # Usage: bench/vs-sysbench.sh [SECONDS_PER_RUN] [ROUNDS]   (defaults 10 and 2)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/servers.sh
-ensure_mariadb
-ensure_sysbench
-export_test_targets
-cargo build --release --locked -q
+. "$(dirname "$0")/setup.sh"
 exec python3 bench/vs_sysbench.py "${1:-10}" "${2:-2}"

@@ -5,7 +5,8 @@ import subprocess
 import sys
 import time
 
-SECONDS, ROUNDS = int(sys.argv[1]), int(sys.argv[2])
+# Its own arguments when run; other drivers import the helpers and pass their own.
+SECONDS, ROUNDS = (int(sys.argv[1]), int(sys.argv[2])) if __name__ == "__main__" else (10, 2)
 USER = os.environ.get("FB_USER", "fairbench_test")
 PASSWORD = os.environ.get("FB_PASSWORD", "fairbench_test")
 DB = "fb_vs_sysbench"
@@ -45,11 +46,12 @@ def measure(cmd):
     return queries, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, os.waitstatus_to_exitcode(rc), err
 
 
-def sysbench(workload, threads):
+def sysbench(workload, threads, seconds=None):
+    seconds = seconds or SECONDS
     return ["sysbench", "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306",
             f"--mysql-user={USER}", f"--mysql-password={PASSWORD}", f"--mysql-db={DB}",
             "--tables=1", f"--table-size={TABLE_SIZE}", workload, f"--threads={threads}",
-            f"--time={SECONDS}", "run"]
+            f"--time={seconds}", "run"]
 
 
 def fairbench(workload, threads, seconds=SECONDS):

@@ -21,6 +21,8 @@
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
 //! - [`result`] -> collector, model, plan, recorder, runner, workload. Builds the document.
+//! - [`recover`] -> collector, model, recorder, result, stats, timeline. A result rebuilt
+//!   from a run that never ended: its start document and streamed timeline.
 //! - [`audit`] -> model. Reads result documents only.
 //! - [`report`] -> model, stats. Reads result documents (and decodes their histograms).
 //! - [`compare`] -> model, stats. Reads result documents: ratios, intervals, conditions diff,
@@ -42,6 +44,7 @@ pub mod plan;
 pub mod prepare;
 pub mod random;
 pub mod recorder;
+pub mod recover;
 pub mod report;
 pub mod result;
 pub mod runner;

@@ -124,8 +124,8 @@ pub struct RunPlan {
     pub stop: StopCondition,
     /// Seconds run before statistics start (whole seconds: the timeline resolution).
     pub warmup_s: u32,
-    /// Print a line every N seconds; `None`: no interval lines.
-    pub report_interval_s: Option<u32>,
+    /// Print a line this often; `None`: no interval lines.
+    pub report_interval: Option<Duration>,
     /// The percentile of the report table's P columns.
     pub percentile: f64,
     /// Further percentiles reported for every class.
@@ -145,7 +145,28 @@ pub struct RunPlan {
     pub cost_per_hour: Option<f64>,
 }
 
+/// The shortest timeline tick (and --report-interval).
+pub const MIN_TICK: Duration = Duration::from_millis(10);
+
 impl RunPlan {
+    /// How often the clients' recorders are collected into a timeline entry: a second, or
+    /// less when --report-interval asks for shorter windows: the longest step that divides
+    /// both a second and the interval (whole milliseconds), so that windows, the warmup's
+    /// end and whole seconds all fall on ticks.
+    pub fn tick(&self) -> Duration {
+        let ms = |d: Duration| d.as_millis() as u64;
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        match self.report_interval {
+            Some(r) if ms(r) % 1000 != 0 => Duration::from_millis(gcd(ms(r), 1000).max(ms(MIN_TICK))),
+            _ => Duration::from_secs(1),
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         if let Some(o) = self.workload.oltp() {
             o.validate()?;
@@ -177,8 +198,8 @@ impl RunPlan {
                 return Err("--max-backlog must be at least 1 event".into());
             }
         }
-        if self.report_interval_s == Some(0) {
-            return Err("--report-interval must be at least 1 second (omit it for no interval lines)".into());
+        if self.report_interval.is_some_and(|r| r < MIN_TICK) {
+            return Err("--report-interval must be at least 0.01 s (omit it for no interval lines)".into());
         }
         Ok(())
     }

@@ -43,6 +43,28 @@ pub fn paths_for(result: &Path) -> [PathBuf; 2] {
     [with("intervals.jsonl"), with("hlog")]
 }
 
+/// The files at `paths` ([`paths_for`]'s) as a result names them: name, format, size and
+/// SHA-256 (read in pieces: a day's timeline is hundreds of megabytes).
+pub fn describe(paths: &[PathBuf; 2]) -> std::io::Result<Vec<StreamedFile>> {
+    let formats = ["intervals-jsonl", "hdr-interval-log"];
+    paths
+        .iter()
+        .zip(formats)
+        .map(|(path, format)| {
+            let (bytes, sha256) = digest(path)?;
+            let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok(StreamedFile { file, format: format.into(), bytes, sha256 })
+        })
+        .collect()
+}
+
+/// A file's size and SHA-256 (hex), read in pieces.
+pub fn digest(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut digest = Sha256::new();
+    let bytes = std::io::copy(&mut File::open(path)?, &mut digest)?;
+    Ok((bytes, digest.finalize().iter().map(|b| format!("{b:02x}")).collect()))
+}
+
 impl TimelineFiles {
     /// Creates (or truncates) the files for the result at `result`; the log's start time is
     /// `started` (the run's start: interval times count from it, warmup included).
@@ -77,20 +99,7 @@ impl TimelineFiles {
     /// The files as the result names them: name, format, size and digest, as they are now.
     pub fn describe(&mut self) -> std::io::Result<Vec<StreamedFile>> {
         self.sync()?;
-        let formats = ["intervals-jsonl", "hdr-interval-log"];
-        self.paths
-            .iter()
-            .zip(formats)
-            .map(|(path, format)| {
-                let content = std::fs::read(path)?;
-                Ok(StreamedFile {
-                    file: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                    format: format.into(),
-                    bytes: content.len() as u64,
-                    sha256: Sha256::digest(&content).iter().map(|b| format!("{b:02x}")).collect(),
-                })
-            })
-            .collect()
+        describe(&self.paths)
     }
 
     /// The next intervals belong to repeat `index` (1-based), which starts where the

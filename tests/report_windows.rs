@@ -88,3 +88,47 @@ fn sqlite_interval_lines_have_no_stub() {
     let l = lines(&["--warmup=2", "--report-interval=3"]);
     assert_eq!(l, ["[ 2s warmup ]", "[ 3s ]"]);
 }
+
+/// A fractional --report-interval: windows of that length on its multiples, and timeline
+/// entries as short (the clients' recorders are collected that often).
+#[test]
+fn sqlite_fractional_windows_and_timeline_entries() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]).status.success());
+    let out = db.dir.path().join("f.json");
+    let out_arg = format!("--out={}", out.display());
+    let args =
+        ["run", "oltp_point_select", "--table-size=1000", "--warmup=1", "--time=1", "--report-interval=0.25", &out_arg];
+    let o = db.fairbench(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let seen = labels(&o.stderr);
+    assert_eq!(
+        seen[..8.min(seen.len())],
+        [
+            "[ 0.25s warmup ]",
+            "[ 0.5s warmup ]",
+            "[ 0.75s warmup ]",
+            "[ 1s warmup ]",
+            "[ 0.25s ]",
+            "[ 0.5s ]",
+            "[ 0.75s ]",
+            "[ 1s ]"
+        ],
+        "{}",
+        text(&o)
+    );
+    // The stop's last milliseconds make a window only past a fifth of the interval (a
+    // client slow to stop), labelled with its real length.
+    assert!(seen.len() == 8 || (seen.len() == 9 && seen[8].contains(", last ")), "{seen:?}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let lengths: Vec<f64> =
+        doc["intervals"].as_array().unwrap().iter().map(|i| i["duration_s"].as_f64().unwrap()).collect();
+    assert!(lengths.len() >= 8 && lengths[..8].iter().all(|d| (d - 0.25).abs() < 0.05), "{lengths:?}");
+    assert_eq!(doc["intervals"].as_array().unwrap().iter().filter(|i| i["warmup"] == true).count(), 4);
+    // Down to 10 ms, in steps of 10 ms; one line naming the rule otherwise.
+    for bad in ["0.005", "0.015", "0"] {
+        let o = db.fairbench(&["run", "oltp_point_select", "--report-interval", bad]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("from 0.01 to 86400 in steps of 0.01"), "{}", text(&o));
+    }
+}

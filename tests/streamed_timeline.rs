@@ -52,6 +52,22 @@ fn sqlite_each_interval_is_streamed_and_the_interval_log_reads_back_in_python() 
     assert_eq!(logged, counts);
     assert_eq!(read["read"]["count"], read["event"]["count"], "one point select per event");
 
+    // export reads every interval from the streamed file while it is as the result names it
+    // (a long run's result keeps fewer, merged entries): here the result is cut to one.
+    let mut cut = doc.clone();
+    cut["intervals"] = Value::Array(vec![doc["intervals"][0].clone()]);
+    std::fs::write(dir.join("cut.json"), serde_json::to_string(&cut).unwrap()).unwrap();
+    let export = |name: &str| {
+        let o = fairbench_in(dir, &["export", "--csv", name].map(String::from));
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8(o.stdout).unwrap().lines().count() - 1
+    };
+    assert_eq!(export("cut.json"), intervals.len() * 6, "every streamed interval, 6 classes each");
+    let mut changed = std::fs::read(&jsonl).unwrap();
+    changed.extend_from_slice(b"\n");
+    std::fs::write(&jsonl, changed).unwrap();
+    assert_eq!(export("cut.json"), 6, "a changed file is not taken for the run's");
+
     // A device as --out gets no files beside it.
     let o = db.fairbench(&["run", "oltp_point_select", "--table-size=1000", "--time=1", "--out=/dev/null", "-q"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -73,7 +89,11 @@ fn sqlite_a_killed_run_leaves_every_closed_interval_readable() {
     }
     child.kill().unwrap(); // SIGKILL: nothing of fairbench runs after this
     child.wait().unwrap();
-    assert!(!out.exists(), "no result file: the run never finished");
+    // What was written when measuring started: the conditions, status running.
+    let started: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(started["conditions"]["run"]["status"], "running");
+    assert_eq!(started["conditions"]["run"]["threads"], 1);
+    assert!(started["conditions"]["server"]["product"].as_str().unwrap().contains("SQLite"));
     let intervals = lines(&jsonl);
     assert!(intervals.len() >= 3, "{}", intervals.len());
     for (i, w) in intervals.windows(2).enumerate() {
@@ -83,4 +103,36 @@ fn sqlite_a_killed_run_leaves_every_closed_interval_readable() {
     let read = python_read(&db.dir.path().join("killed.hlog"));
     let logged = read["event"]["counts"].as_array().unwrap().len();
     assert!(logged >= intervals.len() - 1 && logged <= intervals.len(), "{logged} of {}", intervals.len());
+
+    // recover: every interval whose histograms reached the log, totals added from them.
+    let o = fairbench_in(db.dir.path(), &["recover", "killed.json"].map(String::from));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("Recovered {logged} intervals")), "{}", text(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &doc["conditions"]["run"];
+    assert_eq!(run["status"], "incomplete");
+    let kept = &intervals[..logged];
+    let events: u64 = kept.iter().map(|i| i["event"]["count"].as_u64().unwrap()).sum();
+    let reads: u64 = kept.iter().map(|i| i["read"]["count"].as_u64().unwrap()).sum();
+    assert_eq!(run["events"].as_u64().unwrap(), events);
+    assert_eq!(doc["stats"]["event"]["count"].as_u64().unwrap(), events);
+    assert_eq!(doc["stats"]["read"]["count"].as_u64().unwrap(), reads);
+    let max = kept.iter().map(|i| i["event"]["max_us"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert_eq!(doc["stats"]["event"]["max_us"].as_f64().unwrap(), max);
+    assert_eq!(doc["intervals"].as_array().unwrap().len(), logged);
+    let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"incomplete-run") && !ids.contains(&"mix-mismatch"), "{ids:?}");
+    assert_eq!(doc["streamed"].as_array().unwrap().len(), 2);
+    // Every reader takes it; a finished result is not recovered twice.
+    assert!(fairbench_in(db.dir.path(), &["audit", "killed.json"].map(String::from)).status.success());
+    assert!(fairbench_in(db.dir.path(), &["report", "killed.json", "-o", "killed.html"].map(String::from))
+        .status
+        .success());
+    let again = fairbench_in(db.dir.path(), &["recover", "killed.json"].map(String::from));
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("is a finished result (status incomplete)"),
+        "{}",
+        text(&again)
+    );
 }

@@ -252,7 +252,10 @@ fn facts(args: &[String]) -> Result<(BTreeMap<String, String>, Vec<String>), Str
             put("events", opt(r.events));
             put("rate", r.rate.map(|x| x.to_string()).unwrap_or_else(|| "none".into()));
             put("ps", r.target.ps.to_string());
-            put("report_interval", r.report_interval.map(|n| n.to_string()).unwrap_or_else(|| "none".into()));
+            put(
+                "report_interval",
+                r.report_interval.map(|d| d.as_secs_f64().to_string()).unwrap_or_else(|| "none".into()),
+            );
             put("warmup", r.warmup.to_string());
             put("percentile", r.percentile.to_string());
             put("ignore_errors", r.ignore_errors.join(","));

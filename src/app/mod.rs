@@ -6,7 +6,9 @@ mod check;
 mod compare;
 mod hints;
 mod live;
+mod recover;
 mod report;
+mod rerun;
 mod run;
 mod sweep;
 use run::run_cmd;
@@ -94,6 +96,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Report(args) => report::report_cmd(&args),
         Command::Export(args) => report::export_cmd(&args),
+        Command::Recover(args) => recover::recover_cmd(&args),
+        Command::Rerun(args) => rerun::rerun_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));

@@ -11,6 +11,39 @@ use crate::report::html::{self, HtmlInput};
 use std::path::Path;
 use std::process::ExitCode;
 
+/// The streamed intervals file beside `result`, when the result names one and it is as it
+/// was written (size and SHA-256): every interval, where the result keeps at most 300
+/// entries. A result whose entries each cover several intervals says so when it has none.
+fn streamed_intervals(doc: &ResultDocument, result: &Path) -> Option<std::path::PathBuf> {
+    let merged = doc.intervals.iter().any(|i| i.duration_s > 1.5);
+    let named = doc.streamed.iter().find(|f| f.format == "intervals-jsonl")?;
+    let path = result.with_file_name(&named.file);
+    let intact = crate::timeline::digest(&path).is_ok_and(|(bytes, sha)| bytes == named.bytes && sha == named.sha256);
+    if !intact && merged {
+        super::say(format_args!(
+            "note: {} is missing or changed since the run: exporting the result's {} entries, each covering several intervals",
+            path.display(),
+            doc.intervals.len()
+        ));
+    }
+    intact.then_some(path)
+}
+
+/// Every interval of a streamed intervals file, one at a time.
+fn every_interval(path: &Path) -> Result<String, Error> {
+    use std::io::BufRead;
+    let fail = |problem: String| ResultFileError::Field { path: path.to_path_buf(), field: "line".into(), problem };
+    let file =
+        std::fs::File::open(path).map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
+    let mut csv = String::from(crate::report::csv::INTERVALS_HEADER);
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
+        let interval = serde_json::from_str(&line).map_err(|e| fail(format!("{}: {e}", n + 1)))?;
+        crate::report::csv::interval_rows(&interval, &mut csv);
+    }
+    Ok(csv)
+}
+
 /// A file `report` reads: a result, or a sweep of them.
 enum Loaded {
     Result(Box<ResultDocument>),
@@ -72,7 +105,10 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
 pub(super) fn export_cmd(args: &ExportArgs) -> Result<ExitCode, Error> {
     let doc = ResultDocument::read(&args.file)?;
     let csv = match args.what {
-        ExportWhat::Intervals => crate::report::csv::intervals(&doc),
+        ExportWhat::Intervals => match streamed_intervals(&doc, &args.file) {
+            Some(path) => every_interval(&path)?,
+            None => crate::report::csv::intervals(&doc),
+        },
         ExportWhat::Statements => crate::report::csv::statements(&doc),
         ExportWhat::Conditions => crate::report::csv::conditions(&doc),
     };

@@ -163,6 +163,41 @@ impl<D: Database> Session<D> {
     }
 }
 
+impl<D: Database> Session<D> {
+    /// Where the run went and what was known before it, with the tables at its end.
+    fn setting(&self, tables_at_end: Vec<TableSize>) -> result::Setting<'_> {
+        result::Setting {
+            plan: &self.plan,
+            dialect: self.dialect,
+            redacted_url: self.redacted_url.clone(),
+            transport: self.db.transport(),
+            begin_sql: [self.db.begin_sql(false), self.db.begin_sql(true)],
+            new_row_id: self.db.new_row_id(),
+            server: self.before.server.clone(),
+            host: conditions::host::read(),
+            command_line: crate::db::url::redact_args(std::env::args()),
+            tables_at_start: self.before.tables.clone(),
+            data_caches: self.data_caches.clone(),
+            foreign_tables: self.before.foreign.clone(),
+            statements: self.statements,
+            tables_at_end,
+        }
+    }
+
+    /// The result as known when measuring starts (status `running`, the conditions, no
+    /// figures), in place of the result until the run ends: a run killed before it wrote its
+    /// result leaves this and its streamed timeline, from which `recover` rebuilds it.
+    fn write_started(&self) -> Result<(), Error> {
+        let plan = &self.plan;
+        let (statements, transactions) = (plan.workload.statements(), plan.workload.transactions());
+        let nothing = crate::collector::Collected::nothing(&statements, &transactions, plan.loop_model.is_open());
+        let mut doc = result::build(self.setting(Vec::new()), runner::RunOutcome::starting(), nothing);
+        doc.audit = audit::audit(&doc);
+        doc.write(&self.out_path)?;
+        Ok(())
+    }
+}
+
 impl<D: Database> Phases for Session<D> {
     fn plan(&self) -> &RunPlan {
         &self.plan
@@ -175,6 +210,7 @@ impl<D: Database> Phases for Session<D> {
             let files = TimelineFiles::create(&self.out_path, std::time::SystemTime::now())
                 .map_err(|source| ResultFileError::Write { path: self.out_path.clone(), source })?;
             self.timeline = Some(files);
+            self.write_started()?;
         }
         let mut stream = self.timeline.as_mut();
         if let Some(files) = stream.as_deref_mut().filter(|_| self.plan.repeats > 1) {
@@ -202,7 +238,8 @@ impl<D: Database> Phases for Session<D> {
             }
             None => Vec::new(),
         };
-        let (db, plan, runs) = (s.db, s.plan, s.runs);
+        let runs = std::mem::take(&mut s.runs);
+        let (db, plan) = (s.db.clone(), &s.plan);
         let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
         // The dataset after the run; a server that went away leaves it unknown.
         let table_names = plan.workload.table_names();
@@ -217,23 +254,7 @@ impl<D: Database> Phases for Session<D> {
         })
         .unwrap_or_default();
         let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
-        let setting = result::Setting {
-            plan: &plan,
-            dialect: s.dialect,
-            redacted_url: s.redacted_url,
-            transport: db.transport(),
-            begin_sql: [db.begin_sql(false), db.begin_sql(true)],
-            new_row_id: db.new_row_id(),
-            server: s.before.server,
-            host: conditions::host::read(),
-            command_line: crate::db::url::redact_args(std::env::args()),
-            tables_at_start: s.before.tables,
-            data_caches: s.data_caches,
-            foreign_tables: s.before.foreign,
-            statements: s.statements,
-            tables_at_end,
-        };
-        let mut doc = result::build_repeated(setting, runs);
+        let mut doc = result::build_repeated(s.setting(tables_at_end), runs);
         doc.streamed = streamed;
         doc.checks = checks;
         doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
@@ -256,10 +277,11 @@ fn measure<D: Database>(
         &transactions,
         plan.loop_model.is_open(),
         plan.threads,
-        plan.report_interval_s,
+        plan.report_interval,
         progress,
     )
-    .window_percentiles(&plan.percentiles);
+    .window_percentiles(&plan.percentiles)
+    .keep_at_most(crate::collector::MAX_KEPT / plan.repeats.max(1) as usize);
     if let Some(files) = stream {
         collector = collector.stream_to(files);
     }
@@ -519,7 +541,7 @@ fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunAr
         }
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Interrupted => ExitCode::from(130),
-        RunStatus::Failed => {
+        RunStatus::Failed | RunStatus::Running | RunStatus::Incomplete => {
             eprintln!("error: {}", run.failure.as_deref().unwrap_or("the run failed"));
             ExitCode::from(1)
         }

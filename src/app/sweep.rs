@@ -93,6 +93,9 @@ fn sweep_points<D: Database>(
             let point = out.with_extension("").display().to_string() + &format!("-t{threads}-{tables}x{size}.json");
             let point = std::path::PathBuf::from(point);
             let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&point), &job)?;
+            // The document written when the point started measuring: the sweep file holds
+            // the point now (its streamed timeline stays beside it).
+            let _ = std::fs::remove_file(&point);
             let status = result.conditions.run.status;
             doc.points.push(SweepPoint { threads, tables, table_size: size, result });
             if status != RunStatus::Completed {
@@ -111,7 +114,7 @@ fn sweep_points<D: Database>(
         let points: Vec<&SweepPoint> = doc.points.iter().filter(|p| p.threads == threads).collect();
         doc.cache_cliffs.extend(cache_cliff(&points));
     }
-    let text = serde_json::to_string_pretty(&doc).expect("sweep serializes");
+    let text = crate::model::pretty_json(&doc);
     write_atomic(&out, &text)?;
     if first.format() == "json" {
         println!("{text}");

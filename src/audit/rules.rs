@@ -161,6 +161,9 @@ fn tables_empty(d: &ResultDocument) -> Vec<Finding> {
 
 fn mix_mismatch(d: &ResultDocument) -> Vec<Finding> {
     let mut out = Vec::new();
+    if unwritten(d) {
+        return out; // what each statement sent was never written: nothing to judge
+    }
     let w = &d.conditions.workload;
     use crate::model::SqlCommand::{Delete, Insert, InsertSelect, Replace, ReplaceSelect, Update};
     let sent = super::counters::Sent::of(d);
@@ -387,18 +390,48 @@ fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
     if r.status == RunStatus::Completed {
         return vec![];
     }
+    let (severity, title, advice) = match r.status {
+        RunStatus::Running => (
+            Severity::Critical,
+            "the run never ended: this file was written when measuring started".to_string(),
+            "`fairbench recover FILE` rebuilds the result from the timeline streamed beside it",
+        ),
+        RunStatus::Incomplete => (
+            Severity::Critical,
+            format!(
+                "the run never ended: rebuilt by recover from its streamed timeline ({:.0} s measured); \
+                 per-statement figures, the server's counters after the run and the tables at the end are missing",
+                r.measured_s
+            ),
+            "the numbers cover the intervals that closed before the run stopped; find why it stopped and rerun",
+        ),
+        status => (
+            if status == RunStatus::Failed { Severity::Critical } else { Severity::Warn },
+            format!("the run did not complete: {}", r.failure.as_deref().unwrap_or(status.name())),
+            "the numbers cover only part of the planned run; rerun before comparing",
+        ),
+    };
     vec![finding(
         "incomplete-run",
-        if r.status == RunStatus::Failed { Severity::Critical } else { Severity::Warn },
-        format!("the run did not complete: {}", r.failure.as_deref().unwrap_or(r.status.name())),
+        severity,
+        title,
         vec![("status", json!(r.status)), ("measured_s", json!(r.measured_s))],
-        "the numbers cover only part of the planned run; rerun before comparing",
+        advice,
     )]
 }
 
 /// The end-of-run reads are bounded: a server that did not answer leaves parts out, and the
 /// document says which instead of presenting them as zero.
+/// A run that never wrote its result (status running, or rebuilt by recover): its
+/// per-statement figures and end-of-run reads do not exist; incomplete-run says so.
+fn unwritten(d: &ResultDocument) -> bool {
+    matches!(d.conditions.run.status, RunStatus::Running | RunStatus::Incomplete)
+}
+
 fn collection_incomplete(d: &ResultDocument) -> Vec<Finding> {
+    if unwritten(d) {
+        return vec![];
+    }
     let server = &d.conditions.server;
     let dataset = &d.conditions.dataset;
     let mut missing = Vec::new();

@@ -5,12 +5,14 @@
 mod ab;
 mod compare;
 mod report;
+mod results;
 mod sweep;
 pub mod sysbench;
 
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
+pub use results::{AuditArgs, RecoverArgs, RerunArgs};
 pub use sweep::{Sweep, SweepArgs};
 
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
@@ -62,6 +64,12 @@ pub enum Command {
     Report(ReportArgs),
     /// Export a result as CSV: the timeline, per-statement statistics or the conditions.
     Export(ExportArgs),
+    /// Rebuild the result of a run that never ended (killed, a lost session, a power cut)
+    /// from the file it wrote when measuring started and its streamed timeline.
+    Recover(RecoverArgs),
+    /// Run what a result ran once more: its command line, seed and workload file, against
+    /// the same target (or --target), into a new result to compare with the first.
+    Rerun(RerunArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.
@@ -84,15 +92,6 @@ pub struct CompletionsArgs {
 pub struct ManArgs {
     /// A command's own page (prepare, run, ...); without it, fairbench's.
     pub command: Option<String>,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct AuditArgs {
-    /// A result file written by `run` or `bench` (--out).
-    pub result: PathBuf,
-    /// Print the findings as a JSON array (id, severity, title, evidence, advice).
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -166,6 +165,20 @@ fn seed(s: &str) -> Result<u64, String> {
         Ok(v) if v <= MAX_SEED => Ok(v),
         _ => Err(format!("{s:?} is not a seed from 0 to {MAX_SEED} (2^53 - 1: JSON readers keep it exact)")),
     }
+}
+
+/// `--report-interval`: 0.01 to 86400 seconds in steps of 10 ms (so that the timeline's
+/// ticks, which divide both it and a second, are never shorter than 10 ms).
+fn report_interval(s: &str) -> Result<Duration, String> {
+    let bad = || {
+        format!("{s:?} is not a number of seconds from 0.01 to 86400 in steps of 0.01 (omit --report-interval for no interval lines)")
+    };
+    let v: f64 = s.trim().parse().map_err(|_| bad())?;
+    let centis = (v * 100.0).round();
+    if !v.is_finite() || !(1.0..=8_640_000.0).contains(&centis) || (v * 100.0 - centis).abs() > 1e-6 {
+        return Err(bad());
+    }
+    Ok(Duration::from_millis(centis as u64 * 10))
 }
 
 /// A positive number of seconds up to a day (fractions allowed).
@@ -317,9 +330,10 @@ pub struct RunArgs {
     /// Seconds to run before statistics start.
     #[arg(long, alias = "warmup-time", default_value_t = 0)]
     pub warmup: u32,
-    /// Print a line every N seconds.
-    #[arg(long = "report-interval", alias = "report_interval")]
-    pub report_interval: Option<u32>,
+    /// Print a line every N seconds: whole seconds as sysbench, or fractions down to 0.01
+    /// (in steps of 10 ms); the timeline then has entries as short as the interval.
+    #[arg(long = "report-interval", alias = "report_interval", value_parser = report_interval)]
+    pub report_interval: Option<Duration>,
     /// Percentile in the report's P columns and interval lines: any from 1 to 100 (0, as
     /// sysbench's --percentile=0: no percentile in sysbench's report, the 95th elsewhere).
     #[arg(long, default_value_t = 95.0)]
@@ -552,7 +566,7 @@ impl RunArgs {
             threads: self.threads,
             stop: StopCondition { time, events },
             warmup_s: self.warmup,
-            report_interval_s: self.report_interval,
+            report_interval: self.report_interval,
             percentile,
             percentiles,
             retry: retry_policy(dialect, &self.ignore_errors)?,

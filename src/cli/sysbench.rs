@@ -16,33 +16,22 @@ pub struct Translation {
     pub notes: Vec<String>,
 }
 
-/// fairbench's commands; a line starting with anything else (but help and version) is
-/// sysbench-shaped.
-const OWN_COMMANDS: [&str; 15] = [
-    "ab",
-    "prepare",
-    "report",
-    "export",
-    "run",
-    "cleanup",
-    "bench",
-    "audit",
-    "compare",
-    "sweep",
-    "check",
-    "list",
-    "schema",
-    "completions",
-    "man",
-];
+/// fairbench's commands (clap's definition, so a new command is never taken for a sysbench
+/// test); a line starting with anything else (but help and version) is sysbench-shaped.
+fn own_commands() -> Vec<String> {
+    super::Cli::command().get_subcommands().map(|c| c.get_name().to_string()).filter(|c| c != "help").collect()
+}
+
+fn is_own_command(word: &str) -> bool {
+    own_commands().iter().any(|c| c == word)
+}
 const OWN_FLAGS: [&str; 5] = ["help", "--help", "-h", "--version", "-V"];
 
 /// Whether `args` (program name first) is a sysbench-shaped line rather than fairbench's.
 /// Also a line in fairbench's order that carries sysbench options (`run oltp_read_write
 /// --db-ps-mode=disable`): [`translate`] rewrites those.
 pub fn is_sysbench_line(args: &[String]) -> bool {
-    let sysbench_order =
-        |first: &String| !OWN_COMMANDS.contains(&first.as_str()) && !OWN_FLAGS.contains(&first.as_str());
+    let sysbench_order = |first: &String| !is_own_command(first) && !OWN_FLAGS.contains(&first.as_str());
     args.get(1).is_some_and(sysbench_order) || own_order::has_sysbench_options(args)
 }
 
@@ -74,7 +63,7 @@ type Refusal = String;
 
 /// Translates a sysbench-shaped line (see [`is_sysbench_line`]). The error is one line.
 pub fn translate(args: &[String]) -> Result<Translation, Refusal> {
-    if args.get(1).is_some_and(|first| OWN_COMMANDS.contains(&first.as_str())) {
+    if args.get(1).is_some_and(|first| is_own_command(first)) {
         return own_order::translate(args);
     }
     let mut line = Line::default();
@@ -361,10 +350,9 @@ fn script_stem(test: &str) -> &str {
 }
 
 /// fairbench's command nearest to a mistyped first word (`runn`, `prepar`).
-fn nearest_command(word: &str) -> Option<&'static str> {
-    OWN_COMMANDS
-        .iter()
-        .copied()
+fn nearest_command(word: &str) -> Option<String> {
+    own_commands()
+        .into_iter()
         .filter(|c| strsim::damerau_levenshtein(word, c) <= 2 && word.len() > 2)
         .min_by_key(|c| strsim::damerau_levenshtein(word, c))
 }

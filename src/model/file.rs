@@ -24,9 +24,47 @@ pub enum ResultFileError {
     Write { path: PathBuf, source: std::io::Error },
 }
 
+/// Pretty JSON, with arrays of numbers on one line and arrays of those too (a scatter's
+/// points): a point takes one short run of text instead of four indented lines, which keeps
+/// a long run's result small without making the rest of it unreadable.
+pub fn pretty_json(value: &impl serde::Serialize) -> String {
+    let text = serde_json::to_string_pretty(value).expect("documents serialize");
+    // Innermost first: [x, y] pairs, then the list of pairs.
+    collapse_flat_arrays(&collapse_flat_arrays(&text))
+}
+
+/// Puts each array whose elements are all numbers (or one-line arrays) on one line.
+fn collapse_flat_arrays(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let flat = |l: &str| {
+        let t = l.trim().trim_end_matches(',');
+        t.parse::<f64>().is_ok() || (t.starts_with('[') && t.ends_with(']') && !t.contains(['{', '"']))
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.ends_with('[') {
+            let end = i + 1 + lines[i + 1..].iter().take_while(|l| flat(l)).count();
+            if end > i + 1 && lines.get(end).is_some_and(|l| l.trim_start().starts_with(']')) {
+                out.push_str(line);
+                out.push_str(&lines[i + 1..end].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "));
+                out.push_str(lines[end].trim_start());
+                out.push('\n');
+                i = end + 1;
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        i += 1;
+    }
+    out
+}
+
 impl ResultDocument {
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("result serializes")
+        pretty_json(self)
     }
 
     /// Writes atomically: see [`write_atomic`].
@@ -168,4 +206,27 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), ResultFileError> {
         let _ = std::fs::remove_file(&tmp);
         fail(path, e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_arrays_take_one_line_and_the_rest_stays_pretty() {
+        let v = serde_json::json!({
+            "points": [[1.5, 2.0], [3.25, -4e-7]],
+            "counts": [1, 2, 3],
+            "empty": [],
+            "names": ["a", "b"],
+            "objects": [{"x": [1, 2]}]
+        });
+        let text = pretty_json(&v);
+        assert!(text.contains("\"points\": [[1.5, 2.0], [3.25, -4e-7]]"), "{text}");
+        assert!(text.contains("\"counts\": [1, 2, 3]"), "{text}");
+        assert!(text.contains("\"x\": [1, 2]"), "{text}");
+        // Strings and objects keep a line each.
+        assert!(text.contains("\"names\": [\n    \"a\",\n    \"b\"\n  ]"), "{text}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), v);
+    }
 }

@@ -150,6 +150,12 @@ pub enum RunStatus {
     Interrupted,
     /// A client hit an error it cannot retry, or lost the server.
     Failed,
+    /// Written when measuring starts, replaced by the result when the run ends: a file that
+    /// still says so belongs to a run that never ended (killed, a power cut): `fairbench
+    /// recover` rebuilds it from its streamed timeline.
+    Running,
+    /// Rebuilt by `fairbench recover` from the streamed timeline of a run that never ended.
+    Incomplete,
 }
 
 impl RunStatus {
@@ -158,6 +164,8 @@ impl RunStatus {
             RunStatus::Completed => "completed",
             RunStatus::Interrupted => "interrupted",
             RunStatus::Failed => "failed",
+            RunStatus::Running => "running",
+            RunStatus::Incomplete => "incomplete",
         }
     }
 }

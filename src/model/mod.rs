@@ -26,7 +26,7 @@ pub use conditions::*;
 pub use criterion::{Criterion, ThresholdRecord};
 pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
 pub use facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
-pub use file::ResultFileError;
+pub use file::{pretty_json, ResultFileError};
 pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use metric::{Measured, Metric};

@@ -184,7 +184,18 @@ mod tests {
 /// tick before it made a little shorter still counts: under load ticks run late, and
 /// dropping those seconds would thin the timeline exactly when the client is busy.
 pub fn measured_seconds(intervals: &[IntervalStats]) -> impl Iterator<Item = &IntervalStats> {
-    intervals.iter().filter(|i| !i.warmup && i.duration_s >= 0.5)
+    full_intervals(intervals).filter(|i| !i.warmup)
+}
+
+/// The timeline's full entries: at least half as long as the typical one (the median), so
+/// that a run's or repeat's short last entry is left out whatever the entries' length (one
+/// second; a fraction of one with a short --report-interval; several once a long run's
+/// timeline has merged them).
+pub fn full_intervals(intervals: &[IntervalStats]) -> impl Iterator<Item = &IntervalStats> {
+    let mut lengths: Vec<f64> = intervals.iter().map(|i| i.duration_s).collect();
+    lengths.sort_by(f64::total_cmp);
+    let typical = lengths.get(lengths.len() / 2).copied().unwrap_or(1.0);
+    intervals.iter().filter(move |i| i.duration_s >= typical / 2.0)
 }
 
 /// How steady the event rate was over the measured phase: one rate per full measured

@@ -85,12 +85,18 @@ fn busy() -> PrepareError {
 }
 
 /// Takes fairbench's exclusive lock on the database, or refuses: another prepare or cleanup
-/// holds it.
+/// holds it. A server releases a closed session's lock when it has processed the close,
+/// which can be just after the next command connects: a lock still held is tried again for
+/// up to two seconds before refusing.
 pub(crate) async fn lock(conn: &mut impl Connection) -> Result<(), PrepareError> {
-    match conn.try_exclusive_lock().await? {
-        true => Ok(()),
-        false => Err(busy()),
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !conn.try_exclusive_lock().await? {
+        if std::time::Instant::now() >= deadline {
+            return Err(busy());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    Ok(())
 }
 
 pub struct PrepareOutcome {

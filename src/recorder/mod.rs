@@ -6,6 +6,7 @@
 //! In an open loop every latency is measured from the event's intended start; service
 //! times (from the actual start) are kept alongside, with the time events waited to start.
 
+pub mod classes;
 pub mod sink;
 pub mod summary;
 

@@ -53,6 +53,20 @@ pub fn compact_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> Compa
     }
 }
 
+/// A sample as `[seconds since the run started, microseconds]`, in time order: times to the
+/// microsecond and latencies to the nanosecond (what the clocks resolve), no binary noise.
+fn scatter_points(sample: &[(Instant, std::time::Duration)], start: Instant) -> Vec<[f64; 2]> {
+    let mut points: Vec<[f64; 2]> = sample
+        .iter()
+        .map(|(at, lat)| {
+            let micros = at.saturating_duration_since(start).as_micros() as f64;
+            [micros / 1e6, lat.as_nanos() as f64 / 1000.0]
+        })
+        .collect();
+    points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    points
+}
+
 /// One timeline interval (or report window) of a recorder.
 pub fn interval_stats(
     r: &Recorder,
@@ -87,12 +101,7 @@ pub fn interval_stats(
         scatter: Scatter {
             of: if r.scatter.of_commits { ScatterOf::Commit } else { ScatterOf::Event },
             seen: r.scatter.seen,
-            points: r
-                .scatter
-                .points
-                .iter()
-                .map(|(at, lat)| [at.saturating_duration_since(start).as_secs_f64(), lat.as_nanos() as f64 / 1000.0])
-                .collect(),
+            points: scatter_points(&r.scatter.points, start),
         },
         slowest: r.slowest_statement().map(|(name, latency, at)| SlowestStatement {
             statement: name.to_string(),

@@ -14,7 +14,7 @@ pub struct CompareJson;
 
 impl ComparisonFormat for CompareJson {
     fn render(&self, c: &Comparison) -> String {
-        serde_json::to_string_pretty(c).expect("comparison serializes")
+        crate::model::pretty_json(c)
     }
 }
 

@@ -1,50 +1,56 @@
 //! CSV exports of a result, for spreadsheets and Grafana: the timeline (one row per
 //! interval and class), per-statement statistics, the conditions as key/value rows.
 
-use crate::model::{ClassStats, CompactStats, ResultDocument};
+use crate::model::{ClassStats, CompactStats, IntervalStats, ResultDocument};
 use serde_json::Value;
 use std::fmt::Write;
 
 /// The classes of every timeline row, in order (`event_service` too in open loop).
 pub const TIMELINE_CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
 
+/// The header of [`intervals`] and [`interval_rows`].
+pub const INTERVALS_HEADER: &str = "from_s,duration_s,warmup,repeat,class,count,per_s,min_us,p50_us,p95_us,p99_us,p999_us,max_us,errors,reconnects,client_cpu_pct,late,dropped,backlog\n";
+
 /// One row per interval and class: `intervals x 6` rows (`x 7` in open loop).
 pub fn intervals(d: &ResultDocument) -> String {
-    let mut o = String::from(
-        "from_s,duration_s,warmup,repeat,class,count,per_s,min_us,p50_us,p95_us,p99_us,p999_us,max_us,errors,reconnects,client_cpu_pct,late,dropped,backlog\n",
-    );
+    let mut o = String::from(INTERVALS_HEADER);
     for i in &d.intervals {
-        let mut classes: Vec<(&str, &CompactStats)> =
-            TIMELINE_CLASSES.iter().filter_map(|&c| i.class(c).map(|s| (c, s))).collect();
-        if let Some(s) = &i.event_service {
-            classes.push(("event_service", s));
-        }
-        for (name, s) in classes {
-            let _ = writeln!(
-                o,
-                "{},{},{},{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                i.from_s,
-                i.duration_s,
-                i.warmup,
-                opt(i.repeat),
-                s.count,
-                s.per_s,
-                s.min_us,
-                s.p50_us,
-                s.p95_us,
-                s.p99_us,
-                s.p999_us,
-                s.max_us,
-                i.errors,
-                i.reconnects,
-                opt(i.client_cpu_pct),
-                opt(i.late),
-                opt(i.dropped),
-                opt(i.backlog)
-            );
-        }
+        interval_rows(i, &mut o);
     }
     o
+}
+
+/// One interval's rows of [`intervals`] (a streamed timeline is exported one at a time).
+pub fn interval_rows(i: &IntervalStats, o: &mut String) {
+    let mut classes: Vec<(&str, &CompactStats)> =
+        TIMELINE_CLASSES.iter().filter_map(|&c| i.class(c).map(|s| (c, s))).collect();
+    if let Some(s) = &i.event_service {
+        classes.push(("event_service", s));
+    }
+    for (name, s) in classes {
+        let _ = writeln!(
+            o,
+            "{},{},{},{},{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            i.from_s,
+            i.duration_s,
+            i.warmup,
+            opt(i.repeat),
+            s.count,
+            s.per_s,
+            s.min_us,
+            s.p50_us,
+            s.p95_us,
+            s.p99_us,
+            s.p999_us,
+            s.max_us,
+            i.errors,
+            i.reconnects,
+            opt(i.client_cpu_pct),
+            opt(i.late),
+            opt(i.dropped),
+            opt(i.backlog)
+        );
+    }
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

@@ -49,9 +49,10 @@ impl<W: Write> IntervalPrinter<W> {
     /// The label between the brackets: `10s`, `5s warmup`, `12s, last 2.0 s`.
     pub fn label(s: &IntervalStats, end: WindowEnd) -> String {
         let warmup = if s.warmup { " warmup" } else { "" };
+        let at = seconds(end.end_s);
         match end.partial {
-            false => format!("{:.0}s{warmup}", end.end_s),
-            true => format!("{:.0}s{warmup}, last {:.1} s", end.end_s, s.duration_s),
+            false => format!("{at}s{warmup}"),
+            true => format!("{at}s{warmup}, last {:.1} s", s.duration_s),
         }
     }
 
@@ -100,4 +101,11 @@ impl<W: Write> IntervalPrinter<W> {
         };
         let _ = writeln!(self.out, "{line}");
     }
+}
+
+/// A window's end as sysbench writes it (`10`), or to the 10 ms of a fractional
+/// --report-interval (`0.25`, `1.5`).
+fn seconds(s: f64) -> String {
+    let text = format!("{s:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

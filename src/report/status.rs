@@ -43,6 +43,8 @@ pub struct Status {
     /// Open loop: events due and not started at the last second's end; late ones so far.
     pub backlog: Option<u64>,
     pub late: Option<u64>,
+    /// The longest timeline entry seen (a second, or a --report-interval fraction of one).
+    pub entry_s: f64,
     /// Which part of the job this is (`repeat 2 of 3`, a sweep point, an A/B turn).
     pub part: Option<String>,
     /// The whole job's estimated time left, when it has several parts.
@@ -54,8 +56,9 @@ impl Status {
     pub fn second(&mut self, s: &IntervalStats) {
         self.phase = Some(if s.warmup { Phase::Warmup } else { Phase::Measuring });
         self.elapsed_s = s.from_s + s.duration_s;
-        // The run's last sliver of a second: its rates would be noise.
-        if s.duration_s >= 0.5 {
+        // The run's last sliver of an entry: its rates would be noise.
+        self.entry_s = self.entry_s.max(s.duration_s);
+        if s.duration_s >= self.entry_s / 2.0 {
             self.tps = s.event.per_s;
             self.qps = s.total.per_s;
             self.p99_ms = (s.event.count > 0).then(|| s.event.p99_us / 1000.0);

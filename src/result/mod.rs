@@ -3,7 +3,7 @@
 
 mod client_cost;
 mod repeats;
-mod scatter;
+pub mod scatter;
 
 pub use repeats::build_repeated;
 

@@ -95,6 +95,7 @@ fn severity(s: RunStatus) -> u8 {
         RunStatus::Completed => 0,
         RunStatus::Interrupted => 1,
         RunStatus::Failed => 2,
+        RunStatus::Running | RunStatus::Incomplete => 3,
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::model::IntervalStats;
 
 /// Points of the scatter over a whole run.
-pub const MAX_POINTS: usize = 20_000;
+pub const MAX_POINTS: usize = 10_000;
 
 /// `intervals` with at most [`MAX_POINTS`] scatter points over all of them: the i-th of N
 /// points is kept when i × MAX_POINTS / N reaches a new whole number (evenly spread, the

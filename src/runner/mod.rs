@@ -26,8 +26,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
-/// Resolution of the timeline kept in every result.
-pub const TICK: Duration = Duration::from_secs(1);
 /// How long a stopped run waits for in-flight statements before reporting anyway; clients
 /// still busy then are stalled, and fail the run.
 const GRACE: Duration = Duration::from_secs(10);
@@ -97,6 +95,25 @@ pub struct RunOutcome {
     pub peak_rss_bytes: u64,
     /// Every client's measured events and busy time, in no particular order.
     pub per_client: Vec<ClientTotals>,
+}
+
+impl RunOutcome {
+    /// A run that is starting: status `running`, nothing measured yet.
+    pub fn starting() -> Self {
+        let now = SystemTime::now();
+        RunOutcome {
+            measured_s: 0.0,
+            status: RunStatus::Running,
+            failure: None,
+            started_at: now,
+            ended_at: now,
+            counters_before: BTreeMap::new(),
+            counters_after: BTreeMap::new(),
+            client: ClientCpu::default(),
+            peak_rss_bytes: 0,
+            per_client: Vec::new(),
+        }
+    }
 }
 
 /// The client's own CPU use over the measured phase (from the OS).
@@ -385,7 +402,8 @@ impl Workers {
         let mut spare = merged.clone();
         let mut cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
         let deadline = plan.stop.time.map(|t| start + warmup + t);
-        let mut next_tick = start + TICK;
+        let tick = plan.tick();
+        let mut next_tick = start + tick;
         let mut stopped_at: Option<Instant> = None;
         let mut status = RunStatus::Completed;
         loop {
@@ -429,7 +447,7 @@ impl Workers {
                 // Stamped when the recorders were swapped, not when the tick was due: under
                 // load the swap runs late, and what was recorded until then belongs here.
                 self.tick(&mut merged, &mut spare, next_tick, false, sink);
-                next_tick += TICK;
+                next_tick += tick;
                 if warm {
                     cpu_mark = Some(self.cpu_reading());
                 }

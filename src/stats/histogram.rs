@@ -123,6 +123,27 @@ impl LatencyHistogram {
         base64::engine::general_purpose::STANDARD.encode(buf)
     }
 
+    /// Rebuilds a histogram from an interval log's entry (no sum recorded there): the sum,
+    /// and so the mean, is estimated from the buckets (within their 0.1%).
+    pub fn decode_estimating_sum(encoded: &str, min_ns: u64, max_ns: u64) -> Result<Self, String> {
+        let mut h = Self::decode(encoded, min_ns, max_ns, 0)?;
+        h.sum_ns = h.buckets().iter().map(|&(v, n)| v as u128 * n as u128).sum();
+        Ok(h)
+    }
+
+    /// The histogram held compactly (V2 + DEFLATE bytes and the exact extremes): a few
+    /// hundred bytes where the live histogram takes hundreds of kilobytes, for keeping many.
+    pub fn pack(&self) -> PackedHistogram {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new().serialize(&self.hist, &mut bytes).expect("in-memory serialization");
+        PackedHistogram {
+            bytes: bytes.into_boxed_slice(),
+            min_ns: self.min_ns,
+            max_ns: self.max_ns,
+            sum_ns: self.sum_ns,
+        }
+    }
+
     /// Rebuilds a histogram from [`encode`](Self::encode)'s output and the exact extremes.
     pub fn decode(encoded: &str, min_ns: u64, max_ns: u64, sum_ns: u128) -> Result<Self, String> {
         let bytes = base64::engine::general_purpose::STANDARD
@@ -146,9 +167,54 @@ impl LatencyHistogram {
     }
 }
 
+/// A [`LatencyHistogram`] packed by [`LatencyHistogram::pack`].
+#[derive(Clone, Debug)]
+pub struct PackedHistogram {
+    bytes: Box<[u8]>,
+    min_ns: u64,
+    max_ns: u64,
+    sum_ns: u128,
+}
+
+impl PackedHistogram {
+    pub fn unpack(&self) -> LatencyHistogram {
+        let decoded: Histogram<u64> =
+            Deserializer::new().deserialize(&mut &self.bytes[..]).expect("packed by this process");
+        let mut h = LatencyHistogram::new();
+        h.hist.add(&decoded).expect("identical bounds");
+        h.min_ns = self.min_ns;
+        h.max_ns = self.max_ns;
+        h.sum_ns = self.sum_ns;
+        h
+    }
+
+    /// Bytes held.
+    pub fn size(&self) -> usize {
+        self.bytes.len() + std::mem::size_of::<Self>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_histograms_unpack_to_the_same_samples() {
+        let mut h = LatencyHistogram::new();
+        for i in 1..=10_000u64 {
+            h.record_ns(i * 997);
+        }
+        let packed = h.pack();
+        assert!(packed.size() < 30_000, "{} bytes", packed.size());
+        let back = packed.unpack();
+        assert_eq!(
+            (back.count(), back.min_ns(), back.max_ns(), back.sum_ns()),
+            (h.count(), h.min_ns(), h.max_ns(), h.sum_ns())
+        );
+        for p in [50.0, 99.0, 99.9] {
+            assert_eq!(back.percentile_ns(p), h.percentile_ns(p));
+        }
+    }
 
     #[test]
     fn a_decoded_min_above_its_max_is_refused() {

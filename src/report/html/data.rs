@@ -232,7 +232,7 @@ pub fn interval_class<'a>(i: &'a IntervalStats, class: &str) -> &'a CompactStats
 /// whose rate says nothing; compare and the audit leave it out too). A second in which
 /// nothing completed stays: it is a stall, drawn as 0 events/s.
 pub fn seconds(intervals: &[IntervalStats]) -> Vec<&IntervalStats> {
-    intervals.iter().filter(|i| i.duration_s >= 0.5).collect()
+    crate::model::stats::full_intervals(intervals).collect()
 }
 
 /// Each interval's end, seconds since the run started: the point stands for that second.

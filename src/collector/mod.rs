@@ -1,6 +1,10 @@
 //! The local measurement sink: turns the runner's ticks into the per-second timeline, the
 //! `--report-interval` windows and the post-warmup totals that the result is built from.
 
+mod kept;
+
+pub use kept::KeptTimeline;
+
 use crate::model::IntervalStats;
 use crate::recorder::summary::interval_stats;
 use crate::recorder::{Recorder, Sink, Tick};
@@ -37,6 +41,10 @@ pub struct Window<'a> {
     pub partial: bool,
 }
 
+/// Timeline entries a result keeps over a whole run (a five-minute resolution over a day at
+/// most; every interval is in the streamed files): about 0.5 MB of the result at most.
+pub const MAX_KEPT: usize = 300;
+
 /// Ignores progress.
 pub struct Quiet;
 impl Progress for Quiet {}
@@ -45,11 +53,23 @@ impl Progress for Quiet {}
 pub struct Collected {
     /// Post-warmup totals.
     pub totals: Recorder,
-    /// One entry per tick, warmup included (flagged).
+    /// The kept timeline, warmup included (flagged): one entry per tick up to the limit
+    /// ([`Collector::keep_at_most`]), then each entry covering several (see [`KeptTimeline`]).
     pub timeline: Vec<IntervalStats>,
     /// The streamed timeline's first write error (it stopped there; the result still has
     /// every interval).
     pub stream_error: Option<String>,
+}
+
+impl Collected {
+    /// Nothing yet: what a result written when measuring starts holds.
+    pub fn nothing(statements: &[StatementInfo], transactions: &[String], open_loop: bool) -> Self {
+        Collected {
+            totals: Recorder::new(statements, transactions, open_loop),
+            timeline: Vec::new(),
+            stream_error: None,
+        }
+    }
 }
 
 pub struct Collector<'p> {
@@ -60,7 +80,7 @@ pub struct Collector<'p> {
     last: Instant,
     window: OpenWindow,
     totals: Recorder,
-    timeline: Vec<IntervalStats>,
+    timeline: KeptTimeline,
     cpu_at_last: Duration,
     progress: &'p mut dyn Progress,
     /// Percentiles the report windows compute beyond the fixed ones.
@@ -87,13 +107,13 @@ impl<'p> Collector<'p> {
         transactions: &[String],
         open_loop: bool,
         threads: u32,
-        report_every: Option<u32>,
+        report_every: Option<Duration>,
         progress: &'p mut dyn Progress,
     ) -> Self {
         let now = Instant::now();
         Collector {
             threads,
-            report_every: report_every.map(|s| Duration::from_secs(s.max(1) as u64)),
+            report_every,
             start: now,
             warmup: Duration::ZERO,
             last: now,
@@ -105,7 +125,7 @@ impl<'p> Collector<'p> {
                 warmup: false,
             },
             totals: Recorder::new(statements, transactions, open_loop),
-            timeline: Vec::new(),
+            timeline: KeptTimeline::new(MAX_KEPT),
             cpu_at_last: Duration::ZERO,
             progress,
             window_percentiles: Vec::new(),
@@ -117,6 +137,13 @@ impl<'p> Collector<'p> {
     /// Each closed interval is also appended to `files`.
     pub fn stream_to(mut self, files: &'p mut TimelineFiles) -> Self {
         self.stream = Some(files);
+        self
+    }
+
+    /// Keeps at most `entries` timeline entries (e.g. the run's share when it is one of
+    /// several repeats); [`MAX_KEPT`] unless told.
+    pub fn keep_at_most(mut self, entries: usize) -> Self {
+        self.timeline = KeptTimeline::new(entries);
         self
     }
 
@@ -138,7 +165,7 @@ impl<'p> Collector<'p> {
                 self.flush_window(self.last, end_s, true);
             }
         }
-        Collected { totals: self.totals, timeline: self.timeline, stream_error: self.stream_error }
+        Collected { totals: self.totals, timeline: self.timeline.finish(), stream_error: self.stream_error }
     }
 
     /// The end of the warmup: measured time starts there.
@@ -191,7 +218,8 @@ impl<'p> Collector<'p> {
             return;
         }
         let boundary = self.window.boundary;
-        let end_s = boundary.duration_since(self.phase_start(warmup)).as_secs_f64().round();
+        // On a boundary: a multiple of the interval (whole milliseconds).
+        let end_s = (boundary.duration_since(self.phase_start(warmup)).as_secs_f64() * 1e3).round() / 1e3;
         self.flush_window(t.until, end_s, false);
         self.window.boundary = self.boundary_after(boundary, every);
         // A late last tick may pass more than one boundary: the next window still ends on one.
@@ -239,7 +267,7 @@ impl Sink for Collector<'_> {
                 self.stream = None;
             }
         }
-        self.timeline.push(stats);
+        self.timeline.push(stats, t.recorder);
         if !warmup {
             self.totals.add(t.recorder);
         }
@@ -300,7 +328,7 @@ mod tests {
         end_after: Duration,
     ) -> (Vec<Seen>, Collected) {
         let mut progress = Windows::default();
-        let mut c = Collector::new(&[], &[], false, 4, Some(every), &mut progress);
+        let mut c = Collector::new(&[], &[], false, 4, Some(Duration::from_secs(every as u64)), &mut progress);
         let start = Instant::now();
         c.started(start, Duration::from_secs(warmup_s), Duration::ZERO);
         let mut r = Recorder::new(&[], &[], false);

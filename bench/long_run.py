@@ -1,0 +1,118 @@
+"""Driver of bench/long-run.sh: a long run simulated cheaply with 10 ms intervals, on SQLite
+and MariaDB at once, sysbench beside them; RSS and bytes written per interval at 1k, 10k and
+100k intervals, and what that projects for 24 hours at 1 s."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from vs_sysbench import FB, TARGET, TABLE_SIZE, sql, sysbench, DB  # noqa: E402
+
+MARKS = [int(m) for m in sys.argv[1].split(",")]  # intervals at which to read RSS and sizes
+ONE_SECOND_RUN = int(sys.argv[2])  # seconds of the 1 s-interval pass (bytes per real interval)
+WORKLOAD, THREADS, TICK = "oltp_point_select", 1, 0.01
+DAY = 86_400
+
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:")) / 1024
+    except (FileNotFoundError, StopIteration, ProcessLookupError):
+        return None
+
+
+def streamed(out):
+    stem = out[: -len(".json")]
+    return [stem + ".intervals.jsonl", stem + ".hlog"]
+
+
+def lines(path):
+    with open(path, "rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
+def fairbench(target, out, seconds, interval):
+    cmd = [FB, "run", WORKLOAD, f"--target={target}", f"--table-size={TABLE_SIZE}", f"--threads={THREADS}",
+           f"--time={seconds}", f"--out={out}", "-q"]
+    return cmd + ([f"--report-interval={interval}"] if interval else [])
+
+
+def watch(procs, outs):
+    """Samples each fairbench at every mark (its streamed intervals counted) and sysbench then."""
+    rows = {name: [] for name in outs}
+    pending = {name: list(MARKS) for name in outs}
+    while any(p.poll() is None for p in procs.values()):
+        time.sleep(0.5)
+        for name, out in outs.items():
+            if not pending[name] or procs[name].poll() is not None or not os.path.exists(streamed(out)[0]):
+                continue
+            n = lines(streamed(out)[0])
+            if n >= pending[name][0]:
+                size = sum(os.path.getsize(f) for f in streamed(out))
+                rows[name].append((pending[name].pop(0), n, rss_mb(procs[name].pid), size,
+                                   rss_mb(procs["sysbench"].pid)))
+    for name, p in procs.items():
+        if p.returncode != 0:
+            sys.exit(f"{name} failed ({p.returncode}): {p.stderr.read().decode(errors='replace')[-300:]}")
+    return rows
+
+
+def main():
+    sql(f"DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB}")
+    tmp = tempfile.mkdtemp()
+    targets = {"SQLite": f"sqlite://{tmp}/bench.db", "MariaDB": TARGET}
+    try:
+        for target in targets.values():
+            subprocess.run([FB, "prepare", WORKLOAD, f"--target={target}", f"--table-size={TABLE_SIZE}"],
+                           check=True, stderr=subprocess.DEVNULL)
+        seconds = int(MARKS[-1] * TICK * 1.05) + 5
+        print(f"{WORKLOAD}, {THREADS} client, 1 table x {TABLE_SIZE} rows; fairbench on SQLite and on MariaDB "
+              f"{sql('SELECT VERSION()')} (TCP) with --report-interval {TICK} ({int(1 / TICK)} intervals a second) "
+              f"and sysbench 1.0.20 on MariaDB (--report-interval=1), all at once for {seconds} s on "
+              f"{os.cpu_count()} cores")
+        outs = {name: os.path.join(tmp, f"{name}.json") for name in targets}
+        procs = {name: subprocess.Popen(fairbench(t, outs[name], seconds, TICK), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE) for name, t in targets.items()}
+        sb = sysbench(WORKLOAD, THREADS, seconds)
+        sb.insert(-1, "--report-interval=1")
+        procs["sysbench"] = subprocess.Popen(sb, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        rows = watch(procs, outs)
+        print(f"{'target':<9}{'intervals':>10}{'fairbench RSS MB':>18}{'sysbench RSS MB':>17}"
+              f"{'streamed MB':>13}{'bytes/interval':>16}")
+        for name, samples in rows.items():
+            for _, n, rss, size, sb_rss in samples:
+                print(f"{name:<9}{n:>10}{rss:>18.1f}{sb_rss:>17.1f}{size / 1e6:>13.1f}{size / n:>16.0f}")
+        for name, out in outs.items():
+            doc = json.load(open(out))
+            widths = sorted({round(i["duration_s"], 2) for i in doc["intervals"] if not i["warmup"]})
+            print(f"{name}: result {os.path.getsize(out) / 1e3:.0f} KB with {len(doc['intervals'])} timeline "
+                  f"entries of {widths[0]}-{widths[-1]} s (every interval is in the streamed files)")
+
+        # Bytes per real 1 s interval: a 10 ms interval holds a hundredth of the latencies.
+        print(f"24 hours at 1 s intervals ({DAY} intervals), projected:")
+        for name, target in targets.items():
+            out = os.path.join(tmp, f"{name}-1s.json")
+            subprocess.run(fairbench(target, out, ONE_SECOND_RUN, None), check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            n = lines(streamed(out)[0])
+            per = {f.rsplit(".", 1)[-1]: os.path.getsize(f) / n for f in streamed(out)}
+            first, last = rows[name][0], rows[name][-1]
+            growth = last[2] - first[2]
+            total = sum(per.values()) * DAY / 1e6
+            print(f"  {name}: RSS {first[2]:.1f} MB at {first[1]} intervals, {last[2]:.1f} MB at {last[1]} "
+                  f"({growth:+.1f} MB; goal: flat within 10 MB); files {per['jsonl']:.0f} + {per['hlog']:.0f} bytes "
+                  f"per 1 s interval ({ONE_SECOND_RUN} s run) -> {total:.0f} MB a day "
+                  f"(goal: under 50 MB), result < 1 MB")
+    finally:
+        sql(f"DROP DATABASE IF EXISTS {DB}")
+        for f in os.listdir(tmp):
+            os.remove(os.path.join(tmp, f))
+        os.rmdir(tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+//! `fairbench recover RESULT`: the result of a run that never ended, rebuilt and saved.
+
+use super::{read_result, Error};
+use crate::audit;
+use crate::cli::RecoverArgs;
+use crate::plan::ConfigError;
+use std::process::ExitCode;
+
+pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
+    let started = read_result(&args.result)?;
+    let recovered = crate::recover::recover(started, &args.result).map_err(|e| ConfigError(e.to_string()))?;
+    let mut doc = recovered.doc;
+    doc.audit = audit::audit(&doc);
+    let out = args.out.as_deref().unwrap_or(&args.result);
+    doc.write(out)?;
+    let run = &doc.conditions.run;
+    let [jsonl, hlog] = crate::timeline::paths_for(&args.result);
+    println!(
+        "Recovered {} from {} and {}: {:.1} s measured, {} events, status incomplete{}",
+        crate::model::plural(recovered.intervals as u64, "interval"),
+        jsonl.display(),
+        hlog.display(),
+        run.measured_s,
+        run.events,
+        if recovered.torn { " (a last interval cut short by the stop is left out)" } else { "" }
+    );
+    print!("{}", crate::report::findings("Audit", &doc.audit));
+    super::say(format_args!("Result saved to {}", out.display()));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,230 @@
+//! The timeline a result keeps: at most a fixed number of entries however long the run, so
+//! memory and the result's size stay flat. Closed intervals are kept as they are until the
+//! limit; then neighbours merge in pairs and entries cover twice as many intervals from then
+//! on. Merges are exact: counts, rates, errors, minima and maxima add up, and percentiles
+//! come from the added histograms. The streamed files beside the result keep every interval.
+
+use crate::model::{IntervalStats, Scatter};
+use crate::recorder::classes::{ClassHistograms, PackedClasses};
+use crate::recorder::Recorder;
+
+/// Scatter points an entry keeps (an interval samples at most as many).
+const POINTS_PER_ENTRY: usize = 100;
+
+pub struct KeptTimeline {
+    /// Most entries kept (even, at least 2): reaching it merges pairs.
+    limit: usize,
+    /// Intervals per entry.
+    width: u32,
+    entries: Vec<Entry>,
+    /// The entry being filled, with its histograms unpacked.
+    open: Option<(IntervalStats, u32, ClassHistograms)>,
+}
+
+struct Entry {
+    stats: IntervalStats,
+    histograms: PackedClasses,
+}
+
+impl KeptTimeline {
+    pub fn new(limit: usize) -> Self {
+        KeptTimeline { limit: limit.max(2) & !1, width: 1, entries: Vec::new(), open: None }
+    }
+
+    /// Adds one closed interval (`stats` as computed from `r`).
+    pub fn push(&mut self, stats: IntervalStats, r: &Recorder) {
+        self.push_histograms(stats, ClassHistograms::of(r));
+    }
+
+    /// Adds one closed interval with its histograms (e.g. read back from an interval log).
+    pub fn push_histograms(&mut self, stats: IntervalStats, histograms: ClassHistograms) {
+        // An entry never spans the warmup's end.
+        if self.open.as_ref().is_some_and(|(open, _, _)| open.warmup != stats.warmup) {
+            self.close();
+        }
+        match &mut self.open {
+            Some((open, intervals, h)) => {
+                merge_fields(open, &stats);
+                h.add(&histograms);
+                *intervals += 1;
+            }
+            None => self.open = Some((stats, 1, histograms)),
+        }
+        if self.open.as_ref().is_some_and(|(_, intervals, _)| *intervals >= self.width) {
+            self.close();
+        }
+    }
+
+    /// Every entry, in time order (the last one possibly covering fewer intervals).
+    pub fn finish(mut self) -> Vec<IntervalStats> {
+        self.close();
+        self.entries.into_iter().map(|e| e.stats).collect()
+    }
+
+    /// Intervals per entry at present.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Bytes the kept entries' histograms take.
+    pub fn histogram_bytes(&self) -> usize {
+        self.entries.iter().map(|e| e.histograms.size()).sum()
+    }
+
+    fn close(&mut self) {
+        let Some((mut stats, intervals, h)) = self.open.take() else { return };
+        if intervals > 1 {
+            h.apply_to(&mut stats);
+        }
+        self.entries.push(Entry { stats, histograms: h.pack() });
+        if self.entries.len() >= self.limit {
+            self.halve();
+        }
+    }
+
+    /// Merges neighbours in pairs (never across the warmup's end) and doubles the width.
+    fn halve(&mut self) {
+        let mut merged: Vec<Entry> = Vec::with_capacity(self.limit / 2 + 1);
+        let mut pending = self.entries.drain(..).peekable();
+        while let Some(first) = pending.next() {
+            let pairs = pending.peek().is_some_and(|s| s.stats.warmup == first.stats.warmup);
+            match pending.next_if(|_| pairs) {
+                Some(second) => merged.push(merge(first, &second)),
+                None => merged.push(first),
+            }
+        }
+        drop(pending);
+        self.entries = merged;
+        self.width *= 2;
+    }
+}
+
+fn merge(mut first: Entry, second: &Entry) -> Entry {
+    let mut h = first.histograms.unpack();
+    h.add(&second.histograms.unpack());
+    merge_fields(&mut first.stats, &second.stats);
+    h.apply_to(&mut first.stats);
+    Entry { stats: first.stats, histograms: h.pack() }
+}
+
+/// Everything but the class figures (which come from the added histograms): `later`
+/// follows `into` in time.
+fn merge_fields(into: &mut IntervalStats, later: &IntervalStats) {
+    let (a, b) = (into.duration_s, later.duration_s);
+    into.duration_s = later.from_s + later.duration_s - into.from_s;
+    into.threads = into.threads.max(later.threads);
+    let add = |x: Option<u64>, y: Option<u64>| match (x, y) {
+        (None, None) => None,
+        _ => Some(x.unwrap_or(0) + y.unwrap_or(0)),
+    };
+    into.late = add(into.late, later.late);
+    into.dropped = add(into.dropped, later.dropped);
+    // The backlog is a reading at the interval's end.
+    into.backlog = later.backlog.or(into.backlog);
+    into.errors += later.errors;
+    into.reconnects += later.reconnects;
+    into.client_cpu_pct = match (into.client_cpu_pct, later.client_cpu_pct) {
+        (Some(x), Some(y)) if a + b > 0.0 => Some((x * a + y * b) / (a + b)),
+        (x, y) => x.or(y),
+    };
+    merge_scatter(&mut into.scatter, &later.scatter);
+    if later.slowest.as_ref().is_some_and(|l| into.slowest.as_ref().is_none_or(|s| l.latency_us > s.latency_us)) {
+        into.slowest = later.slowest.clone();
+    }
+}
+
+/// Both samples, thinned evenly to at most [`POINTS_PER_ENTRY`] points.
+fn merge_scatter(into: &mut Scatter, later: &Scatter) {
+    into.seen += later.seen;
+    let mut points = std::mem::take(&mut into.points);
+    points.extend_from_slice(&later.points);
+    let n = points.len();
+    if n > POINTS_PER_ENTRY {
+        let slot = |i: usize| i * POINTS_PER_ENTRY / n;
+        points = points.into_iter().enumerate().filter(|(i, _)| slot(i + 1) > slot(*i)).map(|(_, p)| p).collect();
+    }
+    into.points = points;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recorder::summary::interval_stats;
+    use crate::stats::LatencyHistogram;
+    use std::time::{Duration, Instant};
+
+    /// Interval n (0-based) holds events of (n % 97 + 1) .. ms, one of them a spike in
+    /// interval 500; returns the kept timeline and a histogram of every measured event.
+    fn feed(intervals: u32, warmup: u32, limit: usize) -> (Vec<IntervalStats>, LatencyHistogram, u32) {
+        let mut kept = KeptTimeline::new(limit);
+        let mut all = LatencyHistogram::new();
+        let start = Instant::now();
+        let mut r = Recorder::new(&[], &[], false);
+        for n in 0..intervals {
+            let at = start + Duration::from_secs(n as u64);
+            for k in 0..10u64 {
+                let ms = if n == 500 && k == 0 { 4_000 } else { (n as u64 % 97) + k + 1 };
+                let latency = Duration::from_millis(ms);
+                r.event(0, latency, latency, at + Duration::from_millis(10 * k));
+                if n >= warmup {
+                    all.record(latency);
+                }
+            }
+            let mut stats = interval_stats(&r, start, n as f64, 1.0, 2, n < warmup, &[]);
+            stats.errors = 1;
+            stats.client_cpu_pct = Some(if n % 2 == 0 { 10.0 } else { 30.0 });
+            kept.push(stats, &r);
+            r.reset();
+        }
+        let width = kept.width();
+        (kept.finish(), all, width)
+    }
+
+    #[test]
+    fn a_long_timeline_stays_within_its_limit_and_merges_exactly() {
+        let (entries, all, width) = feed(1_000, 10, 16);
+        assert!(entries.len() < 16 && entries.len() >= 8, "{} entries", entries.len());
+        assert_eq!(width, 128);
+        // Contiguous, covering every interval, never across the warmup's end.
+        let mut at = 0.0;
+        for e in &entries {
+            assert!((e.from_s - at).abs() < 1e-9, "{} vs {at}", e.from_s);
+            at = e.from_s + e.duration_s;
+        }
+        assert!((at - 1_000.0).abs() < 1e-9);
+        assert_eq!(entries.iter().filter(|e| e.warmup).map(|e| e.duration_s).sum::<f64>(), 10.0);
+        // Counts, errors and extremes add up; the spike's max survives; percentiles are those
+        // of every event the entries cover (histograms added, not percentiles averaged).
+        let measured: Vec<&IntervalStats> = entries.iter().filter(|e| !e.warmup).collect();
+        assert_eq!(measured.iter().map(|e| e.event.count).sum::<u64>(), all.count());
+        assert_eq!(entries.iter().map(|e| e.errors).sum::<u64>(), 1_000);
+        assert_eq!(measured.iter().map(|e| e.event.max_us).fold(0.0, f64::max), 4_000_000.0);
+        let spike = measured.iter().find(|e| e.from_s <= 500.0 && 500.0 < e.from_s + e.duration_s).unwrap();
+        assert_eq!(spike.event.max_us, 4_000_000.0);
+        let last = measured.last().unwrap();
+        let mut covered = LatencyHistogram::new();
+        for n in last.from_s as u64..1_000 {
+            for k in 0..10u64 {
+                covered.record(Duration::from_millis((n % 97) + k + 1));
+            }
+        }
+        assert_eq!(last.event.count, covered.count());
+        assert_eq!(last.event.p99_us, covered.percentile_ns(99.0) as f64 / 1000.0);
+        assert_eq!(last.event.p50_us, covered.percentile_ns(50.0) as f64 / 1000.0);
+        assert!((last.event.per_s - 10.0).abs() < 1e-9, "{}", last.event.per_s);
+        // CPU weighted by time: half the seconds at 10%, half at 30%.
+        assert!((measured[1].client_cpu_pct.unwrap() - 20.0).abs() < 1e-9);
+        // The scatter stays bounded per entry, in time order.
+        for e in &entries {
+            assert!(e.scatter.points.len() <= POINTS_PER_ENTRY);
+            assert!(e.scatter.points.windows(2).all(|w| w[0][0] <= w[1][0]));
+        }
+    }
+
+    #[test]
+    fn a_short_timeline_is_kept_as_it_was_recorded() {
+        let (entries, _, width) = feed(50, 5, 300);
+        assert_eq!((entries.len(), width), (50, 1));
+        assert!(entries.iter().all(|e| e.duration_s == 1.0 && e.event.count == 10));
+    }
+}

@@ -1,0 +1,108 @@
+//! One interval's latencies per class, kept packed: what a timeline entry holds so that
+//! entries merge exactly (neighbouring intervals of a long run now; the same interval from
+//! several client hosts later), by adding histograms, never by averaging percentiles.
+
+use super::summary::compact_stats;
+use super::Recorder;
+use crate::model::IntervalStats;
+use crate::stats::{LatencyHistogram, PackedHistogram};
+use crate::workload::StatementClass;
+
+/// Whole events, every statement, each class, and the open loop's service time.
+#[derive(Clone)]
+pub struct ClassHistograms {
+    event: LatencyHistogram,
+    total: LatencyHistogram,
+    /// Read, write, commit, other: [`StatementClass::ALL`]'s order.
+    classes: [LatencyHistogram; 4],
+    service: Option<LatencyHistogram>,
+}
+
+/// [`ClassHistograms`] packed (a few kilobytes at most).
+#[derive(Clone, Debug)]
+pub struct PackedClasses {
+    event: PackedHistogram,
+    total: PackedHistogram,
+    classes: [PackedHistogram; 4],
+    service: Option<PackedHistogram>,
+}
+
+impl ClassHistograms {
+    pub fn of(r: &Recorder) -> Self {
+        ClassHistograms {
+            event: r.events.clone(),
+            total: r.total(false),
+            classes: StatementClass::ALL.map(|c| r.class(c, false)),
+            service: r.open_loop().map(|o| o.service_events.clone()),
+        }
+    }
+
+    /// From whole events and each class's histograms ([`StatementClass::ALL`]'s order): the
+    /// classes together make the total; no service time.
+    pub fn from_classes(event: LatencyHistogram, classes: [LatencyHistogram; 4]) -> Self {
+        let mut total = LatencyHistogram::new();
+        classes.iter().for_each(|c| total.add(c));
+        ClassHistograms { event, total, classes, service: None }
+    }
+
+    /// Whole events.
+    pub fn event(&self) -> &LatencyHistogram {
+        &self.event
+    }
+
+    /// Every statement, then each class by name (`total`, `read`, ...).
+    pub fn by_name(&self) -> impl Iterator<Item = (&'static str, &LatencyHistogram)> {
+        std::iter::once(("total", &self.total))
+            .chain(StatementClass::ALL.iter().map(|c| c.name()).zip(self.classes.iter()))
+    }
+
+    pub fn add(&mut self, other: &ClassHistograms) {
+        self.event.add(&other.event);
+        self.total.add(&other.total);
+        for (mine, theirs) in self.classes.iter_mut().zip(&other.classes) {
+            mine.add(theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.service, &other.service) {
+            mine.add(theirs);
+        }
+    }
+
+    pub fn pack(&self) -> PackedClasses {
+        PackedClasses {
+            event: self.event.pack(),
+            total: self.total.pack(),
+            classes: [0, 1, 2, 3].map(|i| self.classes[i].pack()),
+            service: self.service.as_ref().map(LatencyHistogram::pack),
+        }
+    }
+
+    /// Sets `stats`' figures per class from these histograms, rates over its `duration_s`.
+    pub fn apply_to(&self, stats: &mut IntervalStats) {
+        let secs = stats.duration_s;
+        stats.event = compact_stats(&self.event, secs, &[]);
+        stats.total = compact_stats(&self.total, secs, &[]);
+        let [read, write, commit, other] = &self.classes;
+        stats.read = compact_stats(read, secs, &[]);
+        stats.write = compact_stats(write, secs, &[]);
+        stats.commit = compact_stats(commit, secs, &[]);
+        stats.other = compact_stats(other, secs, &[]);
+        stats.event_service = self.service.as_ref().map(|h| compact_stats(h, secs, &[]));
+    }
+}
+
+impl PackedClasses {
+    pub fn unpack(&self) -> ClassHistograms {
+        ClassHistograms {
+            event: self.event.unpack(),
+            total: self.total.unpack(),
+            classes: [0, 1, 2, 3].map(|i| self.classes[i].unpack()),
+            service: self.service.as_ref().map(PackedHistogram::unpack),
+        }
+    }
+
+    /// Bytes held.
+    pub fn size(&self) -> usize {
+        let parts = [&self.event, &self.total].into_iter().chain(&self.classes).chain(&self.service);
+        parts.map(PackedHistogram::size).sum()
+    }
+}
