@@ -8,12 +8,15 @@ mod report;
 mod results;
 mod sweep;
 pub mod sysbench;
+mod values;
 
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, RecoverArgs, RerunArgs};
 pub use sweep::{Sweep, SweepArgs};
+pub use values::MAX_SEED;
+use values::{packet_size, report_interval, seconds, seed, switch};
 
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
@@ -155,58 +158,6 @@ pub struct ConnectArgs {
     /// (PostgreSQL password auth, MySQL mysql_clear_password). Off: such servers are refused.
     #[arg(long = "allow-cleartext-password")]
     pub allow_cleartext_password: bool,
-}
-
-/// The largest seed: 2^53 - 1, the largest integer a JSON number keeps exact everywhere.
-pub const MAX_SEED: u64 = (1 << 53) - 1;
-
-fn seed(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(v) if v <= MAX_SEED => Ok(v),
-        _ => Err(format!("{s:?} is not a seed from 0 to {MAX_SEED} (2^53 - 1: JSON readers keep it exact)")),
-    }
-}
-
-/// `--report-interval`: 0.01 to 86400 seconds in steps of 10 ms (so that the timeline's
-/// ticks, which divide both it and a second, are never shorter than 10 ms).
-fn report_interval(s: &str) -> Result<Duration, String> {
-    let bad = || {
-        format!("{s:?} is not a number of seconds from 0.01 to 86400 in steps of 0.01 (omit --report-interval for no interval lines)")
-    };
-    let v: f64 = s.trim().parse().map_err(|_| bad())?;
-    let centis = (v * 100.0).round();
-    if !v.is_finite() || !(1.0..=8_640_000.0).contains(&centis) || (v * 100.0 - centis).abs() > 1e-6 {
-        return Err(bad());
-    }
-    Ok(Duration::from_millis(centis as u64 * 10))
-}
-
-/// A positive number of seconds up to a day (fractions allowed).
-fn seconds(s: &str) -> Result<Duration, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(Duration::from_secs_f64(v)),
-        _ => Err(format!("{s:?} is not a number of seconds above 0 and at most 86400")),
-    }
-}
-
-/// Bytes with an optional K/M/G suffix (powers of 1024), between 1 KiB and 1 GiB as MySQL allows.
-fn packet_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let (digits, unit) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
-        _ => (t, 'B'),
-    };
-    let shift = match unit {
-        'B' => 0,
-        'K' => 10,
-        'M' => 20,
-        'G' => 30,
-        _ => return Err(format!("{s:?}: use bytes or a K, M or G suffix")),
-    };
-    match digits.parse::<u64>().ok().and_then(|n| n.checked_mul(1 << shift)) {
-        Some(n) if (1024..=1 << 30).contains(&n) => Ok(n as usize),
-        _ => Err(format!("{s:?} is not a packet size between 1K and 1G")),
-    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -434,14 +385,6 @@ fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crat
         }
     }
     Ok(policy)
-}
-
-fn switch(s: &str) -> Result<bool, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("{s:?} is not on or off")),
-    }
 }
 
 impl WorkloadArgs {
