@@ -106,7 +106,10 @@ impl LiveMetrics {
             return;
         }
         for (quantile, us) in [("0.5", s.p50_us), ("0.95", s.p95_us), ("0.99", s.p99_us), ("0.999", s.p999_us)] {
-            self.latency.get_or_create(&Quantile { class, quantile }).set(us / 1e6);
+            // Whole nanoseconds over 1e9: the shortest decimal prints (0.003665919, not
+            // the binary noise of microseconds over 1e6).
+            let seconds = (us * 1000.0).round() / 1e9;
+            self.latency.get_or_create(&Quantile { class, quantile }).set(seconds);
         }
     }
 
@@ -176,6 +179,7 @@ mod tests {
         m.interval(&s);
         s.warmup = false;
         s.event.p99_us = 2500.0;
+        s.event.p95_us = 3665.919;
         m.interval(&s);
         let text = m.text();
         assert!(text.contains("fairbench_events_total{phase=\"warmup\"} 10"), "{text}");
@@ -187,6 +191,8 @@ mod tests {
             text.contains("fairbench_last_interval_latency_seconds{class=\"event\",quantile=\"0.99\"} 0.0025"),
             "{text}"
         );
+        // Exactly the nanoseconds, without binary noise.
+        assert!(text.contains("quantile=\"0.95\"} 0.003665919\n"), "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
         assert!(!text.contains("open_loop"), "a closed loop has no backlog: {text}");
         assert!(LiveMetrics::new(4, true).text().contains("fairbench_open_loop_backlog 0"));

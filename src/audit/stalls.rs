@@ -57,8 +57,8 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
         id: "stall".into(),
         severity: Severity::Warn,
         title: format!(
-            "{} second(s) held events far outside the distribution: the longest took {:.2} s{which} where p99 is {:.2} ms",
-            stalled.len(),
+            "{} held events far outside the distribution: the longest took {:.2} s{which} where p99 is {:.2} ms",
+            stretches(&stalled),
             worst / 1e6,
             p99 / 1000.0
         ),
@@ -76,4 +76,33 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
 
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// "1 second", "3 seconds"; or, when the timeline's entries are not seconds (merged over a
+/// long run, or a fractional --report-interval), "2 stretches (of up to 5.12 s)".
+fn stretches(stalled: &[&crate::model::IntervalStats]) -> String {
+    let n = stalled.len() as u64;
+    let longest = stalled.iter().map(|i| i.duration_s).fold(0.0, f64::max);
+    if (0.5..1.5).contains(&longest) {
+        crate::model::plural(n, "second")
+    } else {
+        let stretches = if n == 1 { "1 stretch".to_string() } else { format!("{n} stretches") };
+        format!("{stretches} (of up to {longest:.2} s)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::IntervalStats;
+
+    #[test]
+    fn stalls_are_counted_in_seconds_or_in_the_entries_they_were() {
+        let entry = |d: f64| IntervalStats { duration_s: d, ..Default::default() };
+        let (second, merged) = (entry(1.002), entry(5.12));
+        assert_eq!(stretches(&[&second]), "1 second");
+        assert_eq!(stretches(&[&second, &second]), "2 seconds");
+        assert_eq!(stretches(&[&merged, &second]), "2 stretches (of up to 5.12 s)");
+        assert_eq!(stretches(&[&entry(0.25)]), "1 stretch (of up to 0.25 s)");
+    }
 }
