@@ -9,9 +9,8 @@
 //!   several client hosts' logs merge exactly.
 
 use crate::model::{IntervalStats, StreamedFile};
-use crate::recorder::Recorder;
+use crate::recorder::classes::ClassHistograms;
 use crate::stats::LatencyHistogram;
-use crate::workload::StatementClass;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::Write;
@@ -109,9 +108,9 @@ impl TimelineFiles {
         self.offset_s = self.end_s;
     }
 
-    /// Appends one closed interval: its figures, and its histograms from `r` (what was
-    /// recorded in it; classes without any left out).
-    pub fn append(&mut self, stats: &IntervalStats, r: &Recorder) -> std::io::Result<()> {
+    /// Appends one closed interval: its figures, and its histograms per class (classes
+    /// without any left out).
+    pub fn append(&mut self, stats: &IntervalStats, h: &ClassHistograms) -> std::io::Result<()> {
         let mut stats = stats.clone();
         stats.from_s += self.offset_s;
         stats.scatter.points.iter_mut().for_each(|p| p[0] += self.offset_s);
@@ -120,15 +119,10 @@ impl TimelineFiles {
         let mut line = serde_json::to_vec(&stats).map_err(std::io::Error::other)?;
         line.push(b'\n');
         self.intervals.write_all(&line)?;
-        let classes = [
-            ("read", StatementClass::Read),
-            ("write", StatementClass::Write),
-            ("commit", StatementClass::Commit),
-            ("other", StatementClass::Other),
-        ];
-        let mut log = histogram_line("event", &r.events, &stats);
-        for (tag, class) in classes {
-            log += &histogram_line(tag, &r.class(class, false), &stats);
+        let mut log = histogram_line("event", h.event(), &stats);
+        // Each class by name (the total, their sum, is not logged).
+        for (tag, class) in h.by_name().skip(1) {
+            log += &histogram_line(tag, class, &stats);
         }
         self.hlog.write_all(log.as_bytes())?;
         if self.last_sync.elapsed() >= SYNC_EVERY {
@@ -169,10 +163,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let result = dir.path().join("r.json");
         let mut files = TimelineFiles::create(&result, SystemTime::now()).unwrap();
-        let mut r = Recorder::new(&[], &[], false);
+        let mut r = crate::recorder::Recorder::new(&[], &[], false);
         r.events.record_ns(2_000_000);
         let stats = IntervalStats { from_s: 3.0, duration_s: 1.0, ..Default::default() };
-        files.append(&stats, &r).unwrap();
+        files.append(&stats, &ClassHistograms::of(&r)).unwrap();
         // Read while the writer is still open (as after a kill): complete lines only.
         let lines = std::fs::read_to_string(&files.paths()[0]).unwrap();
         let back: IntervalStats = serde_json::from_str(lines.lines().next().unwrap()).unwrap();

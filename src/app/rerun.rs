@@ -64,24 +64,28 @@ fn differences(doc: &crate::model::ResultDocument, args: &RerunArgs) -> Vec<Stri
 
 /// `line` with each option of `overrides` in place of the recorded one.
 fn overridden(line: Vec<String>, overrides: &[String]) -> Vec<String> {
-    let name = |a: &str| a.split_once('=').map_or(a, |(f, _)| f).to_string();
-    let replaced: Vec<String> = overrides.iter().filter(|a| a.starts_with("--")).map(|a| name(a)).collect();
-    let mut kept = Vec::with_capacity(line.len() + overrides.len());
-    let mut args = line.into_iter();
-    while let Some(arg) = args.next() {
-        if arg.starts_with("--") && replaced.contains(&name(&arg)) {
-            // Its value too, when it is the next argument.
-            if !arg.contains('=') {
-                let mut rest = args.clone().peekable();
-                if rest.peek().is_some_and(|v| !v.starts_with("--")) {
-                    args.next();
-                }
-            }
-            continue;
-        }
-        kept.push(arg);
-    }
+    let replaced: Vec<&str> = overrides.iter().filter(|a| a.starts_with("--")).map(|a| flag_name(a)).collect();
+    let mut kept = without(line, |flag| replaced.contains(&flag));
     kept.extend(overrides.iter().cloned());
+    kept
+}
+
+/// `--threads=8` -> `--threads`.
+fn flag_name(arg: &str) -> &str {
+    arg.split_once('=').map_or(arg, |(f, _)| f)
+}
+
+/// `args` without the options `drop` names, and their values (`--x=v`, or `--x v`).
+fn without(args: Vec<String>, drop: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        if !(arg.starts_with("--") && drop(flag_name(&arg))) {
+            kept.push(arg);
+        } else if !arg.contains('=') {
+            args.next_if(|value| !value.starts_with("--"));
+        }
+    }
     kept
 }
 
@@ -125,20 +129,13 @@ fn rebuilt(
             "it was written by `fairbench {command}`, which rerun does not repeat: run that command again"
         ));
     }
-    let mut line = vec![args[0].clone(), command.to_string()];
-    let mut rest = args[2..].iter();
-    // Flags the rerun sets itself, with their value.
-    let replaced = |flag: &str| {
-        flag == "--out" || flag == "--rand-seed" || flag == "--rand_seed" || (flag == "--target" && target.is_some())
+    // Options the rerun sets itself.
+    let set_here = |flag: &str| {
+        matches!(flag, "--out" | "--rand-seed" | "--rand_seed") || (flag == "--target" && target.is_some())
     };
-    while let Some(arg) = rest.next() {
-        let flag = arg.split_once('=').map_or(arg.as_str(), |(f, _)| f);
-        if replaced(flag) {
-            if !arg.contains('=') {
-                rest.next();
-            }
-            continue;
-        }
+    let mut line = Vec::with_capacity(args.len() + 3);
+    for arg in without(args, set_here) {
+        let flag = flag_name(&arg);
         let arg = match workload {
             Some((old, new)) if arg == old => new.display().to_string(),
             // A sysbench line's redacted --mysql-password became an encoded `***` in the URL.

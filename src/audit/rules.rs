@@ -420,14 +420,14 @@ fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
     )]
 }
 
-/// The end-of-run reads are bounded: a server that did not answer leaves parts out, and the
-/// document says which instead of presenting them as zero.
 /// A run that never wrote its result (status running, or rebuilt by recover): its
 /// per-statement figures and end-of-run reads do not exist; incomplete-run says so.
 fn unwritten(d: &ResultDocument) -> bool {
     matches!(d.conditions.run.status, RunStatus::Running | RunStatus::Incomplete)
 }
 
+/// The end-of-run reads are bounded: a server that did not answer leaves parts out, and the
+/// document says which instead of presenting them as zero.
 fn collection_incomplete(d: &ResultDocument) -> Vec<Finding> {
     if unwritten(d) {
         return vec![];

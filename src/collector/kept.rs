@@ -6,7 +6,6 @@
 
 use crate::model::{IntervalStats, Scatter};
 use crate::recorder::classes::{ClassHistograms, PackedClasses};
-use crate::recorder::Recorder;
 
 /// Scatter points an entry keeps (an interval samples at most as many).
 const POINTS_PER_ENTRY: usize = 100;
@@ -31,13 +30,8 @@ impl KeptTimeline {
         KeptTimeline { limit: limit.max(2) & !1, width: 1, entries: Vec::new(), open: None }
     }
 
-    /// Adds one closed interval (`stats` as computed from `r`).
-    pub fn push(&mut self, stats: IntervalStats, r: &Recorder) {
-        self.push_histograms(stats, ClassHistograms::of(r));
-    }
-
-    /// Adds one closed interval with its histograms (e.g. read back from an interval log).
-    pub fn push_histograms(&mut self, stats: IntervalStats, histograms: ClassHistograms) {
+    /// Adds one closed interval: its figures and its histograms per class.
+    pub fn push(&mut self, stats: IntervalStats, histograms: ClassHistograms) {
         // An entry never spans the warmup's end.
         if self.open.as_ref().is_some_and(|(open, _, _)| open.warmup != stats.warmup) {
             self.close();
@@ -66,15 +60,10 @@ impl KeptTimeline {
         self.width
     }
 
-    /// Bytes the kept entries' histograms take.
-    pub fn histogram_bytes(&self) -> usize {
-        self.entries.iter().map(|e| e.histograms.size()).sum()
-    }
-
     fn close(&mut self) {
         let Some((mut stats, intervals, h)) = self.open.take() else { return };
         if intervals > 1 {
-            h.apply_to(&mut stats);
+            h.apply_to(&mut stats, &[]);
         }
         self.entries.push(Entry { stats, histograms: h.pack() });
         if self.entries.len() >= self.limit {
@@ -103,7 +92,7 @@ fn merge(mut first: Entry, second: &Entry) -> Entry {
     let mut h = first.histograms.unpack();
     h.add(&second.histograms.unpack());
     merge_fields(&mut first.stats, &second.stats);
-    h.apply_to(&mut first.stats);
+    h.apply_to(&mut first.stats, &[]);
     Entry { stats: first.stats, histograms: h.pack() }
 }
 
@@ -150,6 +139,7 @@ fn merge_scatter(into: &mut Scatter, later: &Scatter) {
 mod tests {
     use super::*;
     use crate::recorder::summary::interval_stats;
+    use crate::recorder::Recorder;
     use crate::stats::LatencyHistogram;
     use std::time::{Duration, Instant};
 
@@ -170,10 +160,11 @@ mod tests {
                     all.record(latency);
                 }
             }
-            let mut stats = interval_stats(&r, start, n as f64, 1.0, 2, n < warmup, &[]);
+            let h = ClassHistograms::of(&r);
+            let mut stats = interval_stats(&r, &h, start, n as f64, 1.0, n < warmup, &[]);
             stats.errors = 1;
             stats.client_cpu_pct = Some(if n % 2 == 0 { 10.0 } else { 30.0 });
-            kept.push(stats, &r);
+            kept.push(stats, h);
             r.reset();
         }
         let width = kept.width();

@@ -6,6 +6,7 @@ mod kept;
 pub use kept::KeptTimeline;
 
 use crate::model::IntervalStats;
+use crate::recorder::classes::ClassHistograms;
 use crate::recorder::summary::interval_stats;
 use crate::recorder::{Recorder, Sink, Tick};
 use crate::timeline::TimelineFiles;
@@ -200,8 +201,9 @@ impl<'p> Collector<'p> {
         let w = &mut self.window;
         let from_s = w.from.duration_since(self.start).as_secs_f64();
         let secs = until.duration_since(w.from).as_secs_f64();
-        let stats =
-            interval_stats(&w.recorder, self.start, from_s, secs, self.threads, w.warmup, &self.window_percentiles);
+        let h = ClassHistograms::of(&w.recorder);
+        let mut stats = interval_stats(&w.recorder, &h, self.start, from_s, secs, w.warmup, &self.window_percentiles);
+        stats.threads = self.threads;
         self.progress.window(&Window { stats: &stats, end_s, partial });
         w.recorder.reset();
         w.ticks = 0;
@@ -255,19 +257,22 @@ impl Sink for Collector<'_> {
         let warmup = t.due <= self.measured_start();
         let from_s = self.last.duration_since(self.start).as_secs_f64();
         let secs = t.until.duration_since(self.last).as_secs_f64();
-        let mut stats = interval_stats(t.recorder, self.start, from_s, secs, self.threads, warmup, &[]);
+        // Each class's histogram merged once, for the figures, the streamed log and the kept timeline.
+        let h = ClassHistograms::of(t.recorder);
+        let mut stats = interval_stats(t.recorder, &h, self.start, from_s, secs, warmup, &[]);
+        stats.threads = self.threads;
         let cpu = t.process_cpu.saturating_sub(self.cpu_at_last);
         stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
         stats.backlog = t.backlog;
         self.cpu_at_last = t.process_cpu;
         self.progress.second(&stats);
         if let Some(files) = &mut self.stream {
-            if let Err(e) = files.append(&stats, t.recorder) {
+            if let Err(e) = files.append(&stats, &h) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
                 self.stream = None;
             }
         }
-        self.timeline.push(stats, t.recorder);
+        self.timeline.push(stats, h);
         if !warmup {
             self.totals.add(t.recorder);
         }

@@ -29,12 +29,9 @@ pub struct PackedClasses {
 
 impl ClassHistograms {
     pub fn of(r: &Recorder) -> Self {
-        ClassHistograms {
-            event: r.events.clone(),
-            total: r.total(false),
-            classes: StatementClass::ALL.map(|c| r.class(c, false)),
-            service: r.open_loop().map(|o| o.service_events.clone()),
-        }
+        let mut h = Self::from_classes(r.events.clone(), StatementClass::ALL.map(|c| r.class(c, false)));
+        h.service = r.open_loop().map(|o| o.service_events.clone());
+        h
     }
 
     /// From whole events and each class's histograms ([`StatementClass::ALL`]'s order): the
@@ -76,17 +73,15 @@ impl ClassHistograms {
         }
     }
 
-    /// Sets `stats`' figures per class from these histograms, rates over its `duration_s`.
-    pub fn apply_to(&self, stats: &mut IntervalStats) {
+    /// Sets `stats`' figures per class from these histograms, rates over its `duration_s`
+    /// (and the `extra` percentiles).
+    pub fn apply_to(&self, stats: &mut IntervalStats, extra: &[f64]) {
         let secs = stats.duration_s;
-        stats.event = compact_stats(&self.event, secs, &[]);
-        stats.total = compact_stats(&self.total, secs, &[]);
+        let c = |h: &LatencyHistogram| compact_stats(h, secs, extra);
         let [read, write, commit, other] = &self.classes;
-        stats.read = compact_stats(read, secs, &[]);
-        stats.write = compact_stats(write, secs, &[]);
-        stats.commit = compact_stats(commit, secs, &[]);
-        stats.other = compact_stats(other, secs, &[]);
-        stats.event_service = self.service.as_ref().map(|h| compact_stats(h, secs, &[]));
+        (stats.event, stats.total) = (c(&self.event), c(&self.total));
+        (stats.read, stats.write, stats.commit, stats.other) = (c(read), c(write), c(commit), c(other));
+        stats.event_service = self.service.as_ref().map(c);
     }
 }
 
@@ -98,11 +93,5 @@ impl PackedClasses {
             classes: [0, 1, 2, 3].map(|i| self.classes[i].unpack()),
             service: self.service.as_ref().map(PackedHistogram::unpack),
         }
-    }
-
-    /// Bytes held.
-    pub fn size(&self) -> usize {
-        let parts = [&self.event, &self.total].into_iter().chain(&self.classes).chain(&self.service);
-        parts.map(PackedHistogram::size).sum()
     }
 }

@@ -1,5 +1,6 @@
 //! From recorders and histograms to the result model's summaries (microseconds).
 
+use super::classes::ClassHistograms;
 use super::Recorder;
 use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf, SlowestStatement};
 use crate::stats::LatencyHistogram;
@@ -67,31 +68,32 @@ fn scatter_points(sample: &[(Instant, std::time::Duration)], start: Instant) -> 
     points
 }
 
-/// One timeline interval (or report window) of a recorder.
+/// One timeline interval (or report window) of a recorder, whose histograms per class are
+/// `h` (merged once by the caller, who may hand them on: the streamed log, the kept
+/// timeline). `threads` is left for the caller to set.
 pub fn interval_stats(
     r: &Recorder,
+    h: &ClassHistograms,
     start: Instant,
     from_s: f64,
     secs: f64,
-    threads: u32,
     warmup: bool,
     extra: &[f64],
 ) -> IntervalStats {
-    let c = |class| compact_stats(&r.class(class, false), secs, extra);
     let open = r.open_loop();
-    IntervalStats {
+    let mut stats = IntervalStats {
         from_s,
         duration_s: secs,
         repeat: None,
         warmup,
-        threads,
-        event: compact_stats(&r.events, secs, extra),
-        total: compact_stats(&r.total(false), secs, extra),
-        read: c(StatementClass::Read),
-        write: c(StatementClass::Write),
-        commit: c(StatementClass::Commit),
-        other: c(StatementClass::Other),
-        event_service: open.map(|o| compact_stats(&o.service_events, secs, extra)),
+        threads: 0,
+        event: Default::default(),
+        total: Default::default(),
+        read: Default::default(),
+        write: Default::default(),
+        commit: Default::default(),
+        other: Default::default(),
+        event_service: None,
         late: open.map(|o| o.late),
         dropped: open.map(|o| o.dropped),
         backlog: None,
@@ -108,7 +110,9 @@ pub fn interval_stats(
             latency_us: latency.as_nanos() as f64 / 1000.0,
             ended_s: at.saturating_duration_since(start).as_secs_f64(),
         }),
-    }
+    };
+    h.apply_to(&mut stats, extra);
+    stats
 }
 
 /// The `stats` (or, with `service`, the open loop's `service`) and `statements` sections.
