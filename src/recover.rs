@@ -121,7 +121,7 @@ impl ReadBack {
                 None => self.totals = Some(histograms.clone()),
             }
         }
-        self.kept.push(stats, histograms);
+        self.kept.push(stats, &histograms);
     }
 }
 

@@ -16,8 +16,10 @@ pub struct KeptTimeline {
     /// Intervals per entry.
     width: u32,
     entries: Vec<Entry>,
-    /// The entry being filled, with its histograms unpacked.
-    open: Option<(IntervalStats, u32, ClassHistograms)>,
+    /// The entry being filled, and how many intervals it holds.
+    open: Option<(IntervalStats, u32)>,
+    /// Its histograms, unpacked (one set, reused from entry to entry).
+    open_histograms: Option<ClassHistograms>,
 }
 
 struct Entry {
@@ -27,24 +29,30 @@ struct Entry {
 
 impl KeptTimeline {
     pub fn new(limit: usize) -> Self {
-        KeptTimeline { limit: limit.max(2) & !1, width: 1, entries: Vec::new(), open: None }
+        KeptTimeline { limit: limit.max(2) & !1, width: 1, entries: Vec::new(), open: None, open_histograms: None }
     }
 
     /// Adds one closed interval: its figures and its histograms per class.
-    pub fn push(&mut self, stats: IntervalStats, histograms: ClassHistograms) {
+    pub fn push(&mut self, stats: IntervalStats, histograms: &ClassHistograms) {
         // An entry never spans the warmup's end.
-        if self.open.as_ref().is_some_and(|(open, _, _)| open.warmup != stats.warmup) {
+        if self.open.as_ref().is_some_and(|(open, _)| open.warmup != stats.warmup) {
             self.close();
         }
-        match &mut self.open {
-            Some((open, intervals, h)) => {
+        match (&mut self.open, &mut self.open_histograms) {
+            (Some((open, intervals)), Some(h)) => {
                 merge_fields(open, &stats);
-                h.add(&histograms);
+                h.add(histograms);
                 *intervals += 1;
             }
-            None => self.open = Some((stats, 1, histograms)),
+            (_, reused) => {
+                match reused {
+                    Some(h) => h.copy_from(histograms),
+                    None => *reused = Some(histograms.clone()),
+                }
+                self.open = Some((stats, 1));
+            }
         }
-        if self.open.as_ref().is_some_and(|(_, intervals, _)| *intervals >= self.width) {
+        if self.open.as_ref().is_some_and(|(_, intervals)| *intervals >= self.width) {
             self.close();
         }
     }
@@ -61,7 +69,7 @@ impl KeptTimeline {
     }
 
     fn close(&mut self) {
-        let Some((mut stats, intervals, h)) = self.open.take() else { return };
+        let (Some((mut stats, intervals)), Some(h)) = (self.open.take(), &self.open_histograms) else { return };
         if intervals > 1 {
             h.apply_to(&mut stats, &[]);
         }
@@ -164,7 +172,7 @@ mod tests {
             let mut stats = interval_stats(&r, &h, start, n as f64, 1.0, n < warmup, &[]);
             stats.errors = 1;
             stats.client_cpu_pct = Some(if n % 2 == 0 { 10.0 } else { 30.0 });
-            kept.push(stats, h);
+            kept.push(stats, &h);
             r.reset();
         }
         let width = kept.width();

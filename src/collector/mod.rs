@@ -82,6 +82,8 @@ pub struct Collector<'p> {
     window: OpenWindow,
     totals: Recorder,
     timeline: KeptTimeline,
+    /// Each tick's (and window's) histograms per class, refilled in place.
+    classes: ClassHistograms,
     cpu_at_last: Duration,
     progress: &'p mut dyn Progress,
     /// Percentiles the report windows compute beyond the fixed ones.
@@ -127,6 +129,7 @@ impl<'p> Collector<'p> {
             },
             totals: Recorder::new(statements, transactions, open_loop),
             timeline: KeptTimeline::new(MAX_KEPT),
+            classes: ClassHistograms::of(&Recorder::new(statements, transactions, open_loop)),
             cpu_at_last: Duration::ZERO,
             progress,
             window_percentiles: Vec::new(),
@@ -201,8 +204,9 @@ impl<'p> Collector<'p> {
         let w = &mut self.window;
         let from_s = w.from.duration_since(self.start).as_secs_f64();
         let secs = until.duration_since(w.from).as_secs_f64();
-        let h = ClassHistograms::of(&w.recorder);
-        let mut stats = interval_stats(&w.recorder, &h, self.start, from_s, secs, w.warmup, &self.window_percentiles);
+        self.classes.refill(&w.recorder);
+        let h = &self.classes;
+        let mut stats = interval_stats(&w.recorder, h, self.start, from_s, secs, w.warmup, &self.window_percentiles);
         stats.threads = self.threads;
         self.progress.window(&Window { stats: &stats, end_s, partial });
         w.recorder.reset();
@@ -258,8 +262,8 @@ impl Sink for Collector<'_> {
         let from_s = self.last.duration_since(self.start).as_secs_f64();
         let secs = t.until.duration_since(self.last).as_secs_f64();
         // Each class's histogram merged once, for the figures, the streamed log and the kept timeline.
-        let h = ClassHistograms::of(t.recorder);
-        let mut stats = interval_stats(t.recorder, &h, self.start, from_s, secs, warmup, &[]);
+        self.classes.refill(t.recorder);
+        let mut stats = interval_stats(t.recorder, &self.classes, self.start, from_s, secs, warmup, &[]);
         stats.threads = self.threads;
         let cpu = t.process_cpu.saturating_sub(self.cpu_at_last);
         stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
@@ -267,12 +271,12 @@ impl Sink for Collector<'_> {
         self.cpu_at_last = t.process_cpu;
         self.progress.second(&stats);
         if let Some(files) = &mut self.stream {
-            if let Err(e) = files.append(&stats, &h) {
+            if let Err(e) = files.append(&stats, &self.classes) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
                 self.stream = None;
             }
         }
-        self.timeline.push(stats, h);
+        self.timeline.push(stats, &self.classes);
         if !warmup {
             self.totals.add(t.recorder);
         }

@@ -244,6 +244,15 @@ impl Recorder {
         self.merged(|_| true, service)
     }
 
+    /// Adds every statement of `class` into `into` (a histogram reused, not a new one).
+    pub fn add_class_to(&self, class: StatementClass, into: &mut LatencyHistogram) {
+        for (info, s) in self.statements.iter().zip(&self.latencies) {
+            if info.class == class {
+                into.add(s);
+            }
+        }
+    }
+
     fn merged(&self, pick: impl Fn(StatementClass) -> bool, service: bool) -> LatencyHistogram {
         let mut h = LatencyHistogram::new();
         let histograms = match (service, &self.open) {
