@@ -167,6 +167,13 @@ impl RunPlan {
         }
     }
 
+    /// Ticks one measured phase takes, warmup included, when its length is set (`--time`).
+    pub fn planned_ticks(&self) -> Option<u64> {
+        let time = self.stop.time?;
+        let total = time + Duration::from_secs(self.warmup_s as u64);
+        Some(total.as_nanos().div_ceil(self.tick().as_nanos()) as u64)
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         if let Some(o) = self.workload.oltp() {
             o.validate()?;

@@ -1,26 +1,36 @@
-//! The streamed timeline: each closed interval appended to two files beside the result as
-//! the run goes, and flushed, so that a run killed midway (kill -9, the OOM killer, a lost
-//! session) leaves every interval up to its last one readable:
+//! The streamed timeline: written beside the result as the run goes, and flushed, so that a
+//! run killed midway (kill -9, the OOM killer, a lost session) leaves everything up to its
+//! last interval readable:
 //!
-//! - `<result>.intervals.jsonl`: one line per interval, the result's `intervals[]` entry;
-//! - `<result>.hlog`: each interval's latency histograms (whole events and each statement
-//!   class) in HdrHistogram's interval-log format (V2 + DEFLATE, base64; nanoseconds),
-//!   which HdrHistogram's own tools and the `hdrhistogram` Python package read, and which
-//!   several client hosts' logs merge exactly.
+//! - `<result>.intervals.jsonl.gz`: one line per interval, the result's `intervals[]` entry,
+//!   in a gzip stream flushed after each line (`zcat` reads a killed run's file up to its
+//!   last line, then complains of the missing end); a scatter sample bounded over the run;
+//! - `<result>.hlog`: the latency histograms (whole events and each statement class) of
+//!   each entry the result's timeline keeps, as it closes, in HdrHistogram's interval-log
+//!   format (V2 + DEFLATE, base64; nanoseconds, 3 significant digits), which HdrHistogram's
+//!   own tools and the `hdrhistogram` Python package read, and which several client hosts'
+//!   logs merge exactly. A run with a planned length has at most ~300 entries (each as
+//!   wide as the run's length makes it); without one, entries double in width as it goes.
+//!
+//! Why this split: a day at one-second intervals is 86,400 lines; each interval's figures
+//! compress to ~300 bytes, its class histograms to several kilobytes. So every interval's
+//! figures are streamed, and the histograms at the resolution the result keeps (which is
+//! also what `recover` needs to rebuild the result exactly).
 
 use crate::model::{IntervalStats, StreamedFile};
 use crate::recorder::classes::ClassHistograms;
 use crate::stats::LatencyHistogram;
+use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The two files, open for appending. Each interval goes out in one write per file (whole
 /// lines, never a part of one), straight to the OS.
 pub struct TimelineFiles {
-    intervals: File,
+    intervals: Option<GzEncoder<File>>,
     hlog: File,
     paths: [PathBuf; 2],
     /// Data reach the disk at most this often (each interval is with the OS at once).
@@ -30,22 +40,28 @@ pub struct TimelineFiles {
     repeat: Option<u32>,
     offset_s: f64,
     end_s: f64,
+    /// Scatter points each line keeps on average, and those owed so far.
+    points_per_line: f64,
+    points_owed: f64,
 }
 
 /// Files reach the disk (fsync) at least this often while a run lasts.
 const SYNC_EVERY: Duration = Duration::from_secs(1);
 
-/// `r.json` -> `r.intervals.jsonl`, `r.hlog`.
+/// Scatter points the intervals file keeps over a planned run (as many as the result).
+const STREAMED_POINTS: f64 = crate::result::scatter::MAX_POINTS as f64;
+
+/// `r.json` -> `r.intervals.jsonl.gz`, `r.hlog`.
 pub fn paths_for(result: &Path) -> [PathBuf; 2] {
     let stem = result.with_extension("");
     let with = |ext: &str| PathBuf::from(format!("{}.{ext}", stem.display()));
-    [with("intervals.jsonl"), with("hlog")]
+    [with("intervals.jsonl.gz"), with("hlog")]
 }
 
 /// The files at `paths` ([`paths_for`]'s) as a result names them: name, format, size and
 /// SHA-256 (read in pieces: a day's timeline is hundreds of megabytes).
 pub fn describe(paths: &[PathBuf; 2]) -> std::io::Result<Vec<StreamedFile>> {
-    let formats = ["intervals-jsonl", "hdr-interval-log"];
+    let formats = ["intervals-jsonl-gz", "hdr-interval-log"];
     paths
         .iter()
         .zip(formats)
@@ -66,17 +82,21 @@ pub fn digest(path: &Path) -> std::io::Result<(u64, String)> {
 
 impl TimelineFiles {
     /// Creates (or truncates) the files for the result at `result`; the log's start time is
-    /// `started` (the run's start: interval times count from it, warmup included).
-    pub fn create(result: &Path, started: SystemTime) -> std::io::Result<TimelineFiles> {
+    /// `started` (the run's start: interval times count from it, warmup included). A run of
+    /// `intervals` planned intervals (all repeats) spreads its scatter sample over them.
+    pub fn create(result: &Path, started: SystemTime, intervals: Option<u64>) -> std::io::Result<TimelineFiles> {
         let paths = paths_for(result);
+        let per_line = intervals.map_or(1.0, |n| STREAMED_POINTS / n.max(1) as f64);
         let mut files = TimelineFiles {
-            intervals: File::create(&paths[0])?,
+            intervals: Some(GzEncoder::new(File::create(&paths[0])?, flate2::Compression::default())),
             hlog: File::create(&paths[1])?,
             paths,
             last_sync: Instant::now(),
             repeat: None,
             offset_s: 0.0,
             end_s: 0.0,
+            points_per_line: per_line,
+            points_owed: 0.0,
         };
         let since_epoch = started.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
         let header = format!(
@@ -95,9 +115,13 @@ impl TimelineFiles {
         &self.paths
     }
 
-    /// The files as the result names them: name, format, size and digest, as they are now.
-    pub fn describe(&mut self) -> std::io::Result<Vec<StreamedFile>> {
-        self.sync()?;
+    /// Ends the files (the gzip stream's trailer) and names them as the result does: name,
+    /// format, size and digest.
+    pub fn finish(&mut self) -> std::io::Result<Vec<StreamedFile>> {
+        if let Some(gz) = self.intervals.take() {
+            gz.finish()?.sync_data()?;
+        }
+        self.hlog.sync_data()?;
         describe(&self.paths)
     }
 
@@ -108,23 +132,45 @@ impl TimelineFiles {
         self.offset_s = self.end_s;
     }
 
-    /// Appends one closed interval: its figures, and its histograms per class (classes
-    /// without any left out).
-    pub fn append(&mut self, stats: &IntervalStats, h: &ClassHistograms) -> std::io::Result<()> {
+    /// Appends one closed interval's figures (its scatter thinned to the run's share).
+    pub fn append(&mut self, stats: &IntervalStats) -> std::io::Result<()> {
         let mut stats = stats.clone();
-        stats.from_s += self.offset_s;
-        stats.scatter.points.iter_mut().for_each(|p| p[0] += self.offset_s);
+        self.place(&mut stats);
         stats.repeat = self.repeat.or(stats.repeat);
         self.end_s = stats.from_s + stats.duration_s;
+        self.points_owed += self.points_per_line;
+        let keep = (self.points_owed.floor() as usize).min(stats.scatter.points.len());
+        self.points_owed -= keep as f64;
+        stats.scatter.points = evenly(std::mem::take(&mut stats.scatter.points), keep);
         let mut line = serde_json::to_vec(&stats).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        self.intervals.write_all(&line)?;
-        let mut log = histogram_line("event", h.event(), &stats);
-        // Each class by name (the total, their sum, is not logged).
+        let gz = self.intervals.as_mut().ok_or_else(|| std::io::Error::other("the intervals file is closed"))?;
+        gz.write_all(&line)?;
+        // A sync flush: every line written so far decompresses from what is in the file.
+        gz.flush()?;
+        self.sync_now_and_then()
+    }
+
+    /// Appends the histograms per class of a kept entry as it closes (classes without any
+    /// left out; the total, their sum, is not logged).
+    pub fn append_histograms(&mut self, entry: &IntervalStats, h: &ClassHistograms) -> std::io::Result<()> {
+        let mut at = entry.clone();
+        self.place(&mut at);
+        let mut log = histogram_line("event", h.event(), &at);
         for (tag, class) in h.by_name().skip(1) {
-            log += &histogram_line(tag, class, &stats);
+            log += &histogram_line(tag, class, &at);
         }
         self.hlog.write_all(log.as_bytes())?;
+        self.sync_now_and_then()
+    }
+
+    /// Repeats are placed back to back.
+    fn place(&self, stats: &mut IntervalStats) {
+        stats.from_s += self.offset_s;
+        stats.scatter.points.iter_mut().for_each(|p| p[0] += self.offset_s);
+    }
+
+    fn sync_now_and_then(&mut self) -> std::io::Result<()> {
         if self.last_sync.elapsed() >= SYNC_EVERY {
             self.sync()?;
         }
@@ -132,20 +178,82 @@ impl TimelineFiles {
     }
 
     fn sync(&mut self) -> std::io::Result<()> {
-        self.intervals.sync_data()?;
+        if let Some(gz) = &self.intervals {
+            gz.get_ref().sync_data()?;
+        }
         self.hlog.sync_data()?;
         self.last_sync = Instant::now();
         Ok(())
     }
 }
 
-/// `Tag=event,12.000,1.001,3.145,HISTF...`: start and length in seconds, the max in
+/// `Tag=event,12.000000,1.001000,3.145,HISTF...`: start and length in seconds (to the
+/// microsecond, so that entries and the intervals file's lines match exactly), the max in
 /// milliseconds (the format's customary unit for its max column); nothing for an empty one.
 fn histogram_line(tag: &str, h: &LatencyHistogram, s: &IntervalStats) -> String {
     if h.count() == 0 {
         return String::new();
     }
-    format!("Tag={tag},{:.3},{:.3},{:.3},{}\n", s.from_s, s.duration_s, h.max_ns() as f64 / 1e6, h.encode())
+    format!("Tag={tag},{:.6},{:.6},{:.3},{}\n", s.from_s, s.duration_s, h.max_ns() as f64 / 1e6, h.encode())
+}
+
+/// `keep` of `points`, evenly spread (all when there are no more).
+fn evenly(points: Vec<[f64; 2]>, keep: usize) -> Vec<[f64; 2]> {
+    let n = points.len();
+    if keep >= n {
+        return points;
+    }
+    let slot = |i: usize| i * keep / n;
+    points.into_iter().enumerate().filter(|(i, _)| slot(i + 1) > slot(*i)).map(|(_, p)| p).collect()
+}
+
+/// The lines of an intervals file as they come (`.gz` or plain), up to the last whole one:
+/// a file whose writer was killed may end in a line or a compressed block cut short, which
+/// ends the reading ([`IntervalLines::torn`] then tells).
+pub struct IntervalLines {
+    reader: Box<dyn BufRead>,
+    pub torn: bool,
+}
+
+impl IntervalLines {
+    pub fn open(path: &Path) -> std::io::Result<IntervalLines> {
+        let file = File::open(path)?;
+        let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
+            Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+        } else {
+            Box::new(std::io::BufReader::new(file))
+        };
+        Ok(IntervalLines { reader, torn: false })
+    }
+}
+
+impl Iterator for IntervalLines {
+    type Item = std::io::Result<String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.torn {
+            return None;
+        }
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => None,
+            Ok(_) if line.ends_with('\n') => {
+                line.pop();
+                Some(Ok(line))
+            }
+            // Without its newline: the last line, cut short.
+            Ok(_) => {
+                self.torn = true;
+                None
+            }
+            // The compressed stream cut short (no end, or a block cut in two).
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput) => {
+                self.torn = true;
+                None
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -155,28 +263,63 @@ mod tests {
     #[test]
     fn files_beside_the_result() {
         let [i, h] = paths_for(Path::new("out/r.json"));
-        assert_eq!((i.to_str().unwrap(), h.to_str().unwrap()), ("out/r.intervals.jsonl", "out/r.hlog"));
+        assert_eq!((i.to_str().unwrap(), h.to_str().unwrap()), ("out/r.intervals.jsonl.gz", "out/r.hlog"));
     }
 
     #[test]
-    fn each_interval_is_on_disk_when_appended() {
+    fn each_interval_is_readable_when_appended_and_after_a_cut() {
         let dir = tempfile::tempdir().unwrap();
         let result = dir.path().join("r.json");
-        let mut files = TimelineFiles::create(&result, SystemTime::now()).unwrap();
+        let mut files = TimelineFiles::create(&result, SystemTime::now(), None).unwrap();
         let mut r = crate::recorder::Recorder::new(&[], &[], false);
         r.events.record_ns(2_000_000);
-        let stats = IntervalStats { from_s: 3.0, duration_s: 1.0, ..Default::default() };
-        files.append(&stats, &ClassHistograms::of(&r)).unwrap();
-        // Read while the writer is still open (as after a kill): complete lines only.
-        let lines = std::fs::read_to_string(&files.paths()[0]).unwrap();
-        let back: IntervalStats = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
-        assert_eq!(back.from_s, 3.0);
+        for n in 0..3 {
+            let stats = IntervalStats { from_s: 3.0 + n as f64, duration_s: 1.0, ..Default::default() };
+            files.append(&stats).unwrap();
+        }
+        let entry = IntervalStats { from_s: 3.0, duration_s: 3.0, ..Default::default() };
+        files.append_histograms(&entry, &ClassHistograms::of(&r)).unwrap();
+        // Read while the writer is still open (as after a kill): every line so far.
+        let read = |path: &Path| {
+            let mut lines = IntervalLines::open(path).unwrap();
+            let back: Vec<IntervalStats> = lines.by_ref().map(|l| serde_json::from_str(&l.unwrap()).unwrap()).collect();
+            (back.iter().map(|s| s.from_s).collect::<Vec<_>>(), lines.torn)
+        };
+        assert_eq!(read(&files.paths()[0]), (vec![3.0, 4.0, 5.0], true));
+        // A cut anywhere in the last line's block leaves the lines before it.
+        let bytes = std::fs::read(&files.paths()[0]).unwrap();
+        let cut = dir.path().join("cut.intervals.jsonl.gz");
+        for by in [6, 10, 14] {
+            std::fs::write(&cut, &bytes[..bytes.len() - by]).unwrap();
+            assert_eq!(read(&cut), (vec![3.0, 4.0], true), "cut by {by} bytes");
+        }
         let log = std::fs::read_to_string(&files.paths()[1]).unwrap();
         let line = log.lines().find(|l| l.starts_with("Tag=event,")).unwrap();
         let encoded = line.rsplit(',').next().unwrap();
         let h = LatencyHistogram::decode(encoded, 0, u64::MAX, 0).unwrap();
         assert_eq!(h.count(), 1);
-        assert!(line.starts_with("Tag=event,3.000,1.000,2.00"), "{line}");
+        assert!(line.starts_with("Tag=event,3.000000,3.000000,2.00"), "{line}");
         assert!(!log.contains("Tag=read,"), "an empty class is left out");
+        // Finished: a whole gzip file.
+        files.finish().unwrap();
+        assert_eq!(read(&files.paths()[0]), (vec![3.0, 4.0, 5.0], false));
+    }
+
+    #[test]
+    fn the_scatter_sample_is_spread_over_the_planned_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = TimelineFiles::create(&dir.path().join("r.json"), SystemTime::now(), Some(40_000)).unwrap();
+        let mut kept = 0;
+        for n in 0..40_000 {
+            let mut stats = IntervalStats { from_s: n as f64, duration_s: 1.0, ..Default::default() };
+            stats.scatter.points = (0..100).map(|k| [n as f64 + k as f64 / 100.0, 1.0]).collect();
+            files.append(&stats).unwrap();
+        }
+        files.finish().unwrap();
+        for line in IntervalLines::open(&files.paths()[0]).unwrap() {
+            let s: IntervalStats = serde_json::from_str(&line.unwrap()).unwrap();
+            kept += s.scatter.points.len();
+        }
+        assert_eq!(kept, 10_000);
     }
 }

@@ -16,10 +16,10 @@ fn prepared_sqlite() -> TestDb {
     db
 }
 
+/// The intervals file's whole lines (its gzip stream is flushed after each).
 fn lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap();
-    // Complete lines only: a line is written whole, then flushed.
-    text.split_inclusive('\n').filter(|l| l.ends_with('\n')).map(|l| serde_json::from_str(l).unwrap()).collect()
+    let lines = fairbench::timeline::IntervalLines::open(path).unwrap();
+    lines.map(|l| serde_json::from_str(&l.unwrap()).unwrap()).collect()
 }
 
 /// The Python reader's view of an interval log: per tag, each interval's count.
@@ -63,6 +63,15 @@ fn sqlite_each_interval_is_streamed_and_the_interval_log_reads_back_in_python() 
         String::from_utf8(o.stdout).unwrap().lines().count() - 1
     };
     assert_eq!(export("cut.json"), intervals.len() * 6, "every streamed interval, 6 classes each");
+    // report draws every streamed interval too: the throughput line has a point per second.
+    let o = fairbench_in(dir, &["report", "cut.json", "-o", "cut.html"].map(String::from));
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(dir.join("cut.html")).unwrap();
+    let data = &page[page.find("id=\"fb-data\">").unwrap() + 13..];
+    let data: Value = serde_json::from_str(&data[..data.find("</script>").unwrap()]).unwrap();
+    let tps = data["charts"].as_array().unwrap().iter().find(|c| c["id"] == "tps").unwrap();
+    let drawn = tps["series"][0]["y"].as_array().unwrap().len();
+    assert!(drawn >= intervals.len() - 2 && drawn > 1, "{drawn} points of {} intervals", intervals.len());
     let mut changed = std::fs::read(&jsonl).unwrap();
     changed.extend_from_slice(b"\n");
     std::fs::write(&jsonl, changed).unwrap();
@@ -71,7 +80,20 @@ fn sqlite_each_interval_is_streamed_and_the_interval_log_reads_back_in_python() 
     // A device as --out gets no files beside it.
     let o = db.fairbench(&["run", "oltp_point_select", "--table-size=1000", "--time=1", "--out=/dev/null", "-q"]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(!Path::new("/dev/null.intervals.jsonl").exists() && !Path::new("/dev/null.hlog").exists());
+    assert!(!Path::new("/dev/null.intervals.jsonl.gz").exists() && !Path::new("/dev/null.hlog").exists());
+}
+
+/// Waits for the state (`intervals` lines on disk), not for a time; then SIGKILL: nothing of
+/// fairbench runs after it.
+fn kill_after(child: &mut std::process::Child, jsonl: &Path, intervals: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !jsonl.exists() || lines(jsonl).len() < intervals {
+        assert!(Instant::now() < deadline, "no intervals streamed");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 #[test]
@@ -79,16 +101,8 @@ fn sqlite_a_killed_run_leaves_every_closed_interval_readable() {
     let db = prepared_sqlite();
     let out = db.dir.path().join("killed.json");
     let mut child = spawn_run(&db, &["run", "oltp_point_select", "--table-size=1000", "--time=60", "-q"], &out);
-    let jsonl = db.dir.path().join("killed.intervals.jsonl");
-    // Wait for the state (three intervals on disk), not for a time.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_to_string(&jsonl).map_or(0, |t| t.lines().count()) < 3 {
-        assert!(Instant::now() < deadline, "no intervals streamed");
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.kill().unwrap(); // SIGKILL: nothing of fairbench runs after this
-    child.wait().unwrap();
+    let jsonl = db.dir.path().join("killed.intervals.jsonl.gz");
+    kill_after(&mut child, &jsonl, 3);
     // What was written when measuring started: the conditions, status running.
     let started: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(started["conditions"]["run"]["status"], "running");
@@ -135,4 +149,42 @@ fn sqlite_a_killed_run_leaves_every_closed_interval_readable() {
         "{}",
         text(&again)
     );
+}
+
+#[test]
+fn sqlite_a_killed_long_run_recovers_up_to_its_last_logged_entry() {
+    // 3,000 planned intervals of 10 ms: the result keeps entries of 11 intervals each (at
+    // most 300 over the run), and the interval log receives each entry as it closes.
+    let db = prepared_sqlite();
+    let out = db.dir.path().join("long.json");
+    let args = ["run", "oltp_point_select", "--table-size=1000", "--time=30", "--report-interval=0.01", "-q"];
+    let mut child = spawn_run(&db, &args, &out);
+    let jsonl = db.dir.path().join("long.intervals.jsonl.gz");
+    kill_after(&mut child, &jsonl, 60);
+    let intervals = lines(&jsonl);
+    let read = python_read(&db.dir.path().join("long.hlog"));
+    let entries = read["event"]["counts"].as_array().unwrap().len();
+    assert!(entries >= 5 && entries * 11 <= intervals.len() && intervals.len() < (entries + 1) * 11 + 2);
+
+    let o = fairbench_in(db.dir.path(), &["recover", "long.json"].map(String::from));
+    assert!(o.status.success(), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    let recovered = entries * 11;
+    assert!(said.contains(&format!("Recovered {recovered} intervals")), "{said}");
+    let unlogged = intervals.len() - recovered;
+    if unlogged > 0 {
+        assert!(said.contains(&format!("The last {unlogged} interval")), "{said}");
+    }
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc["intervals"].as_array().unwrap().len(), entries);
+    // Each entry's figures are those of the 11 streamed intervals it covers.
+    for (k, entry) in doc["intervals"].as_array().unwrap().iter().enumerate() {
+        let covered = &intervals[k * 11..(k + 1) * 11];
+        let events: u64 = covered.iter().map(|i| i["event"]["count"].as_u64().unwrap()).sum();
+        assert_eq!(entry["event"]["count"].as_u64().unwrap(), events, "entry {k}");
+        let max = covered.iter().map(|i| i["event"]["max_us"].as_f64().unwrap()).fold(0.0, f64::max);
+        assert_eq!(entry["event"]["max_us"].as_f64().unwrap(), max, "entry {k}");
+    }
+    let events: u64 = intervals[..recovered].iter().map(|i| i["event"]["count"].as_u64().unwrap()).sum();
+    assert_eq!(doc["conditions"]["run"]["events"].as_u64().unwrap(), events);
 }

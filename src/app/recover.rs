@@ -22,8 +22,16 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
         hlog.display(),
         run.measured_s,
         run.events,
-        if recovered.torn { " (a last interval cut short by the stop is left out)" } else { "" }
+        if recovered.torn { " (a last line cut short by the stop is left out)" } else { "" }
     );
+    if recovered.unlogged.0 > 0 {
+        println!(
+            "The last {} ({:.1} s) are in {} only: the interval log never received their histograms",
+            crate::model::plural(recovered.unlogged.0 as u64, "interval"),
+            recovered.unlogged.1,
+            jsonl.display()
+        );
+    }
     print!("{}", crate::report::findings("Audit", &doc.audit));
     super::say(format_args!("Result saved to {}", out.display()));
     Ok(ExitCode::SUCCESS)

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 /// entries. A result whose entries each cover several intervals says so when it has none.
 fn streamed_intervals(doc: &ResultDocument, result: &Path) -> Option<std::path::PathBuf> {
     let merged = doc.intervals.iter().any(|i| i.duration_s > 1.5);
-    let named = doc.streamed.iter().find(|f| f.format == "intervals-jsonl")?;
+    let named = doc.streamed.iter().find(|f| f.format.starts_with("intervals-jsonl"))?;
     let path = result.with_file_name(&named.file);
     let intact = crate::timeline::digest(&path).is_ok_and(|(bytes, sha)| bytes == named.bytes && sha == named.sha256);
     if !intact && merged {
@@ -29,19 +29,30 @@ fn streamed_intervals(doc: &ResultDocument, result: &Path) -> Option<std::path::
     intact.then_some(path)
 }
 
-/// Every interval of a streamed intervals file, one at a time.
-fn every_interval(path: &Path) -> Result<String, Error> {
-    use std::io::BufRead;
+/// Every interval of a streamed intervals file, one at a time, to `each`.
+fn each_interval(path: &Path, mut each: impl FnMut(crate::model::IntervalStats)) -> Result<(), Error> {
     let fail = |problem: String| ResultFileError::Field { path: path.to_path_buf(), field: "line".into(), problem };
-    let file =
-        std::fs::File::open(path).map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
-    let mut csv = String::from(crate::report::csv::INTERVALS_HEADER);
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+    let lines = crate::timeline::IntervalLines::open(path)
+        .map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
+    for (n, line) in lines.enumerate() {
         let line = line.map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
-        let interval = serde_json::from_str(&line).map_err(|e| fail(format!("{}: {e}", n + 1)))?;
-        crate::report::csv::interval_rows(&interval, &mut csv);
+        each(serde_json::from_str(&line).map_err(|e| fail(format!("{}: {e}", n + 1)))?);
     }
+    Ok(())
+}
+
+/// The CSV rows of every interval of a streamed intervals file.
+fn every_interval(path: &Path) -> Result<String, Error> {
+    let mut csv = String::from(crate::report::csv::INTERVALS_HEADER);
+    each_interval(path, |interval| crate::report::csv::interval_rows(&interval, &mut csv))?;
     Ok(csv)
+}
+
+/// Every interval of a streamed intervals file.
+fn read_intervals(path: &Path) -> Result<Vec<crate::model::IntervalStats>, Error> {
+    let mut intervals = Vec::new();
+    each_interval(path, |interval| intervals.push(interval))?;
+    Ok(intervals)
 }
 
 /// A file `report` reads: a result, or a sweep of them.
@@ -74,7 +85,14 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
     let mut loaded = args.files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
     let page = match loaded.as_mut_slice() {
         [Loaded::Sweep(sweep)] => html::render(&HtmlInput::Sweep { file: &names[0], sweep }),
-        [Loaded::Result(doc)] => html::render(&HtmlInput::Single { file: &names[0], doc }),
+        [Loaded::Result(doc)] => {
+            // Every interval of the streamed file (drawn from buckets when long), where the
+            // result keeps at most 300 entries.
+            if let Some(path) = streamed_intervals(doc, &args.files[0]) {
+                doc.intervals = read_intervals(&path)?;
+            }
+            html::render(&HtmlInput::Single { file: &names[0], doc })
+        }
         many => {
             if many.iter().any(|l| matches!(l, Loaded::Sweep(_))) {
                 return Err(ConfigError("report: a sweep file is reported on its own".into()).into());

@@ -207,7 +207,8 @@ impl<D: Database> Phases for Session<D> {
         // A device or pipe (--out /dev/null) gets no files beside it.
         let device = std::fs::metadata(&self.out_path).is_ok_and(|m| !m.is_file());
         if self.timeline.is_none() && !device {
-            let files = TimelineFiles::create(&self.out_path, std::time::SystemTime::now())
+            let planned = self.plan.planned_ticks().map(|t| t * self.plan.repeats.max(1) as u64);
+            let files = TimelineFiles::create(&self.out_path, std::time::SystemTime::now(), planned)
                 .map_err(|source| ResultFileError::Write { path: self.out_path.clone(), source })?;
             self.timeline = Some(files);
             self.write_started()?;
@@ -230,7 +231,7 @@ impl<D: Database> Phases for Session<D> {
         if let Some(e) = s.runs.iter().find_map(|(_, c)| c.stream_error.as_ref()) {
             eprintln!("warning: the streamed timeline stopped at a write error ({e}); the result has every interval");
         }
-        let streamed = match s.timeline.as_mut().map(TimelineFiles::describe) {
+        let streamed = match s.timeline.as_mut().map(TimelineFiles::finish) {
             Some(Ok(files)) => files,
             Some(Err(e)) => {
                 eprintln!("warning: the streamed timeline's files could not be read back to name them ({e})");
@@ -281,7 +282,7 @@ fn measure<D: Database>(
         progress,
     )
     .window_percentiles(&plan.percentiles)
-    .keep_at_most(crate::collector::MAX_KEPT / plan.repeats.max(1) as usize);
+    .keep_at_most(crate::collector::MAX_KEPT / plan.repeats.max(1) as usize, plan.planned_ticks());
     if let Some(files) = stream {
         collector = collector.stream_to(files);
     }

@@ -15,7 +15,7 @@ pub struct AuditArgs {
 #[derive(Args, Debug, Clone)]
 pub struct RecoverArgs {
     /// The result file of the run that never ended (status `running`): its streamed
-    /// timeline (RESULT.intervals.jsonl and RESULT.hlog) must be beside it.
+    /// timeline (RESULT.intervals.jsonl.gz and RESULT.hlog) must be beside it.
     pub result: PathBuf,
     /// Write the rebuilt result here instead of over RESULT.
     #[arg(short, long)]

@@ -22,6 +22,9 @@ pub struct KeptTimeline {
     open_histograms: Option<ClassHistograms>,
 }
 
+/// Told of each entry as it closes.
+pub type Closed<'a> = dyn FnMut(&IntervalStats, &ClassHistograms) + 'a;
+
 struct Entry {
     stats: IntervalStats,
     histograms: PackedClasses,
@@ -32,11 +35,29 @@ impl KeptTimeline {
         KeptTimeline { limit: limit.max(2) & !1, width: 1, entries: Vec::new(), open: None, open_histograms: None }
     }
 
+    /// A timeline for a run of `intervals` planned intervals (`None`: unknown): entries
+    /// start as wide as the run's end would make them, so that while the run keeps to its
+    /// plan they never merge, and each entry closes once, at its final width (the streamed
+    /// interval log writes each entry as it closes).
+    pub fn planned(limit: usize, intervals: Option<u64>) -> Self {
+        let mut kept = KeptTimeline::new(limit);
+        // One entry spare: the warmup's end may split one.
+        let fit = intervals.map_or(1, |n| n.div_ceil(kept.limit as u64 - 1));
+        kept.width = fit.clamp(1, u32::MAX as u64 / 2) as u32;
+        kept
+    }
+
     /// Adds one closed interval: its figures and its histograms per class.
     pub fn push(&mut self, stats: IntervalStats, histograms: &ClassHistograms) {
+        self.push_telling(stats, histograms, &mut |_, _| {});
+    }
+
+    /// [`KeptTimeline::push`], telling `closed` of each entry that closes (its figures and
+    /// histograms, as the entry is when it closes).
+    pub fn push_telling(&mut self, stats: IntervalStats, histograms: &ClassHistograms, closed: &mut Closed<'_>) {
         // An entry never spans the warmup's end.
         if self.open.as_ref().is_some_and(|(open, _)| open.warmup != stats.warmup) {
-            self.close();
+            self.close(closed);
         }
         match (&mut self.open, &mut self.open_histograms) {
             (Some((open, intervals)), Some(h)) => {
@@ -53,13 +74,18 @@ impl KeptTimeline {
             }
         }
         if self.open.as_ref().is_some_and(|(_, intervals)| *intervals >= self.width) {
-            self.close();
+            self.close(closed);
         }
     }
 
     /// Every entry, in time order (the last one possibly covering fewer intervals).
-    pub fn finish(mut self) -> Vec<IntervalStats> {
-        self.close();
+    pub fn finish(self) -> Vec<IntervalStats> {
+        self.finish_telling(&mut |_, _| {})
+    }
+
+    /// [`KeptTimeline::finish`], telling `closed` of the last entry.
+    pub fn finish_telling(mut self, closed: &mut Closed<'_>) -> Vec<IntervalStats> {
+        self.close(closed);
         self.entries.into_iter().map(|e| e.stats).collect()
     }
 
@@ -68,11 +94,12 @@ impl KeptTimeline {
         self.width
     }
 
-    fn close(&mut self) {
+    fn close(&mut self, closed: &mut Closed<'_>) {
         let (Some((mut stats, intervals)), Some(h)) = (self.open.take(), &self.open_histograms) else { return };
         if intervals > 1 {
             h.apply_to(&mut stats, &[]);
         }
+        closed(&stats, h);
         self.entries.push(Entry { stats, histograms: h.pack() });
         if self.entries.len() >= self.limit {
             self.halve();
@@ -102,6 +129,16 @@ fn merge(mut first: Entry, second: &Entry) -> Entry {
     merge_fields(&mut first.stats, &second.stats);
     h.apply_to(&mut first.stats, &[]);
     Entry { stats: first.stats, histograms: h.pack() }
+}
+
+/// Intervals that follow one another as one: their figures merged, the class figures from
+/// `histograms` (the intervals' added).
+pub fn merged(intervals: &[IntervalStats], histograms: &ClassHistograms) -> Option<IntervalStats> {
+    let (first, later) = intervals.split_first()?;
+    let mut into = first.clone();
+    later.iter().for_each(|l| merge_fields(&mut into, l));
+    histograms.apply_to(&mut into, &[]);
+    Some(into)
 }
 
 /// Everything but the class figures (which come from the added histograms): `later`
@@ -218,6 +255,36 @@ mod tests {
             assert!(e.scatter.points.len() <= POINTS_PER_ENTRY);
             assert!(e.scatter.points.windows(2).all(|w| w[0][0] <= w[1][0]));
         }
+    }
+
+    #[test]
+    fn a_planned_run_starts_wide_and_each_entry_closes_once() {
+        // 600 planned intervals, 5 of them warmup, 60 entries at most: entries of 11 (the
+        // warmup in one of its own), never merged, each told once as it closes; the
+        // histograms told add up to all.
+        let mut kept = KeptTimeline::planned(60, Some(600));
+        let start = Instant::now();
+        let mut r = Recorder::new(&[], &[], false);
+        let mut told: Vec<(f64, f64, u64)> = Vec::new();
+        let mut h = ClassHistograms::of(&r);
+        for n in 0..600u32 {
+            r.event(0, Duration::from_millis(1 + n as u64 % 5), Duration::from_millis(1), start);
+            h.refill(&r);
+            let stats = interval_stats(&r, &h, start, n as f64, 1.0, n < 5, &[]);
+            kept.push_telling(stats, &h, &mut |e, h| told.push((e.from_s, e.duration_s, h.event().count())));
+            r.reset();
+        }
+        assert_eq!(kept.width(), 11);
+        let entries = kept.finish_telling(&mut |e, h| told.push((e.from_s, e.duration_s, h.event().count())));
+        assert_eq!(entries.len(), told.len());
+        assert_eq!(entries.len(), 1 + 595usize.div_ceil(11), "the warmup, then 11 intervals an entry");
+        assert!(entries.len() <= 60);
+        for (e, t) in entries.iter().zip(&told) {
+            assert_eq!((e.from_s, e.duration_s, e.event.count), *t);
+        }
+        assert_eq!(told.iter().map(|t| t.2).sum::<u64>(), 600);
+        assert_eq!(told[0], (0.0, 5.0, 5), "the warmup closes at its end");
+        assert_eq!((told[1].0, told[1].1), (5.0, 11.0), "measured entries start at the warmup's end");
     }
 
     #[test]

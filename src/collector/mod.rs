@@ -1,7 +1,7 @@
 //! The local measurement sink: turns the runner's ticks into the per-second timeline, the
 //! `--report-interval` windows and the post-warmup totals that the result is built from.
 
-mod kept;
+pub mod kept;
 
 pub use kept::KeptTimeline;
 
@@ -145,9 +145,10 @@ impl<'p> Collector<'p> {
     }
 
     /// Keeps at most `entries` timeline entries (e.g. the run's share when it is one of
-    /// several repeats); [`MAX_KEPT`] unless told.
-    pub fn keep_at_most(mut self, entries: usize) -> Self {
-        self.timeline = KeptTimeline::new(entries);
+    /// several repeats; [`MAX_KEPT`] unless told), as wide from the start as a run of
+    /// `planned` ticks needs.
+    pub fn keep_at_most(mut self, entries: usize, planned: Option<u64>) -> Self {
+        self.timeline = KeptTimeline::planned(entries, planned);
         self
     }
 
@@ -169,7 +170,9 @@ impl<'p> Collector<'p> {
                 self.flush_window(self.last, end_s, true);
             }
         }
-        Collected { totals: self.totals, timeline: self.timeline.finish(), stream_error: self.stream_error }
+        let (stream, error) = (&mut self.stream, &mut self.stream_error);
+        let timeline = self.timeline.finish_telling(&mut |entry, h| log_entry(stream, error, entry, h));
+        Collected { totals: self.totals, timeline, stream_error: self.stream_error }
     }
 
     /// The end of the warmup: measured time starts there.
@@ -237,6 +240,21 @@ impl<'p> Collector<'p> {
 
 /// A window too short for its rates to mean anything: under a fifth of the interval (the
 /// milliseconds after the last whole second of a run).
+/// A kept entry's histograms to the streamed interval log; the first error stops the stream.
+fn log_entry(
+    stream: &mut Option<&mut TimelineFiles>,
+    error: &mut Option<String>,
+    entry: &IntervalStats,
+    h: &ClassHistograms,
+) {
+    if let Some(files) = stream {
+        if let Err(e) = files.append_histograms(entry, h) {
+            *error = Some(format!("{}: {e}", files.paths()[1].display()));
+            *stream = None;
+        }
+    }
+}
+
 fn is_sliver(span: Duration, every: Duration) -> bool {
     span < every / 5
 }
@@ -271,12 +289,13 @@ impl Sink for Collector<'_> {
         self.cpu_at_last = t.process_cpu;
         self.progress.second(&stats);
         if let Some(files) = &mut self.stream {
-            if let Err(e) = files.append(&stats, &self.classes) {
+            if let Err(e) = files.append(&stats) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
                 self.stream = None;
             }
         }
-        self.timeline.push(stats, &self.classes);
+        let (stream, error) = (&mut self.stream, &mut self.stream_error);
+        self.timeline.push_telling(stats, &self.classes, &mut |entry, h| log_entry(stream, error, entry, h));
         if !warmup {
             self.totals.add(t.recorder);
         }

@@ -223,8 +223,10 @@ pub struct ClientRecord {
 pub struct StreamedFile {
     /// Its name, beside the result file.
     pub file: String,
-    /// `intervals-jsonl` (one `intervals[]` entry per line) or `hdr-interval-log`
-    /// (HdrHistogram's interval log, V2 + DEFLATE, nanoseconds, tagged by class).
+    /// `intervals-jsonl-gz` (one `intervals[]` entry per line, gzip; `intervals-jsonl`:
+    /// plain, in results written before the stream was compressed) or `hdr-interval-log`
+    /// (HdrHistogram's interval log of the kept entries, V2 + DEFLATE, nanoseconds, tagged
+    /// by class).
     pub format: String,
     pub bytes: u64,
     /// SHA-256 of its content when the result was written.

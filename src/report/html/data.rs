@@ -30,8 +30,10 @@ pub struct PageData {
 }
 
 impl PageData {
-    /// The charts, each long x array stored once however many series use it.
+    /// The charts, long timelines drawn from buckets, each long x array stored once however
+    /// many series use it.
     pub fn new(mut charts: Vec<Chart>) -> PageData {
+        super::decimate::long_timelines(&mut charts);
         let mut xs: Vec<Vec<Value>> = vec![];
         for s in charts.iter_mut().flat_map(|c| c.series.iter_mut()).filter(|s| s.x.len() > 20) {
             let at = match xs.iter().position(|x| *x == s.x) {

@@ -5,6 +5,7 @@
 //! [`escape::script_json`]. Documented in docs/report.md.
 
 mod data;
+mod decimate;
 mod escape;
 mod multi;
 mod single;

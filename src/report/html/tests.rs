@@ -247,6 +247,33 @@ fn a_one_hour_result_stays_under_2_mb() {
     }
 }
 
+/// A day at one-second intervals (a result written before results kept at most 300 entries,
+/// or the streamed timeline of a day): every timeline line is drawn from 1,000 buckets, at
+/// most 4 points each, and the second in which nothing completed still shows as 0 events/s.
+#[test]
+fn a_day_of_seconds_is_drawn_from_buckets_and_keeps_its_stall() {
+    let doc = synthetic(86_400, false);
+    let page = render(&HtmlInput::Single { file: "day.json", doc: &doc });
+    let data: serde_json::Value = serde_json::from_str(chart_json(&page)).unwrap();
+    let xs = data["xs"].as_array().map_or(0, |x| x.iter().map(|a| a.as_array().unwrap().len()).max().unwrap_or(0));
+    println!("a day: {} bytes of page, longest shared x array {xs} points", page.len());
+    assert!(page.len() < 3_000_000, "{} bytes", page.len());
+    let charts = data["charts"].as_array().unwrap();
+    let tps = charts.iter().find(|c| c["id"] == "tps").unwrap();
+    assert!(tps["title"].as_str().unwrap().contains("drawn from 1000 buckets of 86.399 s"), "{}", tps["title"]);
+    for c in charts.iter().filter(|c| c["kind"] == "line" && c["x"]["format"] == "s") {
+        for s in c["series"].as_array().unwrap() {
+            assert!(
+                s["y"].as_array().unwrap().len() <= 4_000,
+                "{}: {} points",
+                c["id"],
+                s["y"].as_array().unwrap().len()
+            );
+        }
+    }
+    assert!(tps["series"][0]["y"].as_array().unwrap().iter().any(|v| v.as_f64() == Some(0.0)), "the stall is drawn");
+}
+
 #[test]
 fn text_from_results_is_escaped() {
     let doc = synthetic(20, false);
