@@ -49,7 +49,7 @@ pub struct TimelineFiles {
 const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Scatter points the intervals file keeps over a planned run (as many as the result).
-const STREAMED_POINTS: f64 = crate::result::scatter::MAX_POINTS as f64;
+const STREAMED_POINTS: f64 = crate::model::stats::SCATTER_POINTS_PER_RUN as f64;
 
 /// `r.json` -> `r.intervals.jsonl.gz`, `r.hlog`.
 pub fn paths_for(result: &Path) -> [PathBuf; 2] {

@@ -157,6 +157,9 @@ pub enum ScatterOf {
     Event,
 }
 
+/// Scatter points a whole run keeps, in its result and in its streamed intervals file.
+pub const SCATTER_POINTS_PER_RUN: usize = 10_000;
+
 /// Sampled (time, latency) points: COMMIT latencies, or event latencies when the workload
 /// has no COMMIT.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]

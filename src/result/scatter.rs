@@ -1,12 +1,12 @@
 //! The latency scatter a result keeps: every interval samples at most 100 points, and the
 //! whole run at most [`MAX_POINTS`], drawn evenly from all of them, so a long run's result
 //! does not grow with its scatter. Each interval's exact max stays in its stats (no spike is
-//! lost), and the streamed timeline beside the result keeps every interval's sample.
+//! lost), and the streamed intervals file as many over a planned run.
 
 use crate::model::IntervalStats;
 
 /// Points of the scatter over a whole run.
-pub const MAX_POINTS: usize = 10_000;
+pub const MAX_POINTS: usize = crate::model::stats::SCATTER_POINTS_PER_RUN;
 
 /// `intervals` with at most [`MAX_POINTS`] scatter points over all of them: the i-th of N
 /// points is kept when i × MAX_POINTS / N reaches a new whole number (evenly spread, the
