@@ -14,8 +14,8 @@
 //! - [`plan`] -> model, random, workload. A validated run.
 //! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
 //! - [`metrics`] -> model. `--metrics-listen`: the run's figures as OpenMetrics text.
-//! - [`timeline`] -> model, recorder, stats. Each closed interval appended to files beside
-//!   the result as the run goes.
+//! - [`timeline`] -> model, recorder, stats. Each closed interval's figures and each kept
+//!   entry's histograms appended to files beside the result as the run goes.
 //! - [`collector`] -> model, recorder, timeline, workload. The local sink: timeline and totals.
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
