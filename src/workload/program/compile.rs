@@ -1,11 +1,10 @@
 //! Compiling a workload file's spec for one database: tables, transactions, statements
 //! and checks, with every name checked and every error located in the file.
 
-use super::resolve::{generator, list, number, steps_of, substitute};
-use super::sql::{classify, table_marker, values_row};
+use super::resolve::{generator, number, substitute};
 use super::*;
 use crate::model::{ColumnDef, ColumnType};
-use crate::workload::spec::{line_col, Flag, Number, Spec, SqlTexts};
+use crate::workload::spec::{line_col, Number, Spec, SqlTexts};
 use toml::Spanned;
 
 /// Errors, each `file:line:col: message`, collected over the whole file.
@@ -129,21 +128,21 @@ pub fn compile(
 }
 
 /// What compiling keeps while it walks the file: errors, parameters, value slots, tables.
-struct Compiler<'a> {
-    e: Errors<'a>,
-    params: BTreeMap<String, Scalar>,
+pub(super) struct Compiler<'a> {
+    pub(super) e: Errors<'a>,
+    pub(super) params: BTreeMap<String, Scalar>,
     /// Names of the value slots each client keeps, by first use.
     slots: Vec<String>,
     /// Every table (or set) with its rows, for `ids` generators anywhere in the file.
     table_rows: Vec<(String, i64)>,
     /// Table sets and their counts.
-    sets: Vec<(String, u32)>,
-    dialect: Dialect,
+    pub(super) sets: Vec<(String, u32)>,
+    pub(super) dialect: Dialect,
 }
 
 impl Compiler<'_> {
     /// The slot of value `name`, made on first use.
-    fn slot(&mut self, name: &str) -> usize {
+    pub(super) fn slot(&mut self, name: &str) -> usize {
         match self.slots.iter().position(|s| s == name) {
             Some(i) => i,
             None => {
@@ -153,15 +152,15 @@ impl Compiler<'_> {
         }
     }
 
-    fn generator(&mut self, g: &Spanned<Generator>, column: bool) -> Generator {
+    pub(super) fn generator(&mut self, g: &Spanned<Generator>, column: bool) -> Generator {
         generator(&mut self.e, &self.params, &self.table_rows, &self.sets, g, column)
     }
 
-    fn number(&mut self, span: std::ops::Range<usize>, n: &Number, what: &str) -> i64 {
+    pub(super) fn number(&mut self, span: std::ops::Range<usize>, n: &Number, what: &str) -> i64 {
         number(&mut self.e, &self.params, span, n, what)
     }
 
-    fn substitute(&mut self, sql: &Spanned<String>) -> String {
+    pub(super) fn substitute(&mut self, sql: &Spanned<String>) -> String {
         substitute(&mut self.e, &self.params, sql)
     }
 
@@ -255,257 +254,5 @@ impl Compiler<'_> {
         self.table_rows = table_rows;
         self.sets = sets;
         tables
-    }
-
-    /// One transaction: its draws, steps and statements, every name checked in order.
-    fn transaction(
-        &mut self,
-        spec: &Spec,
-        t: &Spanned<crate::workload::spec::TransactionSpec>,
-        client_saved: &[&String],
-    ) -> TransactionProgram {
-        let tx = t.get_ref();
-        let name = tx.name.get_ref();
-        if !identifier(name) {
-            self.e.at(&tx.name, format!("transaction name {name:?}: use letters, digits and _"));
-        }
-        let weight = self.number(tx.weight.span(), tx.weight.get_ref(), "weight");
-        let switched_off = weight == 0 && matches!(tx.weight.get_ref(), Number::Param(_));
-        if !(1..=1_000_000).contains(&weight) && !switched_off {
-            self.e.at(
-                &tx.weight,
-                format!("transaction {name}: weight {weight} must be a whole number from 1 to 1000000"),
-            );
-        }
-        if tx.statements.is_empty() {
-            self.e.at(&tx.name, format!("transaction {name} has no statements"));
-        }
-        let begin = match tx.begin.get_ref() {
-            Flag::Bool(b) => *b,
-            Flag::Param(p) => match self.number(tx.begin.span(), &Number::Param(p.clone()), "begin") {
-                0 => false,
-                1 => true,
-                n => {
-                    self.e.at(&tx.begin, format!("transaction {name}: begin {n} must be 1 or 0 (or true or false)"));
-                    false
-                }
-            },
-        };
-        let mut steps = steps_of(&mut self.e, &self.params, name, &tx.statements);
-        // What a statement may use: client values, the transaction's draws, what earlier
-        // statements saved, its own draws.
-        let mut known: Vec<String> =
-            spec.client.keys().cloned().chain(client_saved.iter().map(|s| s.to_string())).collect();
-        let mut tx_params = Vec::new();
-        for (p, g) in &tx.params {
-            tx_params.push((self.slot(p), self.generator(g, false)));
-            known.push(p.clone());
-        }
-        let mut statements = Vec::new();
-        for (i, st) in tx.statements.iter().enumerate() {
-            let sname = st.name.get_ref();
-            if !identifier(sname) {
-                self.e.at(&st.name, format!("statement name {sname:?}: use letters, digits and _"));
-            }
-            if begin && (sname == "begin" || sname == "commit") {
-                self.e.at(
-                    &st.name,
-                    format!("statement name {sname} is taken: transaction {name} measures its own {sname}"),
-                );
-            }
-            // A group's `once` values: drawn before its repetitions, known from here on.
-            if let Some(step) = steps.iter_mut().find(|s| s.first == i) {
-                for (p, g) in &st.once {
-                    step.once.push((self.slot(p), self.generator(g, false)));
-                    known.push(p.clone());
-                }
-            } else if let Some((_, g)) = st.once.iter().next() {
-                self.e.at(
-                    g,
-                    format!(
-                        "statement {name}.{sname} is inside a group: `once` belongs on the group's first statement"
-                    ),
-                );
-            }
-            let mut own = Vec::new();
-            for (p, g) in &st.params {
-                own.push((self.slot(p), self.generator(g, false)));
-            }
-            let Some(sql) = st.sql_for(self.dialect) else {
-                self.e.at(
-                    &st.name,
-                    format!(
-                        "statement {name}.{sname} has no SQL for {} (add sql = or {} =)",
-                        self.dialect.name(),
-                        self.dialect.name()
-                    ),
-                );
-                continue;
-            };
-            let mut text = self.substitute(sql);
-            // A batch repeats the VALUES row; row r > 0 binds its own draws, `name#r`.
-            let mut rows_at: Option<(usize, usize, usize)> = None;
-            if let Some(b) = &st.batch {
-                let rows = self.number(b.span(), b.get_ref(), "batch");
-                match (rows, values_row(&text)) {
-                    (1..=100_000, Some((open, close))) => {
-                        let before = positional(&text[..open]).map(|(_, n)| n.len()).unwrap_or(0);
-                        let per_row = positional(&text[open..=close]).map(|(_, n)| n.len()).unwrap_or(0);
-                        let row = &text[open..=close];
-                        text =
-                            format!("{}{}{}", &text[..open], vec![row; rows as usize].join(", "), &text[close + 1..]);
-                        rows_at = Some((before, per_row, rows as usize));
-                        for r in 1..rows {
-                            for (p, g) in &st.params {
-                                own.push((self.slot(&format!("{p}#{r}")), self.generator(g, false)));
-                            }
-                        }
-                    }
-                    (1..=100_000, None) => self.e.at(
-                        b,
-                        format!("statement {name}.{sname}: batch needs an INSERT ... VALUES (...) row to repeat"),
-                    ),
-                    _ => self.e.at(b, format!("statement {name}.{sname}: batch {rows} must be between 1 and 100000")),
-                }
-            }
-            // `set{:t}`: one table of a set, by the number in value t.
-            let mut on_table: Option<(String, u32)> = None;
-            match table_marker(&text) {
-                Ok(None) => {}
-                Ok(Some((set, value, marker))) => match self.sets.iter().find(|(n, _)| *n == set) {
-                    Some((_, count)) => {
-                        text = text.replace(&marker, "\u{1}");
-                        on_table = Some((value, *count));
-                    }
-                    None => self.e.at(
-                        sql,
-                        format!("statement {name}.{sname}: {set}{marker} names no table set (a [[tables]] with count)"),
-                    ),
-                },
-                Err(m) => self.e.at(sql, format!("statement {name}.{sname}: {m}")),
-            }
-            let (positional, names) = match positional(&text) {
-                Ok(x) => x,
-                Err(m) => {
-                    self.e.at(sql, format!("statement {name}.{sname}: {m}"));
-                    continue;
-                }
-            };
-            let mut args = Vec::new();
-            for (k, n) in names.iter().enumerate() {
-                let row = rows_at.and_then(|(before, per_row, rows)| {
-                    (k >= before && per_row > 0 && k < before + per_row * rows).then(|| (k - before) / per_row)
-                });
-                if let (Some(r @ 1..), true) = (row, st.params.contains_key(n)) {
-                    args.push(self.slot(&format!("{n}#{r}")));
-                    continue;
-                }
-                if known.contains(n) || st.params.contains_key(n) {
-                    args.push(self.slot(n));
-                    continue;
-                }
-                let later =
-                    tx.statements[i..].iter().find(|s| s.save.contains_key(n)).map(|s| s.name.get_ref().clone());
-                match later {
-                    Some(by) => {
-                        self.e.at(sql, format!("statement {name}.{sname} uses :{n} before statement {by} saves it"))
-                    }
-                    None => self.e.at(
-                        sql,
-                        format!(
-                            "statement {name}.{sname} uses :{n}, which is not defined (known here: {})",
-                            list(&known, &st.params)
-                        ),
-                    ),
-                }
-            }
-            if args.len() > 32_766 {
-                self.e.at(sql, format!("statement {name}.{sname} binds {} values; SQLite takes at most 32766 per statement (MySQL and PostgreSQL 65535): use a smaller batch", args.len()));
-            }
-            let mut saves = Vec::new();
-            for (map, client_scope) in [(&st.save, false), (&st.save_client, true)] {
-                for (var, column) in map {
-                    // PostgreSQL has no last insert id: there it is the first column RETURNING gives.
-                    let generated = column.get_ref() == "last_insert_id";
-                    if generated
-                        && !self.dialect.reports_insert_id()
-                        && !text.to_ascii_uppercase().contains("RETURNING")
-                    {
-                        self.e.at(column, format!("statement {name}.{sname}: PostgreSQL has no last insert id: add RETURNING <id column> to its postgres SQL"));
-                    }
-                    let from = match (generated, self.dialect.reports_insert_id()) {
-                        (false, _) => SaveFrom::Column(column.get_ref().clone()),
-                        (true, true) => SaveFrom::InsertId,
-                        (true, false) => SaveFrom::FirstColumn,
-                    };
-                    saves.push(Save { slot: self.slot(var), from, client_scope });
-                    if !client_scope {
-                        known.push(var.clone());
-                    }
-                }
-            }
-            let per_table = on_table.map(|(value, count)| {
-            if !(known.contains(&value) || st.params.contains_key(&value)) {
-                self.e.at(sql, format!("statement {name}.{sname} picks its table by :{value}, which is not defined (known here: {})", list(&known, &st.params)));
-            }
-            let texts = (1..=count).map(|n| positional.replace('\u{1}', &n.to_string())).collect::<Vec<_>>();
-            (self.slot(&value), texts)
-        });
-            let positional = match &per_table {
-                Some((_, texts)) => texts[0].clone(),
-                None => positional,
-            };
-            // A set of one table needs no choosing.
-            let per_table = per_table.filter(|(_, texts)| texts.len() > 1);
-            known.extend(st.params.keys().cloned());
-            statements.push(StatementProgram {
-                name: if spec.workload.bare_names { sname.clone() } else { format!("{name}.{sname}") },
-                class: classify(&positional),
-                per_table,
-                sql: positional,
-                args,
-                params: own,
-                saves,
-            });
-        }
-        // Statements repeated 0 times are left out (checked like the others).
-        let kept: Vec<bool> = (0..tx.statements.len())
-            .map(|i| steps.iter().any(|s| s.repeat > 0 && (s.first..s.first + s.count).contains(&i)))
-            .collect();
-        let (statements, steps) = if statements.len() == tx.statements.len() {
-            let mut index = Vec::new();
-            let mut out = Vec::new();
-            for (i, st) in statements.into_iter().enumerate() {
-                index.push(out.len());
-                if kept[i] {
-                    out.push(st);
-                }
-            }
-            let steps = steps
-                .iter()
-                .filter(|s| s.repeat > 0)
-                .map(|s| StepProgram { first: index[s.first], ..s.clone() })
-                .collect();
-            (out, steps)
-        } else {
-            (statements, Vec::new()) // errors reported: nothing runs
-        };
-        let mut seen: Vec<&str> = statements.iter().map(|s| s.name.as_str()).collect();
-        seen.sort();
-        if seen.windows(2).any(|w| w[0] == w[1]) {
-            self.e.at(&tx.name, format!("transaction {name}: two statements that run share a name"));
-        }
-        if statements.is_empty() && !tx.statements.is_empty() {
-            self.e.at(&tx.name, format!("transaction {name}: every statement is repeated 0 times"));
-        }
-        TransactionProgram {
-            name: name.clone(),
-            weight: weight.clamp(0, 1_000_000) as u32,
-            begin,
-            think_ms: tx.think_ms,
-            params: tx_params,
-            statements,
-            steps,
-        }
     }
 }

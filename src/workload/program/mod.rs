@@ -5,6 +5,7 @@
 mod compile;
 mod resolve;
 mod sql;
+mod transaction;
 
 use super::spec::{Generator, Scalar};
 use super::{StatementClass, StatementInfo};
