@@ -73,6 +73,26 @@ fn values_carried_between_statements_arrive() {
     }
 }
 
+/// A repeat count drawn for each transaction: every order has 5 to 15 lines, and over 1,000
+/// orders the lines average 10 (uniform: the mean of 1,000 draws is within 0.3 of it but
+/// once in 10^10).
+#[test]
+fn drawn_repeat_counts_vary_per_transaction() {
+    let orders = fixture("orders.toml");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        let doc = db.run_json(&["bench", &orders, "--threads=2", "--events=1000"]);
+        for c in doc["checks"].as_array().unwrap() {
+            assert_eq!(c["passed"], true, "{kind:?}: {c}");
+        }
+        let committed = doc["statements"]["order.commit"]["count"].as_u64().unwrap();
+        assert_eq!(committed, 1000, "{kind:?}");
+        let lines = db.count("order_lines") as f64;
+        assert!((lines / 1000.0 - 10.0).abs() < 0.3, "{kind:?}: {lines} lines in 1000 orders");
+        assert!(db.fairbench(&["cleanup", &orders]).status.success());
+    }
+}
+
 /// A check that fails: exit 1, named on stderr, and the result is still saved.
 #[test]
 fn a_failing_check_exits_one_with_the_result_saved() {

@@ -8,7 +8,7 @@ use crate::model::Dialect;
 use crate::plan::ConfigError;
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::generate::{Context, Draw, Drawn, ScopeDraws};
-use crate::workload::program::{compile, scalar_text, Program};
+use crate::workload::program::{compile, scalar_text, Program, Times};
 use crate::workload::spec;
 use crate::workload::spec::Generator;
 use std::process::ExitCode;
@@ -115,7 +115,20 @@ fn describe(p: &Program) -> String {
         if !drawn.is_empty() {
             s.push_str(&format!("    draws: {}\n", drawn.join(", ")));
         }
-        for st in &t.statements {
+        for (i, st) in t.statements.iter().enumerate() {
+            // A repeated step is announced at its first statement.
+            let repeated = t.steps.iter().find(|step| step.first == i && step.repeat != Times::Fixed(1));
+            if let Some(step) = repeated {
+                let times = match step.repeat {
+                    Times::Fixed(n) => format!("{n} times"),
+                    Times::Drawn(slot) => {
+                        let drawn = step.once.iter().find(|(s, _)| *s == slot).map(|(_, g)| generator_text(g));
+                        format!("{} times, drawn per transaction", drawn.unwrap_or_default())
+                    }
+                };
+                let names: Vec<&str> = t.statements[i..i + step.count].iter().map(|s| s.name.as_str()).collect();
+                s.push_str(&format!("    repeated {times}: {}\n", names.join(", ")));
+            }
             let args: Vec<&str> = st.args.iter().map(|&i| p.slots[i].as_str()).collect();
             s.push_str(&format!("    {} [{}] {}", st.name, st.class.name(), st.sql));
             if let Some((slot, texts)) = &st.per_table {

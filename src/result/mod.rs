@@ -216,9 +216,13 @@ fn file_record(
             add(begin, begin_sql[t.writes() as usize], SqlCommand::Begin);
             add(commit, "COMMIT", SqlCommand::Commit);
         }
-        for (s, &id) in t.statements.iter().zip(&ids.statements) {
+        for (k, (s, &id)) in t.statements.iter().zip(&ids.statements).enumerate() {
             add(id, &s.sql, SqlCommand::of_sql(&s.sql));
-            mix_per_event.insert(infos[id].name.clone(), 1);
+            // Runs per transaction: the fixed repeat count of its step (a drawn one varies).
+            let step = t.steps.iter().find(|st| (st.first..st.first + st.count).contains(&k));
+            if let Some(crate::workload::program::Times::Fixed(n)) = step.map(|st| st.repeat) {
+                mix_per_event.insert(infos[id].name.clone(), n as u64);
+            }
         }
     }
     let text = crate::workload::program::scalar_text;

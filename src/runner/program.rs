@@ -6,7 +6,7 @@ use crate::db::{ClientFault, Connection, Database, DbError, Param, Value};
 use crate::random::{DistributionSpec, Rng, UniqueSequence};
 use crate::recorder::Recorder;
 use crate::workload::generate::{Context, ScopeDraws, Slot};
-use crate::workload::program::{Program, SaveFrom, TransactionIds};
+use crate::workload::program::{Program, SaveFrom, Times, TransactionIds, MAX_REPEAT};
 use crate::workload::StatementClass;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,7 +87,7 @@ struct TxState {
 struct StepState {
     first: usize,
     count: usize,
-    repeat: u32,
+    repeat: Times,
     once: ScopeDraws,
 }
 
@@ -213,7 +213,11 @@ impl ProgramState {
         }
         for step in t.steps.iter_mut() {
             step.once.draw(rng, *at, slots);
-            for _ in 0..step.repeat {
+            let times = match step.repeat {
+                Times::Fixed(n) => n,
+                Times::Drawn(slot) => slots[slot].int().clamp(0, MAX_REPEAT) as u32,
+            };
+            for _ in 0..times {
                 for s in &mut t.statements[step.first..step.first + step.count] {
                     s.draws.draw(rng, *at, slots);
                     statement(conn, s, slots, row, rec, waited).await?;

@@ -53,6 +53,15 @@ pub enum Flag {
     Param(String),
 }
 
+/// How many times a statement (or group) runs per transaction: a number, or drawn for each
+/// transaction (`{ uniform = [5, 15] }`: TPC-C's order lines).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Repeat {
+    Times(Number),
+    Drawn(Generator),
+}
+
 /// An integer, literally or as `"{param}"`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -181,7 +190,7 @@ pub struct StatementSpec {
     pub batch: Option<Spanned<Number>>,
     /// Run this statement (and the `group - 1` statements after it, in order) this many
     /// times per transaction, drawing `params` again each time; 0 leaves them out.
-    pub repeat: Option<Spanned<Number>>,
+    pub repeat: Option<Spanned<Repeat>>,
     /// How many statements, from this one, `repeat` repeats together (default 1).
     pub group: Option<Spanned<i64>>,
     /// Drawn once before the repetitions, for the whole group (sysbench's table per group).

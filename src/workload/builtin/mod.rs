@@ -101,7 +101,8 @@ mod tests {
                     }
                     for step in &t.steps {
                         for s in &t.statements[step.first..step.first + step.count] {
-                            sent.push((s.name.clone(), step.repeat as u64));
+                            let crate::workload::program::Times::Fixed(n) = step.repeat else { panic!("drawn") };
+                            sent.push((s.name.clone(), n as u64));
                         }
                     }
                     if t.begin {

@@ -64,9 +64,27 @@ pub struct TransactionProgram {
 pub struct StepProgram {
     pub first: usize,
     pub count: usize,
-    pub repeat: u32,
-    /// Drawn once, before the repetitions.
+    pub repeat: Times,
+    /// Drawn once, before the repetitions (a drawn count first).
     pub once: Vec<(usize, Generator)>,
+}
+
+/// How many times a step runs in a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Times {
+    Fixed(u32),
+    /// The count in this slot, drawn with the step's `once` values (0..=1000000).
+    Drawn(usize),
+}
+
+/// Most times a step runs per transaction.
+pub const MAX_REPEAT: i64 = 1_000_000;
+
+impl Times {
+    /// Never runs: `repeat = 0` (a drawn count may be 0 in one transaction, not in all).
+    pub fn never(self) -> bool {
+        self == Times::Fixed(0)
+    }
 }
 
 #[derive(Clone, Debug)]

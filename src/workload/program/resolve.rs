@@ -3,7 +3,7 @@
 
 use super::compile::Errors;
 use super::*;
-use crate::workload::spec::{Number, StatementSpec};
+use crate::workload::spec::{Number, Repeat, StatementSpec};
 use std::ops::Range;
 use toml::Spanned;
 
@@ -23,13 +23,17 @@ pub(super) fn steps_of(
             if let Some(g) = &st.group {
                 e.at(g, format!("statement {tx}.{}: group needs repeat", st.name.get_ref()));
             }
-            steps.push(StepProgram { first: i, count: 1, repeat: 1, once: Vec::new() });
+            steps.push(StepProgram { first: i, count: 1, repeat: Times::Fixed(1), once: Vec::new() });
             i += 1;
             continue;
         };
-        let repeat = number(e, params, r.span(), r.get_ref(), "repeat");
-        if !(0..=1_000_000).contains(&repeat) {
-            e.at(r, format!("statement {tx}.{}: repeat {repeat} must be from 0 to 1000000", st.name.get_ref()));
+        // A drawn count gets its slot and generator where the step's `once` values are made.
+        let repeat = match r.get_ref() {
+            Repeat::Times(n) => number(e, params, r.span(), n, "repeat"),
+            Repeat::Drawn(_) => 1,
+        };
+        if !(0..=MAX_REPEAT).contains(&repeat) {
+            e.at(r, format!("statement {tx}.{}: repeat {repeat} must be from 0 to {MAX_REPEAT}", st.name.get_ref()));
         }
         let count = st.group.as_ref().map(|g| *g.get_ref()).unwrap_or(1);
         if count < 1 || i + count as usize > statements.len() {
@@ -59,7 +63,7 @@ pub(super) fn steps_of(
         steps.push(StepProgram {
             first: i,
             count: count as usize,
-            repeat: repeat.clamp(0, 1_000_000) as u32,
+            repeat: Times::Fixed(repeat.clamp(0, MAX_REPEAT) as u32),
             once: Vec::new(),
         });
         i += count as usize;

@@ -197,8 +197,8 @@ begin = "{trx}"
     assert!(!t.begin, "begin from a parameter");
     let names: Vec<&str> = t.statements.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["reads", "deletes", "inserts"], "repeat 0 leaves a statement out; bare names");
-    let shape: Vec<(usize, usize, u32)> = t.steps.iter().map(|s| (s.first, s.count, s.repeat)).collect();
-    assert_eq!(shape, [(0, 1, 3), (1, 2, 2)]);
+    let shape: Vec<(usize, usize, Times)> = t.steps.iter().map(|s| (s.first, s.count, s.repeat)).collect();
+    assert_eq!(shape, [(0, 1, Times::Fixed(3)), (1, 2, Times::Fixed(2))]);
     // A later statement sees an earlier statement's draw.
     assert_eq!(p.slots[t.statements[2].args[0]], "id");
     let (infos, _) = p.measured();
@@ -215,6 +215,47 @@ begin = "{trx}"
     assert!(errors(&text.replace("name = \"gone\"", "name = \"reads\"").replace("\"{none}\"", "1"))
         .iter()
         .any(|e| e.contains("two statements that run share a name")));
+}
+
+#[test]
+fn a_repeat_count_is_drawn_per_transaction() {
+    let text = r#"
+[workload]
+name = "lines"
+[params]
+most = 15
+[[tables]]
+name = "t"
+rows = 10
+columns = [{ name = "id", type = "integer", gen = "row" }]
+[[transactions]]
+name = "order"
+  [[transactions.statements]]
+  name = "line"
+  repeat = { uniform = [5, "{most}"] }
+  group = 2
+  once = { w = { uniform = [1, 3] } }
+  params = { id = { ids = "t" } }
+  sql = "SELECT id FROM t WHERE id = :id"
+  [[transactions.statements]]
+  name = "stock"
+  sql = "SELECT :w"
+"#;
+    let spec = super::super::spec::parse("l.toml", text).unwrap();
+    let p = compile(&spec, "l.toml", text, Dialect::Sqlite, &[]).unwrap();
+    let step = &p.transactions[0].steps[0];
+    let Times::Drawn(slot) = step.repeat else { panic!("{:?}", step.repeat) };
+    assert_eq!(p.slots[slot], "order.line#repeat");
+    assert_eq!(step.once[0], (slot, Generator::Uniform([Number::Int(5), Number::Int(15)])), "drawn first");
+    assert_eq!(step.count, 2);
+    let errors = |t: String| {
+        let spec = super::super::spec::parse("l.toml", &t).map_err(|e| vec![e]);
+        spec.and_then(|s| compile(&s, "l.toml", &t, Dialect::Sqlite, &[])).err().unwrap_or_default()
+    };
+    let e = errors(text.replace("uniform = [5, \"{most}\"]", "pattern = \"##\""));
+    assert!(e.iter().any(|e| e.starts_with("l.toml:14:") && e.contains("repeat draws a count")), "{e:?}");
+    let e = errors(text.replace("most = 15", "most = 2000000"));
+    assert!(e.iter().any(|e| e.contains("must stay within 0..1000000 (5..2000000)")), "{e:?}");
 }
 
 #[test]

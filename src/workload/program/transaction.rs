@@ -6,7 +6,7 @@ use super::compile::Compiler;
 use super::resolve::{list, steps_of};
 use super::sql::{classify, positional, table_marker, values_row};
 use super::*;
-use crate::workload::spec::{Flag, Number, Spec, SqlTexts, StatementSpec, TransactionSpec};
+use crate::workload::spec::{Flag, Number, Repeat, Spec, SqlTexts, StatementSpec, TransactionSpec};
 use toml::Spanned;
 
 /// What the statements of a transaction see while it compiles.
@@ -97,9 +97,16 @@ impl Compiler<'_> {
         (weight, begin)
     }
 
-    /// A group's `once` values: drawn before its repetitions, known from its first statement on.
+    /// A group's `once` values: drawn before its repetitions, known from its first statement
+    /// on; a drawn repeat count first.
     fn once_values(&mut self, scope: &mut Scope, steps: &mut [StepProgram], i: usize, st: &StatementSpec) {
         if let Some(step) = steps.iter_mut().find(|s| s.first == i) {
+            if let Some(r) = st.repeat.as_ref().filter(|r| matches!(r.get_ref(), Repeat::Drawn(_))) {
+                let slot = self.slot(&format!("{}.{}#repeat", scope.name, st.name.get_ref()));
+                let count = self.repeat_count(scope, st, r);
+                step.once.push((slot, count));
+                step.repeat = Times::Drawn(slot);
+            }
             for (p, g) in &st.once {
                 step.once.push((self.slot(p), self.generator(g, false)));
                 scope.known.push(p.clone());
@@ -111,6 +118,33 @@ impl Compiler<'_> {
                 format!("statement {name}.{sname} is inside a group: `once` belongs on the group's first statement"),
             );
         }
+    }
+
+    /// The generator of a drawn repeat count: an integer distribution within 0..=1000000.
+    fn repeat_count(&mut self, scope: &Scope, st: &StatementSpec, r: &Spanned<Repeat>) -> Generator {
+        let Repeat::Drawn(g) = r.get_ref() else { unreachable!("called for drawn counts") };
+        let g = self.generator(&Spanned::new(r.span(), g.clone()), false);
+        let bounds = match &g {
+            Generator::Uniform(b)
+            | Generator::Gaussian(b)
+            | Generator::Special(b)
+            | Generator::Pareto(b)
+            | Generator::Zipfian(b) => Some(b.clone()),
+            _ => None,
+        };
+        let (name, sname) = (scope.name, st.name.get_ref());
+        match bounds {
+            Some([Number::Int(lo), Number::Int(hi)]) if lo < 0 || hi > MAX_REPEAT => self.e.at(
+                r,
+                format!("statement {name}.{sname}: a drawn repeat count must stay within 0..{MAX_REPEAT} ({lo}..{hi})"),
+            ),
+            Some(_) => {}
+            None => self.e.at(
+                r,
+                format!("statement {name}.{sname}: repeat draws a count: use uniform, gaussian, special, pareto or zipfian = [lo, hi]"),
+            ),
+        }
+        g
     }
 
     /// One statement; `None` when its SQL is missing or unreadable (said in the errors).
@@ -317,7 +351,7 @@ fn without_unrepeated(
     statements: Vec<StatementProgram>,
     steps: &[StepProgram],
 ) -> (Vec<StatementProgram>, Vec<StepProgram>) {
-    let runs = |i: usize| steps.iter().any(|s| s.repeat > 0 && (s.first..s.first + s.count).contains(&i));
+    let runs = |i: usize| steps.iter().any(|s| !s.repeat.never() && (s.first..s.first + s.count).contains(&i));
     let mut index = Vec::new();
     let mut out = Vec::new();
     for (i, st) in statements.into_iter().enumerate() {
@@ -326,7 +360,10 @@ fn without_unrepeated(
             out.push(st);
         }
     }
-    let steps =
-        steps.iter().filter(|s| s.repeat > 0).map(|s| StepProgram { first: index[s.first], ..s.clone() }).collect();
+    let steps = steps
+        .iter()
+        .filter(|s| !s.repeat.never())
+        .map(|s| StepProgram { first: index[s.first], ..s.clone() })
+        .collect();
     (out, steps)
 }
