@@ -73,11 +73,13 @@ fn values_carried_between_statements_arrive() {
     }
 }
 
-/// A repeat count drawn for each transaction: every order has 5 to 15 lines, and over 1,000
-/// orders the lines average 10 (uniform: the mean of 1,000 draws is within 0.3 of it but
-/// once in 10^10).
+/// A repeat count drawn for each transaction, and an intended rollback: every order kept has
+/// 5 to 15 lines; over 1,000 orders the lines average 10 (uniform: the mean of 1,000 draws
+/// is within 0.3 of it but once in 10^10); the orders that looked up a missing item (10%)
+/// rolled back, each counted as a rollback of its transaction (not an error), and left no
+/// line behind.
 #[test]
-fn drawn_repeat_counts_vary_per_transaction() {
+fn drawn_repeat_counts_and_intended_rollbacks() {
     let orders = fixture("orders.toml");
     for kind in ALL {
         let db = TestDb::new(kind);
@@ -85,10 +87,19 @@ fn drawn_repeat_counts_vary_per_transaction() {
         for c in doc["checks"].as_array().unwrap() {
             assert_eq!(c["passed"], true, "{kind:?}: {c}");
         }
-        let committed = doc["statements"]["order.commit"]["count"].as_u64().unwrap();
-        assert_eq!(committed, 1000, "{kind:?}");
+        let order = &doc["transactions"]["order"];
+        assert_eq!(order["count"], 1000, "{kind:?}: a rolled back order is a completed event");
+        let rollbacks = order["rollbacks"].as_u64().unwrap();
+        let statements = &doc["statements"];
+        assert_eq!(statements["order.rollback"]["count"], rollbacks, "{kind:?}");
+        let committed = statements["order.commit"]["count"].as_u64().unwrap();
+        assert_eq!(committed + rollbacks, 1000, "{kind:?}");
+        assert!(rollbacks > 30 && rollbacks < 200, "{kind:?}: {rollbacks} of 1000 (10% expected)");
+        assert_eq!(doc["errors"]["total"], 0, "{kind:?}: an intended rollback is not an error");
+        let kept = db.count_sql("SELECT COUNT(DISTINCT client * 1000000 + seq) FROM order_lines");
+        assert_eq!(kept, committed as i64, "{kind:?}: a rolled back order left its lines");
         let lines = db.count("order_lines") as f64;
-        assert!((lines / 1000.0 - 10.0).abs() < 0.3, "{kind:?}: {lines} lines in 1000 orders");
+        assert!((lines / committed as f64 - 10.0).abs() < 0.35, "{kind:?}: {lines} lines in {committed} orders");
         assert!(db.fairbench(&["cleanup", &orders]).status.success());
     }
 }

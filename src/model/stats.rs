@@ -29,6 +29,10 @@ pub struct ClassStats {
     /// results written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows_affected: Option<u64>,
+    /// Transactions only, those that may roll back as the workload intends
+    /// (`rollback_if`): how many did (they are in `count`: they completed as designed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollbacks: Option<u64>,
 }
 
 impl ClassStats {

@@ -36,6 +36,8 @@ pub struct Recorder {
     /// latencies (with one kind, `events` is its histogram).
     transaction_names: Arc<[String]>,
     transactions: Vec<LatencyHistogram>,
+    /// Events of each kind that rolled back as the workload intends (counted in events).
+    rollbacks: Vec<u64>,
     /// Open loop only: the same without the wait before the event started.
     open: Option<OpenLoop>,
     /// Errors retried, by the database's own code.
@@ -76,6 +78,7 @@ impl Recorder {
             events: LatencyHistogram::new(),
             transaction_names: transactions.into(),
             transactions: (0..kinds).map(|_| LatencyHistogram::new()).collect(),
+            rollbacks: vec![0; transactions.len().max(1)],
             open: open_loop.then(|| OpenLoop {
                 service: statements.iter().map(|_| LatencyHistogram::new()).collect(),
                 service_events: LatencyHistogram::new(),
@@ -170,6 +173,9 @@ impl Recorder {
         for (mine, theirs) in self.transactions.iter_mut().zip(&other.transactions) {
             mine.add(theirs);
         }
+        for (mine, theirs) in self.rollbacks.iter_mut().zip(&other.rollbacks) {
+            *mine += theirs;
+        }
         if let (Some(mine), Some(theirs)) = (&mut self.open, &other.open) {
             for (m, t) in mine.service.iter_mut().zip(&theirs.service) {
                 m.add(t);
@@ -194,6 +200,7 @@ impl Recorder {
         self.rows_affected.iter_mut().for_each(|n| *n = 0);
         self.events.reset();
         self.transactions.iter_mut().for_each(LatencyHistogram::reset);
+        self.rollbacks.iter_mut().for_each(|n| *n = 0);
         if let Some(o) = &mut self.open {
             o.service.iter_mut().for_each(LatencyHistogram::reset);
             o.service_events.reset();
@@ -215,6 +222,18 @@ impl Recorder {
     /// Each statement's affected rows, in id order.
     pub fn rows_affected(&self) -> impl Iterator<Item = u64> + '_ {
         self.rows_affected.iter().copied()
+    }
+
+    /// An event of kind `tx` rolled back as the workload intends.
+    pub fn rolled_back(&mut self, tx: usize) {
+        if let Some(n) = self.rollbacks.get_mut(tx) {
+            *n += 1;
+        }
+    }
+
+    /// Each kind of event's intended rollbacks, in the order of [`Recorder::transactions`].
+    pub fn rollbacks(&self) -> impl Iterator<Item = u64> + '_ {
+        self.rollbacks.iter().copied()
     }
 
     /// Each kind of event's name and latencies.

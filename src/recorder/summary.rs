@@ -32,6 +32,7 @@ pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassSt
         sum_us: h.sum_ns() as f64 / 1000.0,
         histogram: h.encode(),
         rows_affected: None,
+        rollbacks: None,
     }
 }
 

@@ -44,6 +44,11 @@ impl Report for TextReport {
                 "Latency by transaction (microseconds, BEGIN to COMMIT; rate per second):",
                 &d.transactions,
             );
+            for (name, t) in d.transactions.iter().filter(|(_, t)| t.rollbacks.is_some()) {
+                let n = t.rollbacks.unwrap_or(0);
+                let share = n as f64 * 100.0 / t.count.max(1) as f64;
+                let _ = writeln!(o, "{name}: {n} of {} rolled back as the workload intends ({share:.1}%)", t.count);
+            }
             named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
         }
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);

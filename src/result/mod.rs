@@ -75,7 +75,18 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         }),
         _ => None,
     };
-    let transactions = totals.transactions().map(|(name, h)| (name.to_string(), class_stats(h, secs, extra))).collect();
+    let programs = &plan.workload.program().transactions;
+    let transactions = totals
+        .transactions()
+        .zip(totals.rollbacks())
+        .map(|((name, h), rolled_back)| {
+            let may = programs.iter().any(|t| t.name == name && t.may_roll_back());
+            (
+                name.to_string(),
+                crate::model::ClassStats { rollbacks: may.then_some(rolled_back), ..class_stats(h, secs, extra) },
+            )
+        })
+        .collect();
     let events = totals.events.count();
     let client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
     let errors =

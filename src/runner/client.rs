@@ -1,7 +1,7 @@
 //! One client: its connection, prepared statements and random stream, and the loop that
 //! runs events. The loop only executes statements and records their latencies.
 
-use super::program::{ProgramSpec, ProgramState};
+use super::program::{Ended, ProgramSpec, ProgramState};
 use super::timer::PreciseTimer;
 use super::Shared;
 use crate::db::{Connection, Database, DbError};
@@ -95,9 +95,14 @@ async fn run_events<D: Database>(
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
             match client.event(tx, &rec, waited).await {
-                Ok(()) => {
+                Ok(ended) => {
                     let end = Instant::now();
-                    crate::lock(&rec).event(tx, end - intended, end - attempt, end);
+                    let mut r = crate::lock(&rec);
+                    r.event(tx, end - intended, end - attempt, end);
+                    if ended == Ended::RolledBack {
+                        r.rolled_back(tx);
+                    }
+                    drop(r);
                     if measured {
                         totals.events += 1;
                         totals.busy_s += (end - intended).as_secs_f64();
@@ -241,7 +246,7 @@ impl<C: Connection> Client<C> {
     /// One event, each statement timed and recorded. `waited`: how long after its
     /// intended start this attempt began (zero in a closed loop).
     #[inline]
-    async fn event(&mut self, tx: usize, rec: &Mutex<Recorder>, waited: Duration) -> Result<(), DbError> {
+    async fn event(&mut self, tx: usize, rec: &Mutex<Recorder>, waited: Duration) -> Result<Ended, DbError> {
         self.state.event(&mut self.conn, &mut self.rng, tx, rec, waited).await
     }
 }

@@ -79,6 +79,8 @@ struct TxState {
     /// statement, as sysbench prepares them (plain text with --ps=off).
     begin: Option<(usize, usize)>,
     commit: Option<(usize, usize)>,
+    /// ROLLBACK, when a statement may roll the transaction back as intended.
+    rollback: Option<(usize, usize)>,
     draws: ScopeDraws,
     steps: Vec<StepState>,
     statements: Vec<StatementState>,
@@ -107,6 +109,8 @@ struct StatementState {
     /// INSERT, UPDATE or DELETE: the rows it returns (`RETURNING`) are rows it changed.
     writes: bool,
     name: String,
+    /// No row back ends the transaction with ROLLBACK, as intended.
+    rollback_if_no_row: bool,
 }
 
 impl ProgramState {
@@ -167,6 +171,7 @@ impl ProgramState {
                     args: s.args.clone(),
                     draws: draws(&s.params)?,
                     needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
+                    rollback_if_no_row: s.rollback_if_no_row,
                     writes: s.class == StatementClass::Write,
                     saves,
                     name: s.name.clone(),
@@ -184,7 +189,11 @@ impl ProgramState {
                 Some(id) => Some((id, conn.prepare("COMMIT").await?)),
                 None => None,
             };
-            transactions.push(TxState { begin, commit, draws: draws(&t.params)?, steps, statements });
+            let rollback = match ids.rollback {
+                Some(id) => Some((id, conn.prepare("ROLLBACK").await?)),
+                None => None,
+            };
+            transactions.push(TxState { begin, commit, rollback, draws: draws(&t.params)?, steps, statements });
         }
         let mut state = ProgramState {
             transactions,
@@ -196,7 +205,7 @@ impl ProgramState {
         Ok(state)
     }
 
-    /// Transaction `tx`, each statement timed and recorded.
+    /// Transaction `tx`, each statement timed and recorded; how it ended.
     pub async fn event<C: Connection>(
         &mut self,
         conn: &mut C,
@@ -204,7 +213,7 @@ impl ProgramState {
         tx: usize,
         rec: &Mutex<Recorder>,
         waited: Duration,
-    ) -> Result<(), DbError> {
+    ) -> Result<Ended, DbError> {
         let ProgramState { transactions, slots, row, at } = self;
         let t = &mut transactions[tx];
         t.draws.draw(rng, *at, slots);
@@ -220,15 +229,28 @@ impl ProgramState {
             for _ in 0..times {
                 for s in &mut t.statements[step.first..step.first + step.count] {
                     s.draws.draw(rng, *at, slots);
-                    statement(conn, s, slots, row, rec, waited).await?;
+                    let done = statement(conn, s, slots, row, rec, waited).await?;
+                    if let (true, 0, Some((id, handle))) = (s.rollback_if_no_row, done.rows, t.rollback) {
+                        super::client::timed_execute(conn, handle, id, rec, waited).await?;
+                        return Ok(Ended::RolledBack);
+                    }
                 }
             }
         }
         if let Some((id, handle)) = t.commit {
             super::client::timed_execute(conn, handle, id, rec, waited).await?;
         }
-        Ok(())
+        Ok(Ended::Committed)
     }
+}
+
+/// How an event ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Committed, or done in autocommit.
+    Committed,
+    /// Rolled back as the workload intends (`rollback_if`).
+    RolledBack,
 }
 
 /// One execution of `s` with its arguments from `slots`, timed and recorded; then its
@@ -241,7 +263,7 @@ async fn statement<C: Connection>(
     row: &mut Vec<Value>,
     rec: &Mutex<Recorder>,
     waited: Duration,
-) -> Result<(), DbError> {
+) -> Result<crate::db::Executed, DbError> {
     let handle = match s.table {
         None => s.handles[0],
         Some(slot) => {
@@ -287,7 +309,7 @@ async fn statement<C: Connection>(
             SaveAt::InsertId => done.last_insert_id.map(|v| Value::Int(v as i64)).unwrap_or(Value::Null),
         };
     }
-    Ok(())
+    Ok(done)
 }
 
 /// A problem of the workload found on the server (a column a save names, a generator).

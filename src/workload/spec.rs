@@ -203,6 +203,10 @@ pub struct StatementSpec {
     /// The same, kept for the client's later transactions.
     #[serde(default)]
     pub save_client: BTreeMap<String, Spanned<String>>,
+    /// `"no_row"`: when this query returns no row, the transaction rolls back as the
+    /// workload intends (TPC-C's New-Order with an unused item number): counted as a
+    /// rollback of its transaction, not as an error.
+    pub rollback_if: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

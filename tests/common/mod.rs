@@ -94,7 +94,11 @@ impl TestDb {
 
     /// COUNT(*) of a table, directly.
     pub fn count(&self, table: &str) -> i64 {
-        let sql = format!("SELECT COUNT(*) FROM {table}");
+        self.count_sql(&format!("SELECT COUNT(*) FROM {table}"))
+    }
+
+    /// The one integer a query returns, directly.
+    pub fn count_sql(&self, sql: &str) -> i64 {
         match self.kind {
             Kind::Mysql => rt().block_on(async {
                 let mut c = mysql_async::Conn::from_url(&self.url).await.unwrap();
@@ -105,7 +109,7 @@ impl TestDb {
             Kind::Postgres => rt().block_on(async {
                 let (c, conn) = tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
                 tokio::spawn(conn);
-                c.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0)
+                c.query_one(sql, &[]).await.unwrap().get::<_, i64>(0)
             }),
             Kind::Sqlite => {
                 let path = self.url.trim_start_matches("sqlite://");

@@ -42,6 +42,7 @@ fn class_stats(base_us: f64, count: u64, rng: &mut Lcg) -> ClassStats {
         sum_us: h.sum_ns() as f64 / 1e3,
         histogram: h.encode(),
         rows_affected: None,
+        rollbacks: None,
     }
 }
 

@@ -100,6 +100,8 @@ pub struct StatementProgram {
     /// A statement on a table set: the slot holding the table number and the SQL for
     /// each table (`sql` is table 1's).
     pub per_table: Option<(usize, Vec<String>)>,
+    /// No row back rolls the transaction back, as intended (`rollback_if = "no_row"`).
+    pub rollback_if_no_row: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +128,8 @@ pub struct TransactionIds {
     pub begin: Option<usize>,
     pub statements: Vec<usize>,
     pub commit: Option<usize>,
+    /// The ROLLBACK of a transaction that may roll back as intended.
+    pub rollback: Option<usize>,
 }
 
 impl Program {
@@ -146,6 +150,7 @@ impl Program {
                     begin: t.begin.then(|| add(named("begin"), StatementClass::Other)),
                     statements: t.statements.iter().map(|s| add(s.name.clone(), s.class)).collect(),
                     commit: t.begin.then(|| add(named("commit"), StatementClass::Commit)),
+                    rollback: (t.begin && t.may_roll_back()).then(|| add(named("rollback"), StatementClass::Other)),
                 }
             })
             .collect();
@@ -173,6 +178,11 @@ impl Program {
 }
 
 impl TransactionProgram {
+    /// A statement may roll it back as intended.
+    pub fn may_roll_back(&self) -> bool {
+        self.statements.iter().any(|s| s.rollback_if_no_row)
+    }
+
     /// Anything but a read may write (SQLite then begins with BEGIN IMMEDIATE).
     pub fn writes(&self) -> bool {
         self.statements.iter().any(|s| s.class != StatementClass::Read)

@@ -259,6 +259,43 @@ name = "order"
 }
 
 #[test]
+fn an_intended_rollback_needs_a_query_in_a_transaction() {
+    let text = r#"
+[workload]
+name = "rb"
+[[tables]]
+name = "t"
+rows = 10
+columns = [{ name = "id", type = "integer", gen = "row" }]
+[[transactions]]
+name = "look"
+begin = true
+  [[transactions.statements]]
+  name = "find"
+  params = { id = { uniform = [1, 20] } }
+  sql = "SELECT id FROM t WHERE id = :id"
+  rollback_if = "no_row"
+"#;
+    let compiled = |t: &str| {
+        let spec = super::super::spec::parse("rb.toml", t).map_err(|e| vec![e])?;
+        compile(&spec, "rb.toml", t, Dialect::Postgres, &[])
+    };
+    let p = compiled(text).unwrap();
+    assert!(p.transactions[0].statements[0].rollback_if_no_row && p.transactions[0].may_roll_back());
+    let (infos, ids) = p.measured();
+    assert_eq!(infos[ids[0].rollback.unwrap()].name, "look.rollback");
+    let errors = |t: String| compiled(&t).err().unwrap_or_default();
+    let e = errors(text.replace("begin = true", "begin = false"));
+    assert!(e.iter().any(|e| e.starts_with("rb.toml:15:17:") && e.contains("needs begin = true")), "{e:?}");
+    let e = errors(text.replace("SELECT id FROM t WHERE id = :id", "DELETE FROM t WHERE id = :id"));
+    assert!(e.iter().any(|e| e.contains("needs a query that returns rows")), "{e:?}");
+    let e = errors(text.replace("\"no_row\"", "\"no_rows\""));
+    assert!(e.iter().any(|e| e.contains("rollback_if \"no_rows\": the condition is \"no_row\"")), "{e:?}");
+    let e = errors(text.replace("name = \"find\"", "name = \"rollback\""));
+    assert!(e.iter().any(|e| e.contains("statement name rollback is taken")), "{e:?}");
+}
+
+#[test]
 fn a_transaction_switched_off_is_not_part_of_the_run() {
     let text = GOOD.replace("[params]\nn = 100", "[params]\nn = 100\noff = 0")
         + "[[transactions]]\nname = \"idle\"\nweight = \"{off}\"\n  [[transactions.statements]]\n  name = \"s\"\n  sql = \"SELECT 1\"\n";

@@ -159,7 +159,7 @@ impl Compiler<'_> {
         if !identifier(sname) {
             self.e.at(&st.name, format!("statement name {sname:?}: use letters, digits and _"));
         }
-        if scope.begin && (sname == "begin" || sname == "commit") {
+        if scope.begin && ["begin", "commit", "rollback"].contains(&sname.as_str()) {
             self.e
                 .at(&st.name, format!("statement name {sname} is taken: transaction {name} measures its own {sname}"));
         }
@@ -182,6 +182,7 @@ impl Compiler<'_> {
         };
         let args = self.bind(scope, i, st, sql, &names, batch);
         let saves = self.saves(scope, st, &text);
+        let rollback_if_no_row = self.rollback_if(scope, st, &positional);
         let per_table = on_table.map(|(value, count)| {
             if !(scope.known.contains(&value) || st.params.contains_key(&value)) {
                 let known = list(&scope.known, &st.params);
@@ -201,7 +202,26 @@ impl Compiler<'_> {
             args,
             params: own,
             saves,
+            rollback_if_no_row,
         })
+    }
+
+    /// `rollback_if = "no_row"`: on a query (rows come back), in BEGIN ... COMMIT.
+    fn rollback_if(&mut self, scope: &Scope, st: &StatementSpec, sql: &str) -> bool {
+        let Some(when) = &st.rollback_if else { return false };
+        let (name, sname) = (scope.name, st.name.get_ref());
+        let returns_rows = classify(sql) == StatementClass::Read || sql.to_ascii_uppercase().contains("RETURNING");
+        if when.get_ref() != "no_row" {
+            self.e.at(
+                when,
+                format!("statement {name}.{sname}: rollback_if {:?}: the condition is \"no_row\"", when.get_ref()),
+            );
+        } else if !scope.begin {
+            self.e.at(when, format!("statement {name}.{sname}: rollback_if needs begin = true (an autocommit statement has nothing to roll back)"));
+        } else if !returns_rows {
+            self.e.at(when, format!("statement {name}.{sname}: rollback_if = \"no_row\" needs a query that returns rows (SELECT, or RETURNING)"));
+        }
+        true
     }
 
     /// `batch = N`: the VALUES row sent N times; row r > 0 binds its own draws, `name#r`.
