@@ -212,7 +212,9 @@ fn evenly(points: Vec<[f64; 2]>, keep: usize) -> Vec<[f64; 2]> {
 /// ends the reading ([`IntervalLines::torn`] then tells).
 pub struct IntervalLines {
     reader: Box<dyn BufRead>,
+    /// The last line was cut short (the writer stopped in it).
     pub torn: bool,
+    ended: bool,
 }
 
 impl IntervalLines {
@@ -223,7 +225,7 @@ impl IntervalLines {
         } else {
             Box::new(std::io::BufReader::new(file))
         };
-        Ok(IntervalLines { reader, torn: false })
+        Ok(IntervalLines { reader, torn: false, ended: false })
     }
 }
 
@@ -231,7 +233,7 @@ impl Iterator for IntervalLines {
     type Item = std::io::Result<String>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.torn {
+        if self.torn || self.ended {
             return None;
         }
         let mut line = String::new();
@@ -246,9 +248,11 @@ impl Iterator for IntervalLines {
                 self.torn = true;
                 None
             }
-            // The compressed stream cut short (no end, or a block cut in two).
+            // The compressed stream without its end (a killed writer): a cut line only when
+            // part of one came out.
             Err(e) if matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput) => {
-                self.torn = true;
+                self.torn = !line.is_empty();
+                self.ended = true;
                 None
             }
             Err(e) => Some(Err(e)),
@@ -285,13 +289,13 @@ mod tests {
             let back: Vec<IntervalStats> = lines.by_ref().map(|l| serde_json::from_str(&l.unwrap()).unwrap()).collect();
             (back.iter().map(|s| s.from_s).collect::<Vec<_>>(), lines.torn)
         };
-        assert_eq!(read(&files.paths()[0]), (vec![3.0, 4.0, 5.0], true));
+        assert_eq!(read(&files.paths()[0]), (vec![3.0, 4.0, 5.0], false), "no end yet, no line cut");
         // A cut anywhere in the last line's block leaves the lines before it.
         let bytes = std::fs::read(&files.paths()[0]).unwrap();
         let cut = dir.path().join("cut.intervals.jsonl.gz");
         for by in [6, 10, 14] {
             std::fs::write(&cut, &bytes[..bytes.len() - by]).unwrap();
-            assert_eq!(read(&cut), (vec![3.0, 4.0], true), "cut by {by} bytes");
+            assert_eq!(read(&cut).0, vec![3.0, 4.0], "cut by {by} bytes");
         }
         let log = std::fs::read_to_string(&files.paths()[1]).unwrap();
         let line = log.lines().find(|l| l.starts_with("Tag=event,")).unwrap();
