@@ -227,6 +227,9 @@ fn file_record(
             add(begin, begin_sql[t.writes() as usize], SqlCommand::Begin);
             add(commit, "COMMIT", SqlCommand::Commit);
         }
+        if let Some(rollback) = ids.rollback {
+            add(rollback, "ROLLBACK", SqlCommand::Rollback);
+        }
         for (k, (s, &id)) in t.statements.iter().zip(&ids.statements).enumerate() {
             add(id, &s.sql, SqlCommand::of_sql(&s.sql));
             // Runs per transaction: the fixed repeat count of its step (a drawn one varies).
