@@ -77,6 +77,8 @@ fn generator_text(g: &Generator) -> String {
         Generator::Sequence(s) => format!("sequence from {s}"),
         Generator::ClientId => "client id".into(),
         Generator::Row => "row number".into(),
+        Generator::ByClient([c, e]) => format!("(client id / {}) % {} + 1", n(e), n(c)),
+        Generator::Nurand([a, x, y]) => format!("NURand({}, {}..{})", n(a), n(x), n(y)),
         Generator::Const(crate::workload::spec::Scalar::Text(t)) => format!("'{t}'"),
         Generator::Const(v) => scalar_text(v),
     }
@@ -158,7 +160,7 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
     let mut s = String::from("samples (seed 1, uniform ids):\n");
     for t in &p.tables {
         let mut draws: Vec<Draw> =
-            t.generators.iter().map(|g| Draw::new(g, p, &run, None)).collect::<Result<_, _>>()?;
+            t.generators.iter().map(|g| Draw::new(g, p, &run, None, 1)).collect::<Result<_, _>>()?;
         for row in 1..=n as u64 {
             let at = Context { client: 0, row };
             let values: Vec<String> = draws.iter_mut().map(|d| show(d.draw(&mut rng, at))).collect();
@@ -166,7 +168,7 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
         }
     }
     let unique = std::sync::Arc::new(crate::random::UniqueSequence::new(1));
-    let scope = |list: &[(usize, Generator)]| ScopeDraws::new(list, p, &run, Some(&unique));
+    let scope = |list: &[(usize, Generator)]| ScopeDraws::new(list, p, &run, Some(&unique), 1);
     let mut client = scope(&p.client)?;
     let mut slots = vec![Value::Null; p.slots.len()];
     for t in &p.transactions {

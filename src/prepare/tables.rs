@@ -141,7 +141,7 @@ async fn load_table<D: Database>(
     let mut draws: Vec<Draw> = t
         .generators
         .iter()
-        .map(|g| Draw::new(g, program, &opts.distribution, None))
+        .map(|g| Draw::new(g, program, &opts.distribution, None, opts.seed))
         .collect::<Result<_, _>>()
         .map_err(|e| PrepareError::Refused(format!("table {}: {e}", t.name())))?;
     let cols = t.def.columns.len();

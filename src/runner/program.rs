@@ -24,6 +24,8 @@ pub struct ProgramSpec {
     dist: DistributionSpec,
     /// `unique` ids, shared by every client.
     unique: Arc<UniqueSequence>,
+    /// The run's seed (`nurand`'s C constants come from it).
+    seed: u64,
 }
 
 impl ProgramSpec {
@@ -37,7 +39,7 @@ impl ProgramSpec {
                 Some(*sum)
             })
             .collect();
-        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(UniqueSequence::new(seed)) }
+        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(UniqueSequence::new(seed)), seed }
     }
 
     /// A transaction by weight.
@@ -124,7 +126,7 @@ impl ProgramState {
     ) -> Result<Self, DbError> {
         let p = &*spec.program;
         let draws = |list: &[(usize, crate::workload::spec::Generator)]| {
-            ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique)).map_err(invalid)
+            ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique), spec.seed).map_err(invalid)
         };
         let mut transactions = Vec::new();
         for (t, ids) in p.transactions.iter().zip(&spec.ids) {

@@ -31,11 +31,28 @@ enum Kind {
     },
     /// The pattern's pieces, and its bytes when it is ASCII (filled byte by byte).
     Pattern(Vec<Piece>, Option<Vec<u8>>),
+    /// NURand: `((random(0, a) | random(x, x + span)) + c) % (span + 1) + x`.
+    NuRand {
+        a: u32,
+        x: i64,
+        span: u32,
+        c: u32,
+    },
     Sequence(i64),
     ClientId,
+    ByClient {
+        count: u64,
+        every: u64,
+    },
     Row,
     Const(Scalar),
     Unique(Arc<UniqueSequence>),
+}
+
+/// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run.
+fn nurand_c(seed: u64, a: u32) -> u32 {
+    let mut rng = Rng::seeded(seed ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4E55_5241_4E44);
+    rng.uniform(0, a)
 }
 
 /// A pattern's parts: `#` a digit, `@` a lowercase letter, anything else itself.
@@ -98,12 +115,14 @@ pub struct Draw {
 impl Draw {
     /// `g` as compiled into `program` (bounds resolved); `run`: the run's `--rand-*`
     /// settings (used by `ids` and for the distributions' shapes).
-    /// `unique`: the run's shared sequence, for `unique` generators.
+    /// `unique`: the run's shared sequence, for `unique` generators; `seed`: the run's (or
+    /// prepare's) seed, which fixes `nurand`'s C constants.
     pub fn new(
         g: &Generator,
         program: &Program,
         run: &DistributionSpec,
         unique: Option<&Arc<UniqueSequence>>,
+        seed: u64,
     ) -> Result<Draw, String> {
         let bound = |n: &Number| match n {
             Number::Int(i) => Ok(*i),
@@ -140,8 +159,22 @@ impl Draw {
             Generator::Pattern(p) => Kind::Pattern(pieces(p), p.is_ascii().then(|| p.as_bytes().to_vec())),
             Generator::Sequence(start) => Kind::Sequence(*start),
             Generator::ClientId => Kind::ClientId,
+            Generator::ByClient([count, every]) => {
+                let (count, every) = (bound(count)?, bound(every)?);
+                if count < 1 || every < 1 {
+                    return Err(format!("by_client [{count}, {every}]: both must be at least 1"));
+                }
+                Kind::ByClient { count: count as u64, every: every as u64 }
+            }
             Generator::Row => Kind::Row,
             Generator::Const(v) => Kind::Const(v.clone()),
+            Generator::Nurand([a, x, y]) => {
+                let (a, x, y) = (bound(a)?, bound(x)?, bound(y)?);
+                let span = y.checked_sub(x).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
+                let span = span.ok_or_else(|| format!("nurand range [{x}, {y}] is empty or too wide"))?;
+                let a = u32::try_from(a).map_err(|_| format!("nurand A {a} is out of range"))?;
+                Kind::NuRand { a, x, span: span as u32, c: nurand_c(seed, a) }
+            }
         };
         Ok(Draw { kind, buf: String::new() })
     }
@@ -161,9 +194,14 @@ impl Draw {
                 Drawn::Int(v)
             }
             Kind::ClientId => Drawn::Int(at.client as i64),
+            Kind::ByClient { count, every } => Drawn::Int((at.client / *every % *count) as i64 + 1),
             // sysbench: a unique uint32 shifted into INTEGER range.
             Kind::Unique(u) => Drawn::Int(u.next() as i64 - 2_147_483_648),
             Kind::Row => Drawn::Int(at.row as i64),
+            Kind::NuRand { a, x, span, c } => {
+                let mixed = (rng.uniform(0, *a) as u64 | (*x + rng.uniform(0, *span) as i64) as u64) + *c as u64;
+                Drawn::Int((mixed % (*span as u64 + 1)) as i64 + *x)
+            }
             Kind::Const(Scalar::Int(i)) => Drawn::Int(*i),
             Kind::Const(Scalar::Float(f)) => Drawn::Float(*f),
             Kind::Const(Scalar::Text(t)) => Drawn::Text(t),
@@ -211,10 +249,11 @@ impl ScopeDraws {
         program: &Program,
         run: &DistributionSpec,
         unique: Option<&Arc<UniqueSequence>>,
+        seed: u64,
     ) -> Result<ScopeDraws, String> {
         let mut items: Vec<(usize, Source)> = Vec::new();
         for (slot, g) in list.iter().filter(|(_, g)| !matches!(g, Generator::Offset(..))) {
-            items.push((*slot, Source::Draw(Draw::new(g, program, run, unique)?)));
+            items.push((*slot, Source::Draw(Draw::new(g, program, run, unique, seed)?)));
         }
         for (slot, g) in list {
             if let Generator::Offset(name, add) = g {
@@ -285,7 +324,7 @@ name = "x"
 
     fn ints(g: Generator, n: usize) -> Vec<i64> {
         let p = program();
-        let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None).unwrap();
+        let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
         let mut rng = Rng::seeded(7);
         (0..n)
             .map(|i| match d.draw(&mut rng, Context { client: 3, row: i as u64 + 1 }) {
@@ -326,7 +365,7 @@ name = "x"
             (end, Generator::Offset("r".into(), Number::Int(99))),
             (slot("r"), Generator::Uniform([Number::Int(1), Number::Int(1000)])),
         ];
-        let mut scope = ScopeDraws::new(&list, &p, &DistributionSpec::default(), None).unwrap();
+        let mut scope = ScopeDraws::new(&list, &p, &DistributionSpec::default(), None, 1).unwrap();
         let mut rng = Rng::seeded(3);
         for _ in 0..100 {
             scope.draw(&mut rng, Context::default(), &mut slots);
@@ -334,13 +373,13 @@ name = "x"
             assert_eq!(slots[end].int(), slots[slot("r")].int() + 99);
         }
         let mut text = Value::Null;
-        let mut d = Draw::new(&Generator::Pattern("é#@".into()), &p, &DistributionSpec::default(), None).unwrap();
+        let mut d = Draw::new(&Generator::Pattern("é#@".into()), &p, &DistributionSpec::default(), None, 1).unwrap();
         d.draw_to(&mut rng, Context::default(), &mut text);
         let Value::Text(t) = &text else { panic!() };
         assert!(t.starts_with('é') && t.chars().count() == 3, "{t}: literal characters kept whole");
         let unique = Arc::new(UniqueSequence::new(5));
-        let mut a = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique)).unwrap();
-        let mut b = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique)).unwrap();
+        let mut a = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique), 1).unwrap();
+        let mut b = Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), Some(&unique), 1).unwrap();
         let mut ids = std::collections::BTreeSet::new();
         for _ in 0..5_000 {
             for d in [&mut a, &mut b] {
@@ -349,7 +388,7 @@ name = "x"
                 assert!(ids.insert(v), "{v} drawn twice");
             }
         }
-        assert!(Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), None).is_err());
+        assert!(Draw::new(&Generator::Unique, &p, &DistributionSpec::default(), None, 1).is_err());
     }
 
     #[test]
@@ -359,20 +398,74 @@ name = "x"
         assert_eq!(ints(Generator::ClientId, 2), [3, 3]);
         assert_eq!(ints(Generator::Const(Scalar::Int(9)), 1), [9]);
         let p = program();
-        let mut d = Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default(), None).unwrap();
+        let mut d =
+            Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default(), None, 1).unwrap();
         let mut rng = Rng::seeded(1);
         let Drawn::Text(t) = d.draw(&mut rng, Context::default()) else { panic!() };
         let b = t.as_bytes();
         assert_eq!(b.len(), 7);
         assert!(b[0].is_ascii_digit() && b[1].is_ascii_digit() && b[2] == b'-');
         assert!(b[3].is_ascii_lowercase() && b[4].is_ascii_lowercase() && &b[5..] == b" x");
-        assert!(Draw::new(&Generator::Ids("nope".into()), &p, &DistributionSpec::default(), None).is_err());
+        assert!(Draw::new(&Generator::Ids("nope".into()), &p, &DistributionSpec::default(), None, 1).is_err());
         assert!(Draw::new(
             &Generator::Uniform([Number::Int(0), Number::Int(1 << 40)]),
             &p,
             &DistributionSpec::default(),
-            None
+            None,
+            1
         )
         .is_err());
+    }
+
+    /// TPC-C's terminals: 20 clients over 2 warehouses of 10 districts take each
+    /// (warehouse, district) once, and the 21st starts over.
+    #[test]
+    fn by_client_binds_each_client_to_its_part() {
+        let p = program();
+        let mut bound = |count: i64, every: i64, client: u64| {
+            let g = Generator::ByClient([Number::Int(count), Number::Int(every)]);
+            let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
+            match d.draw(&mut Rng::seeded(1), Context { client, row: 0 }) {
+                Drawn::Int(v) => v,
+                other => panic!("{other:?}"),
+            }
+        };
+        let pairs: std::collections::BTreeSet<(i64, i64)> =
+            (0..20).map(|c| (bound(2, 1, c), bound(10, 2, c))).collect();
+        assert_eq!(pairs.len(), 20);
+        assert!(pairs.iter().all(|&(w, d)| (1..=2).contains(&w) && (1..=10).contains(&d)));
+        assert_eq!((bound(2, 1, 20), bound(10, 2, 20)), (1, 1));
+    }
+
+    /// NURand(A, x, y): every value in [x, y]; C fixed by the seed (the same for every
+    /// client of a run, another for another seed); non-uniform: with A = 255 over 0..999
+    /// (TPC-C's C_LAST), the most drawn tenth of values takes far more than a tenth.
+    #[test]
+    fn nurand_stays_in_range_is_skewed_and_its_c_follows_the_seed() {
+        let p = program();
+        let g = Generator::Nurand([Number::Int(255), Number::Int(0), Number::Int(999)]);
+        let draw = |seed: u64, client: u64| {
+            let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, seed).unwrap();
+            let mut rng = Rng::for_client(seed, client);
+            let mut counts = vec![0u32; 1000];
+            for _ in 0..100_000 {
+                let Drawn::Int(v) = d.draw(&mut rng, Context::default()) else { panic!() };
+                assert!((0..=999).contains(&v), "{v}");
+                counts[v as usize] += 1;
+            }
+            counts
+        };
+        let counts = draw(42, 0);
+        let mut sorted = counts.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let top_tenth: u32 = sorted[..100].iter().sum();
+        assert!(top_tenth > 20_000, "the busiest 100 of 1000 values drew {top_tenth} of 100000");
+        assert_eq!(nurand_c(42, 255), nurand_c(42, 255));
+        assert!(nurand_c(42, 255) <= 255 && nurand_c(42, 8191) <= 8191);
+        assert!((1..50).any(|s| nurand_c(s, 255) != nurand_c(42, 255)), "C follows the seed");
+        // Another client of the same run: another stream, the same C (the same hot values).
+        let other = draw(42, 1);
+        let hottest = (0..1000).max_by_key(|&v| counts[v]).unwrap();
+        assert!(other[hottest] > 2 * 100, "value {hottest}: {} draws by another client", other[hottest]);
     }
 }

@@ -106,6 +106,11 @@ pub enum Generator {
     Special([Number; 2]),
     Pareto([Number; 2]),
     Zipfian([Number; 2]),
+    /// TPC-C's non-uniform random NURand(A, x, y): `((random(0, A) | random(x, y)) + C) %
+    /// (y - x + 1) + x`, with C a constant in 0..A drawn from the run's seed (the same for
+    /// every client of a run; prepare's differs from a run's, as the specification's C_load
+    /// and C_run do).
+    Nurand([Number; 3]),
     /// One of a table's row ids, 1..rows, by the run's `--rand-type`.
     Ids(String),
     /// A table number of a table set, 1..count, uniformly (as sysbench picks its table).
@@ -123,6 +128,10 @@ pub enum Generator {
     Sequence(i64),
     /// The client's number, 0-based.
     ClientId,
+    /// 1..count from the client's number: `(client_id / every) % count + 1`. Binds each
+    /// client to a part of the data: TPC-C's terminal to its warehouse
+    /// (`["{warehouses}", 1]`) and district (`[10, "{warehouses}"]`).
+    ByClient([Number; 2]),
     /// The row's number while loading a table, 1-based.
     Row,
     Const(Scalar),

@@ -138,6 +138,23 @@ pub(super) fn generator(
             }
             *bounds = [Number::Int(lo), Number::Int(hi)];
         }
+        Generator::ByClient(ce) => {
+            let [count, every] = [0, 1].map(|k| number(e, params, g.span(), &ce[k], "by_client"));
+            if count < 1 || every < 1 {
+                e.at(g, format!("by_client [{count}, {every}]: the count and the step must be at least 1"));
+            }
+            *ce = [Number::Int(count), Number::Int(every)];
+        }
+        Generator::Nurand(abc) => {
+            let [a, x, y] = [0, 1, 2].map(|k| number(e, params, g.span(), &abc[k], "nurand"));
+            if !(1..=u32::MAX as i64 / 2).contains(&a) {
+                e.at(g, format!("nurand A {a} must be from 1 to 2147483647 (TPC-C uses 255, 1023 and 8191)"));
+            }
+            if x > y || (y as i128 - x as i128) >= 1 << 32 {
+                e.at(g, format!("nurand range [{x}, {y}] is empty or spans more than 2^32 values"));
+            }
+            *abc = [Number::Int(a), Number::Int(x), Number::Int(y)];
+        }
         Generator::Ids(t) => match tables.iter().find(|(name, _)| name == t) {
             None => {
                 let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
