@@ -222,7 +222,7 @@ fn every_column_type_loads_and_binds() {
         let db = TestDb::new(kind);
         let doc = db.run_json(&["bench", &types, "--threads=2", "--events=200"]);
         let checks = doc["checks"].as_array().unwrap();
-        assert_eq!(checks.len(), 2, "{kind:?}");
+        assert_eq!(checks.len(), 3, "{kind:?}");
         for c in checks {
             assert_eq!(c["passed"], true, "{kind:?}: {c}");
         }

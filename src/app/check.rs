@@ -77,6 +77,7 @@ fn generator_text(g: &Generator) -> String {
         Generator::Sequence(s) => format!("sequence from {s}"),
         Generator::ClientId => "client id".into(),
         Generator::Row => "row number".into(),
+        Generator::Now => "now (UTC)".into(),
         Generator::ByClient([c, e]) => format!("(client id / {}) % {} + 1", n(e), n(c)),
         Generator::Nurand([a, x, y]) => format!("NURand({}, {}..{})", n(a), n(x), n(y)),
         Generator::Const(crate::workload::spec::Scalar::Text(t)) => format!("'{t}'"),

@@ -20,6 +20,8 @@ pub struct Spelling {
     pub double: &'static str,
     pub decimal: &'static str,
     pub blob: &'static str,
+    /// Date and time to the microsecond, without a time zone (values are UTC).
+    pub timestamp: &'static str,
     /// A column the database generates.
     pub generated: Generated,
 }
@@ -52,5 +54,6 @@ fn column_type(ty: ColumnType, s: &Spelling) -> String {
         ColumnType::Varchar(n) => format!("VARCHAR({n})"),
         ColumnType::Text => "TEXT".into(),
         ColumnType::Blob => s.blob.into(),
+        ColumnType::Timestamp => s.timestamp.into(),
     }
 }

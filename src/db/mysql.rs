@@ -111,6 +111,7 @@ impl Database for MysqlDatabase {
             double: "DOUBLE",
             decimal: "DECIMAL",
             blob: "LONGBLOB",
+            timestamp: "DATETIME(6)",
             generated: Generated::After("NOT NULL AUTO_INCREMENT"),
         };
         vec![format!("CREATE TABLE {}{} COMMENT='{comment}'", t.name, super::ddl::body(t, &SPELLING))]

@@ -131,6 +131,8 @@ impl Database for SqliteDatabase {
             double: "DOUBLE",
             decimal: "DECIMAL",
             blob: "BLOB",
+            // Text that sorts as time: SQLite's date functions read it.
+            timestamp: "TEXT",
             // A rowid alias must be spelled exactly INTEGER PRIMARY KEY.
             generated: Generated::Instead("INTEGER PRIMARY KEY"),
         };

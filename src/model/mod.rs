@@ -33,7 +33,7 @@ pub use metric::{Measured, Metric};
 pub use repeat::{RepeatRecord, Spread};
 pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestStatement};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
-pub use time::rfc3339;
+pub use time::{now_micros, parse_sql_timestamp, rfc3339, write_sql_timestamp};
 pub use touched::TouchedData;
 pub use words::plural;
 

@@ -12,6 +12,8 @@ pub enum ColumnType {
     Varchar(u32),
     Text,
     Blob,
+    /// Date and time to the microsecond (UTC): `YYYY-MM-DD HH:MM:SS.ffffff` as text.
+    Timestamp,
 }
 
 impl ColumnType {
@@ -31,6 +33,7 @@ impl ColumnType {
             "double" => ColumnType::Double,
             "text" => ColumnType::Text,
             "blob" => ColumnType::Blob,
+            "timestamp" | "datetime" => ColumnType::Timestamp,
             _ => match (sized("varchar"), sized("char"), sized("decimal")) {
                 (Some(n), _, _) if n.len() == 1 => ColumnType::Varchar(n[0]),
                 (_, Some(n), _) if n.len() == 1 => ColumnType::Char(n[0]),
@@ -52,6 +55,7 @@ impl ColumnType {
             ColumnType::Varchar(n) => format!("varchar({n})"),
             ColumnType::Text => "text".into(),
             ColumnType::Blob => "blob".into(),
+            ColumnType::Timestamp => "timestamp".into(),
         }
     }
 

@@ -39,6 +39,7 @@ enum Kind {
         c: u32,
     },
     Sequence(i64),
+    Now,
     ClientId,
     ByClient {
         count: u64,
@@ -159,6 +160,7 @@ impl Draw {
             Generator::Pattern(p) => Kind::Pattern(pieces(p), p.is_ascii().then(|| p.as_bytes().to_vec())),
             Generator::Sequence(start) => Kind::Sequence(*start),
             Generator::ClientId => Kind::ClientId,
+            Generator::Now => Kind::Now,
             Generator::ByClient([count, every]) => {
                 let (count, every) = (bound(count)?, bound(every)?);
                 if count < 1 || every < 1 {
@@ -194,6 +196,11 @@ impl Draw {
                 Drawn::Int(v)
             }
             Kind::ClientId => Drawn::Int(at.client as i64),
+            Kind::Now => {
+                self.buf.clear();
+                crate::model::write_sql_timestamp(crate::model::now_micros(), &mut self.buf);
+                Drawn::Text(&self.buf)
+            }
             Kind::ByClient { count, every } => Drawn::Int((at.client / *every % *count) as i64 + 1),
             // sysbench: a unique uint32 shifted into INTEGER range.
             Kind::Unique(u) => Drawn::Int(u.next() as i64 - 2_147_483_648),

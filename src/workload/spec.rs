@@ -126,6 +126,9 @@ pub enum Generator {
     Pattern(String),
     /// Per client: start, start+1, ... (unique across clients when combined with client_id).
     Sequence(i64),
+    /// The time of the draw (UTC, to the microsecond): a timestamp column's or parameter's
+    /// `now`, as TPC-C's order and payment dates.
+    Now,
     /// The client's number, 0-based.
     ClientId,
     /// 1..count from the client's number: `(client_id / every) % count + 1`. Binds each

@@ -12,6 +12,9 @@ pub(super) struct PgParam<'a>(pub(super) Param<'a>);
 
 pub(super) type BoxError = Box<dyn std::error::Error + Sync + Send>;
 
+/// PostgreSQL's timestamps count microseconds from 2000-01-01, not from 1970.
+const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
+
 impl ToSql for PgParam<'_> {
     fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
         let narrow = |i: i64| -> BoxError { format!("{i} does not fit a {ty} parameter").into() };
@@ -30,6 +33,11 @@ impl ToSql for PgParam<'_> {
             (Param::Float(f), &Type::NUMERIC) if f.is_finite() => numeric_binary(&format!("{f}"), out),
             (Param::Text(s), &Type::NUMERIC) => numeric_binary(s, out),
             (Param::Text(s), &Type::BYTEA) => s.as_bytes().to_sql(ty, out),
+            (Param::Text(s), &Type::TIMESTAMP | &Type::TIMESTAMPTZ) => {
+                let micros = crate::model::parse_sql_timestamp(s)
+                    .ok_or_else(|| -> BoxError { format!("{s:?} is not a timestamp (YYYY-MM-DD HH:MM:SS)").into() })?;
+                (micros - PG_EPOCH_MICROS).to_sql(&Type::INT8, out)
+            }
             (Param::Bytes(b), &Type::BYTEA) => b.to_sql(ty, out),
             (p, _) => Err(format!(
                 "a {ty} parameter cannot take {}: cast it in the SQL (e.g. $1::int8 or $1::text)",
@@ -67,6 +75,11 @@ impl<'a> FromSql<'a> for Captured {
             Type::BOOL => Value::Int(bool::from_sql(ty, raw)? as i64),
             Type::BYTEA => Value::Bytes(raw.to_vec()),
             Type::NUMERIC => Value::Text(numeric_text(raw)?),
+            Type::TIMESTAMP | Type::TIMESTAMPTZ => {
+                let mut text = String::new();
+                crate::model::write_sql_timestamp(i64::from_sql(&Type::INT8, raw)? + PG_EPOCH_MICROS, &mut text);
+                Value::Text(text)
+            }
             _ if <&str as FromSql>::accepts(ty) => Value::Text(<&str as FromSql>::from_sql(ty, raw)?.to_string()),
             _ => return Err(format!("a {ty} column cannot be read back: cast it in the SQL (::text or ::int8)").into()),
         }))
