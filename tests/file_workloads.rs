@@ -104,6 +104,26 @@ fn drawn_repeat_counts_and_intended_rollbacks() {
     }
 }
 
+/// Keying and think times pause a closed-loop client outside the event's latency: with 20
+/// ms of keying before each transaction, 1 client in 2 s runs at most 100 events, and the
+/// pauses are recorded in the result.
+#[test]
+fn keying_and_think_times_pause_outside_the_latency() {
+    let db = TestDb::new(Kind::Sqlite);
+    let text_of = std::fs::read_to_string(fixture("carry.toml")).unwrap();
+    let paced = text_of.replacen("begin = true", "begin = true\nkeying_ms = 20\nthink_ms = { exponential = 5 }", 1);
+    let path = db.dir.path().join("paced.toml");
+    std::fs::write(&path, paced).unwrap();
+    let doc = db.run_json(&["bench", path.to_str().unwrap(), "--time=2"]);
+    let events = doc["conditions"]["run"]["events"].as_u64().unwrap();
+    assert!(events > 0 && events <= 2_000 / 20 + 1, "{events} events in 2 s with 20 ms keying each");
+    assert!(doc["stats"]["event"]["p50_us"].as_f64().unwrap() < 20_000.0, "keying is not in the latency");
+    let t = &doc["conditions"]["workload"]["transactions"]["carry"];
+    assert_eq!(t["keying"], "20 ms");
+    assert_eq!(t["think"], "negative exponential, mean 5 ms, at most 50 ms");
+    assert_eq!(t["think_ms"], 5);
+}
+
 /// A check that fails: exit 1, named on stderr, and the result is still saved.
 #[test]
 fn a_failing_check_exits_one_with_the_result_saved() {

@@ -112,7 +112,13 @@ fn describe(p: &Program) -> String {
     for t in &p.transactions {
         let share = t.weight as f64 / total.max(1) as f64 * 100.0;
         let framing = if t.begin { "BEGIN ... COMMIT" } else { "autocommit" };
-        s.push_str(&format!("  transaction {} ({share:.1}% of the mix, {framing}):\n", t.name));
+        let mut pauses = String::new();
+        for (what, pause) in [("keying", t.keying), ("think", t.think)] {
+            if pause.mean_ms() > 0 {
+                pauses += &format!(", {what} {}", pause.describe());
+            }
+        }
+        s.push_str(&format!("  transaction {} ({share:.1}% of the mix, {framing}{pauses}):\n", t.name));
         let drawn: Vec<String> =
             t.params.iter().map(|(slot, g)| format!("{} <- {}", p.slots[*slot], generator_text(g))).collect();
         if !drawn.is_empty() {

@@ -210,7 +210,15 @@ pub struct TransactionRecord {
     pub share: f64,
     /// Inside BEGIN ... COMMIT.
     pub begin: bool,
+    /// The think time's mean (after each transaction, closed loop only).
     pub think_ms: u64,
+    /// How think times are drawn: `0 ms` or `100 ms` (fixed), `negative exponential, mean
+    /// 12000 ms, at most 120000 ms`; absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<String>,
+    /// The pause before each transaction (keying time), the same way; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keying: Option<String>,
     /// Statement names in the order sent (`statements_sql` has their SQL).
     pub statements: Vec<String>,
 }

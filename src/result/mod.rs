@@ -259,7 +259,9 @@ fn file_record(
                     weight: t.weight,
                     share: t.weight as f64 / total.max(1) as f64,
                     begin: t.begin,
-                    think_ms: t.think_ms,
+                    think_ms: t.think.mean_ms(),
+                    think: Some(t.think.describe()),
+                    keying: (t.keying.mean_ms() > 0).then(|| t.keying.describe()),
                     statements: t.statements.iter().map(|s| s.name.clone()).collect(),
                 };
                 (t.name.clone(), record)

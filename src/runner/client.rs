@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 pub struct ClientSpec {
     /// What an event is: the compiled workload.
     pub events: ProgramSpec,
-    /// Whether any event pauses after it (a file's think_ms, closed loop only).
+    /// Whether any event pauses before or after it (a file's keying_ms and think_ms,
+    /// closed loop only).
     pub thinks: bool,
     pub seed: u64,
     pub retry: crate::model::RetryPolicy,
@@ -91,6 +92,20 @@ async fn run_events<D: Database>(
         // time from the attempt that succeeded.
         // The kind of event stays the same over retries, so the mix is the declared one.
         let tx = client.pick(&spec);
+        // Keying time (closed loop): before the event, outside its latency.
+        let intended = match spec.thinks {
+            true => {
+                let pause = spec.events.keying(tx, &mut client.rng);
+                if !pause.is_zero() {
+                    pause_unless_stopped(&shared, pause).await;
+                    if shared.stopping() {
+                        return;
+                    }
+                }
+                Instant::now()
+            }
+            false => intended,
+        };
         let mut attempt = Instant::now();
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
@@ -108,7 +123,8 @@ async fn run_events<D: Database>(
                         totals.busy_s += (end - intended).as_secs_f64();
                     }
                     if spec.thinks {
-                        think(&spec, &shared, tx).await;
+                        let pause = spec.events.think(tx, &mut client.rng);
+                        pause_unless_stopped(&shared, pause).await;
                     }
                     break;
                 }
@@ -227,10 +243,9 @@ impl ClientSpec {
     }
 }
 
-/// A file's think time after a transaction (closed loop only: an open loop's schedule
-/// decides when events start).
-async fn think(spec: &ClientSpec, shared: &Shared, tx: usize) {
-    let pause = spec.events.think(tx);
+/// A file's think or keying time (closed loop only: an open loop's schedule decides when
+/// events start).
+async fn pause_unless_stopped(shared: &Shared, pause: Duration) {
     let until = Instant::now() + pause;
     while !shared.stopping() && Instant::now() < until {
         tokio::time::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(100))).await;

@@ -305,7 +305,7 @@ impl Workers {
     ) -> Result<Self, RunError> {
         let program = plan.workload.program();
         let events = program::ProgramSpec::new(Arc::new(program.clone()), plan.distribution.clone(), plan.rand_seed);
-        let thinks = program.transactions.iter().any(|t| t.think_ms > 0) && !plan.loop_model.is_open();
+        let thinks = program.transactions.iter().any(|t| t.pauses()) && !plan.loop_model.is_open();
         let spec = Arc::new(ClientSpec {
             events,
             thinks,

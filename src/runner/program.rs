@@ -57,8 +57,14 @@ impl ProgramSpec {
         self.ids[tx].begin.is_some()
     }
 
-    pub fn think(&self, tx: usize) -> Duration {
-        Duration::from_millis(self.program.transactions[tx].think_ms)
+    /// The pause after transaction `tx` (its think time), drawn.
+    pub fn think(&self, tx: usize, rng: &mut Rng) -> Duration {
+        self.program.transactions[tx].think.draw(rng)
+    }
+
+    /// The pause before transaction `tx` (its keying time), drawn.
+    pub fn keying(&self, tx: usize, rng: &mut Rng) -> Duration {
+        self.program.transactions[tx].keying.draw(rng)
     }
 }
 

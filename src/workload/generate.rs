@@ -429,7 +429,7 @@ name = "x"
     #[test]
     fn by_client_binds_each_client_to_its_part() {
         let p = program();
-        let mut bound = |count: i64, every: i64, client: u64| {
+        let bound = |count: i64, every: i64, client: u64| {
             let g = Generator::ByClient([Number::Int(count), Number::Int(every)]);
             let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
             match d.draw(&mut Rng::seeded(1), Context { client, row: 0 }) {

@@ -152,14 +152,72 @@ pub struct TransactionSpec {
     /// `"{param}"` whose value is 1 or 0.
     #[serde(default = "no")]
     pub begin: Spanned<Flag>,
-    /// Pause after each transaction, in milliseconds.
+    /// Pause after each transaction, in milliseconds: a number, or `{ exponential = mean }`
+    /// (closed loop only).
     #[serde(default)]
-    pub think_ms: u64,
+    pub think_ms: Pause,
+    /// Pause before each transaction (TPC-C's keying time), in milliseconds, the same way.
+    #[serde(default)]
+    pub keying_ms: Pause,
     /// Drawn once per transaction.
     #[serde(default)]
     pub params: BTreeMap<String, Spanned<Generator>>,
     #[serde(default)]
     pub statements: Vec<StatementSpec>,
+}
+
+/// A pause of a client, in milliseconds.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Pause {
+    Fixed(u64),
+    Drawn(PauseDistribution),
+}
+
+impl Default for Pause {
+    fn default() -> Self {
+        Pause::Fixed(0)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum PauseDistribution {
+    /// Negative exponential with this mean, truncated at 10 times the mean (TPC-C's think
+    /// times, clause 5.2.5.4).
+    Exponential(u64),
+}
+
+impl Pause {
+    /// Its mean, in milliseconds.
+    pub fn mean_ms(self) -> u64 {
+        match self {
+            Pause::Fixed(ms) | Pause::Drawn(PauseDistribution::Exponential(ms)) => ms,
+        }
+    }
+
+    /// One pause: `rng`'s draw for a distribution.
+    pub fn draw(self, rng: &mut crate::random::Rng) -> std::time::Duration {
+        let ms = match self {
+            Pause::Fixed(ms) => ms as f64,
+            Pause::Drawn(PauseDistribution::Exponential(mean)) => {
+                // -ln(U) for U in (0, 1], at most 10 means.
+                let u = 1.0 - rng.next_f64();
+                (-u.ln()).min(10.0) * mean as f64
+            }
+        };
+        std::time::Duration::from_secs_f64(ms / 1000.0)
+    }
+
+    /// As the result and `check` describe it.
+    pub fn describe(self) -> String {
+        match self {
+            Pause::Fixed(ms) => format!("{ms} ms"),
+            Pause::Drawn(PauseDistribution::Exponential(mean)) => {
+                format!("negative exponential, mean {mean} ms, at most {} ms", mean * 10)
+            }
+        }
+    }
 }
 
 fn no() -> Spanned<Flag> {

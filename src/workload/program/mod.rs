@@ -7,7 +7,7 @@ mod resolve;
 mod sql;
 mod transaction;
 
-use super::spec::{Generator, Scalar};
+use super::spec::{Generator, Pause, Scalar};
 use super::{StatementClass, StatementInfo};
 use crate::model::{Dialect, TableDef};
 pub use compile::{compile, scalar_from_text, scalar_text};
@@ -52,7 +52,9 @@ pub struct TransactionProgram {
     pub name: String,
     pub weight: u32,
     pub begin: bool,
-    pub think_ms: u64,
+    /// Pauses after and before each transaction (closed loop only).
+    pub think: Pause,
+    pub keying: Pause,
     pub params: Vec<(usize, Generator)>,
     pub statements: Vec<StatementProgram>,
     /// The order statements run in: each step runs `count` statements from `first`,
@@ -178,6 +180,11 @@ impl Program {
 }
 
 impl TransactionProgram {
+    /// It pauses before or after (a closed loop's client waits).
+    pub fn pauses(&self) -> bool {
+        self.think != Pause::Fixed(0) || self.keying != Pause::Fixed(0)
+    }
+
     /// A statement may roll it back as intended.
     pub fn may_roll_back(&self) -> bool {
         self.statements.iter().any(|s| s.rollback_if_no_row)

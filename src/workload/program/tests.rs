@@ -295,6 +295,32 @@ begin = true
     assert!(e.iter().any(|e| e.contains("statement name rollback is taken")), "{e:?}");
 }
 
+/// Think and keying times: fixed, or negative exponential truncated at 10 means (its
+/// mean then a little under the nominal one: 1 - e^-10 of it, plus what the cut drops).
+#[test]
+fn pauses_are_fixed_or_drawn_negative_exponential() {
+    use crate::workload::spec::{Pause, PauseDistribution};
+    let text = GOOD.replacen(
+        "[[transactions]]\nname = \"move\"",
+        "[[transactions]]\nname = \"move\"\nthink_ms = { exponential = 200 }\nkeying_ms = 50",
+        1,
+    );
+    let spec = super::super::spec::parse("w.toml", &text).unwrap();
+    let p = compile(&spec, "w.toml", &text, Dialect::Sqlite, &[]).unwrap();
+    let t = &p.transactions[0];
+    assert_eq!((t.think, t.keying), (Pause::Drawn(PauseDistribution::Exponential(200)), Pause::Fixed(50)));
+    assert!(t.pauses());
+    let mut rng = crate::random::Rng::seeded(5);
+    let draws: Vec<f64> = (0..200_000).map(|_| t.think.draw(&mut rng).as_secs_f64() * 1000.0).collect();
+    let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+    assert!((mean - 200.0).abs() < 3.0, "mean {mean} ms");
+    assert!(draws.iter().all(|&d| (0.0..=2000.0).contains(&d)), "truncated at 10 means");
+    assert!(draws.iter().filter(|&&d| d > 200.0).count() > 70_000, "skewed: about 37% above the mean");
+    assert_eq!(t.keying.draw(&mut rng), std::time::Duration::from_millis(50));
+    let bad = text.replace("{ exponential = 200 }", "{ normal = 200 }");
+    assert!(super::super::spec::parse("w.toml", &bad).is_err());
+}
+
 #[test]
 fn a_transaction_switched_off_is_not_part_of_the_run() {
     let text = GOOD.replace("[params]\nn = 100", "[params]\nn = 100\noff = 0")
