@@ -78,6 +78,7 @@ fn generator_text(g: &Generator) -> String {
         Generator::ClientId => "client id".into(),
         Generator::Row => "row number".into(),
         Generator::Now => "now (UTC)".into(),
+        Generator::Repetition => "repetition number".into(),
         Generator::ByClient([c, e]) => format!("(client id / {}) % {} + 1", n(e), n(c)),
         Generator::Nurand([a, x, y]) => format!("NURand({}, {}..{})", n(a), n(x), n(y)),
         Generator::Const(crate::workload::spec::Scalar::Text(t)) => format!("'{t}'"),
@@ -169,7 +170,7 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
         let mut draws: Vec<Draw> =
             t.generators.iter().map(|g| Draw::new(g, p, &run, None, 1)).collect::<Result<_, _>>()?;
         for row in 1..=n as u64 {
-            let at = Context { client: 0, row };
+            let at = Context { client: 0, row, repetition: 1 };
             let values: Vec<String> = draws.iter_mut().map(|d| show(d.draw(&mut rng, at))).collect();
             s.push_str(&format!("  {} row {row}: ({})\n", t.name(), values.join(", ")));
         }
@@ -184,7 +185,7 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
             scopes.push(scope(&st.params)?);
         }
         for i in 0..n {
-            let at = Context { client: 0, row: 0 };
+            let at = Context { client: 0, row: 0, repetition: 1 };
             let mut values: Vec<String> = Vec::new();
             for sc in std::iter::once(&mut client).chain(scopes.iter_mut()) {
                 sc.draw(&mut rng, at, &mut slots);

@@ -163,7 +163,7 @@ async fn load_table<D: Database>(
         values.clear();
         for r in row..row + n {
             for d in draws.iter_mut() {
-                values.push(match d.draw(&mut rng, Context { client: 0, row: r }) {
+                values.push(match d.draw(&mut rng, Context { client: 0, row: r, repetition: 0 }) {
                     Drawn::Int(i) => Value::Int(i),
                     Drawn::Float(f) => Value::Float(f),
                     Drawn::Text(s) => Value::Text(s.to_string()),

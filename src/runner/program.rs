@@ -207,7 +207,7 @@ impl ProgramState {
             transactions,
             slots: vec![Value::Null; p.slots.len()],
             row: Vec::new(),
-            at: Context { client, row: 0 },
+            at: Context { client, row: 0, repetition: 1 },
         };
         draws(&p.client)?.draw(rng, state.at, &mut state.slots);
         Ok(state)
@@ -234,9 +234,10 @@ impl ProgramState {
                 Times::Fixed(n) => n,
                 Times::Drawn(slot) => slots[slot].int().clamp(0, MAX_REPEAT) as u32,
             };
-            for _ in 0..times {
+            for k in 1..=times as u64 {
+                let at = Context { repetition: k, ..*at };
                 for s in &mut t.statements[step.first..step.first + step.count] {
-                    s.draws.draw(rng, *at, slots);
+                    s.draws.draw(rng, at, slots);
                     let done = statement(conn, s, slots, row, rec, waited).await?;
                     if let (true, 0, Some((id, handle))) = (s.rollback_if_no_row, done.rows, t.rollback) {
                         super::client::timed_execute(conn, handle, id, rec, waited).await?;

@@ -15,11 +15,13 @@ pub enum Drawn<'a> {
     Text(&'a str),
 }
 
-/// Where a draw happens: the client's number and, while loading, the row's number.
+/// Where a draw happens: the client's number, while loading the row's number, and in a
+/// repeated statement its repetition's number.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Context {
     pub client: u64,
     pub row: u64,
+    pub repetition: u64,
 }
 
 enum Kind {
@@ -39,6 +41,7 @@ enum Kind {
         c: u32,
     },
     Sequence(i64),
+    Repetition,
     Now,
     ClientId,
     ByClient {
@@ -161,6 +164,7 @@ impl Draw {
             Generator::Sequence(start) => Kind::Sequence(*start),
             Generator::ClientId => Kind::ClientId,
             Generator::Now => Kind::Now,
+            Generator::Repetition => Kind::Repetition,
             Generator::ByClient([count, every]) => {
                 let (count, every) = (bound(count)?, bound(every)?);
                 if count < 1 || every < 1 {
@@ -196,6 +200,7 @@ impl Draw {
                 Drawn::Int(v)
             }
             Kind::ClientId => Drawn::Int(at.client as i64),
+            Kind::Repetition => Drawn::Int(at.repetition as i64),
             Kind::Now => {
                 self.buf.clear();
                 crate::model::write_sql_timestamp(crate::model::now_micros(), &mut self.buf);
@@ -334,7 +339,7 @@ name = "x"
         let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
         let mut rng = Rng::seeded(7);
         (0..n)
-            .map(|i| match d.draw(&mut rng, Context { client: 3, row: i as u64 + 1 }) {
+            .map(|i| match d.draw(&mut rng, Context { client: 3, row: i as u64 + 1, repetition: 1 }) {
                 Drawn::Int(v) => v,
                 other => panic!("{other:?}"),
             })
@@ -432,7 +437,7 @@ name = "x"
         let bound = |count: i64, every: i64, client: u64| {
             let g = Generator::ByClient([Number::Int(count), Number::Int(every)]);
             let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
-            match d.draw(&mut Rng::seeded(1), Context { client, row: 0 }) {
+            match d.draw(&mut Rng::seeded(1), Context { client, row: 0, repetition: 1 }) {
                 Drawn::Int(v) => v,
                 other => panic!("{other:?}"),
             }

@@ -129,6 +129,9 @@ pub enum Generator {
     /// The time of the draw (UTC, to the microsecond): a timestamp column's or parameter's
     /// `now`, as TPC-C's order and payment dates.
     Now,
+    /// In a repeated statement (or group), the repetition's number, 1..N: a loop's index
+    /// (TPC-C's Delivery visits districts 1..10); 1 in a statement that runs once.
+    Repetition,
     /// The client's number, 0-based.
     ClientId,
     /// 1..count from the client's number: `(client_id / every) % count + 1`. Binds each

@@ -184,6 +184,9 @@ pub(super) fn generator(
             }
         }
         Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
+        Generator::Repetition if column => {
+            e.at(g, "\"repetition\" numbers a repeated statement's runs: it is for a statement's params, not columns")
+        }
         Generator::Unique if column => {
             e.at(g, "\"unique\" ids are drawn by clients: it is for parameters, not columns")
         }
