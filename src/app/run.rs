@@ -172,7 +172,6 @@ impl<D: Database> Session<D> {
             redacted_url: self.redacted_url.clone(),
             transport: self.db.transport(),
             begin_sql: [self.db.begin_sql(false), self.db.begin_sql(true)],
-            new_row_id: self.db.new_row_id(),
             server: self.before.server.clone(),
             host: conditions::host::read(),
             command_line: crate::db::url::redact_args(std::env::args()),

@@ -24,7 +24,7 @@ use crate::model::{SbtestShape, TableDef, TableSize};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-pub use crate::model::{Dialect, NewRowId, TlsMode, Transport, TransportKind};
+pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
 pub(crate) use error::unreachable_hint;
 pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
@@ -133,10 +133,6 @@ pub trait Database: Send + Sync + 'static {
     fn begin_sql(&self, writes: bool) -> &'static str {
         let _ = writes;
         "BEGIN"
-    }
-    /// How an INSERT gets a generated id.
-    fn new_row_id(&self) -> NewRowId {
-        NewRowId::Omitted
     }
     /// Creates the database itself when it is missing and this kind of target can (SQLite
     /// creates its file for prepare and bench; servers need an existing database).

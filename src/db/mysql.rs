@@ -130,10 +130,6 @@ impl Database for MysqlDatabase {
         )]
     }
 
-    fn new_row_id(&self) -> super::NewRowId {
-        super::NewRowId::Zero
-    }
-
     fn host_facts(&self, variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
         let names = [
             ("hostname", "hostname"),

@@ -5,15 +5,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// How an INSERT asks the database for a generated id (decided by each driver).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NewRowId {
-    /// Send id 0 (MySQL's AUTO_INCREMENT takes the next value).
-    Zero,
-    /// Leave the id column out of the INSERT (PostgreSQL SERIAL, SQLite rowid).
-    Omitted,
-}
-
 /// SQL dialects fairbench speaks (the result's `target.driver`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -366,7 +366,7 @@ impl Reservoir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::StatementKind::{self, *};
+    use crate::workload::builtin::contract::StatementKind::{self, *};
 
     fn statements(kinds: &[StatementKind]) -> Vec<StatementInfo> {
         kinds.iter().map(|k| StatementInfo { name: k.name().into(), class: k.class() }).collect()

@@ -4,20 +4,18 @@
 mod client_cost;
 mod repeats;
 pub mod scatter;
+mod workload;
 
 pub use repeats::build_repeated;
 
 use crate::collector::Collected;
 use crate::model::{
     ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, LoopModel, OpenLoopRecord,
-    ResultDocument, RunRecord, ServerConditions, SqlCommand, TableSize, TargetRecord, TransactionRecord, Transport,
-    WorkloadFileRecord, WorkloadRecord, SCHEMA_NAME, SCHEMA_VERSION,
+    ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, Transport, SCHEMA_NAME, SCHEMA_VERSION,
 };
-use crate::plan::{RunPlan, WorkloadPlan};
+use crate::plan::RunPlan;
 use crate::recorder::summary::{class_and_statement_stats, class_stats};
 use crate::runner::RunOutcome;
-use crate::workload::file::FileWorkload;
-use crate::workload::{StatementKind, Workload};
 use std::collections::BTreeMap;
 
 pub const PERCENTILE_METHOD: &str = "percentiles: HdrHistogram of nanosecond latencies, 3 significant digits (<= 0.1% relative error); a percentile is the upper bound of the bucket holding that rank, clamped to the exact min and max";
@@ -33,8 +31,6 @@ pub struct Setting<'a> {
     /// The BEGIN this target's driver sends for a transaction that reads only, and for one
     /// that writes (SQLite: BEGIN IMMEDIATE).
     pub begin_sql: [&'static str; 2],
-    /// How this target's INSERTs get generated ids (the form oltp_insert's SQL takes).
-    pub new_row_id: crate::model::NewRowId,
     /// Server facts read before the run (its counters are filled in here).
     pub server: ServerConditions,
     pub host: HostFacts,
@@ -129,7 +125,6 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
     let Setting {
         plan,
         begin_sql,
-        new_row_id,
         mut server,
         host,
         command_line,
@@ -156,124 +151,8 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         client: ClientConditions { host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line },
         server,
         dataset,
-        workload: workload_record(plan, new_row_id, begin_sql),
+        workload: workload::record(plan, begin_sql),
         run: run_record(plan, outcome, events),
-    }
-}
-
-fn workload_record(plan: &RunPlan, new_row_id: crate::model::NewRowId, begin_sql: [&str; 2]) -> WorkloadRecord {
-    let distribution = serde_json::to_value(&plan.distribution).unwrap_or_default();
-    match &plan.workload {
-        WorkloadPlan::Sysbench { workload, oltp, .. } => {
-            let mix = workload.mix(oltp);
-            let new_row = (*workload == Workload::OltpInsert && oltp.auto_inc).then_some(new_row_id);
-            WorkloadRecord {
-                name: workload.name().into(),
-                options: serde_json::to_value(oltp).unwrap_or_default(),
-                distribution,
-                distribution_description: plan.distribution.describe(),
-                mix_per_event: mix.iter().map(|(k, n)| (k.name().to_string(), *n)).collect(),
-                statements_sql: mix
-                    .iter()
-                    .map(|(k, _)| {
-                        let sql = match k {
-                            StatementKind::Begin => begin_sql[workload.writes() as usize].to_string(),
-                            k => k.sql(1, new_row),
-                        };
-                        (k.name().to_string(), sql)
-                    })
-                    .collect(),
-                statement_classes: mix
-                    .iter()
-                    .map(|(k, _)| (k.name().to_string(), k.class().name().to_string()))
-                    .collect(),
-                statement_commands: mix
-                    .iter()
-                    .map(|(k, _)| {
-                        let command = match k {
-                            StatementKind::Begin => SqlCommand::Begin,
-                            k => SqlCommand::of_sql(&k.sql(1, new_row)),
-                        };
-                        (k.name().to_string(), command)
-                    })
-                    .collect(),
-                transactions: BTreeMap::new(),
-                file: None,
-            }
-        }
-        WorkloadPlan::File(f) => file_record(f, plan, distribution, begin_sql),
-    }
-}
-
-/// A workload file's record: its transactions, statements as sent and the file itself.
-fn file_record(
-    f: &FileWorkload,
-    plan: &RunPlan,
-    distribution: serde_json::Value,
-    begin_sql: [&str; 2],
-) -> WorkloadRecord {
-    let p = &f.program;
-    let total: u64 = p.transactions.iter().map(|t| t.weight as u64).sum();
-    let (infos, ids) = p.measured();
-    let mut statements_sql = BTreeMap::new();
-    let mut statement_commands = BTreeMap::new();
-    let mut mix_per_event = BTreeMap::new();
-    for (t, ids) in p.transactions.iter().zip(&ids) {
-        let mut add = |id: usize, sql: &str, command: SqlCommand| {
-            statements_sql.insert(infos[id].name.clone(), sql.to_string());
-            statement_commands.insert(infos[id].name.clone(), command);
-        };
-        if let (Some(begin), Some(commit)) = (ids.begin, ids.commit) {
-            add(begin, begin_sql[t.writes() as usize], SqlCommand::Begin);
-            add(commit, "COMMIT", SqlCommand::Commit);
-        }
-        if let Some(rollback) = ids.rollback {
-            add(rollback, "ROLLBACK", SqlCommand::Rollback);
-        }
-        for (k, (s, &id)) in t.statements.iter().zip(&ids.statements).enumerate() {
-            add(id, &s.sql, SqlCommand::of_sql(&s.sql));
-            // Runs per transaction: the fixed repeat count of its step (a drawn one varies).
-            let step = t.steps.iter().find(|st| (st.first..st.first + st.count).contains(&k));
-            if let Some(crate::workload::program::Times::Fixed(n)) = step.map(|st| st.repeat) {
-                mix_per_event.insert(infos[id].name.clone(), n as u64);
-            }
-        }
-    }
-    let text = crate::workload::program::scalar_text;
-    WorkloadRecord {
-        name: p.name.clone(),
-        options: serde_json::to_value(p.params.iter().map(|(k, v)| (k.clone(), text(v))).collect::<BTreeMap<_, _>>())
-            .unwrap_or_default(),
-        distribution,
-        distribution_description: plan.distribution.describe(),
-        // Statements per transaction of its kind (each kind's share is in `transactions`).
-        mix_per_event,
-        statements_sql,
-        statement_classes: infos.iter().map(|s| (s.name.clone(), s.class.name().to_string())).collect(),
-        statement_commands,
-        transactions: p
-            .transactions
-            .iter()
-            .map(|t| {
-                let record = TransactionRecord {
-                    weight: t.weight,
-                    share: t.weight as f64 / total.max(1) as f64,
-                    begin: t.begin,
-                    think_ms: t.think.mean_ms(),
-                    think: Some(t.think.describe()),
-                    keying: (t.keying.mean_ms() > 0).then(|| t.keying.describe()),
-                    statements: t.statements.iter().map(|s| s.name.clone()).collect(),
-                };
-                (t.name.clone(), record)
-            })
-            .collect(),
-        file: Some(WorkloadFileRecord {
-            path: f.path.clone(),
-            sha256: f.sha256.clone(),
-            content: f.text.clone(),
-            overrides: f.overrides.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
-            params: p.params.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
-        }),
     }
 }
 

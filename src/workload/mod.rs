@@ -1,6 +1,7 @@
-//! What a run executes: the sysbench 1.0 OLTP workloads (their options, statements and
-//! per-event steps) and workload files (spec -> program). A workload is data: the runner
-//! executes it. Nothing here talks to a database.
+//! What a run executes: the sysbench 1.0 OLTP workloads (their options; their statements
+//! and steps are one definition, builtin/sysbench.toml, compiled like any workload file)
+//! and workload files (spec -> program). A workload is data: the runner executes it.
+//! Nothing here talks to a database.
 
 pub mod builtin;
 pub mod file;
@@ -11,7 +12,7 @@ pub mod schema;
 pub mod spec;
 mod statements;
 
-pub use statements::{StatementClass, StatementInfo, StatementKind};
+pub use statements::{StatementClass, StatementInfo};
 
 use serde::Serialize;
 
@@ -88,92 +89,6 @@ impl Workload {
             opts.table_size
         }
     }
-
-    /// What one event does, in order.
-    pub fn steps(self, o: &OltpOptions) -> Vec<Step> {
-        use StatementKind as K;
-        let mut steps = Vec::new();
-        let trx = !o.skip_trx;
-        let reads = |steps: &mut Vec<Step>| {
-            steps.push(Step::Repeat(K::PointSelect, o.point_selects));
-            if o.range_selects {
-                steps.push(Step::Repeat(K::SimpleRange, o.simple_ranges));
-                steps.push(Step::Repeat(K::SumRange, o.sum_ranges));
-                steps.push(Step::Repeat(K::OrderRange, o.order_ranges));
-                steps.push(Step::Repeat(K::DistinctRange, o.distinct_ranges));
-            }
-        };
-        let writes = |steps: &mut Vec<Step>| {
-            steps.push(Step::Repeat(K::IndexUpdate, o.index_updates));
-            steps.push(Step::Repeat(K::NonIndexUpdate, o.non_index_updates));
-            steps.push(Step::DeleteInserts(o.delete_inserts));
-        };
-        match self {
-            Workload::OltpReadWrite | Workload::OltpReadOnly | Workload::OltpWriteOnly => {
-                if trx {
-                    steps.push(Step::Begin);
-                }
-                if self != Workload::OltpWriteOnly {
-                    reads(&mut steps);
-                }
-                if self != Workload::OltpReadOnly {
-                    writes(&mut steps);
-                }
-                if trx {
-                    steps.push(Step::Commit);
-                }
-            }
-            // sysbench forces point_selects=1 for this script.
-            Workload::OltpPointSelect => steps.push(Step::Repeat(K::PointSelect, 1)),
-            Workload::OltpUpdateIndex => steps.push(Step::Repeat(K::IndexUpdate, o.index_updates)),
-            Workload::OltpUpdateNonIndex => steps.push(Step::Repeat(K::NonIndexUpdate, o.non_index_updates)),
-            Workload::OltpInsert => steps.push(Step::NewRowInsert),
-            Workload::OltpDelete => steps.push(Step::Repeat(K::Delete, 1)),
-        }
-        steps.retain(|s| !matches!(s, Step::Repeat(_, 0) | Step::DeleteInserts(0)));
-        steps
-    }
-
-    /// Statements one event sends, per kind (the mix the server should count).
-    pub fn mix(self, o: &OltpOptions) -> Vec<(StatementKind, u64)> {
-        let mut counts = [0u64; StatementKind::COUNT];
-        for step in self.steps(o) {
-            match step {
-                Step::Begin => counts[StatementKind::Begin as usize] += 1,
-                Step::Commit => counts[StatementKind::Commit as usize] += 1,
-                Step::Repeat(k, n) => counts[k as usize] += n as u64,
-                Step::DeleteInserts(n) => {
-                    counts[StatementKind::Delete as usize] += n as u64;
-                    counts[StatementKind::Insert as usize] += n as u64;
-                }
-                Step::NewRowInsert => counts[StatementKind::Insert as usize] += 1,
-            }
-        }
-        StatementKind::ALL.iter().map(|&k| (k, counts[k as usize])).filter(|&(_, n)| n > 0).collect()
-    }
-
-    /// The statement kinds this workload prepares.
-    pub fn statement_kinds(self, o: &OltpOptions) -> Vec<StatementKind> {
-        self.mix(o).into_iter().map(|(k, _)| k).collect()
-    }
-
-    /// The statements measured, in id order (the order of [`Workload::statement_kinds`]).
-    pub fn statements(self, o: &OltpOptions) -> Vec<StatementInfo> {
-        self.statement_kinds(o).into_iter().map(|k| StatementInfo { name: k.name().into(), class: k.class() }).collect()
-    }
-}
-
-/// One step of an event. Each `Repeat` group draws its table once, as sysbench does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    Begin,
-    Commit,
-    /// `n` statements of one kind against one uniformly drawn table.
-    Repeat(StatementKind, u32),
-    /// `n` pairs of DELETE then INSERT of the same id (fresh k, c, pad).
-    DeleteInserts(u32),
-    /// oltp_insert's single INSERT of a new row.
-    NewRowInsert,
 }
 
 /// sysbench's oltp_common.lua options, with its defaults.
@@ -261,28 +176,24 @@ pub fn nearest(name: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    fn mix_of(w: Workload) -> Vec<(&'static str, u64)> {
-        w.mix(&OltpOptions::default()).into_iter().map(|(k, n)| (k.name(), n)).collect()
+    /// The compiled definition's statements per event.
+    fn mix_of(w: Workload, o: &OltpOptions) -> std::collections::BTreeMap<String, u64> {
+        builtin::program(w, o, crate::model::Dialect::Mysql).unwrap().per_event()
     }
 
     #[test]
     fn read_write_mix_is_the_contracts() {
-        let total: u64 = mix_of(Workload::OltpReadWrite).iter().map(|x| x.1).sum();
-        assert_eq!(total, 20);
-        let reads: u64 = Workload::OltpReadWrite
-            .mix(&OltpOptions::default())
-            .iter()
-            .filter(|(k, _)| k.class() == StatementClass::Read)
-            .map(|x| x.1)
-            .sum();
-        assert_eq!(reads, 14);
+        let mix = mix_of(Workload::OltpReadWrite, &OltpOptions::default());
+        assert_eq!(mix.values().sum::<u64>(), 20);
+        let reads = ["point_selects", "simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges"];
+        assert_eq!(reads.iter().map(|r| mix[*r]).sum::<u64>(), 14);
     }
 
     #[test]
     fn skip_trx_and_range_selects_off() {
         let o = OltpOptions { skip_trx: true, range_selects: false, ..Default::default() };
-        let m = Workload::OltpReadOnly.mix(&o);
-        assert_eq!(m, vec![(StatementKind::PointSelect, 10)]);
+        let m = mix_of(Workload::OltpReadOnly, &o);
+        assert_eq!(m, [("point_selects".to_string(), 10)].into());
     }
 
     #[test]

@@ -159,6 +159,30 @@ impl Program {
         (infos, ids)
     }
 
+    /// Each measured statement's runs per event of its transaction, where that is fixed:
+    /// BEGIN once, COMMIT once (unless the transaction may roll back instead), a statement
+    /// its step's repeat count; a count drawn per transaction is left out.
+    pub fn per_event(&self) -> BTreeMap<String, u64> {
+        let (infos, ids) = self.measured();
+        let mut counts = BTreeMap::new();
+        for (t, ids) in self.transactions.iter().zip(&ids) {
+            let mut put = |id: usize, n: u64| counts.insert(infos[id].name.clone(), n);
+            if let Some(begin) = ids.begin {
+                put(begin, 1);
+            }
+            if let Some(commit) = ids.commit.filter(|_| !t.may_roll_back()) {
+                put(commit, 1);
+            }
+            for (k, &id) in ids.statements.iter().enumerate() {
+                let step = t.steps.iter().find(|st| (st.first..st.first + st.count).contains(&k));
+                if let Some(Times::Fixed(n)) = step.map(|st| st.repeat) {
+                    put(id, n as u64);
+                }
+            }
+        }
+        counts
+    }
+
     /// Whether any transaction can write (decides the ownership checks before a run).
     pub fn writes(&self) -> bool {
         self.transactions.iter().any(TransactionProgram::writes)
