@@ -92,20 +92,7 @@ async fn run_events<D: Database>(
         // time from the attempt that succeeded.
         // The kind of event stays the same over retries, so the mix is the declared one.
         let tx = client.pick(&spec);
-        // Keying time (closed loop): before the event, outside its latency.
-        let intended = match spec.thinks {
-            true => {
-                let pause = spec.events.keying(tx, &mut client.rng);
-                if !pause.is_zero() {
-                    pause_unless_stopped(&shared, pause).await;
-                    if shared.stopping() {
-                        return;
-                    }
-                }
-                Instant::now()
-            }
-            false => intended,
-        };
+        let Some(intended) = keyed(&spec, &shared, &mut client.rng, tx, intended).await else { return };
         let mut attempt = Instant::now();
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
@@ -241,6 +228,22 @@ impl ClientSpec {
     fn in_transaction(&self, tx: usize) -> bool {
         self.events.in_transaction(tx)
     }
+}
+
+/// The event's start after its keying time, if any (closed loop only: it is outside the
+/// event's latency); `None` when the run ended during it.
+async fn keyed(spec: &ClientSpec, shared: &Shared, rng: &mut Rng, tx: usize, intended: Instant) -> Option<Instant> {
+    if !spec.thinks {
+        return Some(intended);
+    }
+    let pause = spec.events.keying(tx, rng);
+    if !pause.is_zero() {
+        pause_unless_stopped(shared, pause).await;
+        if shared.stopping() {
+            return None;
+        }
+    }
+    Some(Instant::now())
 }
 
 /// A file's think or keying time (closed loop only: an open loop's schedule decides when

@@ -4,7 +4,7 @@
 use super::resolve::{generator, number, substitute};
 use super::*;
 use crate::model::{ColumnDef, ColumnType};
-use crate::workload::spec::{line_col, Number, Spec, SqlTexts};
+use crate::workload::spec::{line_col, Number, Spec, SqlTexts, TableSpec};
 use toml::Spanned;
 
 /// Errors, each `file:line:col: message`, collected over the whole file.
@@ -80,28 +80,8 @@ pub fn compile(
     if spec.workload.bare_names && transactions.len() > 1 {
         c.e.at(&spec.workload.name, "bare_names needs a single transaction (statement names would clash)");
     }
-    for list in std::iter::once(&spec.client)
-        .chain(spec.transactions.iter().map(|t| &t.get_ref().params))
-        .chain(spec.transactions.iter().flat_map(|t| &t.get_ref().statements).map(|s| &s.params))
-    {
-        for g in list.values() {
-            if let Generator::Offset(from, _) = g.get_ref() {
-                if !list.get(from).is_some_and(|f| !matches!(f.get_ref(), Generator::Offset(..))) {
-                    c.e.at(g, format!("offset of {from:?}, which is not drawn beside it (an offset adds to a value of the same params)"));
-                }
-            }
-        }
-    }
-    if let (Some(first), true) = (spec.transactions.first(), transactions.iter().all(|t| t.weight == 0)) {
-        c.e.at(&first.get_ref().weight, "every transaction has weight 0: nothing would run");
-    }
-    let mut names: Vec<&String> = transactions.iter().map(|t| &t.name).collect();
-    names.sort();
-    names.dedup();
-    if names.len() != transactions.len() {
-        c.e.list.push(format!("{file}: two transactions share a name"));
-    }
-
+    c.check_offsets(spec);
+    c.check_transactions(spec, &transactions);
     let mut checks = Vec::new();
     for check in &spec.checks {
         match check.sql_for(dialect) {
@@ -141,6 +121,35 @@ pub(super) struct Compiler<'a> {
 }
 
 impl Compiler<'_> {
+    /// Each `offset` adds to a value drawn beside it (in the same `params`).
+    fn check_offsets(&mut self, spec: &Spec) {
+        for list in std::iter::once(&spec.client)
+            .chain(spec.transactions.iter().map(|t| &t.get_ref().params))
+            .chain(spec.transactions.iter().flat_map(|t| &t.get_ref().statements).map(|s| &s.params))
+        {
+            for g in list.values() {
+                if let Generator::Offset(from, _) = g.get_ref() {
+                    if !list.get(from).is_some_and(|f| !matches!(f.get_ref(), Generator::Offset(..))) {
+                        self.e.at(g, format!("offset of {from:?}, which is not drawn beside it (an offset adds to a value of the same params)"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Something runs, and transaction names are unique.
+    fn check_transactions(&mut self, spec: &Spec, transactions: &[TransactionProgram]) {
+        if let (Some(first), true) = (spec.transactions.first(), transactions.iter().all(|t| t.weight == 0)) {
+            self.e.at(&first.get_ref().weight, "every transaction has weight 0: nothing would run");
+        }
+        let mut names: Vec<&String> = transactions.iter().map(|t| &t.name).collect();
+        names.sort();
+        names.dedup();
+        if names.len() != transactions.len() {
+            self.e.list.push(format!("{}: two transactions share a name", self.e.file));
+        }
+    }
+
     /// The slot of value `name`, made on first use.
     pub(super) fn slot(&mut self, name: &str) -> usize {
         match self.slots.iter().position(|s| s == name) {
@@ -166,93 +175,93 @@ impl Compiler<'_> {
 
     /// The tables, table sets expanded, with their generators resolved.
     fn tables(&mut self, spec: &Spec) -> Vec<TableProgram> {
-        let (e, params) = (&mut self.e, &self.params);
         // Every table (or set) with its rows, for `ids` generators anywhere in the file;
         // generators are kept with their bounds resolved, so drawing looks nothing up.
-        let table_rows: Vec<(String, i64)> = spec
-            .tables
-            .iter()
-            .map(|t| {
-                let rows = match t.rows.get_ref() {
-                    Number::Int(i) => Some(*i),
-                    Number::Param(p) => match params.get(p.trim().trim_start_matches('{').trim_end_matches('}')) {
-                        Some(Scalar::Int(i)) => Some(*i),
-                        _ => None,
-                    },
-                };
-                (t.name.get_ref().clone(), rows.unwrap_or(1))
-            })
-            .collect();
+        let rows_of = |t: &TableSpec| match t.rows.get_ref() {
+            Number::Int(i) => Some(*i),
+            Number::Param(p) => match self.params.get(p.trim().trim_start_matches('{').trim_end_matches('}')) {
+                Some(Scalar::Int(i)) => Some(*i),
+                _ => None,
+            },
+        };
+        self.table_rows = spec.tables.iter().map(|t| (t.name.get_ref().clone(), rows_of(t).unwrap_or(1))).collect();
         // Table sets first: a column or parameter may draw table numbers of any set.
-        let mut sets: Vec<(String, u32)> = Vec::new();
         for t in &spec.tables {
             if let Some(c) = &t.count {
-                match number(e, params, c.span(), c.get_ref(), "count") {
-                    n @ 1..=100_000 => sets.push((t.name.get_ref().clone(), n as u32)),
-                    n => e.at(c, format!("table set {}: count {n} must be from 1 to 100000", t.name.get_ref())),
+                match self.number(c.span(), c.get_ref(), "count") {
+                    n @ 1..=100_000 => self.sets.push((t.name.get_ref().clone(), n as u32)),
+                    n => self.e.at(c, format!("table set {}: count {n} must be from 1 to 100000", t.name.get_ref())),
                 }
             }
         }
         let mut tables = Vec::new();
         for t in &spec.tables {
-            let rows = number(e, params, t.rows.span(), t.rows.get_ref(), "rows");
-            if rows < 0 {
-                e.at(&t.rows, format!("table {}: rows {rows} must be at least 0", t.name.get_ref()));
-            }
-            let tname = t.name.get_ref();
-            if !identifier(tname) {
-                e.at(&t.name, format!("table name {tname:?}: use letters, digits and _ (at most 60)"));
-            }
-            let (mut columns, mut generators) = (Vec::new(), Vec::new());
-            for c in &t.columns {
-                let cname = c.name.get_ref();
-                if !identifier(cname) {
-                    e.at(&c.name, format!("column name {cname:?}: use letters, digits and _ (at most 60)"));
-                }
-                let ty = ColumnType::parse(c.ty.get_ref()).unwrap_or_else(|| {
-                    e.at(&c.ty, format!("column {cname}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob)", c.ty.get_ref()));
-                    ColumnType::Text
-                });
-                let g = generator(e, params, &table_rows, &sets, &c.gen, true);
-                // A single integer key numbered by row is the database's to generate later.
-                let generated = ty.is_integer() && g == Generator::Row && t.primary_key == [cname.clone()];
-                columns.push(ColumnDef { name: cname.clone(), ty, generated });
-                generators.push(g);
-            }
-            if t.columns.is_empty() {
-                e.at(&t.name, format!("table {tname} has no columns"));
-            }
-            let names: Vec<&str> = t.columns.iter().map(|c| c.name.get_ref().as_str()).collect();
-            for key in t.primary_key.iter().chain(t.indexes.iter().flatten()) {
-                if !names.contains(&key.as_str()) {
-                    e.at(&t.name, format!("table {tname}: key column {key} is not one of its columns"));
-                }
-            }
-            let count = sets.iter().find(|(n, _)| n == tname).map(|x| x.1);
-            let names: Vec<String> = match count {
-                Some(n) => (1..=n).map(|i| format!("{tname}{i}")).collect(),
-                None => vec![tname.clone()],
-            };
-            for table in names {
-                tables.push(TableProgram {
-                    def: TableDef {
-                        name: table,
-                        columns: columns.clone(),
-                        primary_key: t.primary_key.clone(),
-                        indexes: t.indexes.clone(),
-                    },
-                    rows: rows.max(0) as u64,
-                    generators: generators.clone(),
-                    set: count.map(|_| tname.clone()),
-                });
-            }
+            tables.extend(self.table(t));
         }
         let expanded: Vec<&str> = tables.iter().map(|t| t.name()).collect();
         if expanded.iter().enumerate().any(|(i, n)| expanded[..i].contains(n)) {
-            e.list.push(format!("{}: two tables share a name", e.file));
+            self.e.list.push(format!("{}: two tables share a name", self.e.file));
         }
-        self.table_rows = table_rows;
-        self.sets = sets;
         tables
+    }
+
+    /// One `[[tables]]`: its table, or each table of its set.
+    fn table(&mut self, t: &TableSpec) -> Vec<TableProgram> {
+        let rows = self.number(t.rows.span(), t.rows.get_ref(), "rows");
+        if rows < 0 {
+            self.e.at(&t.rows, format!("table {}: rows {rows} must be at least 0", t.name.get_ref()));
+        }
+        let tname = t.name.get_ref();
+        if !identifier(tname) {
+            self.e.at(&t.name, format!("table name {tname:?}: use letters, digits and _ (at most 60)"));
+        }
+        let (columns, generators) = self.columns(t);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.get_ref().as_str()).collect();
+        for key in t.primary_key.iter().chain(t.indexes.iter().flatten()) {
+            if !names.contains(&key.as_str()) {
+                self.e.at(&t.name, format!("table {tname}: key column {key} is not one of its columns"));
+            }
+        }
+        let count = self.sets.iter().find(|(n, _)| n == tname).map(|x| x.1);
+        let names: Vec<String> = match count {
+            Some(n) => (1..=n).map(|i| format!("{tname}{i}")).collect(),
+            None => vec![tname.clone()],
+        };
+        let program = |name: String| TableProgram {
+            def: TableDef {
+                name,
+                columns: columns.clone(),
+                primary_key: t.primary_key.clone(),
+                indexes: t.indexes.clone(),
+            },
+            rows: rows.max(0) as u64,
+            generators: generators.clone(),
+            set: count.map(|_| tname.clone()),
+        };
+        names.into_iter().map(program).collect()
+    }
+
+    /// A table's columns and the generators that fill them.
+    fn columns(&mut self, t: &TableSpec) -> (Vec<ColumnDef>, Vec<Generator>) {
+        let (mut columns, mut generators) = (Vec::new(), Vec::new());
+        for c in &t.columns {
+            let cname = c.name.get_ref();
+            if !identifier(cname) {
+                self.e.at(&c.name, format!("column name {cname:?}: use letters, digits and _ (at most 60)"));
+            }
+            let ty = ColumnType::parse(c.ty.get_ref()).unwrap_or_else(|| {
+                self.e.at(&c.ty, format!("column {cname}: unknown type {:?} (integer, bigint, smallint, double, decimal(P,S), char(N), varchar(N), text, blob, timestamp)", c.ty.get_ref()));
+                ColumnType::Text
+            });
+            let g = self.generator(&c.gen, true);
+            // A single integer key numbered by row is the database's to generate later.
+            let generated = ty.is_integer() && g == Generator::Row && t.primary_key == [cname.clone()];
+            columns.push(ColumnDef { name: cname.clone(), ty, generated });
+            generators.push(g);
+        }
+        if t.columns.is_empty() {
+            self.e.at(&t.name, format!("table {} has no columns", t.name.get_ref()));
+        }
+        (columns, generators)
     }
 }

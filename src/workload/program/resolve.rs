@@ -120,41 +120,10 @@ pub(super) fn generator(
     column: bool,
 ) -> Generator {
     let mut resolved = g.get_ref().clone();
+    if integer_arguments(e, params, g, &mut resolved) {
+        return resolved;
+    }
     match &mut resolved {
-        Generator::Uniform(bounds)
-        | Generator::Gaussian(bounds)
-        | Generator::Special(bounds)
-        | Generator::Pareto(bounds)
-        | Generator::Zipfian(bounds) => {
-            let lo = number(e, params, g.span(), &bounds[0], "range");
-            let hi = number(e, params, g.span(), &bounds[1], "range");
-            if lo > hi {
-                e.at(g, format!("range [{lo}, {hi}] is empty: the first bound must not exceed the second"));
-            } else if (hi as i128 - lo as i128) >= 1 << 32 {
-                e.at(
-                    g,
-                    format!("range [{lo}, {hi}] spans more than 2^32 values (the distributions draw 32-bit offsets)"),
-                );
-            }
-            *bounds = [Number::Int(lo), Number::Int(hi)];
-        }
-        Generator::ByClient(ce) => {
-            let [count, every] = [0, 1].map(|k| number(e, params, g.span(), &ce[k], "by_client"));
-            if count < 1 || every < 1 {
-                e.at(g, format!("by_client [{count}, {every}]: the count and the step must be at least 1"));
-            }
-            *ce = [Number::Int(count), Number::Int(every)];
-        }
-        Generator::Nurand(abc) => {
-            let [a, x, y] = [0, 1, 2].map(|k| number(e, params, g.span(), &abc[k], "nurand"));
-            if !(1..=u32::MAX as i64 / 2).contains(&a) {
-                e.at(g, format!("nurand A {a} must be from 1 to 2147483647 (TPC-C uses 255, 1023 and 8191)"));
-            }
-            if x > y || (y as i128 - x as i128) >= 1 << 32 {
-                e.at(g, format!("nurand range [{x}, {y}] is empty or spans more than 2^32 values"));
-            }
-            *abc = [Number::Int(a), Number::Int(x), Number::Int(y)];
-        }
         Generator::Ids(t) => match tables.iter().find(|(name, _)| name == t) {
             None => {
                 let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
@@ -190,13 +159,62 @@ pub(super) fn generator(
         Generator::Unique if column => {
             e.at(g, "\"unique\" ids are drawn by clients: it is for parameters, not columns")
         }
-        Generator::Offset(_, n) => {
-            let add = number(e, params, g.span(), n, "offset");
-            *n = Number::Int(add);
-        }
         _ => {}
     }
     resolved
+}
+
+/// A generator with integer arguments (ranges, nurand, by_client, offset): each
+/// `"{param}"` resolved and the values checked. False for any other generator.
+fn integer_arguments(
+    e: &mut Errors,
+    params: &BTreeMap<String, Scalar>,
+    g: &Spanned<Generator>,
+    resolved: &mut Generator,
+) -> bool {
+    let mut int = |x: &Number, what: &str| number(e, params, g.span(), x, what);
+    let problem = match resolved {
+        Generator::Uniform(bounds)
+        | Generator::Gaussian(bounds)
+        | Generator::Special(bounds)
+        | Generator::Pareto(bounds)
+        | Generator::Zipfian(bounds) => {
+            let [lo, hi] = [int(&bounds[0], "range"), int(&bounds[1], "range")];
+            *bounds = [Number::Int(lo), Number::Int(hi)];
+            if lo > hi {
+                Some(format!("range [{lo}, {hi}] is empty: the first bound must not exceed the second"))
+            } else {
+                ((hi as i128 - lo as i128) >= 1 << 32).then(|| {
+                    format!("range [{lo}, {hi}] spans more than 2^32 values (the distributions draw 32-bit offsets)")
+                })
+            }
+        }
+        Generator::ByClient(ce) => {
+            let [count, every] = [int(&ce[0], "by_client"), int(&ce[1], "by_client")];
+            *ce = [Number::Int(count), Number::Int(every)];
+            (count < 1 || every < 1)
+                .then(|| format!("by_client [{count}, {every}]: the count and the step must be at least 1"))
+        }
+        Generator::Nurand(abc) => {
+            let [a, x, y] = [int(&abc[0], "nurand"), int(&abc[1], "nurand"), int(&abc[2], "nurand")];
+            *abc = [Number::Int(a), Number::Int(x), Number::Int(y)];
+            if !(1..=u32::MAX as i64 / 2).contains(&a) {
+                Some(format!("nurand A {a} must be from 1 to 2147483647 (TPC-C uses 255, 1023 and 8191)"))
+            } else {
+                (x > y || (y as i128 - x as i128) >= 1 << 32)
+                    .then(|| format!("nurand range [{x}, {y}] is empty or spans more than 2^32 values"))
+            }
+        }
+        Generator::Offset(_, n) => {
+            *n = Number::Int(int(n, "offset"));
+            None
+        }
+        _ => return false,
+    };
+    if let Some(problem) = problem {
+        e.at(g, problem);
+    }
+    true
 }
 
 /// `{param}` replaced by its value; `{{` and `}}` are literal braces.
