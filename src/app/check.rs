@@ -80,6 +80,7 @@ fn generator_text(g: &Generator) -> String {
         Generator::Now => "now (UTC)".into(),
         Generator::Repetition => "repetition number".into(),
         Generator::ByClient([c, e]) => format!("(client id / {}) % {} + 1", n(e), n(c)),
+        Generator::ByRow([c, e]) => format!("((row - 1) / {}) % {} + 1", n(e), n(c)),
         Generator::Nurand([a, x, y]) => format!("NURand({}, {}..{})", n(a), n(x), n(y)),
         Generator::Const(crate::workload::spec::Scalar::Text(t)) => format!("'{t}'"),
         Generator::Const(v) => scalar_text(v),

@@ -48,6 +48,10 @@ enum Kind {
         count: u64,
         every: u64,
     },
+    ByRow {
+        count: u64,
+        every: u64,
+    },
     Row,
     Const(Scalar),
     Unique(Arc<UniqueSequence>),
@@ -165,12 +169,16 @@ impl Draw {
             Generator::ClientId => Kind::ClientId,
             Generator::Now => Kind::Now,
             Generator::Repetition => Kind::Repetition,
-            Generator::ByClient([count, every]) => {
+            Generator::ByClient([count, every]) | Generator::ByRow([count, every]) => {
                 let (count, every) = (bound(count)?, bound(every)?);
                 if count < 1 || every < 1 {
-                    return Err(format!("by_client [{count}, {every}]: both must be at least 1"));
+                    return Err(format!("by_client or by_row [{count}, {every}]: both must be at least 1"));
                 }
-                Kind::ByClient { count: count as u64, every: every as u64 }
+                let (count, every) = (count as u64, every as u64);
+                match g {
+                    Generator::ByRow(_) => Kind::ByRow { count, every },
+                    _ => Kind::ByClient { count, every },
+                }
             }
             Generator::Row => Kind::Row,
             Generator::Const(v) => Kind::Const(v.clone()),
@@ -207,6 +215,7 @@ impl Draw {
                 Drawn::Text(&self.buf)
             }
             Kind::ByClient { count, every } => Drawn::Int((at.client / *every % *count) as i64 + 1),
+            Kind::ByRow { count, every } => Drawn::Int((at.row.saturating_sub(1) / *every % *count) as i64 + 1),
             // sysbench: a unique uint32 shifted into INTEGER range.
             Kind::Unique(u) => Drawn::Int(u.next() as i64 - 2_147_483_648),
             Kind::Row => Drawn::Int(at.row as i64),
@@ -447,6 +456,26 @@ name = "x"
         assert_eq!(pairs.len(), 20);
         assert!(pairs.iter().all(|&(w, d)| (1..=2).contains(&w) && (1..=10).contains(&d)));
         assert_eq!((bound(2, 1, 20), bound(10, 2, 20)), (1, 1));
+    }
+
+    /// A composite key loaded in row order: 2 warehouses x 10 districts x 3 customers, each
+    /// (warehouse, district, customer) once.
+    #[test]
+    fn by_row_numbers_the_parts_of_a_composite_key() {
+        let p = program();
+        let part = |count: i64, every: i64, row: u64| {
+            let g = Generator::ByRow([Number::Int(count), Number::Int(every)]);
+            let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
+            match d.draw(&mut Rng::seeded(1), Context { client: 0, row, repetition: 0 }) {
+                Drawn::Int(v) => v,
+                other => panic!("{other:?}"),
+            }
+        };
+        let keys: std::collections::BTreeSet<(i64, i64, i64)> =
+            (1..=60).map(|r| (part(2, 30, r), part(10, 3, r), part(3, 1, r))).collect();
+        assert_eq!(keys.len(), 60);
+        assert_eq!((part(2, 30, 1), part(10, 3, 1), part(3, 1, 1)), (1, 1, 1));
+        assert_eq!((part(2, 30, 60), part(10, 3, 60), part(3, 1, 60)), (2, 10, 3));
     }
 
     /// NURand(A, x, y): every value in [x, y]; C fixed by the seed (the same for every

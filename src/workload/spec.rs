@@ -140,6 +140,10 @@ pub enum Generator {
     ByClient([Number; 2]),
     /// The row's number while loading a table, 1-based.
     Row,
+    /// 1..count from the row's number: `((row - 1) / every) % count + 1`. The parts of a
+    /// composite key loaded in row order: TPC-C's customer id (`[3000, 1]`), its district
+    /// (`[10, 3000]`) and warehouse (`["{warehouses}", 30000]`).
+    ByRow([Number; 2]),
     Const(Scalar),
 }
 

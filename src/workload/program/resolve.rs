@@ -153,6 +153,9 @@ pub(super) fn generator(
             }
         }
         Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
+        Generator::ByRow(_) if !column => {
+            e.at(g, "by_row numbers the rows of a table: it is for columns, not parameters")
+        }
         Generator::Repetition if column => {
             e.at(g, "\"repetition\" numbers a repeated statement's runs: it is for a statement's params, not columns")
         }
@@ -189,11 +192,12 @@ fn integer_arguments(
                 })
             }
         }
-        Generator::ByClient(ce) => {
-            let [count, every] = [int(&ce[0], "by_client"), int(&ce[1], "by_client")];
+        Generator::ByClient(ce) | Generator::ByRow(ce) => {
+            let what = if matches!(g.get_ref(), Generator::ByRow(_)) { "by_row" } else { "by_client" };
+            let [count, every] = [int(&ce[0], what), int(&ce[1], what)];
             *ce = [Number::Int(count), Number::Int(every)];
             (count < 1 || every < 1)
-                .then(|| format!("by_client [{count}, {every}]: the count and the step must be at least 1"))
+                .then(|| format!("{what} [{count}, {every}]: the count and the step must be at least 1"))
         }
         Generator::Nurand(abc) => {
             let [a, x, y] = [int(&abc[0], "nurand"), int(&abc[1], "nurand"), int(&abc[2], "nurand")];
