@@ -68,17 +68,10 @@ async fn run_events<D: Database>(
         if shared.stopping() {
             return;
         }
-        // Closed loop: the event is due now. Open loop: when the schedule says.
-        let (intended, dropped) = match (shared.schedule.get(), &mut timer) {
-            (Some(schedule), Some(timer)) => {
-                let slot = schedule.claim(Instant::now());
-                match sleep_unless_stopped(timer, &shared, slot.intended).await {
-                    Ok(true) => (slot.intended, slot.dropped),
-                    Ok(false) => return,
-                    Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
-                }
-            }
-            _ => (Instant::now(), 0),
+        let (intended, dropped) = match next_due(&shared, &mut timer).await {
+            Ok(Some(due)) => due,
+            Ok(None) => return,
+            Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
         };
         let measured = shared.measuring(intended);
         if measured && !shared.claim_event() {
@@ -98,13 +91,7 @@ async fn run_events<D: Database>(
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
             match client.event(tx, &rec, waited).await {
                 Ok(ended) => {
-                    let end = Instant::now();
-                    let mut r = crate::lock(&rec);
-                    r.event(tx, end - intended, end - attempt, end);
-                    if ended == Ended::RolledBack {
-                        r.rolled_back(tx);
-                    }
-                    drop(r);
+                    let end = record_ended(&rec, tx, ended, intended, attempt);
                     if measured {
                         totals.events += 1;
                         totals.busy_s += (end - intended).as_secs_f64();
@@ -228,6 +215,31 @@ impl ClientSpec {
     fn in_transaction(&self, tx: usize) -> bool {
         self.events.in_transaction(tx)
     }
+}
+
+/// When the next event is due, and how many the schedule dropped before it: now in a
+/// closed loop, at its slot in an open loop's schedule; `None` when the run ended first.
+async fn next_due(shared: &Shared, timer: &mut Option<PreciseTimer>) -> std::io::Result<Option<(Instant, u64)>> {
+    match (shared.schedule.get(), timer) {
+        (Some(schedule), Some(timer)) => {
+            let slot = schedule.claim(Instant::now());
+            let on_time = sleep_unless_stopped(timer, shared, slot.intended).await?;
+            Ok(on_time.then_some((slot.intended, slot.dropped)))
+        }
+        _ => Ok(Some((Instant::now(), 0))),
+    }
+}
+
+/// An event that succeeded, recorded: its latency from `intended`, its service time from
+/// `attempt`, an intended rollback counted. Returns its end.
+fn record_ended(rec: &Mutex<Recorder>, tx: usize, ended: Ended, intended: Instant, attempt: Instant) -> Instant {
+    let end = Instant::now();
+    let mut r = crate::lock(rec);
+    r.event(tx, end - intended, end - attempt, end);
+    if ended == Ended::RolledBack {
+        r.rolled_back(tx);
+    }
+    end
 }
 
 /// The event's start after its keying time, if any (closed loop only: it is outside the

@@ -138,69 +138,21 @@ impl ProgramState {
         for (t, ids) in p.transactions.iter().zip(&spec.ids) {
             let mut statements = Vec::new();
             for (s, &id) in t.statements.iter().zip(&ids.statements) {
-                let texts = match &s.per_table {
-                    Some((_, texts)) => texts.as_slice(),
-                    None => std::slice::from_ref(&s.sql),
-                };
-                let mut handles = Vec::with_capacity(texts.len());
-                for sql in texts {
-                    let h = conn
-                        .prepare(sql)
-                        .await
-                        .map_err(|e| DbError { message: format!("statement {}: {}", s.name, e.message), ..e })?;
-                    handles.push(h);
-                }
-                let columns = match s.saves.iter().any(|v| matches!(v.from, SaveFrom::Column(_))) {
-                    true => conn.columns(handles[0]).await?,
-                    false => Vec::new(),
-                };
-                let mut saves = Vec::new();
-                for save in &s.saves {
-                    let from = match &save.from {
-                        SaveFrom::Column(c) => match columns.iter().position(|x| x.eq_ignore_ascii_case(c)) {
-                            Some(i) => SaveAt::Column(i),
-                            None => {
-                                return Err(invalid(format!(
-                                    "statement {} saves column {c}, which it does not return (it returns: {})",
-                                    s.name,
-                                    if columns.is_empty() { "no columns".into() } else { columns.join(", ") }
-                                )))
-                            }
-                        },
-                        SaveFrom::FirstColumn => SaveAt::Column(0),
-                        SaveFrom::InsertId => SaveAt::InsertId,
-                    };
-                    saves.push((save.slot, from));
-                }
-                statements.push(StatementState {
-                    id,
-                    handles,
-                    table: s.per_table.as_ref().map(|(slot, _)| *slot),
-                    args: s.args.clone(),
-                    draws: draws(&s.params)?,
-                    needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
-                    rollback_if_no_row: s.rollback_if_no_row,
-                    writes: s.class == StatementClass::Write,
-                    saves,
-                    name: s.name.clone(),
-                });
+                statements.push(statement_state(conn, s, id, draws(&s.params)?).await?);
             }
             let mut steps = Vec::new();
             for st in &t.steps {
                 steps.push(StepState { first: st.first, count: st.count, repeat: st.repeat, once: draws(&st.once)? });
             }
-            let begin = match ids.begin {
-                Some(id) => Some((id, conn.prepare(db.begin_sql(t.writes())).await?)),
-                None => None,
-            };
-            let commit = match ids.commit {
-                Some(id) => Some((id, conn.prepare("COMMIT").await?)),
-                None => None,
-            };
-            let rollback = match ids.rollback {
-                Some(id) => Some((id, conn.prepare("ROLLBACK").await?)),
-                None => None,
-            };
+            // BEGIN, COMMIT and ROLLBACK: (recorder id, prepared handle) each.
+            let mut framing = [None; 3];
+            let sqls = [(ids.begin, db.begin_sql(t.writes())), (ids.commit, "COMMIT"), (ids.rollback, "ROLLBACK")];
+            for (k, (id, sql)) in sqls.into_iter().enumerate() {
+                if let Some(id) = id {
+                    framing[k] = Some((id, conn.prepare(sql).await?));
+                }
+            }
+            let [begin, commit, rollback] = framing;
             transactions.push(TxState { begin, commit, rollback, draws: draws(&t.params)?, steps, statements });
         }
         let mut state = ProgramState {
@@ -251,6 +203,62 @@ impl ProgramState {
         }
         Ok(Ended::Committed)
     }
+}
+
+/// A statement prepared on `conn` (one handle per table of its set), with its saves
+/// checked against the columns it returns.
+async fn statement_state<C: Connection>(
+    conn: &mut C,
+    s: &crate::workload::program::StatementProgram,
+    id: usize,
+    draws: ScopeDraws,
+) -> Result<StatementState, DbError> {
+    let texts = match &s.per_table {
+        Some((_, texts)) => texts.as_slice(),
+        None => std::slice::from_ref(&s.sql),
+    };
+    let mut handles = Vec::with_capacity(texts.len());
+    for sql in texts {
+        let h = conn
+            .prepare(sql)
+            .await
+            .map_err(|e| DbError { message: format!("statement {}: {}", s.name, e.message), ..e })?;
+        handles.push(h);
+    }
+    let columns = match s.saves.iter().any(|v| matches!(v.from, SaveFrom::Column(_))) {
+        true => conn.columns(handles[0]).await?,
+        false => Vec::new(),
+    };
+    let mut saves = Vec::new();
+    for save in &s.saves {
+        let from = match &save.from {
+            SaveFrom::Column(c) => match columns.iter().position(|x| x.eq_ignore_ascii_case(c)) {
+                Some(i) => SaveAt::Column(i),
+                None => {
+                    return Err(invalid(format!(
+                        "statement {} saves column {c}, which it does not return (it returns: {})",
+                        s.name,
+                        if columns.is_empty() { "no columns".into() } else { columns.join(", ") }
+                    )))
+                }
+            },
+            SaveFrom::FirstColumn => SaveAt::Column(0),
+            SaveFrom::InsertId => SaveAt::InsertId,
+        };
+        saves.push((save.slot, from));
+    }
+    Ok(StatementState {
+        id,
+        handles,
+        table: s.per_table.as_ref().map(|(slot, _)| *slot),
+        args: s.args.clone(),
+        draws,
+        needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
+        rollback_if_no_row: s.rollback_if_no_row,
+        writes: s.class == StatementClass::Write,
+        saves,
+        name: s.name.clone(),
+    })
 }
 
 /// How an event ended.
