@@ -444,3 +444,62 @@ fn sqlite_every_repeat_scatters_on_its_own_seconds() {
     assert_eq!(marks, ["repeat 2", "repeat 3"]);
     eprintln!("scatter points per repeat, result and page: {in_file:?}; x ranges {ranges:?}");
 }
+
+/// A day at one-second intervals (what results kept before their timeline was bounded, and
+/// what a day's streamed file holds) renders in Chromium like any report: every chart drawn
+/// with data, each time axis from at most 1,000 buckets of 4 points, the page a few MB.
+#[test]
+fn sqlite_a_day_of_seconds_renders_from_buckets() {
+    let db = TestDb::new(Kind::Sqlite);
+    assert!(db.fairbench(&["prepare", "oltp_read_write", "--table-size=500"]).status.success());
+    let mut doc = db.run_json(&["run", "oltp_read_write", "--table-size=500", "--time=3"]);
+    // The run's first whole second, repeated over 86,400 seconds, with a stall at noon.
+    let second = doc["intervals"][0].clone();
+    let day: Vec<Value> = (0..86_400)
+        .map(|s| {
+            let mut i = second.clone();
+            i["from_s"] = s.into();
+            i["duration_s"] = 1.0.into();
+            if let Some(points) = i["scatter"]["points"].as_array_mut() {
+                points.truncate(1);
+                points.iter_mut().for_each(|p| p[0] = (s as f64 + 0.5).into());
+            }
+            if s == 43_200 {
+                i["event"]["count"] = 0.into();
+                i["event"]["per_s"] = 0.0.into();
+            }
+            i
+        })
+        .collect();
+    doc["intervals"] = Value::Array(day);
+    doc["streamed"] = Value::Array(vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("day.json"), dir.path().join("day.html"));
+    std::fs::write(&json, serde_json::to_vec(&doc).unwrap()).unwrap();
+    report(dir.path(), &[&json], &html);
+    let bytes = std::fs::metadata(&html).unwrap().len();
+    let data = page_data(&html);
+    let charts = data["charts"].as_array().unwrap();
+    let started = Instant::now();
+    assert_loads_offline(&html, "report-day", charts.len());
+    println!("a day of seconds: {bytes} bytes of page, loaded and drawn by Chromium in {:?}", started.elapsed());
+    assert!(bytes < 5_000_000, "{bytes} bytes");
+    let longest = |c: &Value| -> usize {
+        let xs = &data["xs"];
+        c["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s["xref"]
+                    .as_u64()
+                    .map_or(s["x"].as_array().unwrap().len(), |r| xs[r as usize].as_array().unwrap().len())
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let tps = charts.iter().find(|c| c["id"] == "tps").unwrap();
+    assert!(longest(tps) <= 4_000 && longest(tps) >= 1_000, "{} points", longest(tps));
+    assert!(tps["title"].as_str().unwrap().contains("buckets of 86.399 s"), "{}", tps["title"]);
+    assert!(tps["series"][0]["y"].as_array().unwrap().iter().any(|v| v.as_f64() == Some(0.0)), "the stall is drawn");
+}
