@@ -438,6 +438,15 @@ name = "x"
         .is_err());
     }
 
+    /// One integer draw of `g` at `at`.
+    fn int_at(p: &Program, g: &Generator, at: Context) -> i64 {
+        let mut d = Draw::new(g, p, &DistributionSpec::default(), None, 1).unwrap();
+        match d.draw(&mut Rng::seeded(1), at) {
+            Drawn::Int(v) => v,
+            other => panic!("{other:?}"),
+        }
+    }
+
     /// TPC-C's terminals: 20 clients over 2 warehouses of 10 districts take each
     /// (warehouse, district) once, and the 21st starts over.
     #[test]
@@ -445,11 +454,7 @@ name = "x"
         let p = program();
         let bound = |count: i64, every: i64, client: u64| {
             let g = Generator::ByClient([Number::Int(count), Number::Int(every)]);
-            let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
-            match d.draw(&mut Rng::seeded(1), Context { client, row: 0, repetition: 1 }) {
-                Drawn::Int(v) => v,
-                other => panic!("{other:?}"),
-            }
+            int_at(&p, &g, Context { client, row: 0, repetition: 1 })
         };
         let pairs: std::collections::BTreeSet<(i64, i64)> =
             (0..20).map(|c| (bound(2, 1, c), bound(10, 2, c))).collect();
@@ -465,11 +470,7 @@ name = "x"
         let p = program();
         let part = |count: i64, every: i64, row: u64| {
             let g = Generator::ByRow([Number::Int(count), Number::Int(every)]);
-            let mut d = Draw::new(&g, &p, &DistributionSpec::default(), None, 1).unwrap();
-            match d.draw(&mut Rng::seeded(1), Context { client: 0, row, repetition: 0 }) {
-                Drawn::Int(v) => v,
-                other => panic!("{other:?}"),
-            }
+            int_at(&p, &g, Context { client: 0, row, repetition: 0 })
         };
         let keys: std::collections::BTreeSet<(i64, i64, i64)> =
             (1..=60).map(|r| (part(2, 30, r), part(10, 3, r), part(3, 1, r))).collect();

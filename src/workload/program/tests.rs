@@ -24,12 +24,14 @@ params = { a = { ids = "acct" } }
   sql = "UPDATE acct SET v = :old + 1 WHERE id = :a"
 "#;
 
+/// `text`, read as the file `file`, compiled for `dialect`: the program, or every error.
+fn compiled(file: &str, text: &str, dialect: Dialect) -> Result<Program, Vec<String>> {
+    let spec = super::super::spec::parse(file, text).map_err(|e| vec![e])?;
+    compile(&spec, file, text, dialect, &[])
+}
+
 fn errors_of(text: &str) -> Vec<String> {
-    let spec = super::super::spec::parse("w.toml", text).map_err(|e| vec![e]);
-    match spec.and_then(|s| compile(&s, "w.toml", text, Dialect::Mysql, &[])) {
-        Ok(_) => vec![],
-        Err(e) => e,
-    }
+    compiled("w.toml", text, Dialect::Mysql).err().unwrap_or_default()
 }
 
 #[test]
@@ -203,10 +205,7 @@ begin = "{trx}"
     assert_eq!(p.slots[t.statements[2].args[0]], "id");
     let (infos, _) = p.measured();
     assert_eq!(infos.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["reads", "deletes", "inserts"]);
-    let errors = |t: &str| {
-        let spec = super::super::spec::parse("r.toml", t).map_err(|e| vec![e]);
-        spec.and_then(|s| compile(&s, "r.toml", t, Dialect::Mysql, &[])).err().unwrap_or_default()
-    };
+    let errors = |t: &str| compiled("r.toml", t, Dialect::Mysql).err().unwrap_or_default();
     assert!(errors(&text.replace("group = 2", "group = 3")).iter().any(|e| e.contains("group 3 must count")));
     assert!(errors(&text.replace("trx = 0", "trx = 2")).iter().any(|e| e.contains("begin 2 must be 1 or 0")));
     assert!(errors(&text.replace("offset = [\"id\"", "offset = [\"idx\""))
@@ -241,17 +240,13 @@ name = "order"
   name = "stock"
   sql = "SELECT :w"
 "#;
-    let spec = super::super::spec::parse("l.toml", text).unwrap();
-    let p = compile(&spec, "l.toml", text, Dialect::Sqlite, &[]).unwrap();
+    let p = compiled("l.toml", text, Dialect::Sqlite).unwrap();
     let step = &p.transactions[0].steps[0];
     let Times::Drawn(slot) = step.repeat else { panic!("{:?}", step.repeat) };
     assert_eq!(p.slots[slot], "order.line#repeat");
     assert_eq!(step.once[0], (slot, Generator::Uniform([Number::Int(5), Number::Int(15)])), "drawn first");
     assert_eq!(step.count, 2);
-    let errors = |t: String| {
-        let spec = super::super::spec::parse("l.toml", &t).map_err(|e| vec![e]);
-        spec.and_then(|s| compile(&s, "l.toml", &t, Dialect::Sqlite, &[])).err().unwrap_or_default()
-    };
+    let errors = |t: String| compiled("l.toml", &t, Dialect::Sqlite).err().unwrap_or_default();
     let e = errors(text.replace("uniform = [5, \"{most}\"]", "pattern = \"##\""));
     assert!(e.iter().any(|e| e.starts_with("l.toml:14:") && e.contains("repeat draws a count")), "{e:?}");
     let e = errors(text.replace("most = 15", "most = 2000000"));
@@ -276,15 +271,11 @@ begin = true
   sql = "SELECT id FROM t WHERE id = :id"
   rollback_if = "no_row"
 "#;
-    let compiled = |t: &str| {
-        let spec = super::super::spec::parse("rb.toml", t).map_err(|e| vec![e])?;
-        compile(&spec, "rb.toml", t, Dialect::Postgres, &[])
-    };
-    let p = compiled(text).unwrap();
+    let p = compiled("rb.toml", text, Dialect::Postgres).unwrap();
     assert!(p.transactions[0].statements[0].rollback_if_no_row && p.transactions[0].may_roll_back());
     let (infos, ids) = p.measured();
     assert_eq!(infos[ids[0].rollback.unwrap()].name, "look.rollback");
-    let errors = |t: String| compiled(&t).err().unwrap_or_default();
+    let errors = |t: String| compiled("rb.toml", &t, Dialect::Postgres).err().unwrap_or_default();
     let e = errors(text.replace("begin = true", "begin = false"));
     assert!(e.iter().any(|e| e.starts_with("rb.toml:15:17:") && e.contains("needs begin = true")), "{e:?}");
     let e = errors(text.replace("SELECT id FROM t WHERE id = :id", "DELETE FROM t WHERE id = :id"));
@@ -305,8 +296,7 @@ fn pauses_are_fixed_or_drawn_negative_exponential() {
         "[[transactions]]\nname = \"move\"\nthink_ms = { exponential = 200 }\nkeying_ms = 50",
         1,
     );
-    let spec = super::super::spec::parse("w.toml", &text).unwrap();
-    let p = compile(&spec, "w.toml", &text, Dialect::Sqlite, &[]).unwrap();
+    let p = compiled("w.toml", &text, Dialect::Sqlite).unwrap();
     let t = &p.transactions[0];
     assert_eq!((t.think, t.keying), (Pause::Drawn(PauseDistribution::Exponential(200)), Pause::Fixed(50)));
     assert!(t.pauses());

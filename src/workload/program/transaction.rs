@@ -102,9 +102,12 @@ impl Compiler<'_> {
     /// on; a drawn repeat count first.
     fn once_values(&mut self, scope: &mut Scope, steps: &mut [StepProgram], i: usize, st: &StatementSpec) {
         if let Some(step) = steps.iter_mut().find(|s| s.first == i) {
-            if let Some(r) = st.repeat.as_ref().filter(|r| matches!(r.get_ref(), Repeat::Drawn(_))) {
+            if let Some((g, span)) = st.repeat.as_ref().and_then(|r| match r.get_ref() {
+                Repeat::Drawn(g) => Some((g, r.span())),
+                Repeat::Times(_) => None,
+            }) {
                 let slot = self.slot(&format!("{}.{}#repeat", scope.name, st.name.get_ref()));
-                let count = self.repeat_count(scope, st, r);
+                let count = self.repeat_count(scope, st, &Spanned::new(span, g.clone()));
                 step.once.push((slot, count));
                 step.repeat = Times::Drawn(slot);
             }
@@ -122,9 +125,8 @@ impl Compiler<'_> {
     }
 
     /// The generator of a drawn repeat count: an integer distribution within 0..=1000000.
-    fn repeat_count(&mut self, scope: &Scope, st: &StatementSpec, r: &Spanned<Repeat>) -> Generator {
-        let Repeat::Drawn(g) = r.get_ref() else { unreachable!("called for drawn counts") };
-        let g = self.generator(&Spanned::new(r.span(), g.clone()), false);
+    fn repeat_count(&mut self, scope: &Scope, st: &StatementSpec, r: &Spanned<Generator>) -> Generator {
+        let g = self.generator(r, false);
         let bounds = match &g {
             Generator::Uniform(b)
             | Generator::Gaussian(b)
