@@ -80,7 +80,27 @@ fn generator_text(g: &Generator) -> String {
         Generator::Now => "now (UTC)".into(),
         Generator::Repetition => "repetition number".into(),
         Generator::ByClient([c, e]) => format!("(client id / {}) % {} + 1", n(e), n(c)),
-        Generator::ByRow([c, e]) => format!("((row - 1) / {}) % {} + 1", n(e), n(c)),
+        Generator::ByRow(parts) => {
+            let first = parts.get(2).map(n).unwrap_or_else(|| "1".into());
+            format!("((row - 1) / {}) % {} + {first}", n(&parts[1]), n(&parts[0]))
+        }
+        Generator::Shuffled([c, e]) => format!("((row - 1) / {}) % {} + 1, shuffled", n(e), n(c)),
+        Generator::FirstRows { first, every, then, rest } => format!(
+            "first {} of every {} rows: {}, then: {}",
+            n(first),
+            n(every),
+            generator_text(then),
+            generator_text(rest)
+        ),
+        Generator::Text([lo, hi]) => format!("text of {}..{} letters and digits", n(lo), n(hi)),
+        Generator::TextWith(w, [lo, hi]) => format!("text of {}..{} letters and digits holding '{w}'", n(lo), n(hi)),
+        Generator::Choose(options) => {
+            let parts: Vec<String> = options.iter().map(|(w, g)| format!("{} x {}", n(w), generator_text(g))).collect();
+            format!("by weight: {}", parts.join(" | "))
+        }
+        Generator::Syllables(inner) => format!("syllables of {}", generator_text(inner)),
+        Generator::Decimal([lo, hi]) => format!("decimal {lo}..{hi}"),
+        Generator::Null => "NULL".into(),
         Generator::Nurand([a, x, y]) => format!("NURand({}, {}..{})", n(a), n(x), n(y)),
         Generator::Const(crate::workload::spec::Scalar::Text(t)) => format!("'{t}'"),
         Generator::Const(v) => scalar_text(v),
@@ -134,7 +154,10 @@ fn describe(p: &Program) -> String {
                     Times::Fixed(n) => format!("{n} times"),
                     Times::Drawn(slot) => {
                         let drawn = step.once.iter().find(|(s, _)| *s == slot).map(|(_, g)| generator_text(g));
-                        format!("{} times, drawn per transaction", drawn.unwrap_or_default())
+                        match drawn {
+                            Some(g) => format!("{g} times, drawn per transaction"),
+                            None => format!(":{} times", p.slots[slot]),
+                        }
                     }
                 };
                 let names: Vec<&str> = t.statements[i..i + step.count].iter().map(|s| s.name.as_str()).collect();
@@ -162,6 +185,7 @@ fn samples(p: &Program, n: u32) -> Result<String, String> {
     let run = DistributionSpec::default();
     let mut rng = Rng::seeded(1);
     let show = |d: Drawn| match d {
+        Drawn::Null => "NULL".into(),
         Drawn::Int(i) => i.to_string(),
         Drawn::Float(f) => f.to_string(),
         Drawn::Text(t) => format!("'{t}'"),

@@ -229,7 +229,7 @@ fn do_prepare<D: Database>(
                 seed: settings.seed,
                 overwrite: settings.overwrite,
             };
-            prepare::prepare(db, &plan, &mut progress)
+            prepare::prepare(db.clone(), &plan, &mut progress)
         }
         WorkloadPlan::File(f) => {
             let opts = prepare::tables::LoadOptions {
@@ -238,7 +238,7 @@ fn do_prepare<D: Database>(
                 distribution: settings.distribution.clone(),
                 overwrite: settings.overwrite,
             };
-            prepare::tables::prepare(db, &f.program, &opts, &mut progress)
+            prepare::tables::prepare(db.clone(), &f.program, &opts, &mut progress)
         }
     };
     meter.finish();
@@ -260,7 +260,32 @@ fn do_prepare<D: Database>(
         outcome.rows as f64 / outcome.seconds.max(1e-9),
         crate::model::plural(outcome.loaders as u64, "loader")
     ));
+    if let WorkloadPlan::File(f) = workload {
+        prepared_checks(&*db, &f.program.prepare_checks)?;
+    }
     Ok(())
+}
+
+/// The file's checks of the initial population, right after loading: each printed; any
+/// that fails fails prepare.
+fn prepared_checks<D: Database>(db: &D, checks: &[(String, String)]) -> Result<(), Error> {
+    let results = crate::runner::checks::run(db, checks, std::time::Duration::from_secs(600));
+    for c in &results {
+        let outcome = match (&c.error, c.passed) {
+            (Some(e), _) => format!("FAILED ({e})"),
+            (None, true) => "passed".into(),
+            (None, false) => format!("FAILED (got {})", c.value.as_deref().unwrap_or("nothing")),
+        };
+        say(format_args!("check {}: {outcome}", c.name));
+    }
+    match results.iter().filter(|c| !c.passed).count() {
+        0 => Ok(()),
+        n => Err(PrepareError::Refused(format!(
+            "{} of the initial population failed: the loaded data is not what the file declares",
+            crate::model::plural(n as u64, "check")
+        ))
+        .into()),
+    }
 }
 
 /// Prepare's progress: a bar as wide as the terminal with whole-number rates and the phase;

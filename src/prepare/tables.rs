@@ -10,8 +10,8 @@ use crate::random::{DistributionSpec, Rng};
 use crate::workload::generate::{Context, Draw, Drawn};
 use crate::workload::program::{Program, TableProgram};
 use crate::workload::schema::Ownership;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The whole comment of a file's table fairbench prepared completely (versioned).
@@ -93,23 +93,44 @@ pub fn prepare<D: Database>(
     }
     let total: u64 = program.tables.iter().map(|t| t.rows).sum();
     let count = program.tables.len() as u32;
-    let loaders = if db.single_writer() { 1 } else { opts.threads.clamp(1, count.max(1)) };
+    let single = db.single_writer();
+    if !single {
+        for t in &program.tables {
+            rt.block_on(create(&*db, &mut admin, t))?;
+        }
+    }
+    let chunks = Arc::new(chunks_of(program));
+    let loaders = if single { 1 } else { opts.threads.clamp(1, (chunks.len() as u32).max(1)) };
     let started = Instant::now();
     let program = Arc::new(program.clone());
     let opts_shared = Arc::new(opts.clone());
     let work = Loaders::new(loaders, total);
     let loaded = work.loaded.clone();
-    work.run(progress, move |l, rt, failure| {
+    let next = Arc::new(AtomicUsize::new(0));
+    // Rows still to load per table: whoever loads a table's last chunk finishes it.
+    let left: Arc<Vec<AtomicU64>> = Arc::new(program.tables.iter().map(|t| AtomicU64::new(t.rows)).collect());
+    work.run(progress, move |_, rt, failure| {
         let (db, program, opts, loaded) = (db.clone(), program.clone(), opts_shared.clone(), loaded.clone());
+        let (chunks, next, left) = (chunks.clone(), next.clone(), left.clone());
         rt.block_on(async move {
             let mut conn = db.connect().await?;
-            let single = db.single_writer();
+            let mut inserts = Inserts::new();
             if single {
-                // One transaction for every table (see the sysbench loader).
+                // One transaction for every table (see the sysbench loader), DDL included.
                 conn.simple(db.begin_sql(true)).await?;
+                for t in program.tables.iter() {
+                    create(&*db, &mut conn, t).await?;
+                }
             }
-            for (i, t) in program.tables.iter().enumerate().skip(l as usize).step_by(loaders as usize) {
-                load_table(&*db, &mut conn, &program, t, i, &opts, &loaded, failure).await?;
+            while let Some(&chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                if crate::lock(failure).is_some() {
+                    return Ok(()); // another loader failed: its error is reported
+                }
+                let t = &program.tables[chunk.table];
+                load_chunk(&mut conn, &mut inserts, &program, t, chunk, &opts, &loaded).await?;
+                if left[chunk.table].fetch_sub(chunk.rows, Ordering::AcqRel) == chunk.rows {
+                    finish(&*db, &mut conn, t).await?;
+                }
             }
             if single {
                 conn.simple("COMMIT").await?;
@@ -120,24 +141,79 @@ pub fn prepare<D: Database>(
     Ok(PrepareOutcome { tables: count, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn load_table<D: Database>(
-    db: &D,
-    conn: &mut D::Conn,
+/// Rows per unit of loading work: a large table loads on every loader at once.
+const CHUNK_ROWS: u64 = 10_000;
+
+/// A part of a table's rows, loaded by one loader with its own random stream.
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    table: usize,
+    number: u64,
+    first_row: u64,
+    rows: u64,
+}
+
+/// Every table's rows in chunks, table by table; an empty table is one empty chunk (so it
+/// is still finished).
+fn chunks_of(program: &Program) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    for (table, t) in program.tables.iter().enumerate() {
+        let mut first_row = 1;
+        let mut number = 0;
+        loop {
+            let rows = CHUNK_ROWS.min(t.rows + 1 - first_row);
+            chunks.push(Chunk { table, number, first_row, rows });
+            first_row += rows;
+            number += 1;
+            if first_row > t.rows {
+                break;
+            }
+        }
+    }
+    chunks
+}
+
+fn failed(t: &TableProgram) -> impl Fn(DbError) -> PrepareError + '_ {
+    move |e| PrepareError::Db { context: format!("prepare failed: {}: ", t.name()), source: e }
+}
+
+/// Creates `t`, marked loading where the mark can change later.
+async fn create<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Result<(), PrepareError> {
+    let first = if db.comment_sql(t.name(), MARKER).is_some() { MARKER_LOADING } else { MARKER };
+    for sql in db.create_table_sql(&t.def, first) {
+        conn.simple(&sql).await.map_err(failed(t))?;
+    }
+    Ok(())
+}
+
+/// Indexes and statistics once every row is in, and last the mark of a complete table.
+async fn finish<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Result<(), PrepareError> {
+    for sql in db.after_load_sql(&t.def).iter().chain(&t.def.index_sql()) {
+        conn.simple(sql).await.map_err(failed(t))?;
+    }
+    if let Some(sql) = db.analyze_sql(t.name()) {
+        conn.simple(&sql).await.map_err(failed(t))?;
+    }
+    // Last: only now may `run` measure this table.
+    if let Some(sql) = db.comment_sql(t.name(), MARKER) {
+        conn.simple(&sql).await.map_err(failed(t))?;
+    }
+    Ok(())
+}
+
+/// A loader's prepared INSERTs by (table, rows), each prepared once per connection.
+type Inserts = std::collections::HashMap<(usize, u64), usize>;
+
+/// Loads one chunk of `t` through prepared multi-row INSERTs.
+async fn load_chunk<C: Connection>(
+    conn: &mut C,
+    inserts: &mut Inserts,
     program: &Program,
     t: &TableProgram,
-    index: usize,
+    chunk: Chunk,
     opts: &LoadOptions,
     loaded: &AtomicU64,
-    failure: &Mutex<Option<PrepareError>>,
 ) -> Result<(), PrepareError> {
-    let ctx = |e: DbError| PrepareError::Db { context: format!("prepare failed: {}: ", t.name()), source: e };
-    // Where the comment can change later, the table is marked loading until it is complete.
-    let later = db.comment_sql(t.name(), MARKER);
-    let first = if later.is_some() { MARKER_LOADING } else { MARKER };
-    for sql in db.create_table_sql(&t.def, first) {
-        conn.simple(&sql).await.map_err(ctx)?;
-    }
     let mut draws: Vec<Draw> = t
         .generators
         .iter()
@@ -151,47 +227,35 @@ async fn load_table<D: Database>(
         let names: Vec<&str> = t.def.columns.iter().map(|c| c.name.as_str()).collect();
         format!("INSERT INTO {} ({}) VALUES {}", t.name(), names.join(", "), vec![one; rows as usize].join(", "))
     };
-    let mut rng = Rng::for_client(opts.seed, 1_000_000 + index as u64);
+    let stream = 1_000_000 + ((chunk.table as u64) << 32) + chunk.number;
+    let mut rng = Rng::for_client(opts.seed, stream);
     let mut values: Vec<Value> = Vec::with_capacity(per_insert as usize * cols);
-    let (mut full, mut full_rows) = (None, 0);
-    let mut row = 1;
-    while row <= t.rows {
-        if crate::lock(failure).is_some() {
-            return Ok(()); // another loader failed: its error is reported
-        }
-        let n = per_insert.min(t.rows - row + 1);
+    let (mut row, end) = (chunk.first_row, chunk.first_row + chunk.rows);
+    while row < end {
+        let n = per_insert.min(end - row);
         values.clear();
         for r in row..row + n {
             for d in draws.iter_mut() {
                 values.push(match d.draw(&mut rng, Context { client: 0, row: r, repetition: 0 }) {
+                    Drawn::Null => Value::Null,
                     Drawn::Int(i) => Value::Int(i),
                     Drawn::Float(f) => Value::Float(f),
                     Drawn::Text(s) => Value::Text(s.to_string()),
                 });
             }
         }
-        let handle = match full {
-            Some(h) if full_rows == n => h,
-            _ => {
-                let h = conn.prepare(&insert(n)).await.map_err(ctx)?;
-                (full, full_rows) = (Some(h), n);
+        let handle = match inserts.get(&(chunk.table, n)) {
+            Some(&h) => h,
+            None => {
+                let h = conn.prepare(&insert(n)).await.map_err(failed(t))?;
+                inserts.insert((chunk.table, n), h);
                 h
             }
         };
         let params: Vec<Param<'_>> = values.iter().map(Value::as_param).collect();
-        conn.execute(handle, &params).await.map_err(ctx)?;
+        conn.execute(handle, &params).await.map_err(failed(t))?;
         loaded.fetch_add(n, Ordering::Relaxed);
         row += n;
-    }
-    for sql in db.after_load_sql(&t.def).iter().chain(&t.def.index_sql()) {
-        conn.simple(sql).await.map_err(ctx)?;
-    }
-    if let Some(sql) = db.analyze_sql(t.name()) {
-        conn.simple(&sql).await.map_err(ctx)?;
-    }
-    // Last: only now may `run` measure this table.
-    if let Some(sql) = later {
-        conn.simple(&sql).await.map_err(ctx)?;
     }
     Ok(())
 }

@@ -337,6 +337,10 @@ fn invalid(message: String) -> DbError {
 /// A client's value slots take draws in place: text reuses the slot's buffer.
 impl Slot for Value {
     #[inline]
+    fn set_null(&mut self) {
+        *self = Value::Null;
+    }
+    #[inline]
     fn set_int(&mut self, v: i64) {
         *self = Value::Int(v);
     }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 /// A drawn value; text borrows the generator's buffer until the next draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Drawn<'a> {
+    Null,
     Int(i64),
     Float(f64),
     Text(&'a str),
@@ -51,10 +52,93 @@ enum Kind {
     ByRow {
         count: u64,
         every: u64,
+        first: i64,
     },
     Row,
     Const(Scalar),
     Unique(Arc<UniqueSequence>),
+    Null,
+    /// by_row's values in a shuffled order per run of `count` values: `(a * i + b) % count`
+    /// with `a` coprime to `count`, both fixed by the seed and the run's number.
+    Shuffled {
+        count: u64,
+        every: u64,
+        seed: u64,
+        run: Option<(u64, u64, u64)>,
+    },
+    FirstRows {
+        first: u64,
+        every: u64,
+        then: Box<Draw>,
+        rest: Box<Draw>,
+    },
+    Text {
+        lo: u32,
+        span: u32,
+        word: String,
+    },
+    /// Weights summed up to each option, and the options.
+    Choose(Vec<u64>, Vec<Draw>),
+    Syllables(Box<Draw>),
+    Decimal {
+        lo: i64,
+        span: u32,
+        places: u32,
+    },
+}
+
+/// A decimal range from its bounds' text: (lowest in units of the last place, span, places).
+pub fn decimal_range(lo: &str, hi: &str) -> Result<(i64, u32, u32), String> {
+    let places = |t: &str| t.split_once('.').map(|(_, f)| f.len() as u32).unwrap_or(0);
+    let p = places(lo).max(places(hi));
+    let scaled = |t: &str| -> Option<i64> {
+        let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+        let negative = whole.starts_with('-');
+        let digits = format!("{}{frac:0<width$}", whole.trim_start_matches('-'), width = p as usize);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 18 {
+            return None;
+        }
+        let v: i64 = digits.parse().ok()?;
+        Some(if negative { -v } else { v })
+    };
+    let bad = || format!("decimal [{lo:?}, {hi:?}]: write both bounds as decimals (\"0.0000\", \"100.00\"), the first no more than the second, at most 2^32 steps apart");
+    let (l, h) = (scaled(lo).ok_or_else(bad)?, scaled(hi).ok_or_else(bad)?);
+    let span = h.checked_sub(l).filter(|s| (0..u32::MAX as i64).contains(s)).ok_or_else(bad)?;
+    Ok((l, span as u32, p))
+}
+
+/// `v` in units of the `places`-th decimal place, as decimal text.
+fn write_decimal(v: i64, places: u32, out: &mut String) {
+    use std::fmt::Write;
+    let scale = 10i64.pow(places);
+    let sign = if v < 0 { "-" } else { "" };
+    let (whole, frac) = (v.unsigned_abs() / scale as u64, v.unsigned_abs() % scale as u64);
+    let _ = match places {
+        0 => write!(out, "{sign}{whole}"),
+        p => write!(out, "{sign}{whole}.{frac:0width$}", width = p as usize),
+    };
+}
+
+/// TPC-C's syllables (clause 4.3.2.3).
+const SYLLABLES: [&str; 10] = ["BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"];
+
+const ALNUM: &[u8; 62] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/// The permutation of one run of `count` values: `(a, b)` with `a` coprime to `count`.
+fn shuffle_of(seed: u64, run: u64, count: u64) -> (u64, u64) {
+    let mut rng = Rng::seeded(seed ^ run.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5348_5546);
+    let gcd = |mut x: u64, mut y: u64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    let top = (count - 1).min(u32::MAX as u64) as u32;
+    let mut a = rng.uniform(0, top) as u64 + 1;
+    while gcd(a, count) != 1 {
+        a = a % count + 1;
+    }
+    (a, rng.uniform(0, top) as u64)
 }
 
 /// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run.
@@ -107,6 +191,7 @@ fn fill(pattern: &[Piece], ascii: Option<&[u8]>, rng: &mut Rng, out: &mut String
 
 /// Where a drawn value goes: the runner's value slots (`db::Value`).
 pub trait Slot {
+    fn set_null(&mut self);
     fn set_int(&mut self, v: i64);
     fn set_float(&mut self, v: f64);
     /// The slot as an empty text buffer, its allocation reused.
@@ -169,17 +254,64 @@ impl Draw {
             Generator::ClientId => Kind::ClientId,
             Generator::Now => Kind::Now,
             Generator::Repetition => Kind::Repetition,
-            Generator::ByClient([count, every]) | Generator::ByRow([count, every]) => {
+            Generator::ByClient([count, every]) | Generator::Shuffled([count, every]) => {
                 let (count, every) = (bound(count)?, bound(every)?);
                 if count < 1 || every < 1 {
-                    return Err(format!("by_client or by_row [{count}, {every}]: both must be at least 1"));
+                    return Err(format!("by_client or shuffled [{count}, {every}]: both must be at least 1"));
                 }
                 let (count, every) = (count as u64, every as u64);
                 match g {
-                    Generator::ByRow(_) => Kind::ByRow { count, every },
+                    Generator::Shuffled(_) => Kind::Shuffled { count, every, seed, run: None },
                     _ => Kind::ByClient { count, every },
                 }
             }
+            Generator::ByRow(parts) => {
+                let values = parts.iter().map(bound).collect::<Result<Vec<i64>, String>>()?;
+                match values[..] {
+                    [count, every, ref first @ ..] if count >= 1 && every >= 1 && first.len() <= 1 => Kind::ByRow {
+                        count: count as u64,
+                        every: every as u64,
+                        first: first.first().copied().unwrap_or(1),
+                    },
+                    _ => return Err(format!("by_row {values:?}: [count, every] or [count, every, first], both at least 1")),
+                }
+            }
+            Generator::FirstRows { first, every, then, rest } => Kind::FirstRows {
+                first: bound(first)?.max(0) as u64,
+                every: bound(every)?.max(1) as u64,
+                then: Box::new(Draw::new(then, program, run, unique, seed)?),
+                rest: Box::new(Draw::new(rest, program, run, unique, seed)?),
+            },
+            Generator::Text([lo, hi]) | Generator::TextWith(_, [lo, hi]) => {
+                let (lo, hi) = (bound(lo)?, bound(hi)?);
+                let word = match g {
+                    Generator::TextWith(word, _) => word.clone(),
+                    _ => String::new(),
+                };
+                if lo < word.chars().count() as i64 || lo > hi || hi > u32::MAX as i64 {
+                    return Err(format!("text length [{lo}, {hi}] cannot hold {word:?}"));
+                }
+                Kind::Text { lo: lo as u32, span: (hi - lo) as u32, word }
+            }
+            Generator::Choose(options) => {
+                let mut sums = Vec::new();
+                let mut draws = Vec::new();
+                for (weight, inner) in options {
+                    let w = bound(weight)?.max(1) as u64;
+                    sums.push(sums.last().copied().unwrap_or(0) + w);
+                    draws.push(Draw::new(inner, program, run, unique, seed)?);
+                }
+                if draws.is_empty() {
+                    return Err("choose has no options".into());
+                }
+                Kind::Choose(sums, draws)
+            }
+            Generator::Syllables(inner) => Kind::Syllables(Box::new(Draw::new(inner, program, run, unique, seed)?)),
+            Generator::Decimal([lo, hi]) => {
+                let (lo, span, places) = decimal_range(lo, hi)?;
+                Kind::Decimal { lo, span, places }
+            }
+            Generator::Null => Kind::Null,
             Generator::Row => Kind::Row,
             Generator::Const(v) => Kind::Const(v.clone()),
             Generator::Nurand([a, x, y]) => {
@@ -202,10 +334,70 @@ impl Draw {
                 fill(p, ascii.as_deref(), rng, &mut self.buf);
                 Drawn::Text(&self.buf)
             }
+            // While loading, the row's number counts (so any part of a table loads alike).
+            Kind::Sequence(start) if at.row > 0 => Drawn::Int(start.saturating_add(at.row as i64 - 1)),
             Kind::Sequence(next) => {
                 let v = *next;
                 *next += 1;
                 Drawn::Int(v)
+            }
+            Kind::Null => Drawn::Null,
+            Kind::Shuffled { count, every, seed, run } => {
+                let step = at.row.saturating_sub(1) / *every;
+                let (number, i) = (step / *count, step % *count);
+                let (a, b) = match *run {
+                    Some((n, a, b)) if n == number => (a, b),
+                    _ => {
+                        let (a, b) = shuffle_of(*seed, number, *count);
+                        *run = Some((number, a, b));
+                        (a, b)
+                    }
+                };
+                Drawn::Int(((a as u128 * i as u128 + b as u128) % *count as u128) as i64 + 1)
+            }
+            Kind::FirstRows { first, every, then, rest } => {
+                if at.row.saturating_sub(1) % *every < *first {
+                    then.draw(rng, at)
+                } else {
+                    rest.draw(rng, at)
+                }
+            }
+            Kind::Text { lo, span, word } => {
+                self.buf.clear();
+                let len = *lo + rng.uniform(0, *span);
+                let at_char = rng.uniform(0, len - word.chars().count() as u32) as usize;
+                for i in 0..len as usize {
+                    if i == at_char && !word.is_empty() {
+                        self.buf.push_str(word);
+                    }
+                    if i >= at_char && i < at_char + word.chars().count() {
+                        continue;
+                    }
+                    self.buf.push(ALNUM[rng.uniform(0, 61) as usize] as char);
+                }
+                Drawn::Text(&self.buf)
+            }
+            Kind::Choose(sums, draws) => {
+                let total = sums.last().copied().unwrap_or(1);
+                let pick = rng.uniform(1, total.min(u32::MAX as u64) as u32) as u64;
+                let i = sums.partition_point(|&s| s < pick).min(draws.len() - 1);
+                draws[i].draw(rng, at)
+            }
+            Kind::Syllables(inner) => {
+                let n = match inner.draw(rng, at) {
+                    Drawn::Int(i) => i.rem_euclid(1000) as usize,
+                    _ => 0,
+                };
+                self.buf.clear();
+                for digit in [n / 100, n / 10 % 10, n % 10] {
+                    self.buf.push_str(SYLLABLES[digit]);
+                }
+                Drawn::Text(&self.buf)
+            }
+            Kind::Decimal { lo, span, places } => {
+                self.buf.clear();
+                write_decimal(*lo + rng.uniform(0, *span) as i64, *places, &mut self.buf);
+                Drawn::Text(&self.buf)
             }
             Kind::ClientId => Drawn::Int(at.client as i64),
             Kind::Repetition => Drawn::Int(at.repetition as i64),
@@ -215,7 +407,9 @@ impl Draw {
                 Drawn::Text(&self.buf)
             }
             Kind::ByClient { count, every } => Drawn::Int((at.client / *every % *count) as i64 + 1),
-            Kind::ByRow { count, every } => Drawn::Int((at.row.saturating_sub(1) / *every % *count) as i64 + 1),
+            Kind::ByRow { count, every, first } => {
+                Drawn::Int((at.row.saturating_sub(1) / *every % *count) as i64 + *first)
+            }
             // sysbench: a unique uint32 shifted into INTEGER range.
             Kind::Unique(u) => Drawn::Int(u.next() as i64 - 2_147_483_648),
             Kind::Row => Drawn::Int(at.row as i64),
@@ -240,6 +434,7 @@ impl Draw {
             Kind::Const(Scalar::Text(t)) => slot.text_buffer().push_str(t),
             Kind::Const(Scalar::Float(f)) => slot.set_float(*f),
             _ => match self.draw(rng, at) {
+                Drawn::Null => slot.set_null(),
                 Drawn::Int(i) => slot.set_int(i),
                 Drawn::Float(f) => slot.set_float(f),
                 Drawn::Text(t) => slot.text_buffer().push_str(t),
@@ -469,7 +664,7 @@ name = "x"
     fn by_row_numbers_the_parts_of_a_composite_key() {
         let p = program();
         let part = |count: i64, every: i64, row: u64| {
-            let g = Generator::ByRow([Number::Int(count), Number::Int(every)]);
+            let g = Generator::ByRow(vec![Number::Int(count), Number::Int(every)]);
             int_at(&p, &g, Context { client: 0, row, repetition: 0 })
         };
         let keys: std::collections::BTreeSet<(i64, i64, i64)> =
@@ -477,6 +672,93 @@ name = "x"
         assert_eq!(keys.len(), 60);
         assert_eq!((part(2, 30, 1), part(10, 3, 1), part(3, 1, 1)), (1, 1, 1));
         assert_eq!((part(2, 30, 60), part(10, 3, 60), part(3, 1, 60)), (2, 10, 3));
+    }
+
+    /// One text draw of `g` at `at`, with `rng`.
+    fn text_at(p: &Program, g: &Generator, rng: &mut Rng, row: u64) -> Option<String> {
+        let mut d = Draw::new(g, p, &DistributionSpec::default(), None, 9).unwrap();
+        match d.draw(rng, Context { client: 0, row, repetition: 1 }) {
+            Drawn::Text(t) => Some(t.to_string()),
+            Drawn::Null => None,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// TPC-C's population: new orders numbered from 2101, each district's customers
+    /// permuted, delivered orders first, last names spelled from syllables.
+    #[test]
+    fn population_generators_follow_the_rows() {
+        let p = program();
+        let n = |i: i64| Number::Int(i);
+        let at = |g: &Generator, row: u64| int_at(&p, g, Context { client: 0, row, repetition: 0 });
+        let first = Generator::ByRow(vec![n(900), n(1), n(2101)]);
+        assert_eq!((at(&first, 1), at(&first, 900), at(&first, 901)), (2101, 3000, 2101));
+        // Each run of 30 rows takes 1..30 once, in an order that is not the rows' order.
+        let shuffled = Generator::Shuffled([n(30), n(1)]);
+        for run in 0..3u64 {
+            let mut v: Vec<i64> = (1..=30).map(|r| at(&shuffled, run * 30 + r)).collect();
+            assert_ne!(v, (1..=30).collect::<Vec<_>>(), "run {run} is shuffled");
+            v.sort_unstable();
+            assert_eq!(v, (1..=30).collect::<Vec<_>>(), "run {run} is a permutation");
+        }
+        let carrier = Generator::FirstRows {
+            first: n(2),
+            every: n(3),
+            then: Box::new(Generator::Const(Scalar::Int(7))),
+            rest: Box::new(Generator::Null),
+        };
+        let mut d = Draw::new(&carrier, &p, &DistributionSpec::default(), None, 1).unwrap();
+        let drawn: Vec<Option<i64>> = (1..=6)
+            .map(|row| match d.draw(&mut Rng::seeded(1), Context { client: 0, row, repetition: 0 }) {
+                Drawn::Int(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(drawn, [Some(7), Some(7), None, Some(7), Some(7), None]);
+        let mut rng = Rng::seeded(5);
+        let name = |v: i64| Generator::Syllables(Box::new(Generator::Const(Scalar::Int(v))));
+        assert_eq!(text_at(&p, &name(0), &mut rng, 1).unwrap(), "BARBARBAR");
+        assert_eq!(text_at(&p, &name(371), &mut rng, 1).unwrap(), "PRICALLYOUGHT");
+        assert_eq!(text_at(&p, &name(999), &mut rng, 1).unwrap(), "EINGEINGEING");
+    }
+
+    /// a-strings of drawn length, "ORIGINAL" somewhere inside, weighted choices, decimals to
+    /// the places their bounds are written with.
+    #[test]
+    fn texts_choices_and_decimals() {
+        let p = program();
+        let n = |i: i64| Number::Int(i);
+        let mut rng = Rng::seeded(3);
+        let (mut shortest, mut longest, mut starts) = (usize::MAX, 0, std::collections::BTreeSet::new());
+        for _ in 0..2_000 {
+            let t = text_at(&p, &Generator::Text([n(26), n(50)]), &mut rng, 1).unwrap();
+            assert!(t.bytes().all(|b| b.is_ascii_alphanumeric()), "{t}");
+            (shortest, longest) = (shortest.min(t.len()), longest.max(t.len()));
+            let marked = text_at(&p, &Generator::TextWith("ORIGINAL".into(), [n(26), n(50)]), &mut rng, 1).unwrap();
+            assert!((26..=50).contains(&marked.len()), "{marked}");
+            starts.insert(marked.find("ORIGINAL").expect("holds the word"));
+        }
+        assert_eq!((shortest, longest), (26, 50));
+        assert!(starts.contains(&0) && starts.len() > 30, "the word moves: {starts:?}");
+        let credit = Generator::Choose(vec![
+            (n(10), Generator::Const(Scalar::Text("BC".into()))),
+            (n(90), Generator::Const(Scalar::Text("GC".into()))),
+        ]);
+        let bad = (0..10_000).filter(|_| text_at(&p, &credit, &mut rng, 1).unwrap() == "BC").count();
+        assert!((800..1200).contains(&bad), "{bad} of 10000 bad credits, 10% expected");
+        let tax = Generator::Decimal(["0.0000".into(), "0.2000".into()]);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..5_000 {
+            let t = text_at(&p, &tax, &mut rng, 1).unwrap();
+            assert!(t.len() == 6 && t.starts_with("0."), "{t}");
+            seen.insert(t);
+        }
+        assert!(seen.contains("0.0000") && seen.contains("0.2000") && seen.len() > 1000);
+        let mut out = String::new();
+        write_decimal(-1005, 2, &mut out);
+        assert_eq!(out, "-10.05");
+        assert!(decimal_range("2.0", "1.0").is_err() && decimal_range("x", "1").is_err());
+        assert_eq!(decimal_range("1.00", "100.00").unwrap(), (100, 9900, 2));
     }
 
     /// NURand(A, x, y): every value in [x, y]; C fixed by the seed (the same for every

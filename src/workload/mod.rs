@@ -212,6 +212,6 @@ mod tests {
         assert_eq!(super::nearest("oltp_read_wirte"), Some("oltp_read_write"));
         assert_eq!(super::nearest("oltp-point-selct.lua"), Some("oltp_point_select"));
         assert_eq!(super::nearest("ycsb-g"), Some("ycsb-a"));
-        assert_eq!(super::nearest("tpcc"), None);
+        assert_eq!(super::nearest("hammerdb"), None);
     }
 }

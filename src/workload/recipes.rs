@@ -2,12 +2,13 @@
 //! without its file at hand (the file's text is recorded in the result either way).
 
 /// Name and text of each recipe.
-pub const RECIPES: [(&str, &str); 11] = [
+pub const RECIPES: [(&str, &str); 12] = [
     ("xfer", include_str!("../../recipes/xfer.toml")),
     ("iibench", include_str!("../../recipes/iibench.toml")),
     ("aurora-2015-write", include_str!("../../recipes/aurora-2015-write.toml")),
     ("aurora-2015-write-fixed", include_str!("../../recipes/aurora-2015-write-fixed.toml")),
     ("tpcb-like", include_str!("../../recipes/tpcb-like.toml")),
+    ("tpcc", include_str!("../../recipes/tpcc.toml")),
     ("ycsb-a", include_str!("../../recipes/ycsb-a.toml")),
     ("ycsb-b", include_str!("../../recipes/ycsb-b.toml")),
     ("ycsb-c", include_str!("../../recipes/ycsb-c.toml")),

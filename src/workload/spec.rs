@@ -34,6 +34,9 @@ pub struct Header {
     /// rather than `oltp_read_write.point_selects`): one-transaction workloads only.
     #[serde(default)]
     pub bare_names: bool,
+    /// The benchmark whose rules the audit applies (`"tpc-c"`: warehouses per terminal,
+    /// no-wait runs, steady state).
+    pub follows: Option<Spanned<String>>,
 }
 
 /// A number or text given in the file (or by `--set`).
@@ -140,10 +143,38 @@ pub enum Generator {
     ByClient([Number; 2]),
     /// The row's number while loading a table, 1-based.
     Row,
-    /// 1..count from the row's number: `((row - 1) / every) % count + 1`. The parts of a
-    /// composite key loaded in row order: TPC-C's customer id (`[3000, 1]`), its district
-    /// (`[10, 3000]`) and warehouse (`["{warehouses}", 30000]`).
-    ByRow([Number; 2]),
+    /// 1..count from the row's number: `((row - 1) / every) % count + 1`, or from `first`
+    /// when a third number is given. The parts of a composite key loaded in row order:
+    /// TPC-C's customer id (`[3000, 1]`), its district (`[10, 3000]`) and warehouse
+    /// (`["{warehouses}", 30000]`); its new orders 2101..3000 (`[900, 1, 2101]`).
+    ByRow(Vec<Number>),
+    /// As `by_row = [count, every]`, but each run of `count` values comes in a shuffled
+    /// order (a permutation fixed by the seed): TPC-C's O_C_ID, a permutation of the
+    /// customer ids in each district (columns only).
+    Shuffled([Number; 2]),
+    /// Of every `every` rows loaded, the first `first` take `then`, the others `rest`
+    /// (columns only): TPC-C's delivered and undelivered orders.
+    FirstRows {
+        first: Number,
+        every: Number,
+        then: Box<Generator>,
+        rest: Box<Generator>,
+    },
+    /// Random text of letters and digits, its length uniform in `[lo, hi]` (TPC-C's
+    /// a-strings).
+    Text([Number; 2]),
+    /// The same, holding `word` at a random position (TPC-C's "ORIGINAL" data).
+    TextWith(String, [Number; 2]),
+    /// One of several generators by weight: `[[10, { const = "BC" }], [90, { const = "GC" }]]`.
+    Choose(Vec<(Number, Generator)>),
+    /// TPC-C's last name: the three digits of another generator's value (0..999) spelled
+    /// in the syllables BAR, OUGHT, ABLE, PRI, PRES, ESE, ANTI, CALLY, ATION, EING.
+    Syllables(Box<Generator>),
+    /// A decimal uniform in `[lo, hi]` to the places the bounds are written with
+    /// (`["0.0000", "0.5000"]`: TPC-C's discounts and taxes), as exact text.
+    Decimal([String; 2]),
+    /// SQL NULL.
+    Null,
     Const(Scalar),
 }
 
@@ -161,11 +192,11 @@ pub struct TransactionSpec {
     pub begin: Spanned<Flag>,
     /// Pause after each transaction, in milliseconds: a number, or `{ exponential = mean }`
     /// (closed loop only).
-    #[serde(default)]
-    pub think_ms: Pause,
+    #[serde(default = "no_pause")]
+    pub think_ms: Spanned<PauseSpec>,
     /// Pause before each transaction (TPC-C's keying time), in milliseconds, the same way.
-    #[serde(default)]
-    pub keying_ms: Pause,
+    #[serde(default = "no_pause")]
+    pub keying_ms: Spanned<PauseSpec>,
     /// Drawn once per transaction.
     #[serde(default)]
     pub params: BTreeMap<String, Spanned<Generator>>,
@@ -173,22 +204,33 @@ pub struct TransactionSpec {
     pub statements: Vec<StatementSpec>,
 }
 
-/// A pause of a client, in milliseconds.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+/// A pause as written: milliseconds as a number or `"{param}"` (a product such as
+/// `"{waits} * 12000"` switches it by a parameter), or `{ exponential = mean }`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
+pub enum PauseSpec {
+    Fixed(Number),
+    Drawn(PauseDistributionSpec),
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum PauseDistributionSpec {
+    Exponential(Number),
+}
+
+fn no_pause() -> Spanned<PauseSpec> {
+    Spanned::new(0..0, PauseSpec::Fixed(Number::Int(0)))
+}
+
+/// A pause of a client, in milliseconds, as compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pause {
     Fixed(u64),
     Drawn(PauseDistribution),
 }
 
-impl Default for Pause {
-    fn default() -> Self {
-        Pause::Fixed(0)
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PauseDistribution {
     /// Negative exponential with this mean, truncated at 10 times the mean (TPC-C's think
     /// times, clause 5.2.5.4).
@@ -290,6 +332,9 @@ pub struct StatementSpec {
 #[serde(deny_unknown_fields)]
 pub struct CheckSpec {
     pub name: Spanned<String>,
+    /// Also run after prepare loads the tables (a check of the initial population).
+    #[serde(default)]
+    pub after_prepare: bool,
     /// A query whose first column of its first row must be true (1, `t`, `true`).
     pub sql: Option<Spanned<String>>,
     pub mysql: Option<Spanned<String>>,

@@ -80,12 +80,21 @@ pub fn compile(
     if spec.workload.bare_names && transactions.len() > 1 {
         c.e.at(&spec.workload.name, "bare_names needs a single transaction (statement names would clash)");
     }
+    if let Some(f) = spec.workload.follows.as_ref().filter(|f| f.get_ref() != "tpc-c") {
+        c.e.at(f, format!("follows {:?}: the benchmarks whose rules fairbench applies are: tpc-c", f.get_ref()));
+    }
     c.check_offsets(spec);
     c.check_transactions(spec, &transactions);
-    let mut checks = Vec::new();
+    let (mut checks, mut prepare_checks) = (Vec::new(), Vec::new());
     for check in &spec.checks {
         match check.sql_for(dialect) {
-            Some(sql) => checks.push((check.name.get_ref().clone(), c.substitute(sql))),
+            Some(sql) => {
+                let compiled = (check.name.get_ref().clone(), c.substitute(sql));
+                if check.after_prepare {
+                    prepare_checks.push(compiled.clone());
+                }
+                checks.push(compiled);
+            }
             None => c.e.at(&check.name, format!("check {} has no SQL for {}", check.name.get_ref(), dialect.name())),
         }
     }
@@ -104,6 +113,8 @@ pub fn compile(
         tables,
         transactions,
         checks,
+        prepare_checks,
+        follows: spec.workload.follows.as_ref().map(|f| f.get_ref().clone()),
     })
 }
 
@@ -162,7 +173,8 @@ impl Compiler<'_> {
     }
 
     pub(super) fn generator(&mut self, g: &Spanned<Generator>, column: bool) -> Generator {
-        generator(&mut self.e, &self.params, &self.table_rows, &self.sets, g, column)
+        let names = super::resolve::Names { params: &self.params, tables: &self.table_rows, sets: &self.sets };
+        generator(&mut self.e, &names, g, column)
     }
 
     pub(super) fn number(&mut self, span: std::ops::Range<usize>, n: &Number, what: &str) -> i64 {
@@ -177,12 +189,11 @@ impl Compiler<'_> {
     fn tables(&mut self, spec: &Spec) -> Vec<TableProgram> {
         // Every table (or set) with its rows, for `ids` generators anywhere in the file;
         // generators are kept with their bounds resolved, so drawing looks nothing up.
-        let rows_of = |t: &TableSpec| match t.rows.get_ref() {
-            Number::Int(i) => Some(*i),
-            Number::Param(p) => match self.params.get(p.trim().trim_start_matches('{').trim_end_matches('}')) {
-                Some(Scalar::Int(i)) => Some(*i),
-                _ => None,
-            },
+        let rows_of = |t: &TableSpec| {
+            // Errors are reported where each table compiles.
+            let mut quiet = Errors { file: self.e.file, text: self.e.text, list: Vec::new() };
+            let n = super::resolve::number(&mut quiet, &self.params, t.rows.span(), t.rows.get_ref(), "rows");
+            quiet.list.is_empty().then_some(n)
         };
         self.table_rows = spec.tables.iter().map(|t| (t.name.get_ref().clone(), rows_of(t).unwrap_or(1))).collect();
         // Table sets first: a column or parameter may draw table numbers of any set.

@@ -29,6 +29,10 @@ pub struct Program {
     pub tables: Vec<TableProgram>,
     pub transactions: Vec<TransactionProgram>,
     pub checks: Vec<(String, String)>,
+    /// The checks that also hold right after prepare.
+    pub prepare_checks: Vec<(String, String)>,
+    /// The benchmark whose rules the audit applies (`tpc-c`), if the file says so.
+    pub follows: Option<String>,
 }
 
 #[derive(Clone, Debug)]

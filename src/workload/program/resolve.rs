@@ -29,6 +29,7 @@ pub(super) fn steps_of(
         };
         // A drawn count gets its slot and generator where the step's `once` values are made.
         let repeat = match r.get_ref() {
+            Repeat::Times(Number::Param(p)) if p.starts_with(':') => 1,
             Repeat::Times(n) => number(e, params, r.span(), n, "repeat"),
             Repeat::Drawn(_) => 1,
         };
@@ -82,7 +83,8 @@ pub(super) fn list(known: &[String], own: &BTreeMap<String, Spanned<Generator>>)
     }
 }
 
-/// An integer, literal or `"{param}"` (errors reported at `span`).
+/// An integer, literal or `"{param}"`, or a product of them (`"{warehouses} * 3000"`: a
+/// table's rows per warehouse); errors reported at `span`.
 pub(super) fn number(
     e: &mut Errors,
     params: &BTreeMap<String, Scalar>,
@@ -91,35 +93,67 @@ pub(super) fn number(
     what: &str,
 ) -> i64 {
     let at = Spanned::new(span, ());
-    match n {
-        Number::Int(i) => *i,
-        Number::Param(p) => {
-            let name = p.trim().trim_start_matches('{').trim_end_matches('}');
-            match params.get(name) {
-                Some(Scalar::Int(i)) => *i,
-                Some(other) => {
-                    e.at(&at, format!("{what}: parameter {name} is {}, not an integer", scalar_text(other)));
-                    0
-                }
-                None => {
-                    e.at(&at, format!("{what}: {p:?} is neither an integer nor a {{parameter}} of [params]"));
-                    0
-                }
+    let p = match n {
+        Number::Int(i) => return *i,
+        Number::Param(p) => p,
+    };
+    let mut product: i64 = 1;
+    for factor in p.split('*').map(str::trim) {
+        let value = match factor.parse::<i64>() {
+            Ok(i) => Some(i),
+            Err(_) => factor_value(e, &at, params, p, factor, what),
+        };
+        let Some(value) = value else { return 0 };
+        match product.checked_mul(value) {
+            Some(v) => product = v,
+            None => {
+                e.at(&at, format!("{what}: {p:?} overflows a 64-bit integer"));
+                return 0;
             }
+        }
+    }
+    product
+}
+
+/// One factor of a number: `{name}` of an integer parameter.
+fn factor_value(
+    e: &mut Errors,
+    at: &Spanned<()>,
+    params: &BTreeMap<String, Scalar>,
+    whole: &str,
+    factor: &str,
+    what: &str,
+) -> Option<i64> {
+    let name = factor.strip_prefix('{').and_then(|f| f.strip_suffix('}'));
+    match name.and_then(|name| params.get(name).map(|v| (name, v))) {
+        Some((_, Scalar::Int(i))) => Some(*i),
+        Some((name, other)) => {
+            e.at(at, format!("{what}: parameter {name} is {}, not an integer", scalar_text(other)));
+            None
+        }
+        None => {
+            e.at(
+                at,
+                format!("{what}: {whole:?} is neither an integer nor a {{parameter}} of [params] (or a product of them: \"{{a}} * 10\")"),
+            );
+            None
         }
     }
 }
 
+/// What a generator's names refer to: parameters, tables with their rows, table sets.
+#[derive(Clone, Copy)]
+pub(super) struct Names<'a> {
+    pub params: &'a BTreeMap<String, Scalar>,
+    pub tables: &'a [(String, i64)],
+    pub sets: &'a [(String, u32)],
+}
+
 /// Checks a generator and returns it with its bounds resolved to integers.
-pub(super) fn generator(
-    e: &mut Errors,
-    params: &BTreeMap<String, Scalar>,
-    tables: &[(String, i64)],
-    sets: &[(String, u32)],
-    g: &Spanned<Generator>,
-    column: bool,
-) -> Generator {
+pub(super) fn generator(e: &mut Errors, names: &Names, g: &Spanned<Generator>, column: bool) -> Generator {
+    let Names { params, tables, sets } = *names;
     let mut resolved = g.get_ref().clone();
+    placement(e, g, column);
     if integer_arguments(e, params, g, &mut resolved) {
         return resolved;
     }
@@ -152,9 +186,25 @@ pub(super) fn generator(
                 }
             }
         }
+        Generator::Decimal(bounds) => {
+            if let Err(problem) = crate::workload::generate::decimal_range(&bounds[0], &bounds[1]) {
+                e.at(g, problem)
+            }
+        }
+        _ => nested(e, names, g, column, &mut resolved),
+    }
+    resolved
+}
+
+/// A generator that belongs to columns only, or to parameters only, used in the other place.
+fn placement(e: &mut Errors, g: &Spanned<Generator>, column: bool) {
+    match g.get_ref() {
         Generator::Row if !column => e.at(g, "\"row\" numbers the rows of a table: it is for columns, not parameters"),
-        Generator::ByRow(_) if !column => {
-            e.at(g, "by_row numbers the rows of a table: it is for columns, not parameters")
+        Generator::ByRow(_) | Generator::Shuffled(_) if !column => {
+            e.at(g, "by_row and shuffled number the rows of a table: they are for columns, not parameters")
+        }
+        Generator::FirstRows { .. } if !column => {
+            e.at(g, "first_rows picks by the row loaded: it is for columns, not parameters")
         }
         Generator::Repetition if column => {
             e.at(g, "\"repetition\" numbers a repeated statement's runs: it is for a statement's params, not columns")
@@ -164,7 +214,40 @@ pub(super) fn generator(
         }
         _ => {}
     }
-    resolved
+}
+
+/// Generators made of generators (first_rows, choose, syllables), each part resolved.
+fn nested(e: &mut Errors, names: &Names, g: &Spanned<Generator>, column: bool, resolved: &mut Generator) {
+    let params = names.params;
+    let part = |e: &mut Errors, inner: &mut Generator| {
+        *inner = generator(e, names, &Spanned::new(g.span(), inner.clone()), column);
+    };
+    match resolved {
+        Generator::FirstRows { first, every, then, rest } => {
+            let (f, ev) = (number(e, params, g.span(), first, "first_rows"), number(e, params, g.span(), every, "first_rows"));
+            if ev < 1 || !(0..=ev).contains(&f) {
+                e.at(g, format!("first_rows: first {f} of every {ev} rows: every must be at least 1, first from 0 to every"));
+            }
+            (*first, *every) = (Number::Int(f), Number::Int(ev));
+            part(e, then);
+            part(e, rest);
+        }
+        Generator::Choose(options) => {
+            if options.is_empty() {
+                e.at(g, "choose needs at least one [weight, generator]");
+            }
+            for (weight, inner) in options.iter_mut() {
+                let w = number(e, params, g.span(), weight, "choose");
+                if !(1..=1_000_000).contains(&w) {
+                    e.at(g, format!("choose: weight {w} must be from 1 to 1000000"));
+                }
+                *weight = Number::Int(w);
+                part(e, inner);
+            }
+        }
+        Generator::Syllables(inner) => part(e, inner),
+        _ => {}
+    }
 }
 
 /// A generator with integer arguments (ranges, nurand, by_client, offset): each
@@ -192,12 +275,32 @@ fn integer_arguments(
                 })
             }
         }
-        Generator::ByClient(ce) | Generator::ByRow(ce) => {
-            let what = if matches!(g.get_ref(), Generator::ByRow(_)) { "by_row" } else { "by_client" };
+        Generator::ByClient(ce) | Generator::Shuffled(ce) => {
+            let what = if matches!(g.get_ref(), Generator::Shuffled(_)) { "shuffled" } else { "by_client" };
             let [count, every] = [int(&ce[0], what), int(&ce[1], what)];
             *ce = [Number::Int(count), Number::Int(every)];
-            (count < 1 || every < 1)
+            (count < 1 || every < 1 || count > u32::MAX as i64)
                 .then(|| format!("{what} [{count}, {every}]: the count and the step must be at least 1"))
+        }
+        Generator::ByRow(parts) if !(2..=3).contains(&parts.len()) => {
+            Some("by_row takes [count, every] or [count, every, first]".to_string())
+        }
+        Generator::ByRow(parts) => {
+            let values: Vec<i64> = parts.iter().map(|x| int(x, "by_row")).collect();
+            *parts = values.iter().map(|&v| Number::Int(v)).collect();
+            (values[0] < 1 || values[1] < 1)
+                .then(|| format!("by_row [{}, {}]: the count and the step must be at least 1", values[0], values[1]))
+        }
+        Generator::Text(bounds) | Generator::TextWith(_, bounds) => {
+            let [lo, hi] = [int(&bounds[0], "text"), int(&bounds[1], "text")];
+            *bounds = [Number::Int(lo), Number::Int(hi)];
+            let word = match g.get_ref() {
+                Generator::TextWith(word, _) => word.chars().count() as i64,
+                _ => 0,
+            };
+            (lo < word.max(0) || lo > hi || hi > 1_000_000).then(|| {
+                format!("text length [{lo}, {hi}]: from {word} to 1000000 characters, the first no more than the second")
+            })
         }
         Generator::Nurand(abc) => {
             let [a, x, y] = [int(&abc[0], "nurand"), int(&abc[1], "nurand"), int(&abc[2], "nurand")];

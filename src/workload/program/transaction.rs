@@ -6,7 +6,10 @@ use super::compile::Compiler;
 use super::resolve::{list, steps_of};
 use super::sql::{classify, positional, table_marker, values_row};
 use super::*;
-use crate::workload::spec::{Flag, Number, Repeat, Spec, SqlTexts, StatementSpec, TransactionSpec};
+use crate::workload::spec::{
+    Flag, Number, Pause, PauseDistribution, PauseDistributionSpec, PauseSpec, Repeat, Spec, SqlTexts, StatementSpec,
+    TransactionSpec,
+};
 use toml::Spanned;
 
 /// What the statements of a transaction see while it compiles.
@@ -59,11 +62,28 @@ impl Compiler<'_> {
             name: name.clone(),
             weight: weight.clamp(0, 1_000_000) as u32,
             begin,
-            think: tx.think_ms,
-            keying: tx.keying_ms,
+            think: self.pause(&tx.think_ms, "think_ms"),
+            keying: self.pause(&tx.keying_ms, "keying_ms"),
             params: tx_params,
             statements,
             steps,
+        }
+    }
+
+    /// A pause in milliseconds, its numbers resolved (at most an hour).
+    fn pause(&mut self, p: &Spanned<PauseSpec>, what: &str) -> Pause {
+        let (n, drawn) = match p.get_ref() {
+            PauseSpec::Fixed(n) => (n, false),
+            PauseSpec::Drawn(PauseDistributionSpec::Exponential(n)) => (n, true),
+        };
+        let ms = self.number(p.span(), n, what);
+        if !(0..=3_600_000).contains(&ms) {
+            self.e.at(p, format!("{what} {ms}: a pause must be from 0 to 3600000 milliseconds"));
+        }
+        let ms = ms.clamp(0, 3_600_000) as u64;
+        match (drawn, ms) {
+            (true, 1..) => Pause::Drawn(PauseDistribution::Exponential(ms)),
+            _ => Pause::Fixed(ms),
         }
     }
 
@@ -102,6 +122,12 @@ impl Compiler<'_> {
     /// on; a drawn repeat count first.
     fn once_values(&mut self, scope: &mut Scope, steps: &mut [StepProgram], i: usize, st: &StatementSpec) {
         if let Some(step) = steps.iter_mut().find(|s| s.first == i) {
+            if let Some((name, r)) = st.repeat.as_ref().and_then(|r| match r.get_ref() {
+                Repeat::Times(Number::Param(p)) => p.strip_prefix(':').map(|name| (name, r)),
+                _ => None,
+            }) {
+                step.repeat = self.repeat_from_value(scope, st, name, r);
+            }
             if let Some((g, span)) = st.repeat.as_ref().and_then(|r| match r.get_ref() {
                 Repeat::Drawn(g) => Some((g, r.span())),
                 Repeat::Times(_) => None,
@@ -122,6 +148,17 @@ impl Compiler<'_> {
                 format!("statement {name}.{sname} is inside a group: `once` belongs on the group's first statement"),
             );
         }
+    }
+
+    /// `repeat = ":name"`: as many times as a value known before the statement (a
+    /// transaction's draw, a saved value), so another statement can use the count too.
+    fn repeat_from_value(&mut self, scope: &Scope, st: &StatementSpec, name: &str, r: &Spanned<Repeat>) -> Times {
+        if !scope.known.iter().any(|k| k == name) {
+            let (tx, sname) = (scope.name, st.name.get_ref());
+            let known = list(&scope.known, &BTreeMap::new());
+            self.e.at(r, format!("statement {tx}.{sname}: repeat :{name}, which is not known here (known: {known})"));
+        }
+        Times::Drawn(self.slot(name))
     }
 
     /// The generator of a drawn repeat count: an integer distribution within 0..=1000000.
