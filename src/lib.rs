@@ -20,7 +20,8 @@
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
-//! - [`result`] -> collector, model, plan, recorder, runner, workload. Builds the document.
+//! - [`result`] -> collector, model, plan, recorder, runner, stats, workload. Builds the
+//!   document (and the figures some workloads report: TPC-C-like tpmC from histograms).
 //! - [`recover`] -> collector, model, recorder, result, stats, timeline. A result rebuilt
 //!   from a run that never ended: its start document and streamed timeline.
 //! - [`audit`] -> model. Reads result documents only.

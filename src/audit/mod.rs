@@ -6,6 +6,7 @@ mod counters;
 mod dataset;
 mod rules;
 mod stalls;
+mod tpcc;
 mod trend;
 
 use crate::model::ResultDocument;
@@ -13,7 +14,7 @@ pub use crate::model::{Finding, Severity};
 
 /// Every rule, most severe findings first, each id once.
 pub fn audit(doc: &ResultDocument) -> Vec<Finding> {
-    let mut findings = merge_same_ids(rules::all(doc).into_iter().chain(client::all(doc)));
+    let mut findings = merge_same_ids(rules::all(doc).into_iter().chain(client::all(doc)).chain(tpcc::all(doc)));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
     findings
 }

@@ -167,3 +167,64 @@ fn data_within_the_os_page_cache_fits_in_memory() {
     d.conditions.dataset.server_host_memory_bytes = Some(24 << 30);
     assert!(with_id(&audit(&d), "dataset-fits-in-memory").is_empty());
 }
+
+/// A TPC-C-like result's own findings: quiet on a spec-mode run of 2 hours on enough
+/// warehouses; each problem named when it is there.
+#[test]
+fn tpcc_rules_read_the_figures() {
+    use crate::model::tpcc::{TpccRecord, TpccTypeRecord, TYPES};
+    let types = |shares: [f64; 5], p90_ms: f64| -> Vec<TpccTypeRecord> {
+        TYPES
+            .iter()
+            .zip(shares)
+            .map(|((name, spec_name, min, limit_s), share)| TpccTypeRecord {
+                name: name.to_string(),
+                spec_name: spec_name.to_string(),
+                count: (share * 100.0) as u64,
+                per_minute: share,
+                rollbacks: 0,
+                share_pct: share,
+                min_share_pct: *min,
+                p90_ms,
+                p90_limit_ms: limit_s * 1000.0,
+            })
+            .collect()
+    };
+    let good = TpccRecord {
+        mode: "spec".into(),
+        warehouses: 10,
+        terminals: 100,
+        measured_minutes: 120.0,
+        tpmc: 1200.0,
+        nopm: 1188.0,
+        tpm: 2760.0,
+        types: types([43.48, 43.48, 4.35, 4.35, 4.34], 300.0),
+        mix_ok: true,
+        response_times_ok: Some(true),
+    };
+    let ids = |t: TpccRecord| {
+        let mut d = clean(loopback_run());
+        d.tpcc = Some(t);
+        super::audit(&d).into_iter().filter(|f| f.id.starts_with("tpcc-")).map(|f| (f.id, f.severity)).collect::<Vec<_>>()
+    };
+    assert!(ids(good.clone()).is_empty(), "{:?}", ids(good.clone()));
+    let bad = TpccRecord {
+        mode: "no-wait".into(),
+        terminals: 101,
+        measured_minutes: 10.0,
+        mix_ok: false,
+        types: types([46.0, 42.0, 4.0, 4.0, 4.0], 6000.0),
+        response_times_ok: Some(false),
+        ..good
+    };
+    let found = ids(bad);
+    for (id, severity) in [
+        ("tpcc-no-wait", Severity::Warn),
+        ("tpcc-few-warehouses", Severity::Warn),
+        ("tpcc-short", Severity::Info),
+        ("tpcc-mix", Severity::Warn),
+        ("tpcc-response-times", Severity::Critical),
+    ] {
+        assert!(found.contains(&(id.to_string(), severity)), "{id}: {found:?}");
+    }
+}

@@ -200,6 +200,9 @@ pub struct WorkloadRecord {
     /// The workload file, when the workload came from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<WorkloadFileRecord>,
+    /// The benchmark whose rules the file follows (`tpc-c`), if it says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]

@@ -19,6 +19,7 @@ pub mod sweep;
 pub mod table;
 mod time;
 pub mod touched;
+pub mod tpcc;
 mod words;
 
 pub use command::SqlCommand;
@@ -103,6 +104,10 @@ pub struct ResultDocument {
     /// `--threshold`s, checked when the run ended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<ThresholdRecord>,
+    /// A TPC-C-like workload's figures (tpmC, NOPM, the mix and response times against the
+    /// specification); absent for any other workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<tpcc::TpccRecord>,
     /// What the audit found when the result was written (`fairbench audit` recomputes).
     #[serde(default)]
     pub audit: Vec<Finding>,

@@ -10,6 +10,7 @@ pub mod status;
 mod sweep;
 mod sysbench;
 mod text;
+mod tpcc;
 
 pub use compare::{verdict_sentences, CompareJson, CompareText, ComparisonFormat};
 pub use findings::findings;

@@ -49,6 +49,9 @@ impl Report for TextReport {
                 let share = n as f64 * 100.0 / t.count.max(1) as f64;
                 let _ = writeln!(o, "{name}: {n} of {} rolled back as the workload intends ({share:.1}%)", t.count);
             }
+            if let Some(t) = &d.tpcc {
+                super::tpcc::text(&mut o, t);
+            }
             named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
         }
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);

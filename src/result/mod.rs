@@ -3,6 +3,7 @@
 
 mod client_cost;
 mod repeats;
+pub mod tpcc;
 pub mod scatter;
 mod workload;
 
@@ -96,7 +97,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         statements: setting.statements,
     };
     let conditions = conditions(setting, &outcome, events);
-    ResultDocument {
+    let mut doc = ResultDocument {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
         fairbench_version: env!("CARGO_PKG_VERSION").into(),
@@ -117,8 +118,11 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         repeats: Vec::new(),
         repeat_summary: BTreeMap::new(),
         thresholds: Vec::new(),
+        tpcc: None,
         audit: Vec::new(),
-    }
+    };
+    doc.tpcc = tpcc::figures(&doc);
+    doc
 }
 
 fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {

@@ -23,6 +23,7 @@ pub fn record(plan: &RunPlan, begin_sql: [&str; 2]) -> WorkloadRecord {
         statement_commands: sent.commands,
         transactions: BTreeMap::new(),
         file: None,
+        follows: p.follows.clone(),
     };
     match &plan.workload {
         WorkloadPlan::Sysbench { oltp, .. } => record.options = serde_json::to_value(oltp).unwrap_or_default(),

@@ -27,6 +27,8 @@ struct Client<C> {
     conn: C,
     rng: Rng,
     state: ProgramState,
+    /// A deck's cards still to draw (`pick = "deck"`).
+    deck: Vec<usize>,
 }
 
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
@@ -178,7 +180,7 @@ async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Clie
     let mut conn = db.connect().await?;
     let mut rng = Rng::for_client(spec.seed, id);
     let state = ProgramState::prepare(db, &mut conn, &spec.events, id, &mut rng).await?;
-    Ok(Client { conn, rng, state })
+    Ok(Client { conn, rng, state, deck: Vec::new() })
 }
 
 /// Tries to reconnect until the timeout; `None` when the run must end.
@@ -270,7 +272,7 @@ async fn pause_unless_stopped(shared: &Shared, pause: Duration) {
 impl<C: Connection> Client<C> {
     /// The kind of the next event: a file's transaction by weight; a built-in has one.
     fn pick(&mut self, spec: &ClientSpec) -> usize {
-        spec.events.pick(&mut self.rng)
+        spec.events.pick(&mut self.rng, &mut self.deck)
     }
 
     /// One event, each statement timed and recorded. `waited`: how long after its

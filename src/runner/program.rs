@@ -44,13 +44,31 @@ impl ProgramSpec {
 
     /// A transaction by weight.
     #[inline]
-    pub fn pick(&self, rng: &mut Rng) -> usize {
+    pub fn pick(&self, rng: &mut Rng, deck: &mut Vec<usize>) -> usize {
         if self.cumulative.len() == 1 {
             return 0;
+        }
+        if self.program.deck {
+            return self.from_deck(rng, deck);
         }
         let total = *self.cumulative.last().unwrap_or(&1);
         let x = rng.next_u64() % total;
         self.cumulative.partition_point(|&c| c <= x)
+    }
+
+    /// The next card of the client's deck: each transaction `weight` times, shuffled, drawn
+    /// to the end before a new deck (TPC-C's clause 5.2.4.2), so every whole deck keeps the
+    /// mix exactly.
+    fn from_deck(&self, rng: &mut Rng, deck: &mut Vec<usize>) -> usize {
+        if deck.is_empty() {
+            for (tx, t) in self.program.transactions.iter().enumerate() {
+                deck.extend(std::iter::repeat_n(tx, t.weight as usize));
+            }
+            for i in (1..deck.len()).rev() {
+                deck.swap(i, rng.uniform(0, i as u32) as usize);
+            }
+        }
+        deck.pop().unwrap_or(0)
     }
 
     pub fn in_transaction(&self, tx: usize) -> bool {
@@ -367,5 +385,27 @@ impl Slot for Value {
             Value::Int(i) => *i,
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deck deals each transaction `weight` times per whole deck, in a shuffled order.
+    #[test]
+    fn a_deck_keeps_the_mix_of_every_whole_deck() {
+        let text = "[workload]\nname = \"d\"\npick = \"deck\"\n[[transactions]]\nname = \"a\"\nweight = 10\n  [[transactions.statements]]\n  name = \"s\"\n  sql = \"SELECT 1\"\n[[transactions]]\nname = \"b\"\n  [[transactions.statements]]\n  name = \"s\"\n  sql = \"SELECT 2\"\n";
+        let spec = crate::workload::spec::parse("d.toml", text).unwrap();
+        let p = crate::workload::program::compile(&spec, "d.toml", text, crate::model::Dialect::Sqlite, &[]).unwrap();
+        let spec = ProgramSpec::new(Arc::new(p), DistributionSpec::default(), 1);
+        let (mut rng, mut deck) = (Rng::seeded(3), Vec::new());
+        let dealt: Vec<usize> = (0..110).map(|_| spec.pick(&mut rng, &mut deck)).collect();
+        for whole in dealt.chunks(11) {
+            assert_eq!(whole.iter().filter(|&&t| t == 1).count(), 1, "{whole:?}");
+        }
+        let firsts: std::collections::BTreeSet<usize> =
+            dealt.chunks(11).map(|d| d.iter().position(|&t| t == 1).unwrap()).collect();
+        assert!(firsts.len() > 3, "the rare card moves within the deck: {firsts:?}");
     }
 }

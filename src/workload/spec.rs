@@ -37,6 +37,10 @@ pub struct Header {
     /// The benchmark whose rules the audit applies (`"tpc-c"`: warehouses per terminal,
     /// no-wait runs, steady state).
     pub follows: Option<Spanned<String>>,
+    /// How a client picks each transaction: `"weighted"` (default: drawn by weight each
+    /// time) or `"deck"` (a shuffled deck of `weight` cards per transaction, drawn to the
+    /// end before the next: every whole deck keeps the mix exactly, as TPC-C's terminals).
+    pub pick: Option<Spanned<String>>,
 }
 
 /// A number or text given in the file (or by `--set`).

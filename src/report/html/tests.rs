@@ -107,6 +107,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
         .collect();
     let host = HostFacts { hostname: "bench-1".into(), cpu_model: "Xeon".into(), cores: 8, ..Default::default() };
     ResultDocument {
+        tpcc: None,
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
         fairbench_version: "0.1.0".into(),
@@ -144,6 +145,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 ..Default::default()
             },
             workload: WorkloadRecord {
+                follows: None,
                 name: "oltp_read_write".into(),
                 options: serde_json::json!({ "tables": 1, "table_size": 10000 }),
                 distribution: serde_json::json!({ "kind": "uniform" }),

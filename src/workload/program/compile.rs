@@ -80,9 +80,10 @@ pub fn compile(
     if spec.workload.bare_names && transactions.len() > 1 {
         c.e.at(&spec.workload.name, "bare_names needs a single transaction (statement names would clash)");
     }
-    if let Some(f) = spec.workload.follows.as_ref().filter(|f| f.get_ref() != "tpc-c") {
-        c.e.at(f, format!("follows {:?}: the benchmarks whose rules fairbench applies are: tpc-c", f.get_ref()));
+    if let Some(f) = &spec.workload.follows {
+        follows(&mut c.e, f, spec);
     }
+    let deck = deck(&mut c.e, spec, &transactions);
     c.check_offsets(spec);
     c.check_transactions(spec, &transactions);
     let (mut checks, mut prepare_checks) = (Vec::new(), Vec::new());
@@ -115,7 +116,44 @@ pub fn compile(
         checks,
         prepare_checks,
         follows: spec.workload.follows.as_ref().map(|f| f.get_ref().clone()),
+        deck,
     })
+}
+
+/// `pick = "deck"`: true; a deck holds at most 100000 cards.
+fn deck(e: &mut Errors, spec: &Spec, transactions: &[TransactionProgram]) -> bool {
+    let Some(pick) = &spec.workload.pick else { return false };
+    match pick.get_ref().as_str() {
+        "weighted" => false,
+        "deck" => {
+            let cards: u64 = transactions.iter().map(|t| t.weight as u64).sum();
+            if cards > 100_000 {
+                e.at(pick, format!("pick = \"deck\" deals one card per unit of weight: {cards} cards is over 100000 (use smaller weights)"));
+            }
+            true
+        }
+        other => {
+            e.at(pick, format!("pick {other:?}: \"weighted\" or \"deck\""));
+            false
+        }
+    }
+}
+
+/// `follows = "tpc-c"`: the figures and the audit find the five types by name and the
+/// warehouses by parameter.
+fn follows(e: &mut Errors, f: &Spanned<String>, spec: &Spec) {
+    if f.get_ref() != "tpc-c" {
+        return e.at(f, format!("follows {:?}: the benchmarks whose rules fairbench applies are: tpc-c", f.get_ref()));
+    }
+    let names: Vec<&str> = spec.transactions.iter().map(|t| t.get_ref().name.get_ref().as_str()).collect();
+    for (name, spec_name, ..) in crate::model::tpcc::TYPES {
+        if !names.contains(&name) {
+            e.at(f, format!("follows \"tpc-c\" needs a transaction named {name} (TPC-C's {spec_name})"));
+        }
+    }
+    if !matches!(spec.params.get("warehouses").map(|p| p.get_ref()), Some(Scalar::Int(_))) {
+        e.at(f, "follows \"tpc-c\" needs an integer parameter `warehouses`");
+    }
 }
 
 /// What compiling keeps while it walks the file: errors, parameters, value slots, tables.

@@ -33,6 +33,8 @@ pub struct Program {
     pub prepare_checks: Vec<(String, String)>,
     /// The benchmark whose rules the audit applies (`tpc-c`), if the file says so.
     pub follows: Option<String>,
+    /// Transactions dealt from a shuffled deck of `weight` cards each (`pick = "deck"`).
+    pub deck: bool,
 }
 
 #[derive(Clone, Debug)]

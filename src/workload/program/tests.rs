@@ -321,3 +321,103 @@ fn a_transaction_switched_off_is_not_part_of_the_run() {
     let on = compile(&spec, "w.toml", &text, Dialect::Sqlite, &[("off".into(), Scalar::Int(2))]).unwrap();
     assert_eq!(on.transactions.len(), 2);
 }
+
+/// Numbers as products of parameters, a repeat count from a value the transaction drew,
+/// pauses switched by a parameter, and a deck.
+#[test]
+fn products_repeats_from_values_pauses_by_parameter_and_decks() {
+    let text = r#"
+[workload]
+name = "o"
+pick = "deck"
+[params]
+warehouses = 3
+waits = 1
+[[tables]]
+name = "d"
+rows = "{warehouses} * 10"
+columns = [{ name = "id", type = "integer", gen = { by_row = [10, 1, 0] } }]
+[[transactions]]
+name = "order"
+weight = 2
+keying_ms = "{waits} * 18000"
+think_ms = { exponential = "{waits} * 12000" }
+params = { lines = { uniform = [5, 15] } }
+  [[transactions.statements]]
+  name = "line"
+  repeat = ":lines"
+  sql = "SELECT :lines"
+[[transactions]]
+name = "other"
+  [[transactions.statements]]
+  name = "s"
+  sql = "SELECT 1"
+"#;
+    use crate::workload::spec::{Pause, PauseDistribution};
+    let p = compiled("o.toml", text, Dialect::Sqlite).unwrap();
+    assert_eq!(p.tables[0].rows, 30);
+    let t = &p.transactions[0];
+    let Times::Drawn(slot) = t.steps[0].repeat else { panic!("{:?}", t.steps[0].repeat) };
+    assert_eq!(p.slots[slot], "lines", "the count is the drawn value itself");
+    assert!(t.steps[0].once.is_empty());
+    assert_eq!((t.keying, t.think), (Pause::Fixed(18_000), Pause::Drawn(PauseDistribution::Exponential(12_000))));
+    assert!(p.deck);
+    let errors = |t: String| compiled("o.toml", &t, Dialect::Sqlite).err().unwrap_or_default();
+    let e = errors(text.replace("repeat = \":lines\"", "repeat = \":nope\""));
+    assert!(e.iter().any(|e| e.starts_with("o.toml:20:") && e.contains("repeat :nope, which is not known here")), "{e:?}");
+    let e = errors(text.replace("waits = 1", "waits = \"x\""));
+    assert!(e.iter().any(|e| e.contains("parameter waits is x, not an integer")), "{e:?}");
+    let e = errors(text.replace("\"{warehouses} * 10\"", "\"{warehouses} * ten\""));
+    assert!(e.iter().any(|e| e.starts_with("o.toml:10:") && e.contains("or a product of them")), "{e:?}");
+    let e = errors(text.replace("pick = \"deck\"", "pick = \"cards\""));
+    assert!(e.iter().any(|e| e.starts_with("o.toml:4:") && e.contains("\"weighted\" or \"deck\"")), "{e:?}");
+    let e = errors(text.replace("waits = 1", "waits = 1000"));
+    assert!(e.iter().any(|e| e.contains("keying_ms 18000000: a pause must be from 0 to 3600000")), "{e:?}");
+}
+
+/// The population's generators are checked where they stand: columns only where they number
+/// rows, text lengths that hold their word, decimals written as decimals, weights in range;
+/// `follows = "tpc-c"` names what it needs.
+#[test]
+fn population_generators_and_follows_are_checked() {
+    let base = r#"
+[workload]
+name = "p"
+[[tables]]
+name = "t"
+rows = 10
+columns = [{ name = "id", type = "integer", gen = GEN }]
+[[transactions]]
+name = "x"
+params = { v = PARAM }
+  [[transactions.statements]]
+  name = "s"
+  sql = "SELECT :v"
+"#;
+    let errors = |column: &str, param: &str| {
+        compiled("p.toml", &base.replace("GEN", column).replace("PARAM", param), Dialect::Sqlite).err().unwrap_or_default()
+    };
+    let fine = r#"{ choose = [[1, { decimal = ["0.01", "9.99"] }], [3, { text_with = ["AB", [2, 9]] }]] }"#;
+    assert!(errors("{ shuffled = [10, 1] }", fine).is_empty());
+    let cases = [
+        ("\"row\"", "{ shuffled = [10, 1] }", "by_row and shuffled number the rows of a table"),
+        ("\"row\"", "{ first_rows = { first = 1, every = 2, then = \"null\", rest = \"null\" } }", "first_rows picks by the row loaded"),
+        ("{ first_rows = { first = 3, every = 2, then = \"null\", rest = \"null\" } }", "{ const = 1 }", "first from 0 to every"),
+        ("{ by_row = [1, 2, 3, 4] }", "{ const = 1 }", "by_row takes [count, every] or [count, every, first]"),
+        ("\"row\"", "{ text_with = [\"ORIGINAL\", [4, 9]] }", "text length [4, 9]: from 8"),
+        ("\"row\"", "{ decimal = [\"1.5\", \"a\"] }", "write both bounds as decimals"),
+        ("\"row\"", "{ choose = [[0, { const = 1 }]] }", "choose: weight 0 must be from 1 to 1000000"),
+        ("\"row\"", "{ syllables = \"row\" }", "\"row\" numbers the rows of a table"),
+    ];
+    for (column, param, expected) in cases {
+        let e = errors(column, param);
+        assert!(e.iter().any(|e| e.contains(expected)), "{column} / {param}: {e:?}");
+    }
+    let tpcc = base.replace("GEN", "\"row\"").replace("PARAM", "{ const = 1 }").replace("name = \"p\"", "name = \"p\"\nfollows = \"tpc-c\"");
+    let e = compiled("p.toml", &tpcc, Dialect::Sqlite).err().unwrap_or_default();
+    assert!(e.iter().any(|e| e.starts_with("p.toml:4:") && e.contains("needs a transaction named new_order")), "{e:?}");
+    assert!(e.iter().any(|e| e.contains("needs an integer parameter `warehouses`")), "{e:?}");
+    let other = tpcc.replace("tpc-c", "tpc-e");
+    let e = compiled("p.toml", &other, Dialect::Sqlite).err().unwrap_or_default();
+    assert!(e.iter().any(|e| e.contains("follows \"tpc-e\": the benchmarks whose rules fairbench applies are: tpc-c")), "{e:?}");
+}

@@ -1,0 +1,67 @@
+//! The rules of a TPC-C-like run (`follows = "tpc-c"`), read from its figures: what keeps
+//! its tpmC from being a TPC-C tpmC.
+
+use super::rules::finding;
+use super::{Finding, Severity};
+use crate::model::tpcc::{MEASUREMENT_MINUTES, TERMINALS_PER_WAREHOUSE};
+use crate::model::ResultDocument;
+use serde_json::json;
+
+pub fn all(d: &ResultDocument) -> Vec<Finding> {
+    let Some(t) = &d.tpcc else { return Vec::new() };
+    let mut out = Vec::new();
+    if t.mode == "no-wait" {
+        out.push(finding(
+            "tpcc-no-wait",
+            Severity::Warn,
+            "no-wait TPC-C: terminals sent transactions back to back, without keying or think times",
+            vec![("mode", json!(t.mode)), ("tpmc", json!(t.tpmc.round())), ("terminals", json!(t.terminals))],
+            "report its figure as NOPM or tpmC-like of a no-wait run, never as tpmC: the specification's tpmC comes from terminals that key and think (about 1.3 tpmC per terminal at most), so no-wait numbers are not comparable to published tpmC; --set waits=1 runs spec mode",
+        ));
+    }
+    let most = t.warehouses.saturating_mul(TERMINALS_PER_WAREHOUSE);
+    if t.terminals as u64 > most {
+        out.push(finding(
+            "tpcc-few-warehouses",
+            Severity::Warn,
+            format!("{} terminals on {} warehouse(s): more than the specification's 10 per warehouse", t.terminals, t.warehouses),
+            vec![("terminals", json!(t.terminals)), ("warehouses", json!(t.warehouses)), ("terminals_per_warehouse", json!(TERMINALS_PER_WAREHOUSE))],
+            "terminals beyond 10 per warehouse share districts and fight over their next order ids and the warehouse's YTD row: the run measures lock contention the specification never creates; use --set warehouses at least --threads / 10 (the studies ran tpcc-mysql at 200 warehouses for 32-128 threads)",
+        ));
+    }
+    if t.measured_minutes < MEASUREMENT_MINUTES {
+        out.push(finding(
+            "tpcc-short",
+            Severity::Info,
+            format!("measured {:.1} minutes: a reported TPC-C measurement interval lasts at least 120", t.measured_minutes),
+            vec![("measured_minutes", json!((t.measured_minutes * 10.0).round() / 10.0)), ("minimum_minutes", json!(MEASUREMENT_MINUTES))],
+            "a TPC-C result needs a steady state of at least 120 minutes (clause 5.5.1.1): deliveries empty the new-order queue, tables grow and checkpoints recur only over hours; use --warmup and --time 7200 for numbers to publish",
+        ));
+    }
+    if !t.mix_ok {
+        let shares: Vec<String> = t.types.iter().map(|ty| format!("{} {:.2}%", ty.spec_name, ty.share_pct)).collect();
+        out.push(finding(
+            "tpcc-mix",
+            Severity::Warn,
+            format!("the mix falls below the minimum shares of clause 5.2.3: {}", shares.join(", ")),
+            vec![("shares_pct", json!(t.types.iter().map(|ty| (ty.name.clone(), ty.share_pct)).collect::<std::collections::BTreeMap<_, _>>()))],
+            "a TPC-C-like run keeps Payment at 43% or more and Order-Status, Delivery and Stock-Level at 4% each: deal transactions from a deck (pick = \"deck\") and run long enough that the last partial deck does not matter",
+        ));
+    }
+    if t.response_times_ok == Some(false) {
+        let over: Vec<String> = t
+            .types
+            .iter()
+            .filter(|ty| ty.p90_ms > ty.p90_limit_ms)
+            .map(|ty| format!("{} p90 {:.0} ms > {:.0} ms", ty.spec_name, ty.p90_ms, ty.p90_limit_ms))
+            .collect();
+        out.push(finding(
+            "tpcc-response-times",
+            Severity::Critical,
+            format!("90th-percentile response times over the limits of clause 5.2.5.4: {}", over.join(", ")),
+            vec![("over", json!(over))],
+            "a TPC-C throughput only counts while every type's 90th percentile stays within its limit: lower the terminals (or raise the warehouses) until it does, and quote that throughput",
+        ));
+    }
+    out
+}

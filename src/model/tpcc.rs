@@ -1,0 +1,68 @@
+//! What a TPC-C-like run reports (a workload file with `follows = "tpc-c"`): its figures,
+//! and the specification's numbers they are checked against.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The five transaction types as a TPC-C-like file names them: (name, the specification's
+/// name, minimum share of the mix in percent (clause 5.2.3), 90th-percentile response-time
+/// limit in seconds (clause 5.2.5.4)).
+pub const TYPES: [(&str, &str, Option<f64>, f64); 5] = [
+    ("new_order", "New-Order", None, 5.0),
+    ("payment", "Payment", Some(43.0), 5.0),
+    ("order_status", "Order-Status", Some(4.0), 5.0),
+    ("delivery", "Delivery", Some(4.0), 80.0),
+    ("stock_level", "Stock-Level", Some(4.0), 20.0),
+];
+
+/// Terminals per warehouse in the specification (clause 4.2.2).
+pub const TERMINALS_PER_WAREHOUSE: u64 = 10;
+
+/// The measurement interval of a reported result, at least (clause 5.5.1.1: 120 minutes).
+pub const MEASUREMENT_MINUTES: f64 = 120.0;
+
+/// A TPC-C-like run's figures.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TpccRecord {
+    /// `no-wait` (no keying or think times: tpcc-mysql's and go-tpc's way) or `spec` (the
+    /// keying and think times of clause 5.2.5.7).
+    pub mode: String,
+    pub warehouses: u64,
+    /// Clients (terminals) that ran.
+    pub terminals: u32,
+    pub measured_minutes: f64,
+    /// New-Order transactions completed per minute of the measured interval, its intended
+    /// rollbacks included (they complete as the workload means them to).
+    pub tpmc: f64,
+    /// New-Orders committed per minute (HammerDB's NOPM: orders that exist afterwards).
+    pub nopm: f64,
+    /// Transactions of all five types completed per minute.
+    pub tpm: f64,
+    pub types: Vec<TpccTypeRecord>,
+    /// Every type at or above its minimum share of the mix.
+    pub mix_ok: bool,
+    /// Spec mode: every type's 90th percentile within its limit (absent in no-wait mode,
+    /// whose response times the limits are not meant for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_times_ok: Option<bool>,
+}
+
+/// One transaction type's share and response time against the specification.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TpccTypeRecord {
+    /// As the file names it (`new_order`).
+    pub name: String,
+    /// As the specification names it (`New-Order`).
+    pub spec_name: String,
+    pub count: u64,
+    pub per_minute: f64,
+    /// Intended rollbacks (New-Order's unused item numbers).
+    pub rollbacks: u64,
+    /// Share of all completed transactions, in percent.
+    pub share_pct: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_share_pct: Option<f64>,
+    /// 90th percentile response time (BEGIN to COMMIT), milliseconds.
+    pub p90_ms: f64,
+    pub p90_limit_ms: f64,
+}

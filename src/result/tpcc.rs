@@ -1,0 +1,55 @@
+//! A TPC-C-like run's figures, from its result document: tpmC, NOPM, each type's share of
+//! the mix and 90th-percentile response time against the specification (model::tpcc).
+
+use crate::model::tpcc::{TpccRecord, TpccTypeRecord, TYPES};
+use crate::model::{ClassStats, ResultDocument};
+use crate::stats::histogram::LatencyHistogram;
+
+/// The figures of `doc` when its workload follows TPC-C (`follows = "tpc-c"`).
+pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
+    let workload = &doc.conditions.workload;
+    if workload.follows.as_deref() != Some("tpc-c") {
+        return None;
+    }
+    let param = |name: &str| workload.file.as_ref()?.params.get(name)?.parse::<u64>().ok();
+    let minutes = doc.conditions.run.measured_s / 60.0;
+    let per_minute = |n: u64| if minutes > 0.0 { n as f64 / minutes } else { 0.0 };
+    let total: u64 = TYPES.iter().filter_map(|(name, ..)| doc.transactions.get(*name)).map(|s| s.count).sum();
+    let mut types = Vec::new();
+    for (name, spec_name, min_share, limit_s) in TYPES {
+        let s = doc.transactions.get(name);
+        let count = s.map_or(0, |s| s.count);
+        types.push(TpccTypeRecord {
+            name: name.into(),
+            spec_name: spec_name.into(),
+            count,
+            per_minute: per_minute(count),
+            rollbacks: s.and_then(|s| s.rollbacks).unwrap_or(0),
+            share_pct: 100.0 * count as f64 / total.max(1) as f64,
+            min_share_pct: min_share,
+            p90_ms: s.and_then(p90_ms).unwrap_or(0.0),
+            p90_limit_ms: limit_s * 1000.0,
+        });
+    }
+    let new_order = &types[0];
+    let spec_mode = param("waits").unwrap_or(0) > 0;
+    Some(TpccRecord {
+        mode: if spec_mode { "spec" } else { "no-wait" }.into(),
+        warehouses: param("warehouses").unwrap_or(0),
+        terminals: doc.conditions.run.threads,
+        measured_minutes: minutes,
+        tpmc: new_order.per_minute,
+        nopm: per_minute(new_order.count - new_order.rollbacks),
+        tpm: per_minute(total),
+        mix_ok: total > 0 && types.iter().all(|t| t.min_share_pct.is_none_or(|min| t.share_pct >= min)),
+        response_times_ok: spec_mode.then(|| types.iter().all(|t| t.p90_ms <= t.p90_limit_ms)),
+        types,
+    })
+}
+
+/// The 90th percentile of a transaction's latency, from its histogram.
+fn p90_ms(s: &ClassStats) -> Option<f64> {
+    let ns = |us: f64| (us * 1000.0).round().max(0.0) as u64;
+    let h = LatencyHistogram::decode(&s.histogram, ns(s.min_us), ns(s.max_us), ns(s.sum_us) as u128).ok()?;
+    Some(h.percentile_ns(90.0) as f64 / 1e6)
+}

@@ -1,0 +1,131 @@
+//! The TPC-C-like recipe on each database: the population of clause 4.3 exactly, the
+//! consistency conditions after prepare and after a run, the mix dealt from decks,
+//! New-Order's intended rollbacks, and the server's counters agreeing with the result.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// Rows per table for `w` warehouses (clause 4.3.1), and 10 lines per initial order.
+fn cardinalities(w: i64) -> [(&'static str, i64); 9] {
+    [
+        ("warehouse", w),
+        ("district", 10 * w),
+        ("customer", 30_000 * w),
+        ("history", 30_000 * w),
+        ("item", 100_000),
+        ("stock", 100_000 * w),
+        ("orders", 30_000 * w),
+        ("new_order", 9_000 * w),
+        ("order_line", 300_000 * w),
+    ]
+}
+
+fn prepare(db: &TestDb, warehouses: i64) -> String {
+    let set = format!("--set=warehouses={warehouses}");
+    let out = db.fairbench(&["prepare", "tpcc", &set, "--threads=2"]);
+    let said = text(&out);
+    assert!(out.status.success(), "{:?}: {said}", db.kind);
+    for n in 1..=4 {
+        assert!(said.contains(&format!("check {n}: ")) && !said.contains("FAILED"), "{:?}: {said}", db.kind);
+    }
+    set
+}
+
+fn assert_checks_passed(doc: &Value, kind: Kind) {
+    let checks = doc["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 4, "{kind:?}: conditions 1-4 of clause 3.3.2");
+    for c in checks {
+        assert_eq!(c["passed"], true, "{kind:?}: {c}");
+    }
+}
+
+/// SQLite, 2 warehouses: every table holds the specification's rows, each district's
+/// customers take every last name among their first 1,000 and 10% bad credit, the orders'
+/// customers are a permutation; one terminal dealing 100 decks runs the mix exactly, New-Order
+/// rolls back about 1% (seeded: the same every time), and the checks hold after the run.
+#[test]
+fn sqlite_two_warehouses_population_mix_and_checks() {
+    let db = TestDb::new(Kind::Sqlite);
+    let set = prepare(&db, 2);
+    for (table, rows) in cardinalities(2) {
+        assert_eq!(db.count(table), rows, "{table}");
+    }
+    let names = db.count_sql("SELECT COUNT(DISTINCT c_last) FROM customer WHERE c_w_id = 2 AND c_d_id = 7 AND c_id <= 1000");
+    assert_eq!(names, 1000, "customers 1..1000 of a district take every last name once");
+    assert_eq!(db.count_sql("SELECT COUNT(*) FROM customer WHERE c_id = 1 AND c_last <> 'BARBARBAR'"), 0);
+    let bad = db.count_sql("SELECT COUNT(*) FROM customer WHERE c_credit = 'BC'");
+    assert!((5_400..6_600).contains(&bad), "{bad} of 60000 customers with bad credit (10%)");
+    let permuted = db.count_sql(
+        "SELECT COUNT(*) FROM (SELECT o_w_id, o_d_id FROM orders GROUP BY o_w_id, o_d_id HAVING COUNT(DISTINCT o_c_id) = 3000 AND MIN(o_c_id) = 1 AND MAX(o_c_id) = 3000) x",
+    );
+    assert_eq!(permuted, 20, "each district's orders belong to its 3000 customers, one each");
+    assert_eq!(db.count_sql("SELECT COUNT(*) FROM orders WHERE (o_id <= 2100) = (o_carrier_id IS NULL)"), 0);
+    let original = db.count_sql("SELECT COUNT(*) FROM item WHERE i_data LIKE '%ORIGINAL%'");
+    assert!((9_000..11_000).contains(&original), "{original} of 100000 items hold ORIGINAL (10%)");
+
+    let doc = db.run_json(&["run", "tpcc", &set, "--threads=1", "--events=2300", "--rand-seed=7"]);
+    assert_checks_passed(&doc, Kind::Sqlite);
+    let t = &doc["tpcc"];
+    assert_eq!(t["mode"], "no-wait");
+    assert_eq!(t["warehouses"], 2);
+    assert_eq!(t["mix_ok"], true, "{t}");
+    let count = |i: usize| t["types"][i]["count"].as_u64().unwrap();
+    assert_eq!([count(0), count(1), count(2), count(3), count(4)], [1000, 1000, 100, 100, 100], "100 whole decks");
+    let rollbacks = t["types"][0]["rollbacks"].as_u64().unwrap();
+    assert!((3..=25).contains(&rollbacks), "{rollbacks} of 1000 New-Orders rolled back (1%)");
+    let minutes = t["measured_minutes"].as_f64().unwrap();
+    assert!((t["tpmc"].as_f64().unwrap() - 1000.0 / minutes).abs() < 1e-6 * t["tpmc"].as_f64().unwrap());
+    let committed = (1000 - rollbacks) as f64;
+    assert!((t["nopm"].as_f64().unwrap() - committed / minutes).abs() < 1e-6 * committed / minutes);
+    // Committed New-Orders are exactly the orders added: 3000 per district at first.
+    assert_eq!(db.count("orders"), 60_000 + (1000 - rollbacks) as i64);
+    let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"tpcc-no-wait") && ids.contains(&"tpcc-short"), "{ids:?}");
+    assert!(!ids.contains(&"tpcc-few-warehouses") && !ids.contains(&"tpcc-mix"), "{ids:?}");
+    let report = text(&db.fairbench(&["run", "tpcc", &set, "--threads=1", "--events=23"]));
+    assert!(report.contains("TPC-C-like figures (no-wait mode") && report.contains("tpmC "), "{report}");
+    assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
+}
+
+/// MariaDB, 1 warehouse, 4 terminals: the checks hold after the run, and the server counted
+/// what the result says: a COMMIT per completed transaction but the intended rollbacks, a
+/// ROLLBACK for each of those and each retried deadlock.
+#[test]
+fn mariadb_one_warehouse_checks_and_counters() {
+    let db = TestDb::new(Kind::Mysql);
+    let set = prepare(&db, 1);
+    for (table, rows) in cardinalities(1) {
+        assert_eq!(db.count(table), rows, "{table}");
+    }
+    let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", "--events=2000"]);
+    assert_checks_passed(&doc, Kind::Mysql);
+    let delta = &doc["conditions"]["server"]["status_delta"];
+    let types = doc["tpcc"]["types"].as_array().unwrap();
+    let completed: u64 = types.iter().map(|t| t["count"].as_u64().unwrap()).sum();
+    let rollbacks: u64 = types.iter().map(|t| t["rollbacks"].as_u64().unwrap()).sum();
+    assert_eq!(completed, 2000);
+    assert!(rollbacks > 0, "some of about 900 New-Orders roll back");
+    assert_eq!(delta["Com_commit"].as_u64().unwrap(), completed - rollbacks, "{delta}");
+    let retried = doc["errors"]["total"].as_u64().unwrap();
+    assert_eq!(delta["Com_rollback"].as_u64().unwrap(), rollbacks + retried, "{delta}");
+    assert_eq!(doc["tpcc"]["terminals"], 4);
+    assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
+}
+
+/// PostgreSQL, 1 warehouse, 4 terminals: the checks hold after the run, and the New-Orders
+/// the result counts as committed are the orders the tables gained.
+#[test]
+fn postgres_one_warehouse_checks_and_orders() {
+    let db = TestDb::new(Kind::Postgres);
+    let set = prepare(&db, 1);
+    for (table, rows) in cardinalities(1) {
+        assert_eq!(db.count(table), rows, "{table}");
+    }
+    let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", "--events=1500"]);
+    assert_checks_passed(&doc, Kind::Postgres);
+    let new_order = &doc["tpcc"]["types"][0];
+    let committed = new_order["count"].as_i64().unwrap() - new_order["rollbacks"].as_i64().unwrap();
+    assert_eq!(db.count("orders"), 30_000 + committed);
+    assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
+}
