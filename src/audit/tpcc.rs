@@ -39,22 +39,16 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
         ));
     }
     if !t.mix_ok {
-        let shares: Vec<String> = t.types.iter().map(|ty| format!("{} {:.2}%", ty.spec_name, ty.share_pct)).collect();
         out.push(finding(
             "tpcc-mix",
             Severity::Warn,
-            format!("the mix falls below the minimum shares of clause 5.2.3: {}", shares.join(", ")),
+            format!("the mix falls below the minimum shares of clause 5.2.3: {}", t.below_minimum().join(", ")),
             vec![("shares_pct", json!(t.types.iter().map(|ty| (ty.name.clone(), ty.share_pct)).collect::<std::collections::BTreeMap<_, _>>()))],
             "a TPC-C-like run keeps Payment at 43% or more and Order-Status, Delivery and Stock-Level at 4% each: deal transactions from a deck (pick = \"deck\") and run long enough that the last partial deck does not matter",
         ));
     }
     if t.response_times_ok == Some(false) {
-        let over: Vec<String> = t
-            .types
-            .iter()
-            .filter(|ty| ty.p90_ms > ty.p90_limit_ms)
-            .map(|ty| format!("{} p90 {:.0} ms > {:.0} ms", ty.spec_name, ty.p90_ms, ty.p90_limit_ms))
-            .collect();
+        let over = t.over_limits();
         out.push(finding(
             "tpcc-response-times",
             Severity::Critical,

@@ -66,3 +66,23 @@ pub struct TpccTypeRecord {
     pub p90_ms: f64,
     pub p90_limit_ms: f64,
 }
+
+impl TpccRecord {
+    /// The types whose 90th percentile is over its limit, as `New-Order p90 6000 ms > 5000 ms`.
+    pub fn over_limits(&self) -> Vec<String> {
+        self.types
+            .iter()
+            .filter(|ty| ty.p90_ms > ty.p90_limit_ms)
+            .map(|ty| format!("{} p90 {:.0} ms > {:.0} ms", ty.spec_name, ty.p90_ms, ty.p90_limit_ms))
+            .collect()
+    }
+
+    /// The types below their minimum share, as `Payment 42.95% < 43%`.
+    pub fn below_minimum(&self) -> Vec<String> {
+        self.types
+            .iter()
+            .filter_map(|ty| ty.min_share_pct.filter(|&m| ty.share_pct < m).map(|m| (ty, m)))
+            .map(|(ty, m)| format!("{} {:.2}% < {m:.0}%", ty.spec_name, ty.share_pct))
+            .collect()
+    }
+}

@@ -28,22 +28,12 @@ pub fn text(o: &mut String, t: &TpccRecord) {
             ty.spec_name, ty.count, ty.per_minute, ty.share_pct, min, ty.p90_ms, ty.p90_limit_ms, ty.rollbacks
         );
     }
-    let below: Vec<String> = t
-        .types
-        .iter()
-        .filter(|ty| ty.min_share_pct.is_some_and(|m| ty.share_pct < m))
-        .map(|ty| format!("{} {:.2}% < {:.0}%", ty.spec_name, ty.share_pct, ty.min_share_pct.unwrap_or(0.0)))
-        .collect();
+    let below = t.below_minimum();
     let _ = match t.mix_ok {
         true => writeln!(o, "  mix: every type at or above its minimum share (clause 5.2.3)"),
         false => writeln!(o, "  mix: BELOW the minimum shares of clause 5.2.3: {}", below.join(", ")),
     };
-    let over: Vec<String> = t
-        .types
-        .iter()
-        .filter(|ty| ty.p90_ms > ty.p90_limit_ms)
-        .map(|ty| format!("{} {:.0} ms > {:.0} ms", ty.spec_name, ty.p90_ms, ty.p90_limit_ms))
-        .collect();
+    let over = t.over_limits();
     let _ = match t.response_times_ok {
         Some(true) => writeln!(o, "  response times: every 90th percentile within the limits of clause 5.2.5.4"),
         Some(false) => writeln!(o, "  response times: OVER the limits of clause 5.2.5.4: {}", over.join(", ")),
