@@ -85,6 +85,15 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     assert!(!ids.contains(&"tpcc-few-warehouses") && !ids.contains(&"tpcc-mix"), "{ids:?}");
     let report = text(&db.fairbench(&["run", "tpcc", &set, "--threads=1", "--events=23"]));
     assert!(report.contains("TPC-C-like figures (no-wait mode") && report.contains("tpmC "), "{report}");
+    let saved = db.dir.path().join("tpcc.json");
+    std::fs::write(&saved, doc.to_string()).unwrap();
+    let page = db.dir.path().join("tpcc.html");
+    let args = ["report".to_string(), saved.display().to_string(), "-o".into(), page.display().to_string()];
+    let out = fairbench_in(db.dir.path(), &args);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tpmc = format!("<strong>tpmC {:.0}</strong>", t["tpmc"].as_f64().unwrap());
+    assert!(html.contains("TPC-C-like figures") && html.contains(&tpmc), "the page shows the figures");
     assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
 }
 

@@ -9,6 +9,7 @@ mod decimate;
 mod escape;
 mod multi;
 mod single;
+mod tpcc;
 mod views;
 
 use crate::model::comparison::Comparison;
