@@ -15,6 +15,10 @@ fn actual_graph(src: &Path) -> Graph {
     let modules: BTreeSet<String> = files.iter().filter_map(|f| top_module(src, f)).collect();
     for file in &files {
         let Some(module) = top_module(src, file) else { continue };
+        // A unit-test module in a file of its own (`#[cfg(test)] mod tests;`).
+        if file.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
         let text = std::fs::read_to_string(file).unwrap();
         let text = match text.find("#[cfg(test)]\nmod tests") {
             Some(i) => &text[..i],

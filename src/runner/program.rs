@@ -49,7 +49,7 @@ impl ProgramSpec {
             return 0;
         }
         if self.program.deck {
-            return self.from_deck(rng, deck);
+            return self.deal(rng, deck);
         }
         let total = *self.cumulative.last().unwrap_or(&1);
         let x = rng.next_u64() % total;
@@ -59,7 +59,7 @@ impl ProgramSpec {
     /// The next card of the client's deck: each transaction `weight` times, shuffled, drawn
     /// to the end before a new deck (TPC-C's clause 5.2.4.2), so every whole deck keeps the
     /// mix exactly.
-    fn from_deck(&self, rng: &mut Rng, deck: &mut Vec<usize>) -> usize {
+    fn deal(&self, rng: &mut Rng, deck: &mut Vec<usize>) -> usize {
         if deck.is_empty() {
             for (tx, t) in self.program.transactions.iter().enumerate() {
                 deck.extend(std::iter::repeat_n(tx, t.weight as usize));

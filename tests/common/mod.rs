@@ -113,7 +113,7 @@ impl TestDb {
             }),
             Kind::Sqlite => {
                 let path = self.url.trim_start_matches("sqlite://");
-                rusqlite::Connection::open(path).unwrap().query_row(&sql, [], |r| r.get(0)).unwrap()
+                rusqlite::Connection::open(path).unwrap().query_row(sql, [], |r| r.get(0)).unwrap()
             }
         }
     }

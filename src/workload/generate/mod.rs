@@ -1,0 +1,459 @@
+//! Generators made ready to draw: bounds resolved, distributions precomputed, text built in
+//! a buffer the generator owns. What a client draws for a parameter and what prepare writes
+//! for a column; drawing allocates nothing.
+
+use super::program::Program;
+use super::spec::{Generator, Number, Scalar};
+use crate::random::{Distribution, DistributionKind, DistributionSpec, Rng, UniqueSequence};
+use std::sync::Arc;
+
+mod population;
+pub use population::decimal_range;
+use population::population;
+
+/// A drawn value; text borrows the generator's buffer until the next draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Drawn<'a> {
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(&'a str),
+}
+
+/// Where a draw happens: the client's number, while loading the row's number, and in a
+/// repeated statement its repetition's number.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context {
+    pub client: u64,
+    pub row: u64,
+    pub repetition: u64,
+}
+
+enum Kind {
+    /// lo + a draw in [0, span] by a distribution.
+    Int {
+        lo: i64,
+        span: u32,
+        dist: Distribution,
+    },
+    /// The pattern's pieces, and its bytes when it is ASCII (filled byte by byte).
+    Pattern(Vec<Piece>, Option<Vec<u8>>),
+    /// NURand: `((random(0, a) | random(x, x + span)) + c) % (span + 1) + x`.
+    NuRand {
+        a: u32,
+        x: i64,
+        span: u32,
+        c: u32,
+    },
+    Sequence(i64),
+    Repetition,
+    Now,
+    ClientId,
+    ByClient {
+        count: u64,
+        every: u64,
+    },
+    ByRow {
+        count: u64,
+        every: u64,
+        first: i64,
+    },
+    Row,
+    Const(Scalar),
+    Unique(Arc<UniqueSequence>),
+    Null,
+    /// by_row's values in a shuffled order per run of `count` values: `(a * i + b) % count`
+    /// with `a` coprime to `count`, both fixed by the seed and the run's number.
+    Shuffled {
+        count: u64,
+        every: u64,
+        seed: u64,
+        run: Option<(u64, u64, u64)>,
+    },
+    FirstRows {
+        first: u64,
+        every: u64,
+        then: Box<Draw>,
+        rest: Box<Draw>,
+    },
+    Text {
+        lo: u32,
+        span: u32,
+        word: String,
+    },
+    /// Weights summed up to each option, and the options.
+    Choose(Vec<u64>, Vec<Draw>),
+    Syllables(Box<Draw>),
+    Decimal {
+        lo: i64,
+        span: u32,
+        places: u32,
+    },
+}
+
+/// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run.
+fn nurand_c(seed: u64, a: u32) -> u32 {
+    let mut rng = Rng::seeded(seed ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4E55_5241_4E44);
+    rng.uniform(0, a)
+}
+
+/// A pattern's parts: `#` a digit, `@` a lowercase letter, anything else itself.
+#[derive(Clone, Debug)]
+enum Piece {
+    Digit,
+    Letter,
+    Literal(char),
+}
+
+fn pieces(pattern: &str) -> Vec<Piece> {
+    pattern
+        .chars()
+        .map(|c| match c {
+            '#' => Piece::Digit,
+            '@' => Piece::Letter,
+            other => Piece::Literal(other),
+        })
+        .collect()
+}
+
+/// Appends a fresh draw of `pattern` to `out`. ASCII patterns (sysbench's c and pad) are
+/// filled byte by byte, then checked as UTF-8 once.
+#[inline]
+fn fill(pattern: &[Piece], ascii: Option<&[u8]>, rng: &mut Rng, out: &mut String) {
+    if let Some(ascii) = ascii {
+        let mut bytes = std::mem::take(out).into_bytes();
+        bytes.extend(ascii.iter().map(|&b| match b {
+            b'#' => b'0' + rng.uniform(0, 9) as u8,
+            b'@' => b'a' + rng.uniform(0, 25) as u8,
+            other => other,
+        }));
+        *out = String::from_utf8(bytes).unwrap_or_default();
+        return;
+    }
+    for piece in pattern {
+        out.push(match piece {
+            Piece::Digit => (b'0' + rng.uniform(0, 9) as u8) as char,
+            Piece::Letter => (b'a' + rng.uniform(0, 25) as u8) as char,
+            Piece::Literal(c) => *c,
+        });
+    }
+}
+
+/// Where a drawn value goes: the runner's value slots (`db::Value`).
+pub trait Slot {
+    fn set_null(&mut self);
+    fn set_int(&mut self, v: i64);
+    fn set_float(&mut self, v: f64);
+    /// The slot as an empty text buffer, its allocation reused.
+    fn text_buffer(&mut self) -> &mut String;
+    /// Its value as an integer (0 when it holds none).
+    fn int(&self) -> i64;
+}
+
+pub struct Draw {
+    kind: Kind,
+    buf: String,
+}
+
+impl Draw {
+    /// `g` as compiled into `program` (bounds resolved); `run`: the run's `--rand-*`
+    /// settings (used by `ids` and for the distributions' shapes).
+    /// `unique`: the run's shared sequence, for `unique` generators; `seed`: the run's (or
+    /// prepare's) seed, which fixes `nurand`'s C constants.
+    pub fn new(
+        g: &Generator,
+        program: &Program,
+        run: &DistributionSpec,
+        unique: Option<&Arc<UniqueSequence>>,
+        seed: u64,
+    ) -> Result<Draw, String> {
+        let setup = Setup { program, run, unique, seed };
+        Ok(Draw { kind: setup.kind(g)?, buf: String::new() })
+    }
+
+    #[inline]
+    pub fn draw(&mut self, rng: &mut Rng, at: Context) -> Drawn<'_> {
+        match &mut self.kind {
+            Kind::Int { lo, span, dist } => Drawn::Int(*lo + dist.sample(rng, 0, *span) as i64),
+            Kind::Pattern(p, ascii) => {
+                self.buf.clear();
+                fill(p, ascii.as_deref(), rng, &mut self.buf);
+                Drawn::Text(&self.buf)
+            }
+            // While loading, the row's number counts (so any part of a table loads alike).
+            Kind::Sequence(start) if at.row > 0 => Drawn::Int(start.saturating_add(at.row as i64 - 1)),
+            Kind::Sequence(next) => {
+                let v = *next;
+                *next += 1;
+                Drawn::Int(v)
+            }
+            Kind::Null => Drawn::Null,
+            kind @ (Kind::Shuffled { .. }
+            | Kind::FirstRows { .. }
+            | Kind::Text { .. }
+            | Kind::Choose(..)
+            | Kind::Syllables(_)
+            | Kind::Decimal { .. }) => population(kind, &mut self.buf, rng, at),
+            Kind::ClientId => Drawn::Int(at.client as i64),
+            Kind::Repetition => Drawn::Int(at.repetition as i64),
+            Kind::Now => {
+                self.buf.clear();
+                crate::model::write_sql_timestamp(crate::model::now_micros(), &mut self.buf);
+                Drawn::Text(&self.buf)
+            }
+            Kind::ByClient { count, every } => Drawn::Int((at.client / *every % *count) as i64 + 1),
+            Kind::ByRow { count, every, first } => {
+                Drawn::Int((at.row.saturating_sub(1) / *every % *count) as i64 + *first)
+            }
+            // sysbench: a unique uint32 shifted into INTEGER range.
+            Kind::Unique(u) => Drawn::Int(u.next() as i64 - 2_147_483_648),
+            Kind::Row => Drawn::Int(at.row as i64),
+            Kind::NuRand { a, x, span, c } => {
+                let mixed = (rng.uniform(0, *a) as u64 | (*x + rng.uniform(0, *span) as i64) as u64) + *c as u64;
+                Drawn::Int((mixed % (*span as u64 + 1)) as i64 + *x)
+            }
+            Kind::Const(Scalar::Int(i)) => Drawn::Int(*i),
+            Kind::Const(Scalar::Float(f)) => Drawn::Float(*f),
+            Kind::Const(Scalar::Text(t)) => Drawn::Text(t),
+        }
+    }
+}
+
+/// What making a generator ready needs besides the generator.
+struct Setup<'a> {
+    program: &'a Program,
+    run: &'a DistributionSpec,
+    unique: Option<&'a Arc<UniqueSequence>>,
+    seed: u64,
+}
+
+/// A compiled number (a `"{param}"` left is a program that was not compiled).
+fn bound(n: &Number) -> Result<i64, String> {
+    match n {
+        Number::Int(i) => Ok(*i),
+        Number::Param(p) => Err(format!("{p:?} was not resolved: draw only from a compiled program")),
+    }
+}
+
+impl Setup<'_> {
+    fn draw(&self, g: &Generator) -> Result<Draw, String> {
+        Ok(Draw { kind: self.kind(g)?, buf: String::new() })
+    }
+
+    /// An integer in `[lo, hi]` by a distribution of the run's shape.
+    fn range(&self, kind: DistributionKind, lo: &Number, hi: &Number) -> Result<Kind, String> {
+        let (lo, hi) = (bound(lo)?, bound(hi)?);
+        let span = hi.checked_sub(lo).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
+        let span = span.ok_or_else(|| format!("range [{lo}, {hi}] is empty or wider than 2^32 values"))?;
+        Ok(Kind::Int { lo, span: span as u32, dist: DistributionSpec { kind, ..self.run.clone() }.sampler() })
+    }
+
+    fn kind(&self, g: &Generator) -> Result<Kind, String> {
+        Ok(match g {
+            Generator::Uniform([a, b]) => self.range(DistributionKind::Uniform, a, b)?,
+            Generator::Gaussian([a, b]) => self.range(DistributionKind::Gaussian, a, b)?,
+            Generator::Special([a, b]) => self.range(DistributionKind::Special, a, b)?,
+            Generator::Pareto([a, b]) => self.range(DistributionKind::Pareto, a, b)?,
+            Generator::Zipfian([a, b]) => self.range(DistributionKind::Zipfian, a, b)?,
+            Generator::Ids(table) => {
+                let rows = self.program.table(table).map(|t| t.rows).unwrap_or(0);
+                if rows == 0 || rows > u32::MAX as u64 {
+                    return Err(format!("ids of table {table}: it has {rows} rows"));
+                }
+                self.range(self.run.kind, &Number::Int(1), &Number::Int(rows as i64))?
+            }
+            // An offset reads another slot: the runner resolves it.
+            Generator::Offset(from, _) => return Err(format!("an offset of {from} is resolved by the runner")),
+            Generator::Unique => match self.unique {
+                Some(u) => Kind::Unique(u.clone()),
+                None => return Err("\"unique\" ids are drawn by clients only".into()),
+            },
+            Generator::Table(set) => {
+                return Err(format!("table numbers of {set} were not resolved: draw only from a compiled program"))
+            }
+            Generator::Pattern(p) => Kind::Pattern(pieces(p), p.is_ascii().then(|| p.as_bytes().to_vec())),
+            Generator::Sequence(start) => Kind::Sequence(*start),
+            Generator::ClientId => Kind::ClientId,
+            Generator::Now => Kind::Now,
+            Generator::Repetition => Kind::Repetition,
+            Generator::Null => Kind::Null,
+            Generator::Row => Kind::Row,
+            Generator::Const(v) => Kind::Const(v.clone()),
+            Generator::Nurand([a, x, y]) => {
+                let (a, x, y) = (bound(a)?, bound(x)?, bound(y)?);
+                let span = y.checked_sub(x).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
+                let span = span.ok_or_else(|| format!("nurand range [{x}, {y}] is empty or too wide"))?;
+                let a = u32::try_from(a).map_err(|_| format!("nurand A {a} is out of range"))?;
+                Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a) }
+            }
+            Generator::ByClient(_) | Generator::Shuffled(_) | Generator::ByRow(_) | Generator::FirstRows { .. } => {
+                self.by_position(g)?
+            }
+            Generator::Text(_)
+            | Generator::TextWith(..)
+            | Generator::Choose(_)
+            | Generator::Syllables(_)
+            | Generator::Decimal(_) => self.composed(g)?,
+        })
+    }
+
+    /// Values from the client's or the row's number.
+    fn by_position(&self, g: &Generator) -> Result<Kind, String> {
+        Ok(match g {
+            Generator::ByClient([count, every]) | Generator::Shuffled([count, every]) => {
+                let (count, every) = (bound(count)?, bound(every)?);
+                if count < 1 || every < 1 {
+                    return Err(format!("by_client or shuffled [{count}, {every}]: both must be at least 1"));
+                }
+                let (count, every) = (count as u64, every as u64);
+                match g {
+                    Generator::Shuffled(_) => Kind::Shuffled { count, every, seed: self.seed, run: None },
+                    _ => Kind::ByClient { count, every },
+                }
+            }
+            Generator::ByRow(parts) => {
+                let values = parts.iter().map(bound).collect::<Result<Vec<i64>, String>>()?;
+                match values[..] {
+                    [count, every, ref first @ ..] if count >= 1 && every >= 1 && first.len() <= 1 => Kind::ByRow {
+                        count: count as u64,
+                        every: every as u64,
+                        first: first.first().copied().unwrap_or(1),
+                    },
+                    _ => return Err(format!("by_row {values:?}: [count, every] or [count, every, first], both at least 1")),
+                }
+            }
+            Generator::FirstRows { first, every, then, rest } => Kind::FirstRows {
+                first: bound(first)?.max(0) as u64,
+                every: bound(every)?.max(1) as u64,
+                then: Box::new(self.draw(then)?),
+                rest: Box::new(self.draw(rest)?),
+            },
+            other => return Err(format!("{other:?} is not drawn by position")),
+        })
+    }
+
+    /// Text, decimals and choices, some made of other generators.
+    fn composed(&self, g: &Generator) -> Result<Kind, String> {
+        Ok(match g {
+            Generator::Text([lo, hi]) | Generator::TextWith(_, [lo, hi]) => {
+                let (lo, hi) = (bound(lo)?, bound(hi)?);
+                let word = match g {
+                    Generator::TextWith(word, _) => word.clone(),
+                    _ => String::new(),
+                };
+                if lo < word.chars().count() as i64 || lo > hi || hi > u32::MAX as i64 {
+                    return Err(format!("text length [{lo}, {hi}] cannot hold {word:?}"));
+                }
+                Kind::Text { lo: lo as u32, span: (hi - lo) as u32, word }
+            }
+            Generator::Choose(options) => {
+                let mut sums = Vec::new();
+                let mut draws = Vec::new();
+                for (weight, inner) in options {
+                    let w = bound(weight)?.max(1) as u64;
+                    sums.push(sums.last().copied().unwrap_or(0) + w);
+                    draws.push(self.draw(inner)?);
+                }
+                if draws.is_empty() {
+                    return Err("choose has no options".into());
+                }
+                Kind::Choose(sums, draws)
+            }
+            Generator::Syllables(inner) => Kind::Syllables(Box::new(self.draw(inner)?)),
+            Generator::Decimal([lo, hi]) => {
+                let (lo, span, places) = decimal_range(lo, hi)?;
+                Kind::Decimal { lo, span, places }
+            }
+            other => return Err(format!("{other:?} is not text, a decimal or a choice")),
+        })
+    }
+}
+
+impl Draw {
+    /// Draws straight into `slot` (text into its own buffer: no copy).
+    #[inline]
+    pub fn draw_to<S: Slot>(&mut self, rng: &mut Rng, at: Context, slot: &mut S) {
+        match &mut self.kind {
+            Kind::Int { lo, span, dist } => slot.set_int(*lo + dist.sample(rng, 0, *span) as i64),
+            Kind::Pattern(p, ascii) => fill(p, ascii.as_deref(), rng, slot.text_buffer()),
+            Kind::Const(Scalar::Text(t)) => slot.text_buffer().push_str(t),
+            Kind::Const(Scalar::Float(f)) => slot.set_float(*f),
+            _ => match self.draw(rng, at) {
+                Drawn::Null => slot.set_null(),
+                Drawn::Int(i) => slot.set_int(i),
+                Drawn::Float(f) => slot.set_float(f),
+                Drawn::Text(t) => slot.text_buffer().push_str(t),
+            },
+        }
+    }
+}
+
+/// One scope's generators (a transaction's or a statement's `params`, the client's values)
+/// in drawing order: offsets last, each adding to the value its source drew in the same pass.
+pub struct ScopeDraws {
+    items: Vec<(usize, Source)>,
+}
+
+enum Source {
+    Draw(Draw),
+    /// The value of slot `from` (drawn earlier in the pass) plus `add`.
+    Offset {
+        from: usize,
+        add: i64,
+    },
+}
+
+impl ScopeDraws {
+    /// `list`: (slot, generator) as compiled.
+    pub fn new(
+        list: &[(usize, Generator)],
+        program: &Program,
+        run: &DistributionSpec,
+        unique: Option<&Arc<UniqueSequence>>,
+        seed: u64,
+    ) -> Result<ScopeDraws, String> {
+        let mut items: Vec<(usize, Source)> = Vec::new();
+        for (slot, g) in list.iter().filter(|(_, g)| !matches!(g, Generator::Offset(..))) {
+            items.push((*slot, Source::Draw(Draw::new(g, program, run, unique, seed)?)));
+        }
+        for (slot, g) in list {
+            if let Generator::Offset(name, add) = g {
+                let from = list
+                    .iter()
+                    .map(|(s, _)| *s)
+                    .find(|s| program.slots.get(*s) == Some(name))
+                    .ok_or_else(|| format!("an offset of {name}, which is not drawn beside it"))?;
+                let add = match add {
+                    Number::Int(i) => *i,
+                    Number::Param(p) => {
+                        return Err(format!("{p:?} was not resolved: draw only from a compiled program"))
+                    }
+                };
+                items.push((*slot, Source::Offset { from, add }));
+            }
+        }
+        Ok(ScopeDraws { items })
+    }
+
+    /// Draws every value of the scope into its slot.
+    #[inline]
+    pub fn draw<S: Slot>(&mut self, rng: &mut Rng, at: Context, slots: &mut [S]) {
+        for (slot, source) in self.items.iter_mut() {
+            match source {
+                Source::Draw(d) => d.draw_to(rng, at, &mut slots[*slot]),
+                Source::Offset { from, add } => {
+                    let v = slots[*from].int().saturating_add(*add);
+                    slots[*slot].set_int(v);
+                }
+            }
+        }
+    }
+
+    /// The slots this scope writes, in drawing order.
+    pub fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.items.iter().map(|(slot, _)| *slot)
+    }
+}
+
+#[cfg(test)]
+mod tests;
