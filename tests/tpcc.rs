@@ -117,6 +117,8 @@ fn mariadb_one_warehouse_checks_and_counters() {
     assert!(rollbacks > 0, "some of about 900 New-Orders roll back");
     assert_eq!(delta["Com_commit"].as_u64().unwrap(), completed - rollbacks, "{delta}");
     let retried = doc["errors"]["total"].as_u64().unwrap();
+    let by_type: u64 = types.iter().map(|t| t["errors"].as_u64().unwrap()).sum();
+    assert_eq!(by_type, retried, "each retried error is counted under its transaction type");
     assert_eq!(delta["Com_rollback"].as_u64().unwrap(), rollbacks + retried, "{delta}");
     assert_eq!(doc["tpcc"]["terminals"], 4);
     assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());

@@ -183,6 +183,7 @@ fn tpcc_rules_read_the_figures() {
                 count: (share * 100.0) as u64,
                 per_minute: share,
                 rollbacks: 0,
+                errors: 0,
                 share_pct: share,
                 min_share_pct: *min,
                 p90_ms,

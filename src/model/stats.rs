@@ -33,6 +33,11 @@ pub struct ClassStats {
     /// (`rollback_if`): how many did (they are in `count`: they completed as designed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollbacks: Option<u64>,
+    /// Transactions only: attempts of this kind that failed and were retried (deadlocks,
+    /// lock waits, serialization failures, lost connections; `errors.by_code` has the codes).
+    /// Not in `count`: the retry that succeeded is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u64>,
 }
 
 impl ClassStats {

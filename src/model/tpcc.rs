@@ -58,6 +58,9 @@ pub struct TpccTypeRecord {
     pub per_minute: f64,
     /// Intended rollbacks (New-Order's unused item numbers).
     pub rollbacks: u64,
+    /// Attempts that failed and were retried (deadlocks, serialization failures).
+    #[serde(default)]
+    pub errors: u64,
     /// Share of all completed transactions, in percent.
     pub share_pct: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -38,6 +38,8 @@ pub struct Recorder {
     transactions: Vec<LatencyHistogram>,
     /// Events of each kind that rolled back as the workload intends (counted in events).
     rollbacks: Vec<u64>,
+    /// Attempts of each kind that failed and were retried (retried errors, lost connections).
+    failures: Vec<u64>,
     /// Open loop only: the same without the wait before the event started.
     open: Option<OpenLoop>,
     /// Errors retried, by the database's own code.
@@ -79,6 +81,7 @@ impl Recorder {
             transaction_names: transactions.into(),
             transactions: (0..kinds).map(|_| LatencyHistogram::new()).collect(),
             rollbacks: vec![0; transactions.len().max(1)],
+            failures: vec![0; transactions.len().max(1)],
             open: open_loop.then(|| OpenLoop {
                 service: statements.iter().map(|_| LatencyHistogram::new()).collect(),
                 service_events: LatencyHistogram::new(),
@@ -176,6 +179,9 @@ impl Recorder {
         for (mine, theirs) in self.rollbacks.iter_mut().zip(&other.rollbacks) {
             *mine += theirs;
         }
+        for (mine, theirs) in self.failures.iter_mut().zip(&other.failures) {
+            *mine += theirs;
+        }
         if let (Some(mine), Some(theirs)) = (&mut self.open, &other.open) {
             for (m, t) in mine.service.iter_mut().zip(&theirs.service) {
                 m.add(t);
@@ -201,6 +207,7 @@ impl Recorder {
         self.events.reset();
         self.transactions.iter_mut().for_each(LatencyHistogram::reset);
         self.rollbacks.iter_mut().for_each(|n| *n = 0);
+        self.failures.iter_mut().for_each(|n| *n = 0);
         if let Some(o) = &mut self.open {
             o.service.iter_mut().for_each(LatencyHistogram::reset);
             o.service_events.reset();
@@ -229,6 +236,19 @@ impl Recorder {
         if let Some(n) = self.rollbacks.get_mut(tx) {
             *n += 1;
         }
+    }
+
+    /// An attempt at an event of kind `tx` failed with `code` and is retried.
+    pub fn failed(&mut self, tx: usize, code: &str) {
+        self.error(code);
+        if let Some(n) = self.failures.get_mut(tx) {
+            *n += 1;
+        }
+    }
+
+    /// Each kind of event's failed attempts, in the order of [`Recorder::transactions`].
+    pub fn failures(&self) -> impl Iterator<Item = u64> + '_ {
+        self.failures.iter().copied()
     }
 
     /// Each kind of event's intended rollbacks, in the order of [`Recorder::transactions`].

@@ -33,6 +33,7 @@ pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassSt
         histogram: h.encode(),
         rows_affected: None,
         rollbacks: None,
+        errors: None,
     }
 }
 

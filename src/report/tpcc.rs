@@ -17,15 +17,15 @@ pub fn text(o: &mut String, t: &TpccRecord) {
     );
     let _ = writeln!(
         o,
-        "  {:<14}{:>9}{:>11}{:>9}{:>9}{:>11}{:>11}{:>11}",
-        "type", "count", "per_min", "share%", "min%", "p90_ms", "limit_ms", "rollbacks"
+        "  {:<14}{:>9}{:>11}{:>9}{:>9}{:>11}{:>11}{:>11}{:>9}",
+        "type", "count", "per_min", "share%", "min%", "p90_ms", "limit_ms", "rollbacks", "errors"
     );
     for ty in &t.types {
         let min = ty.min_share_pct.map_or("-".to_string(), |m| format!("{m:.0}"));
         let _ = writeln!(
             o,
-            "  {:<14}{:>9}{:>11.1}{:>9.2}{:>9}{:>11.1}{:>11.0}{:>11}",
-            ty.spec_name, ty.count, ty.per_minute, ty.share_pct, min, ty.p90_ms, ty.p90_limit_ms, ty.rollbacks
+            "  {:<14}{:>9}{:>11.1}{:>9.2}{:>9}{:>11.1}{:>11.0}{:>11}{:>9}",
+            ty.spec_name, ty.count, ty.per_minute, ty.share_pct, min, ty.p90_ms, ty.p90_limit_ms, ty.rollbacks, ty.errors
         );
     }
     let below = t.below_minimum();

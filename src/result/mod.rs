@@ -75,13 +75,11 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
     let programs = &plan.workload.program().transactions;
     let transactions = totals
         .transactions()
-        .zip(totals.rollbacks())
-        .map(|((name, h), rolled_back)| {
+        .zip(totals.rollbacks().zip(totals.failures()))
+        .map(|((name, h), (rolled_back, failed))| {
             let may = programs.iter().any(|t| t.name == name && t.may_roll_back());
-            (
-                name.to_string(),
-                crate::model::ClassStats { rollbacks: may.then_some(rolled_back), ..class_stats(h, secs, extra) },
-            )
+            let stats = class_stats(h, secs, extra);
+            (name.to_string(), crate::model::ClassStats { rollbacks: may.then_some(rolled_back), errors: Some(failed), ..stats })
         })
         .collect();
     let events = totals.events.count();

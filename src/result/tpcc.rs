@@ -25,6 +25,7 @@ pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
             count,
             per_minute: per_minute(count),
             rollbacks: s.and_then(|s| s.rollbacks).unwrap_or(0),
+            errors: s.and_then(|s| s.errors).unwrap_or(0),
             share_pct: 100.0 * count as f64 / total.max(1) as f64,
             min_share_pct: min_share,
             p90_ms: s.and_then(p90_ms).unwrap_or(0.0),

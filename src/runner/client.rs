@@ -105,7 +105,7 @@ async fn run_events<D: Database>(
                     break;
                 }
                 Err(e) if e.connection_lost => {
-                    crate::lock(&rec).error(&e.code.to_string());
+                    crate::lock(&rec).failed(tx, &e.code.to_string());
                     match reconnect(&*db, &spec, &shared, id, &e).await {
                         Some(c) => {
                             client = c;
@@ -115,7 +115,7 @@ async fn run_events<D: Database>(
                     }
                 }
                 Err(e) if spec.retry.retries(&e.code) => {
-                    crate::lock(&rec).error(&e.code.to_string());
+                    crate::lock(&rec).failed(tx, &e.code.to_string());
                     if spec.in_transaction(tx) {
                         // Ends the failed transaction; a failure here surfaces on the retry.
                         let _ = client.conn.simple("ROLLBACK").await;

@@ -43,6 +43,7 @@ fn class_stats(base_us: f64, count: u64, rng: &mut Lcg) -> ClassStats {
         histogram: h.encode(),
         rows_affected: None,
         rollbacks: None,
+        errors: None,
     }
 }
 

@@ -25,6 +25,7 @@ pub fn section(t: &TpccRecord) -> String {
                 mark(Cell::num(format!("{:.1}", ty.p90_ms)), over),
                 Cell::num(format!("{:.0}", ty.p90_limit_ms)),
                 Cell::num(ty.rollbacks.to_string()),
+                Cell::num(ty.errors.to_string()),
             ]
         })
         .collect();
@@ -46,6 +47,6 @@ pub fn section(t: &TpccRecord) -> String {
         t.warehouses,
         t.terminals,
         t.measured_minutes,
-        table(&["type", "count", "per minute", "share %", "minimum %", "p90 ms", "limit ms", "rollbacks"], rows, "num")
+        table(&["type", "count", "per minute", "share %", "minimum %", "p90 ms", "limit ms", "rollbacks", "retried errors"], rows, "num")
     )
 }
