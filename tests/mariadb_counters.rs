@@ -64,7 +64,8 @@ fn counters_leave_out_the_warmup(db: &TestDb) {
 }
 
 /// Every recipe on one connection: the server's own counters, read by fairbench around the
-/// measured phase, count every statement once per transaction of its kind.
+/// measured phase, count every statement as many times as the client ran it, a COMMIT per
+/// committed transaction and a ROLLBACK per intended rollback.
 fn recipes_count_as_declared(db: &TestDb) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/recipes");
     let recipes = fairbench::workload::recipes::RECIPES;
@@ -75,16 +76,23 @@ fn recipes_count_as_declared(db: &TestDb) {
         assert_eq!(doc["errors"]["total"], 0, "{name}");
         let workload = &doc["conditions"]["workload"];
         let mut expected: std::collections::BTreeMap<String, i64> = Default::default();
+        let count = |name: &str| doc["statements"][name]["count"].as_i64().unwrap_or(0);
         for (tx, record) in workload["transactions"].as_object().unwrap() {
             let n = doc["transactions"][tx]["count"].as_i64().unwrap();
+            let rollbacks = doc["transactions"][tx]["rollbacks"].as_i64().unwrap_or(0);
             if record["begin"] == true {
                 *expected.entry("Com_begin".into()).or_default() += n;
-                *expected.entry("Com_commit".into()).or_default() += n;
+                *expected.entry("Com_commit".into()).or_default() += n - rollbacks;
+                *expected.entry("Com_rollback".into()).or_default() += rollbacks;
+                assert_eq!(count(&format!("{tx}.commit")), n - rollbacks, "{name}: {tx}");
             }
+            // Each statement as many times as the client counted it (a repeated one, or one
+            // after an intended rollback's point, differs from the transactions).
             for s in record["statements"].as_array().unwrap() {
-                let sql = workload["statements_sql"][s.as_str().unwrap()].as_str().unwrap();
+                let s = s.as_str().unwrap();
+                let sql = workload["statements_sql"][s].as_str().unwrap();
                 let verb = sql.split_whitespace().next().unwrap().to_ascii_lowercase();
-                *expected.entry(format!("Com_{verb}")).or_default() += n;
+                *expected.entry(format!("Com_{verb}")).or_default() += count(s);
             }
         }
         // The audit's own check of the same counters finds nothing either.
@@ -94,7 +102,7 @@ fn recipes_count_as_declared(db: &TestDb) {
             .iter()
             .find(|f| f["id"] == "mix-mismatch" && f["title"].as_str().unwrap().starts_with("the server counted"));
         assert!(mix.is_none(), "{name}: {mix:?}");
-        for counter in ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit"] {
+        for counter in ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit", "Com_rollback"] {
             let own = doc["conditions"]["server"]["status_delta"][counter].as_i64().unwrap_or(0);
             assert_eq!(own, expected.get(counter).copied().unwrap_or(0), "{name}: {counter}");
         }
