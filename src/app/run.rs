@@ -115,6 +115,7 @@ impl<D: Database> Session<D> {
             db.create_if_missing()?;
         }
         let before = check_dataset(db.clone(), args, &plan, target, bench)?;
+        check_before_run(&*db, &plan, target)?;
         // The OS page cache holds data only on the server's own host: known when that is this one.
         let os_available = before.server.same_host_as_client.then(conditions::host::available_memory_bytes).flatten();
         let data_caches = db.data_caches(&before.server.variables, os_available);
@@ -287,6 +288,22 @@ fn measure<D: Database>(
     }
     let outcome = runner::run(db, plan, &mut collector)?;
     Ok((outcome, collector.finish()))
+}
+
+/// A workload file's `before_run` checks: one that fails refuses the run, naming it.
+fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &TargetUrl) -> Result<(), Error> {
+    let WorkloadPlan::File(f) = &plan.workload else { return Ok(()) };
+    let results = runner::checks::run(db, &f.program.run_checks, plan.admin_timeout);
+    match results.iter().find(|c| !c.passed) {
+        None => Ok(()),
+        Some(c) => Err(PrepareError::Refused(format!(
+            "check {:?} fails before the run ({}): the tables do not fit this run's parameters; prepare them with the same --set, `{}`",
+            c.name,
+            c.error.clone().unwrap_or_else(|| format!("returned {}", c.value.as_deref().unwrap_or("nothing"))),
+            hints::prepare(&plan.workload, target, true)
+        ))
+        .into()),
+    }
 }
 
 /// The tables exist (bench prepares them when all are missing) and may be written; then

@@ -339,6 +339,10 @@ pub struct CheckSpec {
     /// Also run after prepare loads the tables (a check of the initial population).
     #[serde(default)]
     pub after_prepare: bool,
+    /// Also run before each run measures: a check that fails refuses the run (tables
+    /// prepared with other parameters than the run's).
+    #[serde(default)]
+    pub before_run: bool,
     /// A query whose first column of its first row must be true (1, `t`, `true`).
     pub sql: Option<Spanned<String>>,
     pub mysql: Option<Spanned<String>>,

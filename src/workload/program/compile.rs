@@ -86,13 +86,16 @@ pub fn compile(
     let deck = deck(&mut c.e, spec, &transactions);
     c.check_offsets(spec);
     c.check_transactions(spec, &transactions);
-    let (mut checks, mut prepare_checks) = (Vec::new(), Vec::new());
+    let (mut checks, mut prepare_checks, mut run_checks) = (Vec::new(), Vec::new(), Vec::new());
     for check in &spec.checks {
         match check.sql_for(dialect) {
             Some(sql) => {
                 let compiled = (check.name.get_ref().clone(), c.substitute(sql));
                 if check.after_prepare {
                     prepare_checks.push(compiled.clone());
+                }
+                if check.before_run {
+                    run_checks.push(compiled.clone());
                 }
                 checks.push(compiled);
             }
@@ -115,6 +118,7 @@ pub fn compile(
         transactions,
         checks,
         prepare_checks,
+        run_checks,
         follows: spec.workload.follows.as_ref().map(|f| f.get_ref().clone()),
         deck,
     })

@@ -31,6 +31,8 @@ pub struct Program {
     pub checks: Vec<(String, String)>,
     /// The checks that also hold right after prepare.
     pub prepare_checks: Vec<(String, String)>,
+    /// The checks that must hold before a run measures (the tables fit the parameters).
+    pub run_checks: Vec<(String, String)>,
     /// The benchmark whose rules the audit applies (`tpc-c`), if the file says so.
     pub follows: Option<String>,
     /// Transactions dealt from a shuffled deck of `weight` cards each (`pick = "deck"`).
