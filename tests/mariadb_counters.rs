@@ -102,7 +102,9 @@ fn recipes_count_as_declared(db: &TestDb) {
             .iter()
             .find(|f| f["id"] == "mix-mismatch" && f["title"].as_str().unwrap().starts_with("the server counted"));
         assert!(mix.is_none(), "{name}: {mix:?}");
-        for counter in ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit", "Com_rollback"] {
+        for counter in
+            ["Com_select", "Com_insert", "Com_update", "Com_delete", "Com_begin", "Com_commit", "Com_rollback"]
+        {
             let own = doc["conditions"]["server"]["status_delta"][counter].as_i64().unwrap_or(0);
             assert_eq!(own, expected.get(counter).copied().unwrap_or(0), "{name}: {counter}");
         }

@@ -51,7 +51,8 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     for (table, rows) in cardinalities(2) {
         assert_eq!(db.count(table), rows, "{table}");
     }
-    let names = db.count_sql("SELECT COUNT(DISTINCT c_last) FROM customer WHERE c_w_id = 2 AND c_d_id = 7 AND c_id <= 1000");
+    let names =
+        db.count_sql("SELECT COUNT(DISTINCT c_last) FROM customer WHERE c_w_id = 2 AND c_d_id = 7 AND c_id <= 1000");
     assert_eq!(names, 1000, "customers 1..1000 of a district take every last name once");
     assert_eq!(db.count_sql("SELECT COUNT(*) FROM customer WHERE c_id = 1 AND c_last <> 'BARBARBAR'"), 0);
     let bad = db.count_sql("SELECT COUNT(*) FROM customer WHERE c_credit = 'BC'");
@@ -101,18 +102,24 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
 }
 
+/// One warehouse prepared (its cardinalities exact), a run of 4 terminals, its checks passed.
+fn one_warehouse_run(kind: Kind, events: &str) -> (TestDb, Value) {
+    let db = TestDb::new(kind);
+    let set = prepare(&db, 1);
+    for (table, rows) in cardinalities(1) {
+        assert_eq!(db.count(table), rows, "{kind:?} {table}");
+    }
+    let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", events]);
+    assert_checks_passed(&doc, kind);
+    (db, doc)
+}
+
 /// MariaDB, 1 warehouse, 4 terminals: the checks hold after the run, and the server counted
 /// what the result says: a COMMIT per completed transaction but the intended rollbacks, a
 /// ROLLBACK for each of those and each retried deadlock.
 #[test]
 fn mariadb_one_warehouse_checks_and_counters() {
-    let db = TestDb::new(Kind::Mysql);
-    let set = prepare(&db, 1);
-    for (table, rows) in cardinalities(1) {
-        assert_eq!(db.count(table), rows, "{table}");
-    }
-    let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", "--events=2000"]);
-    assert_checks_passed(&doc, Kind::Mysql);
+    let (db, doc) = one_warehouse_run(Kind::Mysql, "--events=2000");
     let delta = &doc["conditions"]["server"]["status_delta"];
     let types = doc["tpcc"]["types"].as_array().unwrap();
     let completed: u64 = types.iter().map(|t| t["count"].as_u64().unwrap()).sum();
@@ -132,13 +139,7 @@ fn mariadb_one_warehouse_checks_and_counters() {
 /// the result counts as committed are the orders the tables gained.
 #[test]
 fn postgres_one_warehouse_checks_and_orders() {
-    let db = TestDb::new(Kind::Postgres);
-    let set = prepare(&db, 1);
-    for (table, rows) in cardinalities(1) {
-        assert_eq!(db.count(table), rows, "{table}");
-    }
-    let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", "--events=1500"]);
-    assert_checks_passed(&doc, Kind::Postgres);
+    let (db, doc) = one_warehouse_run(Kind::Postgres, "--events=1500");
     let new_order = &doc["tpcc"]["types"][0];
     let committed = new_order["count"].as_i64().unwrap() - new_order["rollbacks"].as_i64().unwrap();
     assert_eq!(db.count("orders"), 30_000 + committed);

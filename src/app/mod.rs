@@ -271,12 +271,8 @@ fn do_prepare<D: Database>(
 fn prepared_checks<D: Database>(db: &D, checks: &[(String, String)]) -> Result<(), Error> {
     let results = crate::runner::checks::run(db, checks, std::time::Duration::from_secs(600));
     for c in &results {
-        let outcome = match (&c.error, c.passed) {
-            (Some(e), _) => format!("FAILED ({e})"),
-            (None, true) => "passed".into(),
-            (None, false) => format!("FAILED (got {})", c.value.as_deref().unwrap_or("nothing")),
-        };
-        say(format_args!("check {}: {outcome}", c.name));
+        let verdict = if c.passed { "passed" } else { "FAILED" };
+        say(format_args!("check {}: {verdict} ({})", c.name, c.detail()));
     }
     match results.iter().filter(|c| !c.passed).count() {
         0 => Ok(()),

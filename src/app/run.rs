@@ -299,7 +299,7 @@ fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &TargetUrl) -> 
         Some(c) => Err(PrepareError::Refused(format!(
             "check {:?} fails before the run ({}): the tables do not fit this run's parameters; prepare them with the same --set, `{}`",
             c.name,
-            c.error.clone().unwrap_or_else(|| format!("returned {}", c.value.as_deref().unwrap_or("nothing"))),
+            c.detail(),
             hints::prepare(&plan.workload, target, true)
         ))
         .into()),

@@ -206,7 +206,11 @@ fn tpcc_rules_read_the_figures() {
     let ids = |t: TpccRecord| {
         let mut d = clean(loopback_run());
         d.tpcc = Some(t);
-        super::audit(&d).into_iter().filter(|f| f.id.starts_with("tpcc-")).map(|f| (f.id, f.severity)).collect::<Vec<_>>()
+        super::audit(&d)
+            .into_iter()
+            .filter(|f| f.id.starts_with("tpcc-"))
+            .map(|f| (f.id, f.severity))
+            .collect::<Vec<_>>()
     };
     assert!(ids(good.clone()).is_empty(), "{:?}", ids(good.clone()));
     let bad = TpccRecord {

@@ -147,6 +147,17 @@ pub struct CheckRecord {
     pub error: Option<String>,
 }
 
+impl CheckRecord {
+    /// What it read, or why it could not run: `returned 0`, `could not run: ...`.
+    pub fn detail(&self) -> String {
+        match (&self.error, &self.value) {
+            (Some(e), _) => format!("could not run: {e}"),
+            (None, Some(v)) => format!("returned {v}"),
+            (None, None) => "returned nothing".into(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct TargetRecord {
     /// The URL with the password replaced by `***`.

@@ -290,11 +290,6 @@ fn named_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<S
 fn checks(o: &mut String, d: &ResultDocument) {
     for c in &d.checks {
         let verdict = if c.passed { "PASSED" } else { "FAILED" };
-        let detail = match (&c.error, &c.value) {
-            (Some(e), _) => format!("could not run: {e}"),
-            (None, Some(v)) => format!("returned {v}"),
-            (None, None) => String::new(),
-        };
-        let _ = writeln!(o, "check {verdict}: {} ({detail})", c.name);
+        let _ = writeln!(o, "check {verdict}: {} ({})", c.name, c.detail());
     }
 }

@@ -25,7 +25,15 @@ pub fn text(o: &mut String, t: &TpccRecord) {
         let _ = writeln!(
             o,
             "  {:<14}{:>9}{:>11.1}{:>9.2}{:>9}{:>11.1}{:>11.0}{:>11}{:>9}",
-            ty.spec_name, ty.count, ty.per_minute, ty.share_pct, min, ty.p90_ms, ty.p90_limit_ms, ty.rollbacks, ty.errors
+            ty.spec_name,
+            ty.count,
+            ty.per_minute,
+            ty.share_pct,
+            min,
+            ty.p90_ms,
+            ty.p90_limit_ms,
+            ty.rollbacks,
+            ty.errors
         );
     }
     let below = t.below_minimum();

@@ -3,8 +3,8 @@
 
 mod client_cost;
 mod repeats;
-pub mod tpcc;
 pub mod scatter;
+pub mod tpcc;
 mod workload;
 
 pub use repeats::build_repeated;
@@ -79,7 +79,10 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         .map(|((name, h), (rolled_back, failed))| {
             let may = programs.iter().any(|t| t.name == name && t.may_roll_back());
             let stats = class_stats(h, secs, extra);
-            (name.to_string(), crate::model::ClassStats { rollbacks: may.then_some(rolled_back), errors: Some(failed), ..stats })
+            (
+                name.to_string(),
+                crate::model::ClassStats { rollbacks: may.then_some(rolled_back), errors: Some(failed), ..stats },
+            )
         })
         .collect();
     let events = totals.events.count();

@@ -28,7 +28,7 @@ struct Client<C> {
     rng: Rng,
     state: ProgramState,
     /// A deck's cards still to draw (`pick = "deck"`).
-    deck: Vec<usize>,
+    deck: super::program::Deck,
 }
 
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
@@ -180,7 +180,7 @@ async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Clie
     let mut conn = db.connect().await?;
     let mut rng = Rng::for_client(spec.seed, id);
     let state = ProgramState::prepare(db, &mut conn, &spec.events, id, &mut rng).await?;
-    Ok(Client { conn, rng, state, deck: Vec::new() })
+    Ok(Client { conn, rng, state, deck: Default::default() })
 }
 
 /// Tries to reconnect until the timeout; `None` when the run must end.

@@ -14,6 +14,27 @@ use std::time::Duration;
 /// Parameters bound without allocating, up to this many per statement.
 const INLINE_PARAMS: usize = 16;
 
+/// A client's deck (`pick = "deck"`): each transaction `weight` times, shuffled, dealt to
+/// the end before a new deck (TPC-C's clause 5.2.4.2), so every whole deck keeps the mix
+/// exactly.
+#[derive(Debug, Default)]
+pub struct Deck(Vec<usize>);
+
+impl Deck {
+    /// The next card; a new shuffled deck of `weights` when this one is dealt out.
+    pub fn deal(&mut self, weights: impl Iterator<Item = u32>, rng: &mut Rng) -> usize {
+        if self.0.is_empty() {
+            for (tx, weight) in weights.enumerate() {
+                self.0.extend(std::iter::repeat_n(tx, weight as usize));
+            }
+            for i in (1..self.0.len()).rev() {
+                self.0.swap(i, rng.uniform(0, i as u32) as usize);
+            }
+        }
+        self.0.pop().unwrap_or(0)
+    }
+}
+
 /// What every client of a run shares read-only.
 pub struct ProgramSpec {
     pub program: Arc<Program>,
@@ -44,31 +65,16 @@ impl ProgramSpec {
 
     /// A transaction by weight.
     #[inline]
-    pub fn pick(&self, rng: &mut Rng, deck: &mut Vec<usize>) -> usize {
+    pub fn pick(&self, rng: &mut Rng, deck: &mut Deck) -> usize {
         if self.cumulative.len() == 1 {
             return 0;
         }
         if self.program.deck {
-            return self.deal(rng, deck);
+            return deck.deal(self.program.transactions.iter().map(|t| t.weight), rng);
         }
         let total = *self.cumulative.last().unwrap_or(&1);
         let x = rng.next_u64() % total;
         self.cumulative.partition_point(|&c| c <= x)
-    }
-
-    /// The next card of the client's deck: each transaction `weight` times, shuffled, drawn
-    /// to the end before a new deck (TPC-C's clause 5.2.4.2), so every whole deck keeps the
-    /// mix exactly.
-    fn deal(&self, rng: &mut Rng, deck: &mut Vec<usize>) -> usize {
-        if deck.is_empty() {
-            for (tx, t) in self.program.transactions.iter().enumerate() {
-                deck.extend(std::iter::repeat_n(tx, t.weight as usize));
-            }
-            for i in (1..deck.len()).rev() {
-                deck.swap(i, rng.uniform(0, i as u32) as usize);
-            }
-        }
-        deck.pop().unwrap_or(0)
     }
 
     pub fn in_transaction(&self, tx: usize) -> bool {
@@ -395,12 +401,8 @@ mod tests {
     /// A deck deals each transaction `weight` times per whole deck, in a shuffled order.
     #[test]
     fn a_deck_keeps_the_mix_of_every_whole_deck() {
-        let text = "[workload]\nname = \"d\"\npick = \"deck\"\n[[transactions]]\nname = \"a\"\nweight = 10\n  [[transactions.statements]]\n  name = \"s\"\n  sql = \"SELECT 1\"\n[[transactions]]\nname = \"b\"\n  [[transactions.statements]]\n  name = \"s\"\n  sql = \"SELECT 2\"\n";
-        let spec = crate::workload::spec::parse("d.toml", text).unwrap();
-        let p = crate::workload::program::compile(&spec, "d.toml", text, crate::model::Dialect::Sqlite, &[]).unwrap();
-        let spec = ProgramSpec::new(Arc::new(p), DistributionSpec::default(), 1);
-        let (mut rng, mut deck) = (Rng::seeded(3), Vec::new());
-        let dealt: Vec<usize> = (0..110).map(|_| spec.pick(&mut rng, &mut deck)).collect();
+        let (mut rng, mut deck) = (Rng::seeded(3), Deck::default());
+        let dealt: Vec<usize> = (0..110).map(|_| deck.deal([10, 1].into_iter(), &mut rng)).collect();
         for whole in dealt.chunks(11) {
             assert_eq!(whole.iter().filter(|&&t| t == 1).count(), 1, "{whole:?}");
         }

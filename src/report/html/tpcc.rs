@@ -33,9 +33,17 @@ pub fn section(t: &TpccRecord) -> String {
         true => format!("<span class=\"pass\">{}</span>", esc(yes)),
         false => format!("<span class=\"fail\">{}</span>", esc(&no)),
     };
-    let mix = verdict(t.mix_ok, "every type at or above its minimum share (clause 5.2.3)", format!("below the minimum shares of clause 5.2.3: {}", t.below_minimum().join(", ")));
+    let mix = verdict(
+        t.mix_ok,
+        "every type at or above its minimum share (clause 5.2.3)",
+        format!("below the minimum shares of clause 5.2.3: {}", t.below_minimum().join(", ")),
+    );
     let times = match t.response_times_ok {
-        Some(ok) => verdict(ok, "every 90th percentile within the limits of clause 5.2.5.4", format!("over the limits of clause 5.2.5.4: {}", t.over_limits().join(", "))),
+        Some(ok) => verdict(
+            ok,
+            "every 90th percentile within the limits of clause 5.2.5.4",
+            format!("over the limits of clause 5.2.5.4: {}", t.over_limits().join(", ")),
+        ),
         None => "not checked (the limits of clause 5.2.5.4 assume spec mode)".into(),
     };
     format!(

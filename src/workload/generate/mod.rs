@@ -319,7 +319,11 @@ impl Setup<'_> {
                         every: every as u64,
                         first: first.first().copied().unwrap_or(1),
                     },
-                    _ => return Err(format!("by_row {values:?}: [count, every] or [count, every, first], both at least 1")),
+                    _ => {
+                        return Err(format!(
+                            "by_row {values:?}: [count, every] or [count, every, first], both at least 1"
+                        ))
+                    }
                 }
             }
             Generator::FirstRows { first, every, then, rest } => Kind::FirstRows {

@@ -8,63 +8,63 @@ use crate::random::Rng;
 /// The draws of TPC-C's population and of the generators made of others: text into `buf`.
 pub(super) fn population<'a>(kind: &'a mut Kind, buf: &'a mut String, rng: &mut Rng, at: Context) -> Drawn<'a> {
     match kind {
-            Kind::Shuffled { count, every, seed, run } => {
-                let step = at.row.saturating_sub(1) / *every;
-                let (number, i) = (step / *count, step % *count);
-                let (a, b) = match *run {
-                    Some((n, a, b)) if n == number => (a, b),
-                    _ => {
-                        let (a, b) = shuffle_of(*seed, number, *count);
-                        *run = Some((number, a, b));
-                        (a, b)
-                    }
-                };
-                Drawn::Int(((a as u128 * i as u128 + b as u128) % *count as u128) as i64 + 1)
-            }
-            Kind::FirstRows { first, every, then, rest } => {
-                if at.row.saturating_sub(1) % *every < *first {
-                    then.draw(rng, at)
-                } else {
-                    rest.draw(rng, at)
+        Kind::Shuffled { count, every, seed, run } => {
+            let step = at.row.saturating_sub(1) / *every;
+            let (number, i) = (step / *count, step % *count);
+            let (a, b) = match *run {
+                Some((n, a, b)) if n == number => (a, b),
+                _ => {
+                    let (a, b) = shuffle_of(*seed, number, *count);
+                    *run = Some((number, a, b));
+                    (a, b)
                 }
+            };
+            Drawn::Int(((a as u128 * i as u128 + b as u128) % *count as u128) as i64 + 1)
+        }
+        Kind::FirstRows { first, every, then, rest } => {
+            if at.row.saturating_sub(1) % *every < *first {
+                then.draw(rng, at)
+            } else {
+                rest.draw(rng, at)
             }
-            Kind::Text { lo, span, word } => {
-                buf.clear();
-                let len = *lo + rng.uniform(0, *span);
-                let at_char = rng.uniform(0, len - word.chars().count() as u32) as usize;
-                for i in 0..len as usize {
-                    if i == at_char && !word.is_empty() {
-                        buf.push_str(word);
-                    }
-                    if i >= at_char && i < at_char + word.chars().count() {
-                        continue;
-                    }
-                    buf.push(ALNUM[rng.uniform(0, 61) as usize] as char);
+        }
+        Kind::Text { lo, span, word } => {
+            buf.clear();
+            let len = *lo + rng.uniform(0, *span);
+            let at_char = rng.uniform(0, len - word.chars().count() as u32) as usize;
+            for i in 0..len as usize {
+                if i == at_char && !word.is_empty() {
+                    buf.push_str(word);
                 }
-                Drawn::Text(buf)
-            }
-            Kind::Choose(sums, draws) => {
-                let total = sums.last().copied().unwrap_or(1);
-                let pick = rng.uniform(1, total.min(u32::MAX as u64) as u32) as u64;
-                let i = sums.partition_point(|&s| s < pick).min(draws.len() - 1);
-                draws[i].draw(rng, at)
-            }
-            Kind::Syllables(inner) => {
-                let n = match inner.draw(rng, at) {
-                    Drawn::Int(i) => i.rem_euclid(1000) as usize,
-                    _ => 0,
-                };
-                buf.clear();
-                for digit in [n / 100, n / 10 % 10, n % 10] {
-                    buf.push_str(SYLLABLES[digit]);
+                if i >= at_char && i < at_char + word.chars().count() {
+                    continue;
                 }
-                Drawn::Text(buf)
+                buf.push(ALNUM[rng.uniform(0, 61) as usize] as char);
             }
-            Kind::Decimal { lo, span, places } => {
-                buf.clear();
-                write_decimal(*lo + rng.uniform(0, *span) as i64, *places, buf);
-                Drawn::Text(buf)
+            Drawn::Text(buf)
+        }
+        Kind::Choose(sums, draws) => {
+            let total = sums.last().copied().unwrap_or(1);
+            let pick = rng.uniform(1, total.min(u32::MAX as u64) as u32) as u64;
+            let i = sums.partition_point(|&s| s < pick).min(draws.len() - 1);
+            draws[i].draw(rng, at)
+        }
+        Kind::Syllables(inner) => {
+            let n = match inner.draw(rng, at) {
+                Drawn::Int(i) => i.rem_euclid(1000) as usize,
+                _ => 0,
+            };
+            buf.clear();
+            for digit in [n / 100, n / 10 % 10, n % 10] {
+                buf.push_str(SYLLABLES[digit]);
             }
+            Drawn::Text(buf)
+        }
+        Kind::Decimal { lo, span, places } => {
+            buf.clear();
+            write_decimal(*lo + rng.uniform(0, *span) as i64, *places, buf);
+            Drawn::Text(buf)
+        }
         _ => Drawn::Null,
     }
 }
@@ -83,7 +83,9 @@ pub fn decimal_range(lo: &str, hi: &str) -> Result<(i64, u32, u32), String> {
         let v: i64 = digits.parse().ok()?;
         Some(if negative { -v } else { v })
     };
-    let bad = || format!("decimal [{lo:?}, {hi:?}]: write both bounds as decimals (\"0.0000\", \"100.00\"), the first no more than the second, at most 2^32 steps apart");
+    let bad = || {
+        format!("decimal [{lo:?}, {hi:?}]: write both bounds as decimals (\"0.0000\", \"100.00\"), the first no more than the second, at most 2^32 steps apart")
+    };
     let (l, h) = (scaled(lo).ok_or_else(bad)?, scaled(hi).ok_or_else(bad)?);
     let span = h.checked_sub(l).filter(|s| (0..u32::MAX as i64).contains(s)).ok_or_else(bad)?;
     Ok((l, span as u32, p))

@@ -100,8 +100,7 @@ fn sequences_rows_clients_patterns_and_constants() {
     assert_eq!(ints(Generator::ClientId, 2), [3, 3]);
     assert_eq!(ints(Generator::Const(Scalar::Int(9)), 1), [9]);
     let p = program();
-    let mut d =
-        Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default(), None, 1).unwrap();
+    let mut d = Draw::new(&Generator::Pattern("##-@@ x".into()), &p, &DistributionSpec::default(), None, 1).unwrap();
     let mut rng = Rng::seeded(1);
     let Drawn::Text(t) = d.draw(&mut rng, Context::default()) else { panic!() };
     let b = t.as_bytes();
@@ -137,8 +136,7 @@ fn by_client_binds_each_client_to_its_part() {
         let g = Generator::ByClient([Number::Int(count), Number::Int(every)]);
         int_at(&p, &g, Context { client, row: 0, repetition: 1 })
     };
-    let pairs: std::collections::BTreeSet<(i64, i64)> =
-        (0..20).map(|c| (bound(2, 1, c), bound(10, 2, c))).collect();
+    let pairs: std::collections::BTreeSet<(i64, i64)> = (0..20).map(|c| (bound(2, 1, c), bound(10, 2, c))).collect();
     assert_eq!(pairs.len(), 20);
     assert!(pairs.iter().all(|&(w, d)| (1..=2).contains(&w) && (1..=10).contains(&d)));
     assert_eq!((bound(2, 1, 20), bound(10, 2, 20)), (1, 1));

@@ -224,9 +224,15 @@ fn nested(e: &mut Errors, names: &Names, g: &Spanned<Generator>, column: bool, r
     };
     match resolved {
         Generator::FirstRows { first, every, then, rest } => {
-            let (f, ev) = (number(e, params, g.span(), first, "first_rows"), number(e, params, g.span(), every, "first_rows"));
+            let (f, ev) =
+                (number(e, params, g.span(), first, "first_rows"), number(e, params, g.span(), every, "first_rows"));
             if ev < 1 || !(0..=ev).contains(&f) {
-                e.at(g, format!("first_rows: first {f} of every {ev} rows: every must be at least 1, first from 0 to every"));
+                e.at(
+                    g,
+                    format!(
+                        "first_rows: first {f} of every {ev} rows: every must be at least 1, first from 0 to every"
+                    ),
+                );
             }
             (*first, *every) = (Number::Int(f), Number::Int(ev));
             part(e, then);
@@ -299,7 +305,9 @@ fn integer_arguments(
                 _ => 0,
             };
             (lo < word.max(0) || lo > hi || hi > 1_000_000).then(|| {
-                format!("text length [{lo}, {hi}]: from {word} to 1000000 characters, the first no more than the second")
+                format!(
+                    "text length [{lo}, {hi}]: from {word} to 1000000 characters, the first no more than the second"
+                )
             })
         }
         Generator::Nurand(abc) => {

@@ -364,7 +364,10 @@ name = "other"
     assert!(p.deck);
     let errors = |t: String| compiled("o.toml", &t, Dialect::Sqlite).err().unwrap_or_default();
     let e = errors(text.replace("repeat = \":lines\"", "repeat = \":nope\""));
-    assert!(e.iter().any(|e| e.starts_with("o.toml:20:") && e.contains("repeat :nope, which is not known here")), "{e:?}");
+    assert!(
+        e.iter().any(|e| e.starts_with("o.toml:20:") && e.contains("repeat :nope, which is not known here")),
+        "{e:?}"
+    );
     let e = errors(text.replace("waits = 1", "waits = \"x\""));
     assert!(e.iter().any(|e| e.contains("parameter waits is x, not an integer")), "{e:?}");
     let e = errors(text.replace("\"{warehouses} * 10\"", "\"{warehouses} * ten\""));
@@ -395,14 +398,24 @@ params = { v = PARAM }
   sql = "SELECT :v"
 "#;
     let errors = |column: &str, param: &str| {
-        compiled("p.toml", &base.replace("GEN", column).replace("PARAM", param), Dialect::Sqlite).err().unwrap_or_default()
+        compiled("p.toml", &base.replace("GEN", column).replace("PARAM", param), Dialect::Sqlite)
+            .err()
+            .unwrap_or_default()
     };
     let fine = r#"{ choose = [[1, { decimal = ["0.01", "9.99"] }], [3, { text_with = ["AB", [2, 9]] }]] }"#;
     assert!(errors("{ shuffled = [10, 1] }", fine).is_empty());
     let cases = [
         ("\"row\"", "{ shuffled = [10, 1] }", "by_row and shuffled number the rows of a table"),
-        ("\"row\"", "{ first_rows = { first = 1, every = 2, then = \"null\", rest = \"null\" } }", "first_rows picks by the row loaded"),
-        ("{ first_rows = { first = 3, every = 2, then = \"null\", rest = \"null\" } }", "{ const = 1 }", "first from 0 to every"),
+        (
+            "\"row\"",
+            "{ first_rows = { first = 1, every = 2, then = \"null\", rest = \"null\" } }",
+            "first_rows picks by the row loaded",
+        ),
+        (
+            "{ first_rows = { first = 3, every = 2, then = \"null\", rest = \"null\" } }",
+            "{ const = 1 }",
+            "first from 0 to every",
+        ),
         ("{ by_row = [1, 2, 3, 4] }", "{ const = 1 }", "by_row takes [count, every] or [count, every, first]"),
         ("\"row\"", "{ text_with = [\"ORIGINAL\", [4, 9]] }", "text length [4, 9]: from 8"),
         ("\"row\"", "{ decimal = [\"1.5\", \"a\"] }", "write both bounds as decimals"),
@@ -413,11 +426,17 @@ params = { v = PARAM }
         let e = errors(column, param);
         assert!(e.iter().any(|e| e.contains(expected)), "{column} / {param}: {e:?}");
     }
-    let tpcc = base.replace("GEN", "\"row\"").replace("PARAM", "{ const = 1 }").replace("name = \"p\"", "name = \"p\"\nfollows = \"tpc-c\"");
+    let tpcc = base
+        .replace("GEN", "\"row\"")
+        .replace("PARAM", "{ const = 1 }")
+        .replace("name = \"p\"", "name = \"p\"\nfollows = \"tpc-c\"");
     let e = compiled("p.toml", &tpcc, Dialect::Sqlite).err().unwrap_or_default();
     assert!(e.iter().any(|e| e.starts_with("p.toml:4:") && e.contains("needs a transaction named new_order")), "{e:?}");
     assert!(e.iter().any(|e| e.contains("needs an integer parameter `warehouses`")), "{e:?}");
     let other = tpcc.replace("tpc-c", "tpc-e");
     let e = compiled("p.toml", &other, Dialect::Sqlite).err().unwrap_or_default();
-    assert!(e.iter().any(|e| e.contains("follows \"tpc-e\": the benchmarks whose rules fairbench applies are: tpc-c")), "{e:?}");
+    assert!(
+        e.iter().any(|e| e.contains("follows \"tpc-e\": the benchmarks whose rules fairbench applies are: tpc-c")),
+        "{e:?}"
+    );
 }
