@@ -86,22 +86,7 @@ pub fn compile(
     let deck = deck(&mut c.e, spec, &transactions);
     c.check_offsets(spec);
     c.check_transactions(spec, &transactions);
-    let (mut checks, mut prepare_checks, mut run_checks) = (Vec::new(), Vec::new(), Vec::new());
-    for check in &spec.checks {
-        match check.sql_for(dialect) {
-            Some(sql) => {
-                let compiled = (check.name.get_ref().clone(), c.substitute(sql));
-                if check.after_prepare {
-                    prepare_checks.push(compiled.clone());
-                }
-                if check.before_run {
-                    run_checks.push(compiled.clone());
-                }
-                checks.push(compiled);
-            }
-            None => c.e.at(&check.name, format!("check {} has no SQL for {}", check.name.get_ref(), dialect.name())),
-        }
-    }
+    let [checks, prepare_checks, run_checks] = c.checks(spec, dialect);
     let Compiler { e, params, slots, .. } = c;
     if !e.list.is_empty() {
         return Err(e.list);
@@ -221,6 +206,26 @@ impl Compiler<'_> {
 
     pub(super) fn number(&mut self, span: std::ops::Range<usize>, n: &Number, what: &str) -> i64 {
         number(&mut self.e, &self.params, span, n, what)
+    }
+
+    /// The checks: all of them (after each run), those also after prepare, those also
+    /// before each run.
+    fn checks(&mut self, spec: &Spec, dialect: Dialect) -> [Vec<(String, String)>; 3] {
+        let mut lists: [Vec<(String, String)>; 3] = Default::default();
+        for check in &spec.checks {
+            let Some(sql) = check.sql_for(dialect) else {
+                let name = check.name.get_ref();
+                self.e.at(&check.name, format!("check {name} has no SQL for {}", dialect.name()));
+                continue;
+            };
+            let compiled = (check.name.get_ref().clone(), self.substitute(sql));
+            for (list, wanted) in lists.iter_mut().zip([true, check.after_prepare, check.before_run]) {
+                if wanted {
+                    list.push(compiled.clone());
+                }
+            }
+        }
+        lists
     }
 
     pub(super) fn substitute(&mut self, sql: &Spanned<String>) -> String {
