@@ -20,6 +20,8 @@
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
+//! - [`probe`] -> db, model, recorder, runner, stats. High-availability probes: a writer through a
+//!   failover (every attempt recorded) and replica lag from heartbeats.
 //! - [`result`] -> collector, model, plan, recorder, runner, stats, workload. Builds the
 //!   document (and the figures some workloads report: TPC-C-like tpmC from histograms).
 //! - [`recover`] -> collector, model, recorder, result, stats, timeline. A result rebuilt
@@ -43,6 +45,7 @@ pub mod metrics;
 pub mod model;
 pub mod plan;
 pub mod prepare;
+pub mod probe;
 pub mod random;
 pub mod recorder;
 pub mod recover;

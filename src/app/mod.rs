@@ -6,6 +6,7 @@ mod check;
 mod compare;
 mod hints;
 mod live;
+mod probe;
 mod recover;
 mod report;
 mod rerun;
@@ -99,6 +100,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Recover(args) => recover::recover_cmd(&args),
         Command::Rerun(args) => rerun::rerun_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
+        Command::Probe(args) => probe::probe_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
             Ok(ExitCode::SUCCESS)

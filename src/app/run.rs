@@ -508,7 +508,11 @@ fn free_bytes(dir: &std::path::Path) -> Option<u64> {
 
 /// Saved before printing: whatever happens next, the measurements are on disk. If `--out`
 /// fails now (disk full, directory gone), the result goes to a fallback file.
-fn save_and_print(doc: &ResultDocument, out_path: &std::path::Path, args: &RunArgs) -> Result<ExitCode, Error> {
+pub(super) fn save_and_print(
+    doc: &ResultDocument,
+    out_path: &std::path::Path,
+    args: &RunArgs,
+) -> Result<ExitCode, Error> {
     let saved_to = match doc.write(out_path) {
         Ok(()) => out_path.to_path_buf(),
         Err(first) => {

@@ -4,6 +4,7 @@
 mod client;
 mod counters;
 mod dataset;
+mod ha;
 mod rules;
 mod stalls;
 mod tpcc;
@@ -14,7 +15,13 @@ pub use crate::model::{Finding, Severity};
 
 /// Every rule, most severe findings first, each id once.
 pub fn audit(doc: &ResultDocument) -> Vec<Finding> {
-    let mut findings = merge_same_ids(rules::all(doc).into_iter().chain(client::all(doc)).chain(tpcc::all(doc)));
+    let general = match doc.ha.as_ref().is_some_and(|h| h.load.is_none()) {
+        // A probe alone: its writes are a measuring instrument, not a load whose throughput
+        // is the claim, so only the rules about the setup and the run's completeness apply.
+        true => rules::for_probes(doc),
+        false => rules::all(doc).into_iter().chain(client::all(doc)).chain(tpcc::all(doc)).collect(),
+    };
+    let mut findings = merge_same_ids(general.into_iter().chain(ha::all(doc)));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
     findings
 }

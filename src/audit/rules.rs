@@ -31,6 +31,13 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
     rules.iter().flat_map(|rule| rule(d)).collect()
 }
 
+/// The rules that apply to a probe that ran alone: durability is judged per node by the HA
+/// rules, errors are what a failover probe measures.
+pub fn for_probes(d: &ResultDocument) -> Vec<Finding> {
+    let rules: [fn(&ResultDocument) -> Vec<Finding>; 3] = [connections, incomplete_run, not_visible];
+    rules.iter().flat_map(|rule| rule(d)).collect()
+}
+
 pub(super) fn finding(
     id: &str,
     severity: Severity,

@@ -4,6 +4,7 @@
 
 mod ab;
 mod compare;
+mod probe;
 mod report;
 mod results;
 mod sweep;
@@ -12,6 +13,7 @@ mod values;
 
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
+pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon};
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, RecoverArgs, RerunArgs};
 pub use sweep::{Sweep, SweepArgs};
@@ -73,6 +75,9 @@ pub enum Command {
     /// Run what a result ran once more: its command line, seed and workload file, against
     /// the same target (or --target), into a new result to compare with the first.
     Rerun(RerunArgs),
+    /// High-availability probes: `probe failover` (downtime, lost acknowledged writes) and
+    /// `probe lag` (replica lag), alone or beside a workload (docs/ha.md).
+    Probe(ProbeArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.

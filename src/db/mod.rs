@@ -69,6 +69,16 @@ pub struct ServerInfo {
     pub version: String,
 }
 
+/// Expressions a probe's INSERT evaluates on the server.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeSql {
+    /// The server's current time as text, microseconds where it has them.
+    pub now_text: &'static str,
+    /// The id of this session on the server (MySQL's connection id, PostgreSQL's backend
+    /// pid), as an integer; 0 where there is none.
+    pub session_id: &'static str,
+}
+
 /// A table named like the workload's, with the text that carries fairbench's ownership
 /// marker (decided above this layer, in `workload::schema`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +113,9 @@ pub trait Connection: 'static {
     async fn try_exclusive_lock(&mut self) -> Result<bool, DbError>;
     /// Tables in the current database whose name starts with `prefix`.
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError>;
+    /// Every row of an administrative query, each column as text (`None`: NULL). Not for the
+    /// measured path: it allocates per value.
+    async fn text_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError>;
     /// Product and version.
     async fn server_info(&mut self) -> Result<ServerInfo, DbError>;
     /// Server-wide statement counters (MySQL `Com_*`, PostgreSQL `pg_stat_database`), read
@@ -121,6 +134,11 @@ pub trait Connection: 'static {
 /// A database target: where to connect and how.
 pub trait Database: Send + Sync + 'static {
     type Conn: Connection;
+    /// The target `url` names, for generic code that holds several of one kind (a probe's
+    /// targets).
+    fn open(url: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError>
+    where
+        Self: Sized;
     async fn connect(&self) -> Result<Self::Conn, DbError>;
     fn dialect(&self) -> Dialect;
     fn transport(&self) -> Transport;
@@ -176,6 +194,9 @@ pub trait Database: Send + Sync + 'static {
         let _ = t;
         Vec::new()
     }
+    /// SQL for the server's clock as text, as precise as it keeps it (a probe's rows record
+    /// when the server wrote them), and for the session's id on the server.
+    fn clock_sql(&self) -> ProbeSql;
     /// What refreshes the planner's statistics after loading a table, where it is needed.
     fn analyze_sql(&self, table: &str) -> Option<String> {
         let _ = table;

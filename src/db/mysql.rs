@@ -67,6 +67,14 @@ impl MysqlDatabase {
 }
 
 impl Database for MysqlDatabase {
+    fn open(url: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
+        Self::new(url, options)
+    }
+
+    fn clock_sql(&self) -> crate::db::ProbeSql {
+        crate::db::ProbeSql { now_text: "CAST(NOW(6) AS CHAR)", session_id: "CONNECTION_ID()" }
+    }
+
     fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {
         crate::db::facts::mysql::facts(product, variables)
     }
@@ -249,6 +257,10 @@ impl MysqlConnection {
 }
 
 impl Connection for MysqlConnection {
+    async fn text_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        self.rows(sql).await
+    }
+
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
         let Some(text) = self.text.as_mut() else {
             return wire!(&mut self.inner, |w| w.prepare(sql).await, |conn, statements| {

@@ -56,6 +56,15 @@ impl SqliteDatabase {
 }
 
 impl Database for SqliteDatabase {
+    fn open(url: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
+        Self::with_options(url, options)
+    }
+
+    fn clock_sql(&self) -> crate::db::ProbeSql {
+        // An embedded database has no session apart from the process.
+        crate::db::ProbeSql { now_text: "strftime('%Y-%m-%d %H:%M:%f', 'now')", session_id: "0" }
+    }
+
     fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {
         crate::db::facts::sqlite::facts(product, variables)
     }
@@ -256,6 +265,26 @@ fn run_statement(
 }
 
 impl Connection for SqliteConnection {
+    async fn text_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        let mut stmt = self.conn.prepare(sql).map_err(error)?;
+        let n = stmt.column_count();
+        let rows = stmt.query_map([], |r| {
+            (0..n)
+                .map(|i| {
+                    Ok(match r.get::<_, rusqlite::types::Value>(i)? {
+                        rusqlite::types::Value::Null => None,
+                        rusqlite::types::Value::Integer(v) => Some(v.to_string()),
+                        rusqlite::types::Value::Real(v) => Some(v.to_string()),
+                        rusqlite::types::Value::Text(t) => Some(t),
+                        rusqlite::types::Value::Blob(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                    })
+                })
+                .collect::<Result<Vec<_>, rusqlite::Error>>()
+        });
+        let collected: Result<Vec<_>, DbError> = rows.map_err(error)?.map(|r| r.map_err(error)).collect();
+        collected
+    }
+
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
         if self.cached {
             self.conn.prepare_cached(sql).map_err(error)?;

@@ -11,6 +11,7 @@ pub mod error_code;
 pub mod facts;
 pub mod file;
 pub mod finding;
+pub mod ha;
 pub mod kinds;
 pub mod metric;
 pub mod repeat;
@@ -108,6 +109,10 @@ pub struct ResultDocument {
     /// specification); absent for any other workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpcc: Option<tpcc::TpccRecord>,
+    /// A high-availability probe's figures (`fairbench probe failover|lag`): every write
+    /// attempt and outage, lost acknowledged writes, replica lag; absent for other runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ha: Option<ha::HaRecord>,
     /// What the audit found when the result was written (`fairbench audit` recomputes).
     #[serde(default)]
     pub audit: Vec<Finding>,

@@ -3,6 +3,7 @@
 mod compare;
 pub mod csv;
 mod findings;
+mod ha;
 mod headline;
 pub mod html;
 mod interval;

@@ -55,6 +55,9 @@ impl Report for TextReport {
             named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
         }
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);
+        if let Some(h) = &d.ha {
+            super::ha::text(&mut o, h, opts.verbose);
+        }
         checks(&mut o, d);
         client_cost(&mut o, d);
         server_counters(&mut o, d);

@@ -2,6 +2,7 @@
 //! runner reported and what the collector gathered. The document itself is [`crate::model`].
 
 mod client_cost;
+pub mod probe;
 mod repeats;
 pub mod scatter;
 pub mod tpcc;
@@ -120,6 +121,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         repeat_summary: BTreeMap::new(),
         thresholds: Vec::new(),
         tpcc: None,
+        ha: None,
         audit: Vec::new(),
     };
     doc.tpcc = tpcc::figures(&doc);

@@ -12,7 +12,7 @@ pub mod limits;
 mod program;
 mod schedule;
 pub mod signal;
-mod timer;
+pub mod timer;
 
 use crate::db::{Connection as _, Database, DbError};
 use crate::model::{LoopModel, RunStatus};

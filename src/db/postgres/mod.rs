@@ -48,6 +48,14 @@ impl PostgresDatabase {
 }
 
 impl Database for PostgresDatabase {
+    fn open(url: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
+        Self::new(url, options)
+    }
+
+    fn clock_sql(&self) -> crate::db::ProbeSql {
+        crate::db::ProbeSql { now_text: "clock_timestamp()::text", session_id: "pg_backend_pid()" }
+    }
+
     fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {
         crate::db::facts::postgres::facts(product, variables)
     }
@@ -238,6 +246,19 @@ fn drive<F: std::future::Future + 'static>(connection: F) {
 }
 
 impl Connection for PostgresConnection {
+    async fn text_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError> {
+        let messages = self.client.simple_query(sql).await.map_err(|e| error_given(&self.frames, e))?;
+        Ok(messages
+            .iter()
+            .filter_map(|m| match m {
+                tokio_postgres::SimpleQueryMessage::Row(r) => {
+                    Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
         let Some(text) = self.text.as_mut() else {
             let stmt =

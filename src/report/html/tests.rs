@@ -109,6 +109,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
     let host = HostFacts { hostname: "bench-1".into(), cpu_model: "Xeon".into(), cores: 8, ..Default::default() };
     ResultDocument {
         tpcc: None,
+        ha: None,
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
         fairbench_version: "0.1.0".into(),

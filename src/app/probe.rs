@@ -1,0 +1,386 @@
+//! `fairbench probe failover|lag`: the probe runs on a thread of its own; a workload given
+//! with `--with` runs on this one, against the (first) primary, and its result carries the
+//! probe's figures. Without one, the probe's own writes make the result.
+
+use super::run::{default_out, measure_run, save_and_print};
+use super::{connect_options, Error};
+use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, RunArgs, TargetArgs};
+use crate::db::{Connection as _, Database, TargetUrl, UrlError};
+use crate::model::ha::HaRecord;
+use crate::model::{ResultDocument, RunStatus, StatementMode, TargetRecord};
+use crate::plan::ConfigError;
+use crate::probe::{self, failover, lag, Clock, ProbeError};
+use crate::report::Report as _;
+use crate::result::probe::ProbeRun;
+use crate::runner::signal;
+use crate::{audit, with_database};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
+    match &args.probe {
+        Probe::Failover(a) => {
+            let urls = urls(&a.targets, &a.common)?;
+            let options = options(&a.common);
+            with_database!(&urls[0], &options, |db| failover_cmd(db, &urls, a))
+        }
+        Probe::Lag(a) => {
+            let mut all = vec![a.primary.clone()];
+            all.extend(a.replicas.iter().cloned());
+            let urls = urls(&all, &a.common)?;
+            let options = options(&a.common);
+            with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a))
+        }
+    }
+}
+
+impl From<ProbeError> for Error {
+    fn from(e: ProbeError) -> Self {
+        Error::Config(ConfigError(e.to_string()))
+    }
+}
+
+/// Every URL parsed (passwords from --password-file or the environment), all of one kind.
+fn urls(raw: &[String], common: &ProbeCommon) -> Result<Vec<TargetUrl>, Error> {
+    let file = common.password_file.as_deref();
+    let urls = raw
+        .iter()
+        .map(|u| TargetUrl::parse_with_password_file(u, file, |k| std::env::var(k).ok()).map_err(UrlError))
+        .collect::<Result<Vec<_>, _>>()?;
+    if urls.iter().any(|u| u.dialect != urls[0].dialect) {
+        return Err(
+            ConfigError("the probe's URLs must all be of one kind (all mysql:// or all postgres://)".into()).into()
+        );
+    }
+    Ok(urls)
+}
+
+fn options(common: &ProbeCommon) -> crate::db::ConnectOptions {
+    let mut options = connect_options(&TargetArgs {
+        target: String::new(),
+        password_file: None,
+        connect: common.connect.clone(),
+        ps: true,
+    });
+    // A probe must see an outage as it happens, not after the default 10 s.
+    options.connect_timeout = options.connect_timeout.min(common.attempt_timeout);
+    options
+}
+
+/// The other targets, of the same kind as the first.
+fn open_all<D: Database>(first: Arc<D>, urls: &[TargetUrl], common: &ProbeCommon) -> Result<Vec<Arc<D>>, Error> {
+    let options = options(common);
+    let mut dbs = vec![first];
+    for u in &urls[1..] {
+        dbs.push(Arc::new(D::open(u, &options)?));
+    }
+    Ok(dbs)
+}
+
+fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -> Result<ExitCode, Error> {
+    let common = &a.common;
+    let dbs = open_all(db, urls, common)?;
+    let targets = failover::Targets { dbs, urls: urls.iter().map(TargetUrl::redacted).collect() };
+    let rt = crate::local_runtime();
+    let names: Vec<String> = (1..=urls.len()).map(|i| format!("target{i}")).collect();
+    let nodes = rt.block_on(describe_all(&targets.dbs, &names, &targets.urls, common.attempt_timeout));
+    rt.block_on(failover::setup(&targets, common.attempt_timeout))?;
+    let opts = failover::FailoverOptions {
+        rate: common.rate,
+        duration: probe_duration(common),
+        attempt_timeout: common.attempt_timeout,
+        run_id: probe::run_id(),
+    };
+    super::say(format_args!(
+        "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), run id {}",
+        1000.0 / opts.rate,
+        targets.urls.join(", "),
+        opts.run_id
+    ));
+    let clock = Clock::now();
+    let targets = Arc::new(targets);
+    let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
+    let ((attempts, pacer), workload) = alongside(common, &targets.dbs[0], (&urls[0], &a.targets[0]), move |stop| {
+        crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
+    })?;
+    let end_us = clock.elapsed_us();
+    let mut record = failover::record(attempts, &opts, end_us);
+    let survivor = failover::surviving_target(&record.attempts);
+    let verified =
+        rt.block_on(failover::verify(&*targets.dbs[survivor], &targets.urls[survivor], &record.attempts, opts.run_id));
+    match verified {
+        Ok(v) => record.verification = Some(v),
+        Err(e) => eprintln!("warning: the acknowledged writes could not be verified: {e}"),
+    }
+    let own = OwnWrites {
+        statement: "probe.write",
+        sql: failover_sql(&*targets.dbs[0]),
+        latencies: acknowledged_latencies(&record.attempts),
+        errors: record.outcomes.iter().filter(|(k, _)| *k != "acknowledged").map(|(k, v)| (k.clone(), *v)).collect(),
+        started_at: clock.started_at,
+        pacer,
+    };
+    let ha = ha_record("failover", clock, end_us, nodes, common, Some(record), None);
+    finish(ha, workload, common, (&*targets.dbs[0], &urls[0]), own)
+}
+
+fn acknowledged_latencies(attempts: &[crate::model::ha::Attempt]) -> crate::stats::LatencyHistogram {
+    let mut h = crate::stats::LatencyHistogram::new();
+    for a in attempts.iter().filter(|a| a.outcome == crate::model::ha::Outcome::Acknowledged) {
+        h.record_ns(a.took_us * 1000);
+    }
+    h
+}
+
+fn failover_sql<D: Database>(db: &D) -> String {
+    let c = db.clock_sql();
+    format!(
+        "INSERT INTO fairbench_probe (run_id, seq, client_us, server_time, session_id) VALUES (?, ?, ?, {}, {})",
+        c.now_text, c.session_id
+    )
+}
+
+fn lag_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &LagArgs) -> Result<ExitCode, Error> {
+    let common = &a.common;
+    let dbs = open_all(db, urls, common)?;
+    let redacted: Vec<String> = urls.iter().map(TargetUrl::redacted).collect();
+    let names: Vec<String> =
+        std::iter::once("primary".to_string()).chain((1..urls.len()).map(|i| format!("replica{i}"))).collect();
+    let rt = crate::local_runtime();
+    let nodes = rt.block_on(describe_all(&dbs, &names, &redacted, common.attempt_timeout));
+    let replicas: Vec<(Arc<D>, String)> = dbs[1..].iter().cloned().zip(redacted[1..].iter().cloned()).collect();
+    rt.block_on(lag::setup(&*dbs[0], &replicas, common.attempt_timeout))?;
+    let opts = lag::LagOptions {
+        rate: common.rate,
+        duration: probe_duration(common),
+        poll: Duration::from_secs_f64(a.poll_ms / 1000.0),
+        drain: a.drain,
+        timeout: common.attempt_timeout,
+        run_id: probe::run_id(),
+    };
+    super::say(format_args!(
+        "probe lag: a heartbeat every {:.1} ms on {}, each replica read every {} ms, run id {}",
+        1000.0 / opts.rate,
+        redacted[0],
+        a.poll_ms,
+        opts.run_id
+    ));
+    let clock = Clock::now();
+    let (primary, readers, lag_opts) = (dbs[0].clone(), dbs[1..].to_vec(), opts.clone());
+    let ((written, seen), workload) = alongside(common, &dbs[0], (&urls[0], &a.primary), move |stop| {
+        let stop: std::rc::Rc<dyn Fn() -> bool> = std::rc::Rc::new(move || stop());
+        crate::local_runtime().block_on(lag::run(primary, readers, &lag_opts, clock, stop))
+    })?;
+    let end_us = clock.elapsed_us();
+    let replicas = seen
+        .iter()
+        .zip(&redacted[1..])
+        .map(|(s, url)| lag::replica_record(url.clone(), &lag::lags(&written, s), s, &opts))
+        .collect();
+    let record = lag::record(&written, replicas, &opts);
+    let ha = ha_record("lag", clock, end_us, nodes, common, None, Some(record));
+    let own = OwnWrites {
+        statement: "probe.heartbeat",
+        sql: lag::INSERT.into(),
+        latencies: written.latencies,
+        errors: written.errors,
+        started_at: clock.started_at,
+        pacer: written.pacer.unwrap_or_else(|| probe::Pacer::new(1.0, std::time::Instant::now())),
+    };
+    finish(ha, workload, common, (&*dbs[0], &urls[0]), own)
+}
+
+async fn describe_all<D: Database>(
+    dbs: &[Arc<D>],
+    names: &[String],
+    urls: &[String],
+    timeout: Duration,
+) -> Vec<crate::model::ha::NodeRecord> {
+    let mut out = Vec::new();
+    for ((db, name), url) in dbs.iter().zip(names).zip(urls) {
+        out.push(probe::describe(&**db, name, url.clone(), timeout.max(Duration::from_secs(5))).await);
+    }
+    out
+}
+
+/// Without a workload: --time. With one: until the workload ends (a day at most).
+fn probe_duration(common: &ProbeCommon) -> Duration {
+    match common.with {
+        Some(_) => Duration::from_secs(86_400),
+        None => common.time,
+    }
+}
+
+fn ha_record(
+    probe: &str,
+    clock: Clock,
+    end_us: u64,
+    nodes: Vec<crate::model::ha::NodeRecord>,
+    common: &ProbeCommon,
+    failover: Option<crate::model::ha::FailoverRecord>,
+    lag: Option<crate::model::ha::LagRecord>,
+) -> HaRecord {
+    HaRecord {
+        probe: probe.into(),
+        started_at: crate::model::rfc3339(clock.started_at),
+        duration_s: end_us as f64 / 1e6,
+        load: common.with.clone(),
+        nodes,
+        failover,
+        lag,
+    }
+}
+
+/// What the workload beside a probe left: its document and where it goes.
+type Workload = Option<(ResultDocument, std::path::PathBuf, RunArgs)>;
+
+/// Runs `probe` on a thread of its own, and the `--with` workload (if any) on this one
+/// against `db`; the probe is told to stop when the workload ends, on Ctrl-C, or at its
+/// own end.
+fn alongside<D: Database, T: Send + 'static>(
+    common: &ProbeCommon,
+    db: &Arc<D>,
+    (url, raw_url): (&TargetUrl, &str),
+    probe: impl FnOnce(Arc<dyn Fn() -> bool + Send + Sync>) -> T + Send + 'static,
+) -> Result<(T, Workload), Error> {
+    let workload_args = common.with.as_deref().map(|w| workload_args(w, common, raw_url)).transpose()?;
+    signal::install();
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    let stop: Arc<dyn Fn() -> bool + Send + Sync> =
+        Arc::new(move || flag.load(Ordering::SeqCst) || signal::interrupted());
+    let thread = std::thread::Builder::new()
+        .name("fairbench-probe".into())
+        .spawn(move || probe(stop))
+        .map_err(|e| ConfigError(format!("cannot start the probe's thread: {e}")))?;
+    let workload = workload_args.map(|args| {
+        let job = super::live::Job::new(0);
+        let measured = measure_run(db.clone(), &args, url, true, args.out.as_deref(), &job);
+        // The probe ends with the workload.
+        done.store(true, Ordering::SeqCst);
+        measured.map(|(doc, path)| (doc, path, args))
+    });
+    let probed = thread.join().map_err(|_| ConfigError("the probe's thread failed (a bug in fairbench)".into()))?;
+    signal::uninstall();
+    Ok((probed, workload.transpose()?))
+}
+
+/// `--with` as `fairbench bench` would parse it, against the probe's first node.
+fn workload_args(with: &str, common: &ProbeCommon, raw_url: &str) -> Result<RunArgs, Error> {
+    let words: Vec<&str> = with.split_whitespace().collect();
+    if words.iter().any(|w| *w == "--target" || w.starts_with("--target=")) {
+        return Err(ConfigError(
+            "--with takes a workload and its options without --target: it runs on the probe's (first) primary".into(),
+        )
+        .into());
+    }
+    let mut argv: Vec<String> = ["fairbench", "bench"].iter().chain(&words).map(|s| s.to_string()).collect();
+    if !words.iter().any(|w| *w == "--time" || w.starts_with("--time=")) {
+        argv.extend(["--time".into(), format!("{}", common.time.as_secs().max(1))]);
+    }
+    if let Some(out) = &common.out {
+        argv.extend(["--out".into(), out.display().to_string()]);
+    }
+    argv.extend(["--target".into(), raw_url.to_string()]);
+    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
+        .map_err(|e| ConfigError(format!("--with {with:?}: {}", e.to_string().lines().next().unwrap_or(""))))?;
+    match cli.command {
+        crate::cli::Command::Bench(args) => Ok(args),
+        _ => Err(ConfigError(format!("--with {with:?} is not a workload")).into()),
+    }
+}
+
+/// The probe's own writes: the measured statements of a result without a workload.
+struct OwnWrites {
+    statement: &'static str,
+    sql: String,
+    latencies: crate::stats::LatencyHistogram,
+    errors: std::collections::BTreeMap<String, u64>,
+    started_at: SystemTime,
+    pacer: probe::Pacer,
+}
+
+/// The result: the workload's document with the probe's figures, or the probe's own; saved
+/// and printed.
+fn finish<D: Database>(
+    ha: HaRecord,
+    workload: Workload,
+    common: &ProbeCommon,
+    (db, url): (&D, &TargetUrl),
+    own: OwnWrites,
+) -> Result<ExitCode, Error> {
+    if let Some((mut doc, path, args)) = workload {
+        doc.ha = Some(ha);
+        doc.audit = audit::audit(&doc);
+        return save_and_print(&doc, &path, &args);
+    }
+    let path = common.out.clone().unwrap_or_else(|| default_out(&format!("probe-{}", ha.probe)));
+    let run = probe_run(&ha, db, url, common, own);
+    let mut doc = crate::result::probe::document(run, ha);
+    doc.audit = audit::audit(&doc);
+    doc.write(&path)?;
+    let opts = crate::report::ReportOptions { percentile: 95.0, verbose: common.verbose };
+    print!("{}", crate::report::TextReport.render(&doc, &opts));
+    print!("\n{}", crate::report::findings("Audit", &doc.audit));
+    super::say(format_args!("Result saved to {}", path.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The probe's own run: conditions read from the first node that answers now.
+fn probe_run<D: Database>(ha: &HaRecord, db: &D, url: &TargetUrl, common: &ProbeCommon, own: OwnWrites) -> ProbeRun {
+    let rt = crate::local_runtime();
+    let server = rt
+        .block_on(async {
+            let mut conn = db.connect().await?;
+            let info = conn.server_info().await?;
+            crate::conditions::server(db, &mut conn, info).await
+        })
+        .unwrap_or_else(|e| crate::model::ServerConditions {
+            replication_role: format!("unknown: unreachable after the probe ({e})"),
+            ..Default::default()
+        });
+    let transport = db.transport();
+    let interrupted = signal::interrupted();
+    ProbeRun {
+        target: TargetRecord {
+            url: url.redacted(),
+            driver: db.dialect(),
+            transport: transport.kind,
+            address: transport.address.clone(),
+            tls: transport.tls,
+            statements: StatementMode::Prepared,
+        },
+        server,
+        host: crate::conditions::host::read(),
+        command_line: crate::db::url::redact_args(std::env::args()),
+        statement: own.statement,
+        sql: own.sql,
+        rate: common.rate,
+        latencies: own.pacer.from_slot.clone(),
+        service: own.latencies,
+        errors: own.errors,
+        measured_s: ha.duration_s,
+        status: if interrupted { RunStatus::Interrupted } else { RunStatus::Completed },
+        failure: None,
+        started_at: own.started_at,
+        ended_at: SystemTime::now(),
+        cpu: client_cpu(ha.duration_s),
+        late: own.pacer.late,
+        skipped: own.pacer.skipped,
+        start_delays: own.pacer.delays,
+    }
+}
+
+fn client_cpu(wall_s: f64) -> crate::runner::ClientCpu {
+    crate::runner::ClientCpu {
+        cpu_s: crate::runner::cpu::process().as_secs_f64(),
+        wall_s,
+        cores: crate::cpu_count(),
+        worker_threads: 1,
+        busiest_worker: 0.0,
+        shared_event_loops: true,
+        host_busy: None,
+    }
+}

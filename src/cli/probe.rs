@@ -1,0 +1,98 @@
+//! `fairbench probe failover|lag`: high-availability probes (docs/ha.md).
+
+use super::values::seconds;
+use super::ConnectArgs;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct ProbeArgs {
+    #[command(subcommand)]
+    pub probe: Probe,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum Probe {
+    /// Write rows at a fixed rate through a failover: every attempt recorded (acknowledged,
+    /// failed with its code, unknown), the downtime between acknowledged writes, and after the
+    /// run which acknowledged writes the surviving primary lacks.
+    Failover(FailoverArgs),
+    /// Replica lag: heartbeats written on the primary at a fixed rate, read on each replica;
+    /// each heartbeat's delay until a replica shows it (p50/p99/max, per second).
+    Lag(LagArgs),
+}
+
+/// What every probe shares: its duration, a workload beside it, where the result goes.
+#[derive(Args, Debug, Clone)]
+pub struct ProbeCommon {
+    /// Probe writes (attempts or heartbeats) per second.
+    #[arg(long, default_value_t = 20.0, value_parser = rate)]
+    pub rate: f64,
+    /// Seconds to probe. With --with: the workload's --time when it has one.
+    #[arg(long, default_value = "60", value_parser = seconds)]
+    pub time: Duration,
+    /// A workload run alongside on the (first) primary, written as `fairbench bench` takes it
+    /// without --target: e.g. --with 'oltp_write_only --threads 8 --table-size 100000'
+    /// (words split at spaces; no quoting). Its result file carries the probe's figures.
+    #[arg(long, value_name = "WORKLOAD ARGS")]
+    pub with: Option<String>,
+    /// Seconds an attempt (connect, or one write or read) may take before it counts as
+    /// timed out.
+    #[arg(long = "attempt-timeout", default_value = "1", value_parser = seconds)]
+    pub attempt_timeout: Duration,
+    /// The result file (default: fairbench-results/probe-<kind>-<time>.json).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Read the password from the first line of FILE for URLs without one.
+    #[arg(long = "password-file", value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Also print every attempt that was not acknowledged (failover) or every second (lag).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct FailoverArgs {
+    /// A writer endpoint; repeat it to give the nodes a failover may move the primary to,
+    /// tried in this order on every reconnect (or one DNS name or proxy that follows the
+    /// primary).
+    #[arg(long = "target", required = true, value_name = "URL")]
+    pub targets: Vec<String>,
+    #[command(flatten)]
+    pub common: ProbeCommon,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct LagArgs {
+    /// The primary (the heartbeats are written here).
+    #[arg(long, value_name = "URL")]
+    pub primary: String,
+    /// A replica of it (repeatable).
+    #[arg(long = "replica", required = true, value_name = "URL")]
+    pub replicas: Vec<String>,
+    /// Milliseconds between reads of each replica: the resolution of every lag.
+    #[arg(long = "poll-ms", default_value_t = 10.0, value_parser = poll_ms)]
+    pub poll_ms: f64,
+    /// Seconds replicas are still read after the last heartbeat for the ones they lack.
+    #[arg(long, default_value = "30", value_parser = seconds)]
+    pub drain: Duration,
+    #[command(flatten)]
+    pub common: ProbeCommon,
+}
+
+fn rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.1..=10_000.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a rate from 0.1 to 10000 per second")),
+    }
+}
+
+fn poll_ms(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (1.0..=10_000.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a number of milliseconds from 1 to 10000")),
+    }
+}
