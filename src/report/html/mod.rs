@@ -9,6 +9,7 @@ mod decimate;
 mod escape;
 mod multi;
 mod single;
+mod ha;
 mod tpcc;
 mod views;
 

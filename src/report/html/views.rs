@@ -16,7 +16,10 @@ use std::fmt::Write;
 pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart>) {
     let c = &d.conditions;
     let title = format!("{} on {} {}", c.workload.name, c.server.product, c.server.version);
-    let charts = data::single_charts(d);
+    let mut charts = data::single_charts(d);
+    if let Some(h) = &d.ha {
+        charts.extend(super::ha::charts(h));
+    }
     let mut o = format!("<header><h1>fairbench: {}</h1></header>", esc(&title));
     let _ = write!(o, "<section class=\"headline\">{}</section>", single::headline(file, d));
     let _ = write!(
@@ -28,6 +31,9 @@ pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart
     o.push_str(&single::thresholds(d));
     if let Some(t) = &d.tpcc {
         o.push_str(&super::tpcc::section(t));
+    }
+    if let Some(h) = &d.ha {
+        o.push_str(&super::ha::section(h));
     }
     o.push_str("<section><h2>Charts</h2>");
     if d.intervals.iter().any(|i| i.warmup) {

@@ -1,0 +1,168 @@
+//! A high-availability probe on the single-result page: the nodes, the outages and lost
+//! writes, each replica's lag; charts of every attempt and of lag per second.
+
+use super::data::{sig, Axis, Chart, Mark, Series};
+use super::{esc, table, Cell};
+use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, Outcome};
+use serde_json::Value;
+
+pub fn section(h: &HaRecord) -> String {
+    let load = h.load.as_deref().map_or("alone, without load".to_string(), |w| format!("beside the workload {w}"));
+    let nodes = h
+        .nodes
+        .iter()
+        .map(|n| {
+            let durability = match (&n.unreachable, &n.facts) {
+                (Some(why), _) => format!("unreachable at the start: {why}"),
+                (None, Some(f)) => f.durability.describe(),
+                (None, None) => "unknown".into(),
+            };
+            vec![
+                Cell::text(&n.name),
+                Cell::text(&n.url),
+                Cell::text(&format!("{} {}", n.product, n.version)),
+                Cell::text(&n.role),
+                Cell::text(&durability),
+            ]
+        })
+        .collect();
+    let mut o = format!(
+        "<section><h2>High availability: probe {}</h2><p>{:.1} s from {} ({}); times are seconds since then.</p>{}",
+        esc(&h.probe),
+        h.duration_s,
+        esc(&h.started_at),
+        esc(&load),
+        table(&["node", "URL", "server", "role", "durability"], nodes, "")
+    );
+    if let Some(f) = &h.failover {
+        o.push_str(&failover(f));
+    }
+    if let Some(l) = &h.lag {
+        o.push_str(&lag(l));
+    }
+    o.push_str("</section>");
+    o
+}
+
+fn failover(f: &FailoverRecord) -> String {
+    let outcomes: Vec<String> = f.outcomes.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let rows = f
+        .outages
+        .iter()
+        .map(|o| {
+            let errors: Vec<String> = o.errors.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            vec![
+                Cell::num(format!("{:.3}", o.from_us as f64 / 1e6)),
+                Cell::num(o.to_us.map_or("never".into(), |t| format!("{:.3}", t as f64 / 1e6))),
+                Cell::num(format!("{:.0}", o.duration_ms)),
+                Cell::text(&format!("target{} -> {}", o.target_before, o.target_after.map_or("-".into(), |t| format!("target{t}")))),
+                Cell::text(&errors.join(", ")),
+            ]
+        })
+        .collect();
+    let verified = match &f.verification {
+        Some(v) if v.lost > 0 => format!(
+            "<span class=\"fail\">{} of {} acknowledged writes LOST on {} (seq {:?})</span>",
+            v.lost,
+            v.acknowledged,
+            esc(&v.node),
+            v.lost_seqs.iter().take(20).collect::<Vec<_>>()
+        ),
+        Some(v) => format!("<span class=\"pass\">all {} acknowledged writes present on {}</span>", v.acknowledged, esc(&v.node)),
+        None => "<span class=\"fail\">not verified: no node answered after the probe</span>".into(),
+    };
+    let unknown = f.verification.as_ref().map_or(0, |v| v.unacknowledged_present);
+    format!(
+        "<h3>Failover writer</h3><p>{} attempts at {} per second ({}); <strong>downtime {:.0} ms</strong> (the longest outage: last acknowledged write to the next; resolution {:.0} ms).</p>{}<p>Afterwards: {verified}; {unknown} write(s) of unknown outcome present.</p>",
+        f.attempts.len(),
+        f.rate,
+        esc(&outcomes.join(", ")),
+        f.downtime_ms,
+        1000.0 / f.rate,
+        table(&["from s", "to s", "ms", "writer", "attempts not acknowledged"], rows, "num")
+    )
+}
+
+fn lag(l: &LagRecord) -> String {
+    let rows = l
+        .replicas
+        .iter()
+        .map(|r| {
+            let ms = |us: f64| Cell::num(format!("{:.1}", us / 1000.0));
+            vec![
+                Cell::text(&r.node),
+                Cell::num(r.lag.count.to_string()),
+                ms(r.lag.p50_us),
+                ms(r.lag.p99_us),
+                ms(r.lag.max_us),
+                Cell::num(r.unseen.to_string()),
+            ]
+        })
+        .collect();
+    format!(
+        "<h3>Replica lag</h3><p>{} heartbeats written at {} per second; each replica read every {:.0} ms (the resolution of every lag). A heartbeat's lag: from its acknowledgement on the primary to the first read of the replica that showed it.</p>{}",
+        l.heartbeats_written,
+        l.rate,
+        l.poll_ms,
+        table(&["replica", "seen", "p50 ms", "p99 ms", "max ms", "never seen"], rows, "num")
+    )
+}
+
+pub fn charts(h: &HaRecord) -> Vec<Chart> {
+    let mut out = Vec::new();
+    if let Some(f) = &h.failover {
+        out.push(attempts_chart(f));
+    }
+    if let Some(l) = &h.lag {
+        out.push(lag_chart(l));
+    }
+    out
+}
+
+/// Every attempt at its time, by outcome; outages marked.
+fn attempts_chart(f: &FailoverRecord) -> Chart {
+    let mut c = Chart::new(
+        "ha-attempts",
+        "Failover writer: each attempt's duration, by outcome",
+        "scatter",
+        Axis::seconds(),
+        Axis::ms_log("attempt duration (ms, log scale)"),
+    );
+    let outcomes = [Outcome::Acknowledged, Outcome::Failed, Outcome::Unknown, Outcome::NotConnected];
+    for (color, outcome) in outcomes.into_iter().enumerate() {
+        let of: Vec<_> = f.attempts.iter().filter(|a| a.outcome == outcome).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let x = of.iter().map(|a| sig(a.at_us as f64 / 1e6, 6)).collect();
+        let y = of.iter().map(|a| sig((a.took_us as f64 / 1000.0).max(0.001), 4)).collect();
+        c.series.push(Series::line(outcome.name(), x, y, color).styled("points"));
+    }
+    c.marks = f
+        .outages
+        .iter()
+        .map(|o| Mark { x: o.from_us as f64 / 1e6, label: format!("outage {:.0} ms", o.duration_ms) })
+        .collect();
+    c.height = 280;
+    c
+}
+
+/// Each replica's lag per second of acknowledgement: the median and the maximum.
+fn lag_chart(l: &LagRecord) -> Chart {
+    let mut c = Chart::new(
+        "ha-lag",
+        "Replica lag per second (heartbeats acknowledged in that second)",
+        "line",
+        Axis::seconds(),
+        Axis::new("lag (ms)", "linear", "num"),
+    );
+    for (i, r) in l.replicas.iter().enumerate() {
+        let x: Vec<Value> = r.timeline.iter().map(|s| Value::from(s.second)).collect();
+        let max = r.timeline.iter().map(|s| sig(s.max_ms, 4)).collect();
+        let p50 = r.timeline.iter().map(|s| sig(s.p50_ms, 4)).collect();
+        c.series.push(Series::line(&format!("{} max", r.node), x.clone(), max, 2 * i));
+        c.series.push(Series::line(&format!("{} p50", r.node), x, p50, 2 * i + 1));
+    }
+    c.height = 280;
+    c
+}
