@@ -20,6 +20,14 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
+    // A bad --with is bad input: refused before any server is touched.
+    let common = match &args.probe {
+        Probe::Failover(a) => &a.common,
+        Probe::Lag(a) => &a.common,
+    };
+    if let Some(w) = &common.with {
+        workload_args(w, common, "sqlite://check.db")?;
+    }
     match &args.probe {
         Probe::Failover(a) => {
             let urls = urls(&a.targets, &a.common)?;
