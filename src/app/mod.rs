@@ -10,6 +10,7 @@ mod recover;
 mod report;
 mod rerun;
 mod run;
+mod sandbox;
 mod sweep;
 use run::run_cmd;
 
@@ -40,6 +41,8 @@ pub enum Error {
     Run(#[from] RunError),
     #[error(transparent)]
     ResultFile(#[from] ResultFileError),
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
 }
 
 impl Error {
@@ -99,6 +102,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Recover(args) => recover::recover_cmd(&args),
         Command::Rerun(args) => rerun::rerun_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
+        Command::Sandbox(args) => sandbox::sandbox_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
             Ok(ExitCode::SUCCESS)

@@ -6,6 +6,7 @@ mod ab;
 mod compare;
 mod report;
 mod results;
+mod sandbox;
 mod sweep;
 pub mod sysbench;
 mod values;
@@ -14,6 +15,7 @@ pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, RecoverArgs, RerunArgs};
+pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use sweep::{Sweep, SweepArgs};
 pub use values::MAX_SEED;
 use values::{packet_size, report_interval, seconds, seed, switch};
@@ -73,6 +75,9 @@ pub enum Command {
     /// Run what a result ran once more: its command line, seed and workload file, against
     /// the same target (or --target), into a new result to compare with the first.
     Rerun(RerunArgs),
+    /// Local MariaDB/PostgreSQL servers with replication, for HA probes and the A/B of one
+    /// setting: sandbox up|ls|kill|start|promote|down (docs/sandbox.md).
+    Sandbox(SandboxArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.
