@@ -38,7 +38,7 @@ pub(crate) const STOP_DEADLINE: std::time::Duration = std::time::Duration::from_
 /// Everything a sandbox command can fail with; each is one line naming the problem.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
-    #[error("{what} not found: install it with `apt-get install {package}`")]
+    #[error("{what} not found on this host: install the server with `apt-get install {package}`")]
     Missing { what: String, package: &'static str },
     #[error("unknown engine {0:?}: use {1}")]
     UnknownEngine(String, String),

@@ -21,8 +21,8 @@ pub fn choose(given: Option<u16>, base: u16, count: usize, reserved: &[u16]) -> 
             for (i, &p) in ports.iter().enumerate() {
                 if !usable(p) {
                     let node = if i == 0 { "primary".to_string() } else { format!("replica{i}") };
-                    let by = if reserved.contains(&p) { ", by another sandbox" } else { "" };
-                    return Err(SandboxError::PortTaken { port: p, of: format!(" (for {node}){by}") });
+                    let by = if reserved.contains(&p) { "; recorded by another sandbox" } else { "" };
+                    return Err(SandboxError::PortTaken { port: p, of: format!(" (for {node}{by})") });
                 }
             }
             Ok(ports)

@@ -129,12 +129,19 @@ impl Postgres {
             cmd.args(["-D", "data", "-l", "server.log", "-w", "-t", &left.to_string(), "start"]);
             let Err(e) = process::run(cmd, &format!("pg_ctl start of {}", node.name)) else { return Ok(()) };
             let tail = process::log_tail(&log, 3);
-            if begun.elapsed() < START_DEADLINE && tail.contains("pre-existing shared memory block") {
+            let in_time = begun.elapsed() < START_DEADLINE;
+            if in_time && tail.contains("pre-existing shared memory block") {
                 std::thread::sleep(std::time::Duration::from_millis(500));
                 continue;
             }
+            if in_time {
+                let log = log.display();
+                return Err(SandboxError::Failed(format!(
+                    "{} did not start ({e}); the end of {log}: {tail}",
+                    node.name
+                )));
+            }
             let secs = START_DEADLINE.as_secs();
-            let tail = format!("{tail} ({e})");
             return Err(SandboxError::NotUp { node: node.name.clone(), what: "start".into(), secs, log, tail });
         }
     }

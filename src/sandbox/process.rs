@@ -181,7 +181,7 @@ pub fn run(mut cmd: Command, what: &str) -> Result<String, SandboxError> {
     let out = cmd.output().map_err(|e| SandboxError::Failed(format!("cannot run {what}: {e}")))?;
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     if !out.status.success() {
-        return Err(SandboxError::Failed(format!("{what} failed ({}): {}", out.status, last_lines(&text, 4))));
+        return Err(SandboxError::Failed(format!("{what} failed, {}: {}", out.status, last_lines(&text, 2))));
     }
     Ok(text)
 }
