@@ -125,15 +125,17 @@ pub struct Sandbox {
     pub nodes: Vec<Node>,
 }
 
-/// `$FAIRBENCH_SANDBOX_HOME`, else `$HOME/.fairbench/sandboxes`.
+/// `$FAIRBENCH_SANDBOX_HOME`, else `$HOME/.fairbench/sandboxes`; absolute (servers run in
+/// their own directories and are given their paths on the command line).
 pub fn home() -> Result<PathBuf, SandboxError> {
-    if let Some(h) = std::env::var_os("FAIRBENCH_SANDBOX_HOME").filter(|h| !h.is_empty()) {
-        return Ok(PathBuf::from(h));
-    }
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .ok_or_else(|| SandboxError::Invalid("neither FAIRBENCH_SANDBOX_HOME nor HOME is set".into()))?;
-    Ok(PathBuf::from(home).join(".fairbench").join("sandboxes"))
+    let home = match std::env::var_os("FAIRBENCH_SANDBOX_HOME").filter(|h| !h.is_empty()) {
+        Some(h) => PathBuf::from(h),
+        None => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".fairbench").join("sandboxes"))
+            .ok_or_else(|| SandboxError::Invalid("neither FAIRBENCH_SANDBOX_HOME nor HOME is set".into()))?,
+    };
+    std::path::absolute(&home).map_err(SandboxError::io("cannot resolve", &home))
 }
 
 /// Names become directory names and server cluster names: letters, digits, `-` and `_`.
