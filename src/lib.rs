@@ -30,6 +30,8 @@
 //! - [`report`] -> model, stats. Reads result documents (and decodes their histograms).
 //! - [`compare`] -> model, stats. Reads result documents: ratios, intervals, conditions diff,
 //!   claims.
+//! - [`sandbox`] -> db, model. Local server instances with replication, for HA probes and
+//!   A/B of one setting.
 //! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
 //! - [`app`] -> everything. The commands; the only place that prints outside report.
 
@@ -52,6 +54,7 @@ pub mod recover;
 pub mod report;
 pub mod result;
 pub mod runner;
+pub mod sandbox;
 pub mod stats;
 pub mod timeline;
 pub mod workload;

@@ -11,6 +11,7 @@ mod recover;
 mod report;
 mod rerun;
 mod run;
+mod sandbox;
 mod sweep;
 use run::run_cmd;
 
@@ -41,6 +42,8 @@ pub enum Error {
     Run(#[from] RunError),
     #[error(transparent)]
     ResultFile(#[from] ResultFileError),
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
 }
 
 impl Error {
@@ -101,6 +104,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Rerun(args) => rerun::rerun_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
         Command::Probe(args) => probe::probe_cmd(&args),
+        Command::Sandbox(args) => sandbox::sandbox_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
             Ok(ExitCode::SUCCESS)

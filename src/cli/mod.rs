@@ -7,6 +7,7 @@ mod compare;
 mod probe;
 mod report;
 mod results;
+mod sandbox;
 mod sweep;
 pub mod sysbench;
 mod values;
@@ -16,6 +17,7 @@ pub use compare::CompareArgs;
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon};
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, RecoverArgs, RerunArgs};
+pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use sweep::{Sweep, SweepArgs};
 pub use values::MAX_SEED;
 use values::{packet_size, report_interval, seconds, seed, switch};
@@ -78,6 +80,9 @@ pub enum Command {
     /// High-availability probes: `probe failover` (downtime, lost acknowledged writes) and
     /// `probe lag` (replica lag), alone or beside a workload (docs/ha.md).
     Probe(ProbeArgs),
+    /// Local MariaDB/PostgreSQL servers with replication, for HA probes and the A/B of one
+    /// setting: sandbox up|ls|kill|start|promote|down (docs/sandbox.md).
+    Sandbox(SandboxArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.

@@ -1,0 +1,224 @@
+//! MariaDB nodes: `mariadb-install-db` then `mariadbd --no-defaults` with every option on its
+//! command line (rebuilt from sandbox.json at each start, so a replica restarts read-only and
+//! replicating, a promoted one writable). Replication: binary log, GTID, `CHANGE MASTER`.
+
+use super::engine::{await_answer, find_binary, log_file, make_node_dir, on, Engine, DATABASE};
+use super::process::{self, OsUser};
+use super::{sql, Node, Role, Sandbox, SandboxError};
+use crate::db::mysql::MysqlDatabase;
+use crate::db::DbError;
+use std::path::PathBuf;
+
+pub struct MariaDb;
+
+/// The account replicas connect as (no password: the nodes listen on 127.0.0.1 only).
+const REPL_USER: &str = "fairbench_repl";
+
+impl MariaDb {
+    fn binary(name: &str) -> Result<PathBuf, SandboxError> {
+        find_binary(name)
+            .ok_or_else(|| SandboxError::Missing { what: format!("MariaDB's {name}"), package: "mariadb-server" })
+    }
+
+    fn db(node: &Node, database: &str) -> Result<MysqlDatabase, DbError> {
+        let url = format!("mysql://root@127.0.0.1:{}/{database}", node.port);
+        MysqlDatabase::new(&sql::target(&url), &sql::options())
+    }
+
+    fn admin(node: &Node) -> Result<MysqlDatabase, DbError> {
+        Self::db(node, "mysql")
+    }
+
+    /// mariadbd's options for this node: its own files and port, a server id, the binary log,
+    /// read-only when it is a replica, then the sandbox's --set values.
+    fn server_args(sb: &Sandbox, node: &Node) -> Vec<String> {
+        let d = |f: &str| node.dir.join(f).display().to_string();
+        let mut args = vec![
+            "--no-defaults".to_string(),
+            format!("--datadir={}", d("data")),
+            format!("--port={}", node.port),
+            format!("--socket={}", d("mysqld.sock")),
+            format!("--pid-file={}", d("mysqld.pid")),
+            format!("--log-error={}", d("server.log")),
+            "--bind-address=127.0.0.1".into(),
+            "--skip-name-resolve".into(),
+            format!("--server-id={}", node.server_id),
+            "--log-bin=binlog".into(),
+            "--relay-log=relay-bin".into(),
+            // A promoted replica's binary log then holds everything: it can serve replicas.
+            "--log-slave-updates=ON".into(),
+        ];
+        if process::is_root() {
+            args.push("--user=root".into());
+        }
+        if node.role == Role::Replica {
+            args.push("--read-only=ON".into());
+        }
+        args.extend(sb.settings.iter().map(|(k, v)| format!("--{k}={v}")));
+        args
+    }
+}
+
+impl Engine for MariaDb {
+    fn name(&self) -> &'static str {
+        "mariadb"
+    }
+    fn default_port(&self) -> u16 {
+        13306
+    }
+    fn process_name(&self) -> &'static str {
+        "mariadbd"
+    }
+
+    fn check_installed(&self) -> Result<(), SandboxError> {
+        Self::binary("mariadbd")?;
+        Self::binary("mariadb-install-db").map(|_| ())
+    }
+
+    fn url(&self, port: u16) -> String {
+        format!("mysql://root@127.0.0.1:{port}/{DATABASE}")
+    }
+
+    fn pid_file(&self, node: &Node) -> PathBuf {
+        node.dir.join("mysqld.pid")
+    }
+
+    /// System tables with a root that logs in from 127.0.0.1 without a password.
+    fn init(&self, _sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
+        make_node_dir(node, None)?;
+        let mut cmd = process::command(&Self::binary("mariadb-install-db")?, &node.dir, None::<OsUser>);
+        cmd.arg("--no-defaults").arg(format!("--datadir={}", node.dir.join("data").display())).args([
+            "--auth-root-authentication-method=normal",
+            "--skip-name-resolve",
+            "--skip-test-db",
+        ]);
+        if process::is_root() {
+            cmd.arg("--user=root");
+        }
+        process::run(cmd, &format!("mariadb-install-db for {}", node.name)).map(|_| ())
+    }
+
+    /// Each replica has system tables of its own: replication starts from an empty GTID state.
+    fn init_replica(&self, sb: &Sandbox, _source: &Node, replica: &Node) -> Result<(), SandboxError> {
+        self.init(sb, replica)
+    }
+
+    fn start(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
+        let mut cmd = process::command(&Self::binary("mariadbd")?, &node.dir, None);
+        cmd.args(Self::server_args(sb, node));
+        let mut child = process::spawn_detached(cmd, &log_file(node))?;
+        await_answer(self, node, Some(&mut child))
+    }
+
+    /// The replication account, on every node (any may be promoted); kept out of the binary
+    /// log so that no node has transactions of its own in its GTID state.
+    fn bootstrap(&self, node: &Node) -> Result<(), SandboxError> {
+        let db = Self::admin(node).map_err(on(node, "connecting"))?;
+        let user = format!("'{REPL_USER}'@'127.0.0.1'");
+        let create = format!("CREATE USER IF NOT EXISTS {user}");
+        let grant = format!("GRANT REPLICATION SLAVE ON *.* TO {user}");
+        sql::exec(&db, &["SET SESSION sql_log_bin = 0", &create, &grant])
+            .map_err(on(node, "creating the replication user"))
+    }
+
+    fn follow(&self, source: &Node, replica: &Node) -> Result<(), SandboxError> {
+        let db = Self::admin(replica).map_err(on(replica, "connecting"))?;
+        let change = format!(
+            "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, MASTER_USER = '{REPL_USER}', \
+             MASTER_PASSWORD = '', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1",
+            source.port
+        );
+        sql::exec(&db, &["STOP SLAVE", &change, "SET GLOBAL read_only = ON", "START SLAVE"])
+            .map_err(on(replica, "setting up replication"))
+    }
+
+    fn replication_problem(&self, _sb: &Sandbox, source: &Node, replica: &Node) -> Result<Option<String>, DbError> {
+        let Some(s) = sql::row(&Self::admin(replica)?, "SHOW SLAVE STATUS")? else {
+            return Ok(Some("SHOW SLAVE STATUS is empty: not a replica".into()));
+        };
+        let get = |k: &str| s.get(k).map(String::as_str).unwrap_or("");
+        if get("Master_Port") != source.port.to_string() {
+            return Ok(Some(format!("it replicates from port {}, not {}", get("Master_Port"), source.port)));
+        }
+        if get("Slave_IO_Running") == "Yes" && get("Slave_SQL_Running") == "Yes" {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "Slave_IO_Running={}, Slave_SQL_Running={}, Last_IO_Error={:?}, Last_SQL_Error={:?}",
+            get("Slave_IO_Running"),
+            get("Slave_SQL_Running"),
+            get("Last_IO_Error"),
+            get("Last_SQL_Error")
+        )))
+    }
+
+    fn write_marker(&self, node: &Node, token: &str) -> Result<(), DbError> {
+        let insert = format!("REPLACE INTO fairbench_sandbox.marker VALUES (1, {})", sql::quote(token));
+        sql::exec(
+            &Self::admin(node)?,
+            &[
+                "CREATE DATABASE IF NOT EXISTS fairbench_sandbox",
+                "CREATE TABLE IF NOT EXISTS fairbench_sandbox.marker (id INT PRIMARY KEY, token VARCHAR(64) NOT NULL) ENGINE=InnoDB",
+                &insert,
+            ],
+        )
+    }
+
+    fn read_marker(&self, node: &Node) -> Result<Option<String>, DbError> {
+        let row = sql::row(&Self::admin(node)?, "SELECT token FROM fairbench_sandbox.marker WHERE id = 1")?;
+        Ok(row.and_then(|r| r.get("token").cloned()))
+    }
+
+    fn create_database(&self, node: &Node) -> Result<(), DbError> {
+        sql::exec(&Self::admin(node)?, &[&format!("CREATE DATABASE IF NOT EXISTS {DATABASE}")])
+    }
+
+    fn has_database(&self, node: &Node) -> Result<bool, DbError> {
+        let q = format!("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '{DATABASE}'");
+        Ok(sql::row(&Self::admin(node)?, &q)?.is_some())
+    }
+
+    fn promote(&self, node: &Node) -> Result<(), SandboxError> {
+        let db = Self::admin(node).map_err(on(node, "connecting"))?;
+        sql::exec(&db, &["STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL read_only = OFF"]).map_err(on(node, "promoting"))
+    }
+
+    fn role(&self, node: &Node) -> Result<&'static str, DbError> {
+        sql::role(&Self::db(node, "mysql")?)
+    }
+
+    fn answers(&self, node: &Node) -> Result<(), DbError> {
+        sql::answers(&Self::admin(node)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_start_read_only_with_the_sandbox_settings() {
+        let node = |name: &str, role| Node {
+            name: name.into(),
+            role,
+            port: 13307,
+            dir: PathBuf::from("/sb/x").join(name),
+            source: None,
+            server_id: 2,
+        };
+        let sb = Sandbox {
+            name: "x".into(),
+            dir: "/sb/x".into(),
+            engine: "mariadb".into(),
+            settings: [("innodb_flush_log_at_trx_commit".to_string(), "2".to_string())].into(),
+            nodes: vec![],
+        };
+        let args = MariaDb::server_args(&sb, &node("replica1", Role::Replica));
+        assert_eq!(args[0], "--no-defaults");
+        assert!(args.contains(&"--read-only=ON".to_string()));
+        assert!(args.contains(&"--server-id=2".to_string()));
+        assert_eq!(args.last().unwrap(), "--innodb_flush_log_at_trx_commit=2");
+        let args = MariaDb::server_args(&sb, &node("replica1", Role::Primary));
+        assert!(!args.contains(&"--read-only=ON".to_string()));
+    }
+}

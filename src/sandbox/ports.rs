@@ -1,0 +1,70 @@
+//! Ports: the primary's, then one more per replica. A port is free when nothing listens on it
+//! now and no other sandbox (even a stopped one) has it recorded.
+
+use super::SandboxError;
+use std::net::TcpListener;
+
+/// Nothing on this host listens on `port` (any address, or 127.0.0.1 where the nodes listen).
+pub fn is_free(port: u16) -> bool {
+    TcpListener::bind(("0.0.0.0", port)).is_ok() && TcpListener::bind(("127.0.0.1", port)).is_ok()
+}
+
+/// `count` consecutive ports: from `given` (each must be free), else the first free block
+/// from `base`. `reserved` are the ports other sandboxes recorded.
+pub fn choose(given: Option<u16>, base: u16, count: usize, reserved: &[u16]) -> Result<Vec<u16>, SandboxError> {
+    let usable = |p: u16| is_free(p) && !reserved.contains(&p);
+    match given {
+        Some(first) => {
+            let ports = block(first, count).ok_or_else(|| {
+                SandboxError::Invalid(format!("--port {first} leaves no room for {count} consecutive ports"))
+            })?;
+            for (i, &p) in ports.iter().enumerate() {
+                if !usable(p) {
+                    let node = if i == 0 { "primary".to_string() } else { format!("replica{i}") };
+                    let by = if reserved.contains(&p) { "; recorded by another sandbox" } else { "" };
+                    return Err(SandboxError::PortTaken { port: p, of: format!(" (for {node}{by})") });
+                }
+            }
+            Ok(ports)
+        }
+        None => (base..base.saturating_add(2000))
+            .filter_map(|first| block(first, count))
+            .find(|ports| ports.iter().all(|&p| usable(p)))
+            .ok_or_else(|| {
+                SandboxError::Invalid(format!("no {count} consecutive free ports from {base}: choose them with --port"))
+            }),
+    }
+}
+
+fn block(first: u16, count: usize) -> Option<Vec<u16>> {
+    let last = first as usize + count.checked_sub(1)?;
+    (first > 0 && last <= u16::MAX as usize).then(|| (first..=last as u16).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_taken_port_is_named_with_its_node() {
+        let l = TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let p = l.local_addr().unwrap().port();
+        let e = choose(Some(p - 1), 13306, 2, &[]);
+        // p-1 may be taken by someone else too: either way the error names a port.
+        let msg = e.unwrap_err().to_string();
+        assert!(msg.contains("is taken: choose another with --port"), "{msg}");
+    }
+
+    #[test]
+    fn reserved_ports_are_skipped() {
+        let ports = choose(None, 40000, 2, &[40000, 40001, 40002]).unwrap();
+        assert!(ports[0] >= 40003, "{ports:?}");
+        assert_eq!(ports[1], ports[0] + 1);
+    }
+
+    #[test]
+    fn a_block_past_the_last_port_is_refused() {
+        assert!(block(65535, 2).is_none());
+        assert_eq!(block(10, 3), Some(vec![10, 11, 12]));
+    }
+}
