@@ -43,7 +43,12 @@ impl Sandbox {
     }
 
     fn url(&self, node: &str) -> String {
-        self.nodes.iter().find(|(n, _)| n == node).unwrap_or_else(|| panic!("no node {node}: {:?}", self.nodes)).1.clone()
+        self.nodes
+            .iter()
+            .find(|(n, _)| n == node)
+            .unwrap_or_else(|| panic!("no node {node}: {:?}", self.nodes))
+            .1
+            .clone()
     }
 
     fn command(&self) -> Command {
@@ -291,14 +296,33 @@ fn probe_input_errors_are_one_line() {
     let cases: [&[&str]; 4] = [
         &["probe", "failover", "--target", "nosuch://x"],
         &["probe", "failover", "--target", "mysql://u@127.0.0.1:1/x", "--target", "postgres://u@127.0.0.1:1/x"],
-        &["probe", "lag", "--primary", "mysql://u@127.0.0.1:1/x", "--replica", "mysql://u@127.0.0.1:1/x", "--rate", "0"],
-        &["probe", "failover", "--target", "mysql://u@127.0.0.1:1/x", "--with", "oltp_read_only --target sqlite://x.db"],
+        &[
+            "probe",
+            "lag",
+            "--primary",
+            "mysql://u@127.0.0.1:1/x",
+            "--replica",
+            "mysql://u@127.0.0.1:1/x",
+            "--rate",
+            "0",
+        ],
+        &[
+            "probe",
+            "failover",
+            "--target",
+            "mysql://u@127.0.0.1:1/x",
+            "--with",
+            "oltp_read_only --target sqlite://x.db",
+        ],
     ];
     for args in cases {
         let o = Command::new(bin).args(args).current_dir(dir.path()).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("Usage") && !l.starts_with("For more")).collect();
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with("Usage") && !l.starts_with("For more"))
+            .collect();
         assert_eq!(lines.len(), 1, "{args:?}: {err}");
         assert!(lines[0].starts_with("error"), "{err}");
     }

@@ -83,19 +83,28 @@ impl Engine for MariaDb {
         node.dir.join("mysqld.pid")
     }
 
-    /// System tables with a root that logs in from 127.0.0.1 without a password.
+    /// System tables with a root that logs in from 127.0.0.1 without a password. Tried twice
+    /// on a fresh data directory: under load (several bootstraps at once) the bootstrap
+    /// server has been seen to fail its own script once and pass the next time.
     fn init(&self, _sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
         make_node_dir(node, None)?;
-        let mut cmd = process::command(&Self::binary("mariadb-install-db")?, &node.dir, None::<OsUser>);
-        cmd.arg("--no-defaults").arg(format!("--datadir={}", node.dir.join("data").display())).args([
-            "--auth-root-authentication-method=normal",
-            "--skip-name-resolve",
-            "--skip-test-db",
-        ]);
-        if process::is_root() {
-            cmd.arg("--user=root");
-        }
-        process::run(cmd, &format!("mariadb-install-db for {}", node.name)).map(|_| ())
+        let data = node.dir.join("data");
+        let install = || {
+            let mut cmd = process::command(&Self::binary("mariadb-install-db")?, &node.dir, None::<OsUser>);
+            cmd.arg("--no-defaults").arg(format!("--datadir={}", data.display())).args([
+                "--auth-root-authentication-method=normal",
+                "--skip-name-resolve",
+                "--skip-test-db",
+            ]);
+            if process::is_root() {
+                cmd.arg("--user=root");
+            }
+            process::run(cmd, &format!("mariadb-install-db for {}", node.name)).map(|_| ())
+        };
+        install().or_else(|_| {
+            let _ = std::fs::remove_dir_all(&data);
+            install()
+        })
     }
 
     /// Each replica has system tables of its own: replication starts from an empty GTID state.

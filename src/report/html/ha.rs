@@ -55,7 +55,11 @@ fn failover(f: &FailoverRecord) -> String {
                 Cell::num(format!("{:.3}", o.from_us as f64 / 1e6)),
                 Cell::num(o.to_us.map_or("never".into(), |t| format!("{:.3}", t as f64 / 1e6))),
                 Cell::num(format!("{:.0}", o.duration_ms)),
-                Cell::text(&format!("target{} -> {}", o.target_before, o.target_after.map_or("-".into(), |t| format!("target{t}")))),
+                Cell::text(&format!(
+                    "target{} -> {}",
+                    o.target_before,
+                    o.target_after.map_or("-".into(), |t| format!("target{t}"))
+                )),
                 Cell::text(&errors.join(", ")),
             ]
         })
@@ -68,7 +72,11 @@ fn failover(f: &FailoverRecord) -> String {
             esc(&v.node),
             v.lost_seqs.iter().take(20).collect::<Vec<_>>()
         ),
-        Some(v) => format!("<span class=\"pass\">all {} acknowledged writes present on {}</span>", v.acknowledged, esc(&v.node)),
+        Some(v) => format!(
+            "<span class=\"pass\">all {} acknowledged writes present on {}</span>",
+            v.acknowledged,
+            esc(&v.node)
+        ),
         None => "<span class=\"fail\">not verified: no node answered after the probe</span>".into(),
     };
     let unknown = f.verification.as_ref().map_or(0, |v| v.unacknowledged_present);

@@ -7,9 +7,9 @@
 mod data;
 mod decimate;
 mod escape;
+mod ha;
 mod multi;
 mod single;
-mod ha;
 mod tpcc;
 mod views;
 
