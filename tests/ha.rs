@@ -213,6 +213,13 @@ fn kill_and_restart_loses_nothing(sb: &Sandbox, rate: &str) -> Value {
     assert!(f["downtime_ms"].as_f64().unwrap() > 0.0);
     assert!(f["outcomes"]["acknowledged"].as_u64().unwrap() > 20);
     assert!(report.contains("downtime:"), "{report}");
+    // The HTML report has the probe's section and its chart of every attempt.
+    let html = sb.home.path().join("kill.html");
+    let kill = sb.home.path().join("kill.json");
+    let o = sb.fairbench(&["report", kill.to_str().unwrap(), "--out", html.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("High availability: probe failover") && page.contains("ha-attempts"), "no HA section");
     doc
 }
 

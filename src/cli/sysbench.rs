@@ -32,7 +32,9 @@ const OWN_FLAGS: [&str; 5] = ["help", "--help", "-h", "--version", "-V"];
 /// --db-ps-mode=disable`): [`translate`] rewrites those.
 pub fn is_sysbench_line(args: &[String]) -> bool {
     let sysbench_order = |first: &String| !is_own_command(first) && !OWN_FLAGS.contains(&first.as_str());
-    args.get(1).is_some_and(sysbench_order) || own_order::has_sysbench_options(args)
+    // fairbench's global --quiet may come before its command (`fairbench -q list`).
+    let first = args.iter().skip(1).find(|a| !matches!(a.as_str(), "-q" | "--quiet"));
+    first.is_some_and(sysbench_order) || own_order::has_sysbench_options(args)
 }
 
 /// The commands of sysbench's oltp scripts.

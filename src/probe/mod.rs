@@ -55,10 +55,12 @@ impl Clock {
     }
 }
 
-/// A random id for one probe's rows, so runs sharing a table never mix (positive, fits a BIGINT).
+/// A random id for one probe's rows, so runs sharing a table never mix: positive and at most
+/// 2^53 - 1, the largest integer every JSON reader keeps exact.
 pub fn run_id() -> i64 {
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos() as u64;
-    ((nanos ^ ((std::process::id() as u64) << 40)) & (i64::MAX as u64)) as i64
+    let mixed = nanos.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((std::process::id() as u64) << 20);
+    (mixed & ((1 << 53) - 1)).max(1) as i64
 }
 
 fn column(name: &str, ty: ColumnType) -> ColumnDef {

@@ -16,6 +16,8 @@ fn refused(s: &str) -> String {
 fn fairbench_lines_are_not_sysbench_lines() {
     assert!(!is_sysbench_line(&line("run oltp_read_write --threads 8")));
     assert!(!is_sysbench_line(&line("--help")));
+    assert!(!is_sysbench_line(&line("-q list")));
+    assert!(!is_sysbench_line(&line("--quiet sandbox ls")));
     assert!(is_sysbench_line(&line("oltp_read_write --threads=8 run")));
     assert!(is_sysbench_line(&line("--threads=8 oltp_read_write run")));
 }
