@@ -246,6 +246,13 @@ fn mariadb_lag_failover_and_a_deleted_acknowledged_row() {
     assert_eq!(f["verification"]["lost_seqs"], serde_json::json!([3]), "{}", f["verification"]);
     assert!(has_finding(&doc, "ha-lost-writes", "critical"), "{:?}", findings(&doc));
     assert!(report.contains("1 LOST (seq 3)"), "{report}");
+    // Looked up again later, on a node named: the same loss, the result updated.
+    let saved = sb.home.path().join("deleted.json");
+    let o = sb.fairbench(&["probe", "verify", saved.to_str().unwrap(), "--target", &primary]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(", 1 lost (seq [3])"), "{}", text(&o));
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(again["ha"]["failover"]["verification"]["lost_seqs"], serde_json::json!([3]));
 }
 
 #[test]

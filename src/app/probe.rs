@@ -4,7 +4,7 @@
 
 use super::run::{default_out, measure_run, save_and_print};
 use super::{connect_options, Error};
-use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, RunArgs, TargetArgs};
+use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, RunArgs, TargetArgs, VerifyArgs};
 use crate::db::{Connection as _, Database, TargetUrl, UrlError};
 use crate::model::ha::HaRecord;
 use crate::model::{ResultDocument, RunStatus, StatementMode, TargetRecord};
@@ -24,6 +24,7 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
     let common = match &args.probe {
         Probe::Failover(a) => &a.common,
         Probe::Lag(a) => &a.common,
+        Probe::Verify(a) => return verify_cmd(a),
     };
     if let Some(w) = &common.with {
         workload_args(w, common, "sqlite://check.db")?;
@@ -41,7 +42,56 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
             let options = options(&a.common);
             with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a))
         }
+        Probe::Verify(a) => verify_cmd(a),
     }
+}
+
+/// `probe verify`: the acknowledged writes of a saved failover probe looked up again.
+fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
+    let mut doc = super::read_result(&a.result)?;
+    let not_failover = || ConfigError(format!("{} holds no failover probe (ha.failover)", a.result.display()));
+    let failover = doc.ha.as_ref().and_then(|h| h.failover.as_ref()).ok_or_else(not_failover)?;
+    let raw = match (&a.target, &failover.verification) {
+        (Some(t), _) => t.clone(),
+        (None, Some(v)) => v.node.clone(),
+        (None, None) => {
+            return Err(ConfigError("the result was never verified: name the node with --target".into()).into())
+        }
+    };
+    let url = TargetUrl::parse_with_password_file(&raw, a.password_file.as_deref(), |k| std::env::var(k).ok())
+        .map_err(UrlError)?;
+    let options = connect_options(&TargetArgs {
+        target: String::new(),
+        password_file: None,
+        connect: a.connect.clone(),
+        ps: true,
+    });
+    let (attempts, run_id) = (failover.attempts.clone(), failover.run_id);
+    let verified = with_database!(&url, &options, |db| {
+        crate::local_runtime().block_on(failover::verify(&*db, &url.redacted(), &attempts, run_id))
+    })?;
+    let line = format!(
+        "{} of {} acknowledged writes present on {}, {} lost{}; {} of unknown outcome present",
+        verified.acknowledged - verified.lost,
+        verified.acknowledged,
+        verified.node,
+        verified.lost,
+        if verified.lost > 0 {
+            format!(" (seq {:?})", verified.lost_seqs.iter().take(20).collect::<Vec<_>>())
+        } else {
+            String::new()
+        },
+        verified.unacknowledged_present
+    );
+    if let Some(f) = doc.ha.as_mut().and_then(|h| h.failover.as_mut()) {
+        f.verification = Some(verified);
+    }
+    doc.audit = audit::audit(&doc);
+    doc.write(&a.result)?;
+    println!("{line}");
+    print!("\n{}", crate::report::findings("Audit", &doc.audit));
+    super::say(format_args!("Result updated: {}", a.result.display()));
+    Ok(ExitCode::SUCCESS)
 }
 
 impl From<ProbeError> for Error {

@@ -14,7 +14,7 @@ mod values;
 
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
-pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon};
+pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};

@@ -21,6 +21,23 @@ pub enum Probe {
     /// Replica lag: heartbeats written on the primary at a fixed rate, read on each replica;
     /// each heartbeat's delay until a replica shows it (p50/p99/max, per second).
     Lag(LagArgs),
+    /// Look up a failover probe's acknowledged writes again (after the old primary came
+    /// back, or on another node): the result's verification and audit are replaced.
+    Verify(VerifyArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// A result file of `probe failover` (or of a workload run with it).
+    pub result: PathBuf,
+    /// The node to look on (default: the one the probe verified on; the result keeps URLs
+    /// without passwords, so give the password with --password-file or the environment).
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    #[arg(long = "password-file", value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
 }
 
 /// What every probe shares: its duration, a workload beside it, where the result goes.

@@ -220,7 +220,7 @@ fn durability_differs(
     let raw: Vec<&Difference> = in_group("durability").filter(|d| !d.key.starts_with(IN_EFFECT)).collect();
     let settings_differ = match &in_effect {
         Some(sides) => {
-            let explained = subject.is_some_and(|s| sides.iter().all(|d| s.explains_durability(d)));
+            let explained = subject.is_some_and(|s| s.explains_durability(sides));
             !explained && sides.iter().any(|d| d.describe() != sides[0].describe())
         }
         None => !raw.is_empty(),

@@ -50,9 +50,9 @@ pub fn compare(
         .collect();
     // A setting under test that alone changes the durability in effect: that change is the
     // subject too.
-    let explained = subject.is_some_and(|s| {
-        docs.iter().all(|d| d.conditions.server.facts.as_ref().is_some_and(|f| s.explains_durability(&f.durability)))
-    });
+    let in_effect: Option<Vec<&crate::model::Durability>> =
+        docs.iter().map(|d| d.conditions.server.facts.as_ref().map(|f| &f.durability)).collect();
+    let explained = subject.zip(in_effect).is_some_and(|(s, sides)| s.explains_durability(&sides));
     let (tested, differences): (Vec<_>, Vec<_>) = diff::differences(&docs)
         .into_iter()
         .partition(|d| subject.is_some_and(|s| s.covers(d)) || explained && diff::is_durability_in_effect(d));

@@ -63,12 +63,18 @@ impl Subject {
 }
 
 impl Subject {
-    /// Whether a side's durability in effect differs from stock only by the setting under
-    /// test (then a durability difference between the sides is the subject).
-    pub fn explains_durability(&self, d: &crate::model::Durability) -> bool {
+    /// Whether the sides' durability in effect differs only by the setting under test: what
+    /// else switches durability off is the same on every side (a binary log left unsynced
+    /// on both sides of an A/B of innodb_flush_log_at_trx_commit is no difference). Then a
+    /// durability difference between the sides is the subject.
+    pub fn explains_durability(&self, sides: &[&crate::model::Durability]) -> bool {
         let Subject::Setting(name) = self else { return false };
         // The binary log's and the journal's state are context for their settings.
-        d.off_because.keys().filter(|k| !["log_bin", "journal_mode"].contains(&k.as_str())).all(|k| k == name)
+        let rest = |d: &crate::model::Durability| -> Vec<(String, String)> {
+            let other = |k: &String| k != name && !["log_bin", "journal_mode"].contains(&k.as_str());
+            d.off_because.iter().filter(|(k, _)| other(k)).map(|(k, v)| (k.clone(), v.clone())).collect()
+        };
+        sides.first().is_some_and(|first| sides.iter().all(|d| rest(d) == rest(first)))
     }
 }
 
@@ -88,6 +94,25 @@ mod tests {
         assert!(!s.covers(&diff("durability", "sync_binlog", Some("1"), Some("0"))));
         let threads = Subject::parse("threads");
         assert!(threads.covers(&diff("run", "threads", Some("8"), Some("16"))));
+    }
+
+    #[test]
+    fn a_durability_difference_is_the_subject_when_only_the_tested_setting_differs() {
+        let off = |pairs: &[(&str, &str)]| crate::model::Durability {
+            off_because: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..Default::default()
+        };
+        let s = Subject::parse("innodb_flush_log_at_trx_commit");
+        let unsynced = [("sync_binlog", "0"), ("log_bin", "ON")];
+        // Both sides leave the binary log unsynced: only the tested setting differs.
+        let a = off(&unsynced);
+        let b = off(&[unsynced[0], unsynced[1], ("innodb_flush_log_at_trx_commit", "0")]);
+        assert!(s.explains_durability(&[&a, &b]));
+        assert!(s.explains_durability(&[&off(&[]), &off(&[("innodb_flush_log_at_trx_commit", "2")])]));
+        // One side also leaves the binary log unsynced: that is another difference.
+        let c = off(&[("innodb_flush_log_at_trx_commit", "0")]);
+        assert!(!s.explains_durability(&[&a, &c]));
+        assert!(!Subject::parse("threads").explains_durability(&[&a, &b]));
     }
 
     #[test]
