@@ -206,6 +206,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_missing_server_binary_says_what_to_install() {
+        let e = MariaDb::binary("mariadbd-that-no-host-has").unwrap_err().to_string();
+        assert!(e.contains("mariadbd-that-no-host-has") && e.contains("apt-get install mariadb-server"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+    }
+
+    #[test]
     fn replicas_start_read_only_with_the_sandbox_settings() {
         let node = |name: &str, role| Node {
             name: name.into(),
