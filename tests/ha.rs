@@ -4,8 +4,9 @@
 //! acknowledged row found, durability off reported, the writer moving to a promoted replica.
 //! Every test has a sandbox home and ports of its own; a guard takes the sandbox down.
 
+mod common;
+use common::sandbox::{client, free_ports};
 use serde_json::Value;
-use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -101,24 +102,7 @@ impl Sandbox {
 
     /// SQL on a node through the engine's own client (the sandbox's `fairbench` database).
     fn sql(&self, node_port: u16, sql: &str) -> Result<String, String> {
-        let port = node_port.to_string();
-        let mut cmd = match self.engine {
-            "mariadb" => {
-                let mut c = Command::new("mariadb");
-                c.args(["--protocol=tcp", "-h127.0.0.1", "-P", &port, "-uroot", "-N", "-B", "fairbench", "-e", sql]);
-                c
-            }
-            _ => {
-                let mut c = Command::new("psql");
-                c.args(["-X", "-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-d", "fairbench", "-At", "-c", sql]);
-                c
-            }
-        };
-        let o = cmd.output().unwrap();
-        match o.status.success() {
-            true => Ok(String::from_utf8_lossy(&o.stdout).trim().to_string()),
-            false => Err(String::from_utf8_lossy(&o.stderr).into_owned()),
-        }
+        client(self.engine, node_port, sql)
     }
 
     /// Rows of the probe table on the primary (0 while it does not exist yet).
@@ -139,11 +123,6 @@ impl Drop for Sandbox {
 
 fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn free_ports(base: u16, count: u16) -> u16 {
-    let free = |p: u16| TcpListener::bind(("0.0.0.0", p)).is_ok() && TcpListener::bind(("127.0.0.1", p)).is_ok();
-    (base..base + 1000).find(|&b| (b..b + count).all(free)).expect("a free block of ports")
 }
 
 fn wait_for(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
@@ -235,8 +214,9 @@ fn mariadb_lag_failover_and_a_deleted_acknowledged_row() {
 
     // The detector, proven without luck: an acknowledged row deleted behind the probe's back.
     let primary = sb.url("primary");
-    let child = sb.spawn_probe(&["failover", "--target", &primary, "--rate", "50", "--time", "3"], "deleted.json");
+    // The earlier run's id, read before the new run writes its first row.
     let before: String = sb.sql(sb.port, "SELECT COALESCE(MAX(run_id), 0) FROM fairbench_probe").unwrap();
+    let child = sb.spawn_probe(&["failover", "--target", &primary, "--rate", "50", "--time", "3"], "deleted.json");
     wait_for(30, "row 3 of the new run", || sb.probe_rows(&format!("seq = 3 AND run_id <> {before}")) == 1);
     sb.sql(sb.port, &format!("DELETE FROM fairbench_probe WHERE seq = 3 AND run_id <> {before}")).unwrap();
     let (doc, report) = sb.finish(child, "deleted.json");

@@ -3,6 +3,8 @@
 //! promote, down; and the one-line errors. Each test has a sandbox home of its own (a temp
 //! dir) and ports of its own; a guard runs `sandbox down` however the test ends.
 
+mod common;
+use common::sandbox::{client, free_ports};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -85,13 +87,6 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// The first of `count` consecutive free ports from `base` (each test its own base, so tests
-/// of this binary never compete for ports).
-fn free_ports(base: u16, count: u16) -> u16 {
-    let free = |p: u16| TcpListener::bind(("0.0.0.0", p)).is_ok() && TcpListener::bind(("127.0.0.1", p)).is_ok();
-    (base..base + 1000).find(|&b| (b..b + count).all(free)).expect("a free block of ports")
-}
-
 /// Polls `f` until it returns Some, for at most `secs` seconds.
 fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let start = Instant::now();
@@ -101,29 +96,6 @@ fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
         }
         assert!(start.elapsed() < Duration::from_secs(secs), "{what}: not within {secs} s");
         std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// SQL through the engine's own client: Ok(output) or Err(stderr).
-fn client(engine: &str, port: u16, sql: &str) -> Result<String, String> {
-    let port = port.to_string();
-    let mut cmd = match engine {
-        "mariadb" => {
-            let mut c = Command::new("mariadb");
-            c.args(["--protocol=tcp", "-h127.0.0.1", "-P", &port, "-uroot", "-N", "-B", "fairbench", "-e", sql]);
-            c
-        }
-        _ => {
-            let mut c = Command::new("psql");
-            c.args(["-X", "-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-d", "fairbench", "-At", "-c", sql]);
-            c
-        }
-    };
-    let o = cmd.output().map_err(|e| e.to_string())?;
-    if o.status.success() {
-        Ok(stdout(&o).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&o.stderr).into_owned())
     }
 }
 

@@ -20,22 +20,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
-    // A bad --with is bad input: refused before any server is touched.
-    let common = match &args.probe {
-        Probe::Failover(a) => &a.common,
-        Probe::Lag(a) => &a.common,
-        Probe::Verify(a) => return verify_cmd(a),
-    };
-    if let Some(w) = &common.with {
-        workload_args(w, common, "sqlite://check.db")?;
-    }
     match &args.probe {
         Probe::Failover(a) => {
+            check_with(&a.common)?;
             let urls = urls(&a.targets, &a.common)?;
             let options = options(&a.common);
             with_database!(&urls[0], &options, |db| failover_cmd(db, &urls, a))
         }
         Probe::Lag(a) => {
+            check_with(&a.common)?;
             let mut all = vec![a.primary.clone()];
             all.extend(a.replicas.iter().cloned());
             let urls = urls(&all, &a.common)?;
@@ -43,6 +36,14 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
             with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a))
         }
         Probe::Verify(a) => verify_cmd(a),
+    }
+}
+
+/// A bad --with is bad input: refused before any server is touched.
+fn check_with(common: &ProbeCommon) -> Result<(), Error> {
+    match &common.with {
+        Some(w) => workload_args(w, common, "sqlite://check.db").map(|_| ()),
+        None => Ok(()),
     }
 }
 
@@ -174,7 +175,7 @@ fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -
     }
     let own = OwnWrites {
         statement: "probe.write",
-        sql: failover_sql(&*targets.dbs[0]),
+        sql: failover::insert_sql(&*targets.dbs[0]),
         latencies: acknowledged_latencies(&record.attempts),
         errors: record.outcomes.iter().filter(|(k, _)| *k != "acknowledged").map(|(k, v)| (k.clone(), *v)).collect(),
         started_at: clock.started_at,
@@ -190,14 +191,6 @@ fn acknowledged_latencies(attempts: &[crate::model::ha::Attempt]) -> crate::stat
         h.record_ns(a.took_us * 1000);
     }
     h
-}
-
-fn failover_sql<D: Database>(db: &D) -> String {
-    let c = db.clock_sql();
-    format!(
-        "INSERT INTO fairbench_probe (run_id, seq, client_us, server_time, session_id) VALUES (?, ?, ?, {}, {})",
-        c.now_text, c.session_id
-    )
 }
 
 fn lag_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &LagArgs) -> Result<ExitCode, Error> {
@@ -245,7 +238,7 @@ fn lag_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &LagArgs) -> Result<E
         latencies: written.latencies,
         errors: written.errors,
         started_at: clock.started_at,
-        pacer: written.pacer.unwrap_or_else(|| probe::Pacer::new(1.0, std::time::Instant::now())),
+        pacer: written.pacer,
     };
     finish(ha, workload, common, (&*dbs[0], &urls[0]), own)
 }

@@ -33,7 +33,8 @@ struct Live<C> {
     insert: usize,
 }
 
-fn insert_sql<D: Database>(db: &D) -> String {
+/// The writer's INSERT: the server's clock and session id as the driver spells them.
+pub fn insert_sql<D: Database>(db: &D) -> String {
     let clock = db.clock_sql();
     format!(
         "INSERT INTO fairbench_probe (run_id, seq, client_us, server_time, session_id) VALUES (?, ?, ?, {}, {})",
@@ -126,7 +127,7 @@ fn failed(outcome: Outcome, target: u32, e: &DbError) -> Attempt {
         took_us: 0,
         outcome,
         target,
-        code: Some(super::code_of(e)),
+        code: Some(e.code.to_string()),
         message: Some(e.to_string()),
     }
 }

@@ -31,14 +31,19 @@ pub const INSERT: &str = "INSERT INTO fairbench_heartbeat (run_id, seq, client_u
 
 /// What the writer acknowledged: `acked[n - 1]` is heartbeat n's acknowledgement time (µs
 /// since the probe started), `None` if its write failed.
-#[derive(Default)]
 pub struct Written {
     pub acked: Vec<Option<u64>>,
     /// Latency of each acknowledged write.
     pub latencies: LatencyHistogram,
     pub errors: BTreeMap<String, u64>,
     /// How the writer kept its schedule.
-    pub pacer: Option<Pacer>,
+    pub pacer: Pacer,
+}
+
+impl Written {
+    pub fn new(pacer: Pacer) -> Written {
+        Written { acked: Vec::new(), latencies: LatencyHistogram::new(), errors: BTreeMap::new(), pacer }
+    }
 }
 
 /// One replica's reads: each time the highest heartbeat it held went up, (µs, heartbeat).
@@ -110,9 +115,9 @@ pub async fn run<D: Database>(
 
 async fn write<D: Database>(db: &D, opts: &LagOptions, clock: Clock, stop: &dyn Fn() -> bool) -> Written {
     let sql = INSERT;
-    let mut out = Written { pacer: Some(Pacer::new(opts.rate, clock.start + opts.duration)), ..Default::default() };
+    let mut out = Written::new(Pacer::new(opts.rate, clock.start + opts.duration));
     let mut conn: Option<(D::Conn, usize)> = None;
-    while out.pacer.as_mut().expect("set above").wait(stop).await {
+    while out.pacer.wait(stop).await {
         let seq = out.acked.len() as i64 + 1;
         let sent = Instant::now();
         let attempt = async {
@@ -131,11 +136,11 @@ async fn write<D: Database>(db: &D, opts: &LagOptions, clock: Clock, stop: &dyn 
             Ok(Ok(live)) => {
                 conn = Some(live);
                 out.latencies.record(sent.elapsed());
-                out.pacer.as_mut().expect("set above").acknowledged();
+                out.pacer.acknowledged();
                 out.acked.push(Some(clock.elapsed_us()));
             }
             Ok(Err(e)) => {
-                count(&mut out.errors, super::code_of(&e));
+                count(&mut out.errors, e.code.to_string());
                 out.acked.push(None);
             }
             Err(_) => {
@@ -185,7 +190,7 @@ async fn read<D: Database>(db: &D, opts: &LagOptions, clock: Clock, final_seq: &
                     }
                 }
             }
-            Ok(Err(e)) => count(&mut out.errors, super::code_of(&e)),
+            Ok(Err(e)) => count(&mut out.errors, e.code.to_string()),
             Err(_) => count(&mut out.errors, "timeout".into()),
         }
     }
@@ -260,8 +265,8 @@ mod tests {
 
     #[test]
     fn a_heartbeat_is_visible_at_the_first_read_that_shows_it_or_a_later_one() {
-        let written =
-            Written { acked: vec![Some(1_000), None, Some(3_000), Some(4_000), Some(9_000)], ..Default::default() };
+        let mut written = Written::new(Pacer::new(1.0, Instant::now()));
+        written.acked = vec![Some(1_000), None, Some(3_000), Some(4_000), Some(9_000)];
         // Read at 2.5 ms: holds 1; at 7 ms: holds 4 (2 and 3 came together).
         let seen = Seen { rises: vec![(2_500, 1), (7_000, 4)], ..Default::default() };
         let l = lags(&written, &seen);

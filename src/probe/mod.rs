@@ -155,11 +155,6 @@ async fn read_node<D: Database>(db: &D, node: &mut NodeRecord) -> Result<(), DbE
     Ok(())
 }
 
-/// How an error is counted: its code, or fairbench's name for a fault on the client side.
-pub fn code_of(e: &DbError) -> String {
-    e.code.to_string()
-}
-
 /// Adds one to `map[key]`.
 pub(crate) fn count(map: &mut std::collections::BTreeMap<String, u64>, key: String) {
     *map.entry(key).or_default() += 1;
@@ -174,8 +169,9 @@ pub struct Pacer {
     end: Instant,
     /// The slot being served.
     slot: Instant,
-    /// timerfd-based: tokio's timer rounds up to the next millisecond.
-    timer: Option<crate::runner::timer::PreciseTimer>,
+    /// timerfd-based: tokio's timer rounds up to the next millisecond. Made at the first
+    /// wait, inside the runtime it needs; `Err` when it could not be (tokio's timer then).
+    timer: Option<Result<crate::runner::timer::PreciseTimer, ()>>,
     /// Slots that started more than 1 ms after their time.
     pub late: u64,
     /// Slots skipped because an earlier attempt was still running.
@@ -194,7 +190,7 @@ impl Pacer {
             next: now,
             end,
             slot: now,
-            timer: crate::runner::timer::PreciseTimer::new().ok(),
+            timer: None,
             late: 0,
             skipped: 0,
             delays: Default::default(),
@@ -228,7 +224,8 @@ impl Pacer {
     }
 
     async fn sleep_until(&mut self, until: Instant, stop: &dyn Fn() -> bool) -> bool {
-        let Some(timer) = self.timer.as_mut() else { return sleep_until(until, stop).await };
+        let timer = self.timer.get_or_insert_with(|| crate::runner::timer::PreciseTimer::new().map_err(|_| ()));
+        let Ok(timer) = timer.as_mut() else { return sleep_until(until, stop).await };
         loop {
             if stop() {
                 return false;

@@ -2,6 +2,8 @@
 //! binary, and the server's own counters read without going through fairbench.
 #![allow(dead_code)]
 
+pub mod sandbox;
+
 use mysql_async::prelude::Queryable;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -1,0 +1,35 @@
+//! Helpers for tests on `fairbench sandbox` servers: free ports, and SQL through each
+//! engine's own client (never through fairbench, whose behaviour the tests check).
+
+use std::net::TcpListener;
+use std::process::Command;
+
+/// The first of `count` consecutive free ports from `base` (each test its own base, so tests
+/// of this binary never compete for ports).
+pub fn free_ports(base: u16, count: u16) -> u16 {
+    let free = |p: u16| TcpListener::bind(("0.0.0.0", p)).is_ok() && TcpListener::bind(("127.0.0.1", p)).is_ok();
+    (base..base + 1000).find(|&b| (b..b + count).all(free)).expect("a free block of ports")
+}
+
+/// SQL through the engine's own client: Ok(output) or Err(stderr).
+pub fn client(engine: &str, port: u16, sql: &str) -> Result<String, String> {
+    let port = port.to_string();
+    let mut cmd = match engine {
+        "mariadb" => {
+            let mut c = Command::new("mariadb");
+            c.args(["--protocol=tcp", "-h127.0.0.1", "-P", &port, "-uroot", "-N", "-B", "fairbench", "-e", sql]);
+            c
+        }
+        _ => {
+            let mut c = Command::new("psql");
+            c.args(["-X", "-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-d", "fairbench", "-At", "-c", sql]);
+            c
+        }
+    };
+    let o = cmd.output().map_err(|e| e.to_string())?;
+    if o.status.success() {
+        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
