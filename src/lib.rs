@@ -22,10 +22,14 @@
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
 //! - [`probe`] -> db, model, recorder, runner, stats. High-availability probes: a writer through a
 //!   failover (every attempt recorded) and replica lag from heartbeats.
+//! - [`shard`] -> db, model, plan, probe, runner. Runs split over client hosts: the barrier in
+//!   the target database, clock offsets, each shard's record of its start.
 //! - [`result`] -> collector, model, plan, recorder, runner, stats, workload. Builds the
 //!   document (and the figures some workloads report: TPC-C-like tpmC from histograms).
 //! - [`recover`] -> collector, model, recorder, result, stats, timeline. A result rebuilt
 //!   from a run that never ended: its start document and streamed timeline.
+//! - [`combine`] -> collector, model, recorder, stats. The shards of one run as one result:
+//!   histograms summed exactly, timelines merged entry by entry, a row per shard.
 //! - [`audit`] -> model. Reads result documents only.
 //! - [`report`] -> model, stats. Reads result documents (and decodes their histograms).
 //! - [`compare`] -> model, stats. Reads result documents: ratios, intervals, conditions diff,
@@ -40,6 +44,7 @@ pub mod argv;
 pub mod audit;
 pub mod cli;
 pub mod collector;
+pub mod combine;
 pub mod compare;
 pub mod conditions;
 pub mod db;
@@ -55,6 +60,7 @@ pub mod report;
 pub mod result;
 pub mod runner;
 pub mod sandbox;
+pub mod shard;
 pub mod stats;
 pub mod timeline;
 pub mod workload;

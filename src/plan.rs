@@ -143,6 +143,42 @@ pub struct RunPlan {
     pub repeats: u32,
     /// The target's price per hour (`--cost-per-hour`), for cost per operation.
     pub cost_per_hour: Option<f64>,
+    /// `--shard I/N`: this process runs one part of a run split over client hosts;
+    /// `threads`, an open loop's rate and `--events` above are then this shard's share.
+    pub shard: Option<ShardPlan>,
+}
+
+/// One shard of a run split over client hosts (docs/distributed.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShardPlan {
+    /// From 0.
+    pub index: u32,
+    pub count: u32,
+    /// Names the run at the barrier every shard meets at.
+    pub key: String,
+    /// How long a shard waits at the barrier for the others.
+    pub timeout: Duration,
+    /// The whole run's clients (`--threads`), this shard's, and the id of its first.
+    pub total_threads: u32,
+    pub threads: u32,
+    pub first_client: u32,
+    /// Open loop: the whole run's rate.
+    pub total_rate: Option<f64>,
+}
+
+impl ShardPlan {
+    /// Shard 0 reads what is read once for the whole run (the server's counters).
+    pub fn leads(&self) -> bool {
+        self.index == 0
+    }
+}
+
+/// Part `index` of `count` of `total` items: (first, how many), the first `total % count`
+/// parts taking one more, so the parts are contiguous, disjoint and cover `total`.
+pub fn share(total: u64, index: u32, count: u32) -> (u64, u64) {
+    let (count, index) = (count.max(1) as u64, index as u64);
+    let (each, extra) = (total / count, total % count);
+    (index * each + index.min(extra), each + u64::from(index < extra))
 }
 
 /// The shortest timeline tick (and --report-interval).
@@ -179,7 +215,7 @@ impl RunPlan {
             o.validate()?;
         }
         self.distribution.validate()?;
-        if self.threads == 0 {
+        if self.threads == 0 && self.shard.is_none() {
             return Err("--threads must be at least 1".into());
         }
         if self.repeats == 0 {
@@ -205,9 +241,44 @@ impl RunPlan {
                 return Err("--max-backlog must be at least 1 event".into());
             }
         }
+        if let Some(s) = &self.shard {
+            if s.index >= s.count {
+                return Err(format!("--shard {}/{}: the index runs from 0 to {}", s.index, s.count, s.count - 1).into());
+            }
+            if self.repeats > 1 {
+                return Err("--repeat with --shard: run the sharded run once per repeat and combine each (compare takes the combined results)".into());
+            }
+            if self.threads == 0 || s.total_threads < s.count {
+                return Err(format!(
+                    "--threads {} over {} shards: every shard needs at least one client",
+                    s.total_threads, s.count
+                )
+                .into());
+            }
+        }
         if self.report_interval.is_some_and(|r| r < MIN_TICK) {
             return Err("--report-interval must be at least 0.01 s (omit it for no interval lines)".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share;
+
+    #[test]
+    fn shares_are_contiguous_disjoint_and_cover_the_total() {
+        for (total, count) in [(10u64, 3u32), (3, 3), (64, 5), (7, 1)] {
+            let mut next = 0;
+            for i in 0..count {
+                let (first, n) = share(total, i, count);
+                assert_eq!(first, next);
+                next += n;
+            }
+            assert_eq!(next, total);
+        }
+        assert_eq!(share(10, 0, 3), (0, 4));
+        assert_eq!(share(10, 2, 3), (7, 3));
     }
 }

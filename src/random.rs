@@ -301,6 +301,15 @@ impl UniqueSequence {
         }
     }
 
+    /// Part `index` of `count` of the sequence (a shard's): it starts `index / count` of the
+    /// way through the 2^32 values, so parts never collide until one draws 2^32 / count.
+    pub fn part(seed: u64, index: u32, count: u32) -> Self {
+        let s = UniqueSequence::new(seed);
+        let stride = ((1u64 << 32) / count.max(1) as u64) as u32;
+        let start = s.index.load(Ordering::Relaxed).wrapping_add(stride.wrapping_mul(index));
+        UniqueSequence { index: AtomicU32::new(start), offset: s.offset }
+    }
+
     pub fn next(&self) -> u32 {
         let index = self.index.fetch_add(1, Ordering::Relaxed);
         permute((permute(index).wrapping_add(self.offset)) ^ 0x5bf0_3635)
@@ -323,6 +332,19 @@ fn permute(x: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_of_the_unique_sequence_do_not_collide() {
+        let whole = UniqueSequence::new(7);
+        let parts: Vec<UniqueSequence> = (0..3).map(|i| UniqueSequence::part(7, i, 3)).collect();
+        assert_eq!(parts[0].next(), whole.next(), "part 0 is the sequence itself");
+        let mut seen = std::collections::HashSet::new();
+        for p in &parts {
+            for _ in 0..10_000 {
+                assert!(seen.insert(p.next()), "a value drawn by two parts");
+            }
+        }
+    }
 
     #[test]
     fn xoroshiro_matches_reference_vector() {

@@ -3,6 +3,7 @@
 
 mod ab;
 mod check;
+mod combine;
 mod compare;
 mod hints;
 mod live;
@@ -12,6 +13,7 @@ mod report;
 mod rerun;
 mod run;
 mod sandbox;
+mod shard;
 mod sweep;
 use run::run_cmd;
 
@@ -100,6 +102,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Report(args) => report::report_cmd(&args),
         Command::Export(args) => report::export_cmd(&args),
+        Command::Combine(args) => combine::combine_cmd(&args),
         Command::Recover(args) => recover::recover_cmd(&args),
         Command::Rerun(args) => rerun::rerun_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),

@@ -36,6 +36,9 @@ pub(super) fn run_cmd<D: Database>(
     let job = Job::new(0);
     let (doc, out_path) = measure_run(db, args, target, bench, args.out.as_deref(), &job)?;
     drop(job);
+    if args.shard.print_result {
+        super::shard::print_marked(&doc);
+    }
     save_and_print(&doc, &out_path, args)
 }
 
@@ -89,6 +92,8 @@ pub(super) struct Session<D: Database> {
     /// `--metrics-listen`: serves until the session ends.
     _metrics_server: Option<crate::metrics::MetricsServer>,
     runs: Vec<(runner::RunOutcome, crate::collector::Collected)>,
+    /// `--shard I/N`: where this shard meets the others.
+    shard: Option<crate::shard::ShardRun<D>>,
     dialect: crate::model::Dialect,
     redacted_url: String,
     statements: StatementMode,
@@ -104,7 +109,7 @@ impl<D: Database> Session<D> {
         job: &Job,
     ) -> Result<Self, Error> {
         let workload = workload_plan(&args.workload, target.dialect)?;
-        let plan = args.plan(db.dialect(), workload)?;
+        let mut plan = args.plan(db.dialect(), workload)?;
         let thresholds = args.thresholds()?;
         runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open())
             .map_err(RunError::Limits)?;
@@ -114,7 +119,13 @@ impl<D: Database> Session<D> {
         if bench {
             db.create_if_missing()?;
         }
-        let before = check_dataset(db.clone(), args, &plan, target, bench)?;
+        let mut shard = join_shards(db.clone(), &mut plan, args.workload.rand_seed != 0)?;
+        let before = match &mut shard {
+            None => check_dataset(db.clone(), args, &plan, target, bench)?,
+            Some(shard) => {
+                super::shard::dataset_checked(shard, bench, || check_dataset(db.clone(), args, &plan, target, bench))?
+            }
+        };
         check_before_run(&*db, &plan, target)?;
         // The OS page cache holds data only on the server's own host: known when that is this one.
         let os_available = before.server.same_host_as_client.then(conditions::host::available_memory_bytes).flatten();
@@ -146,6 +157,7 @@ impl<D: Database> Session<D> {
             metrics,
         );
         Ok(Session {
+            shard,
             _metrics_server: metrics_server,
             runs: Vec::with_capacity(plan.repeats as usize),
             db,
@@ -218,7 +230,11 @@ impl<D: Database> Phases for Session<D> {
             files.begin_repeat(self.runs.len() as u32 + 1);
         }
         self.job.part_starts(self.plan.warmup_s, self.plan.stop.time);
-        let measured = measure(self.db.clone(), &self.plan, &mut self.progress, stream);
+        let rendezvous: &mut dyn runner::Rendezvous = match &mut self.shard {
+            Some(shard) => shard,
+            None => &mut runner::Alone,
+        };
+        let measured = measure(self.db.clone(), &self.plan, &mut self.progress, stream, rendezvous);
         self.job.part_ends();
         let (outcome, collected) = measured?;
         let completed = outcome.status == RunStatus::Completed;
@@ -249,19 +265,43 @@ impl<D: Database> Phases for Session<D> {
             Some(RunStatus::Failed) => runner::AFTER_FAILURE_TIMEOUT,
             _ => plan.admin_timeout,
         };
-        let tables_at_end = runner::bounded(&crate::local_runtime(), limit, async {
-            let mut conn = db.connect().await?;
-            conn.table_sizes(&table_names, declared).await
-        })
-        .unwrap_or_default();
+        // Shards: the dataset's end is read once for the run, by shard 0.
+        let reads_tables = plan.shard.as_ref().is_none_or(|p| p.leads());
+        let tables_at_end = match reads_tables {
+            true => runner::bounded(&crate::local_runtime(), limit, async {
+                let mut conn = db.connect().await?;
+                conn.table_sizes(&table_names, declared).await
+            })
+            .unwrap_or_default(),
+            false => Vec::new(),
+        };
         let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
         let mut doc = result::build_repeated(s.setting(tables_at_end), runs);
         doc.streamed = streamed;
         doc.checks = checks;
+        doc.conditions.run.shard = s.shard.take().map(crate::shard::ShardRun::finish);
         doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
         doc.audit = audit::audit(&doc);
         Ok((doc, s.out_path))
     }
+}
+
+/// `--shard I/N`: joins the barrier in the target database (the plan's key filled in).
+fn join_shards<D: Database>(
+    db: Arc<D>,
+    plan: &mut RunPlan,
+    seed_given: bool,
+) -> Result<Option<crate::shard::ShardRun<D>>, Error> {
+    let Some(shard) = plan.shard.take() else { return Ok(None) };
+    let shard = crate::shard::keyed(shard, &crate::db::url::redact_args(std::env::args()));
+    // Every shard draws from the same run's streams (each from its own clients' part).
+    if !seed_given {
+        plan.rand_seed = crate::shard::seed_of(&shard.key);
+    }
+    plan.shard = Some(shard.clone());
+    let host = conditions::host::read().hostname;
+    let barrier = crate::shard::Barrier::join(db, &shard, &host).map_err(|e| ConfigError(e.to_string()))?;
+    Ok(Some(crate::shard::ShardRun::new(barrier)))
 }
 
 /// One measured phase (after its warmup) through a fresh collector.
@@ -270,6 +310,7 @@ fn measure<D: Database>(
     plan: &RunPlan,
     progress: &mut dyn Progress,
     stream: Option<&mut TimelineFiles>,
+    rendezvous: &mut dyn runner::Rendezvous,
 ) -> Result<(runner::RunOutcome, crate::collector::Collected), Error> {
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
@@ -286,7 +327,10 @@ fn measure<D: Database>(
     if let Some(files) = stream {
         collector = collector.stream_to(files);
     }
-    let outcome = runner::run(db, plan, &mut collector)?;
+    if plan.shard.is_some() {
+        collector = collector.keep_histograms();
+    }
+    let outcome = runner::run_with(db, plan, &mut collector, rendezvous)?;
     Ok((outcome, collector.finish()))
 }
 

@@ -6,6 +6,7 @@ mod counters;
 mod dataset;
 mod ha;
 mod rules;
+mod shards;
 mod stalls;
 mod tpcc;
 mod trend;
@@ -21,7 +22,7 @@ pub fn audit(doc: &ResultDocument) -> Vec<Finding> {
         true => rules::for_probes(doc),
         false => rules::all(doc).into_iter().chain(client::all(doc)).chain(tpcc::all(doc)).collect(),
     };
-    let mut findings = merge_same_ids(general.into_iter().chain(ha::all(doc)));
+    let mut findings = merge_same_ids(general.into_iter().chain(ha::all(doc)).chain(shards::all(doc)));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
     findings
 }

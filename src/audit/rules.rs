@@ -436,7 +436,8 @@ fn unwritten(d: &ResultDocument) -> bool {
 /// The end-of-run reads are bounded: a server that did not answer leaves parts out, and the
 /// document says which instead of presenting them as zero.
 fn collection_incomplete(d: &ResultDocument) -> Vec<Finding> {
-    if unwritten(d) {
+    // A shard other than 0 reads none of the server-wide facts at the end: shard 0 does.
+    if unwritten(d) || d.conditions.run.shard.as_ref().is_some_and(|s| !s.reads_server_facts) {
         return vec![];
     }
     let server = &d.conditions.server;

@@ -16,7 +16,7 @@ pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
-pub use results::{AuditArgs, RecoverArgs, RerunArgs};
+pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use sweep::{Sweep, SweepArgs};
 pub use values::MAX_SEED;
@@ -71,6 +71,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Export a result as CSV: the timeline, per-statement statistics or the conditions.
     Export(ExportArgs),
+    /// Combine the shards of a run split over client hosts (--shard I/N) into one result:
+    /// histograms summed exactly, a row per shard (docs/distributed.md).
+    Combine(CombineArgs),
     /// Rebuild the result of a run that never ended (killed, a lost session, a power cut)
     /// from the file it wrote when measuring started and its streamed timeline.
     Recover(RecoverArgs),
@@ -356,6 +359,72 @@ pub struct RunArgs {
     /// The target's price per hour (any currency): the report gives cost per million queries and transactions.
     #[arg(long = "cost-per-hour")]
     pub cost_per_hour: Option<f64>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
+}
+
+/// A run split over client hosts (docs/distributed.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShardArgs {
+    /// Run shard I of N (I from 0) of a run split over client hosts: --threads, --rate and
+    /// --events stay the whole run's, of which this shard runs its share with client ids of
+    /// its own; the shards start together through a barrier in the target database.
+    /// `--shard N` takes I from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// The shard index when --shard gives only N.
+    #[arg(long = "shard-index", env = "JOB_COMPLETION_INDEX", hide = true)]
+    pub shard_index: Option<u32>,
+    /// Names the run the shards belong to: the same on every shard, new for every run
+    /// (default: FAIRBENCH_SHARD_KEY, else derived from the command line).
+    #[arg(long = "shard-key", env = "FAIRBENCH_SHARD_KEY", value_name = "KEY")]
+    pub shard_key: Option<String>,
+    /// Seconds a shard waits at the barrier for the others before it fails the run.
+    #[arg(long = "shard-timeout", default_value_t = 120, value_name = "SECONDS")]
+    pub shard_timeout: u64,
+    /// Also print the result JSON on stdout between the lines -----BEGIN FAIRBENCH RESULT-----
+    /// and -----END FAIRBENCH RESULT----- (for logs collected by a cluster; `fairbench
+    /// combine` reads them).
+    #[arg(long = "print-result")]
+    pub print_result: bool,
+}
+
+impl ShardArgs {
+    /// (index, count) from --shard, or `None` for a run on one host.
+    pub fn index_and_count(&self) -> Result<Option<(u32, u32)>, ConfigError> {
+        let Some(text) = &self.shard else { return Ok(None) };
+        let bad =
+            || ConfigError(format!("--shard {text:?}: give I/N (I from 0 to N-1), or N with JOB_COMPLETION_INDEX set"));
+        let (index, count) = match text.split_once('/') {
+            Some((i, n)) => (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?),
+            None => {
+                let n = text.trim().parse::<u32>().map_err(|_| bad())?;
+                let i = self.shard_index.ok_or_else(|| {
+                    ConfigError(format!(
+                        "--shard {n} gives no index and JOB_COMPLETION_INDEX is not set: give --shard I/{n}"
+                    ))
+                })?;
+                (i, n)
+            }
+        };
+        if count == 0 || index >= count {
+            return Err(ConfigError(format!(
+                "--shard {index}/{count}: the index runs from 0 to N-1 and N is at least 1"
+            )));
+        }
+        if let Some(key) = &self.shard_key {
+            let fine = |c: char| c.is_ascii_alphanumeric() || "._:-".contains(c);
+            if key.is_empty() || key.len() > 64 || !key.chars().all(fine) {
+                return Err(ConfigError(format!(
+                    "--shard-key {key:?}: use 1 to 64 letters, digits, '.', '_', ':' or '-'"
+                )));
+            }
+        }
+        if self.shard_timeout == 0 {
+            return Err("--shard-timeout must be at least 1 second".into());
+        }
+        Ok(Some((index, count)))
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -513,10 +582,26 @@ impl RunArgs {
         if ![50.0, 95.0, 99.0, 99.9, 100.0].contains(&percentile) && !percentiles.contains(&percentile) {
             percentiles.push(percentile);
         }
+        let shard = self.shard.index_and_count()?;
+        // Each shard runs its share of the run's clients, events and rate.
+        let part = |total: u64| shard.map_or((0, total), |(i, n)| crate::plan::share(total, i, n));
+        let (first_client, threads) = part(self.threads as u64);
+        let events = events.map(|e| part(e).1.max(1));
+        let share = |total: f64| total * threads as f64 / self.threads.max(1) as f64;
         let plan = RunPlan {
+            shard: shard.map(|(index, count)| crate::plan::ShardPlan {
+                index,
+                count,
+                key: self.shard.shard_key.clone().unwrap_or_default(),
+                timeout: Duration::from_secs(self.shard.shard_timeout),
+                total_threads: self.threads,
+                threads: threads as u32,
+                first_client: first_client as u32,
+                total_rate: self.rate,
+            }),
             workload,
             distribution: self.workload.distribution()?,
-            threads: self.threads,
+            threads: threads as u32,
             stop: StopCondition { time, events },
             warmup_s: self.warmup,
             report_interval: self.report_interval,
@@ -527,13 +612,13 @@ impl RunArgs {
             loop_model: match self.rate {
                 None => LoopModel::Closed,
                 Some(rate) => LoopModel::Open {
-                    rate,
+                    rate: share(rate),
                     arrival: match self.arrival.as_str() {
                         "fixed" => Arrival::Fixed,
                         "poisson" => Arrival::Poisson,
                         a => return Err(ConfigError(format!("unknown --arrival {a:?}: use fixed or poisson"))),
                     },
-                    max_backlog: self.max_backlog.unwrap_or_else(|| (rate * 10.0).ceil().max(1.0) as u64),
+                    max_backlog: self.max_backlog.unwrap_or_else(|| (share(rate) * 10.0).ceil().max(1.0) as u64),
                 },
             },
             reconnect_timeout_s: self.reconnect_timeout,

@@ -39,3 +39,21 @@ pub struct RerunArgs {
     #[arg(last = true)]
     pub overrides: Vec<String>,
 }
+
+#[derive(Args, Debug, Clone)]
+pub struct CombineArgs {
+    /// The shards' result files (`--out` of each `--shard I/N` run), or logs holding
+    /// results printed by --print-result (e.g. `kubectl logs` of every pod): every shard
+    /// of one run, each once.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Where the combined result goes.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Print the combined result's JSON instead of its report.
+    #[arg(long)]
+    pub json: bool,
+    /// The report's wide per-query table too.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}

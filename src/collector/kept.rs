@@ -80,13 +80,18 @@ impl KeptTimeline {
 
     /// Every entry, in time order (the last one possibly covering fewer intervals).
     pub fn finish(self) -> Vec<IntervalStats> {
-        self.finish_telling(&mut |_, _| {})
+        self.finish_telling(&mut |_, _| {}, false)
     }
 
-    /// [`KeptTimeline::finish`], telling `closed` of the last entry.
-    pub fn finish_telling(mut self, closed: &mut Closed<'_>) -> Vec<IntervalStats> {
+    /// [`KeptTimeline::finish`], telling `closed` of the last entry; `with_histograms`:
+    /// each entry carries its class histograms (a shard's, for `combine`).
+    pub fn finish_telling(mut self, closed: &mut Closed<'_>, with_histograms: bool) -> Vec<IntervalStats> {
         self.close(closed);
-        self.entries.into_iter().map(|e| e.stats).collect()
+        let entry = |e: Entry| match with_histograms {
+            true => IntervalStats { histograms: e.histograms.encoded(), ..e.stats },
+            false => e.stats,
+        };
+        self.entries.into_iter().map(entry).collect()
     }
 
     /// Intervals per entry at present.
@@ -168,7 +173,7 @@ fn merge_fields(into: &mut IntervalStats, later: &IntervalStats) {
 }
 
 /// Both samples, thinned evenly to at most [`POINTS_PER_ENTRY`] points.
-fn merge_scatter(into: &mut Scatter, later: &Scatter) {
+pub fn merge_scatter(into: &mut Scatter, later: &Scatter) {
     into.seen += later.seen;
     let mut points = std::mem::take(&mut into.points);
     points.extend_from_slice(&later.points);
@@ -275,7 +280,7 @@ mod tests {
             r.reset();
         }
         assert_eq!(kept.width(), 11);
-        let entries = kept.finish_telling(&mut |e, h| told.push((e.from_s, e.duration_s, h.event().count())));
+        let entries = kept.finish_telling(&mut |e, h| told.push((e.from_s, e.duration_s, h.event().count())), false);
         assert_eq!(entries.len(), told.len());
         assert_eq!(entries.len(), 1 + 595usize.div_ceil(11), "the warmup, then 11 intervals an entry");
         assert!(entries.len() <= 60);

@@ -91,6 +91,8 @@ pub struct Collector<'p> {
     /// Where each closed interval is appended as the run goes.
     stream: Option<&'p mut TimelineFiles>,
     stream_error: Option<String>,
+    /// Entries carry their class histograms (a shard's, for `combine`).
+    keep_histograms: bool,
 }
 
 /// The report window being filled.
@@ -135,7 +137,15 @@ impl<'p> Collector<'p> {
             window_percentiles: Vec::new(),
             stream: None,
             stream_error: None,
+            keep_histograms: false,
         }
+    }
+
+    /// The timeline's entries carry their class histograms (a shard's result: `combine`
+    /// merges shards' timelines from them).
+    pub fn keep_histograms(mut self) -> Self {
+        self.keep_histograms = true;
+        self
     }
 
     /// Each closed interval is also appended to `files`.
@@ -171,7 +181,8 @@ impl<'p> Collector<'p> {
             }
         }
         let (stream, error) = (&mut self.stream, &mut self.stream_error);
-        let timeline = self.timeline.finish_telling(&mut |entry, h| log_entry(stream, error, entry, h));
+        let timeline =
+            self.timeline.finish_telling(&mut |entry, h| log_entry(stream, error, entry, h), self.keep_histograms);
         Collected { totals: self.totals, timeline, stream_error: self.stream_error }
     }
 

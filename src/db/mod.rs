@@ -77,6 +77,9 @@ pub struct ProbeSql {
     /// The id of this session on the server (MySQL's connection id, PostgreSQL's backend
     /// pid), as an integer; 0 where there is none.
     pub session_id: &'static str,
+    /// The server's clock as an integer: microseconds since the Unix epoch, whatever the
+    /// session's time zone (shards measure their clocks' offsets against it).
+    pub epoch_us: &'static str,
 }
 
 /// A table named like the workload's, with the text that carries fairbench's ownership

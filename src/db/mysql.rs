@@ -72,7 +72,11 @@ impl Database for MysqlDatabase {
     }
 
     fn clock_sql(&self) -> crate::db::ProbeSql {
-        crate::db::ProbeSql { now_text: "CAST(NOW(6) AS CHAR)", session_id: "CONNECTION_ID()" }
+        crate::db::ProbeSql {
+            now_text: "CAST(NOW(6) AS CHAR)",
+            session_id: "CONNECTION_ID()",
+            epoch_us: "CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED)",
+        }
     }
 
     fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {

@@ -62,7 +62,12 @@ impl Database for SqliteDatabase {
 
     fn clock_sql(&self) -> crate::db::ProbeSql {
         // An embedded database has no session apart from the process.
-        crate::db::ProbeSql { now_text: "strftime('%Y-%m-%d %H:%M:%f', 'now')", session_id: "0" }
+        crate::db::ProbeSql {
+            now_text: "strftime('%Y-%m-%d %H:%M:%f', 'now')",
+            session_id: "0",
+            // julianday keeps milliseconds: the same host needs no finer.
+            epoch_us: "CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)",
+        }
     }
 
     fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {

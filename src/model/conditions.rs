@@ -265,6 +265,9 @@ pub struct RunRecord {
     /// RFC 3339 UTC.
     pub started_at: String,
     pub ended_at: String,
+    /// `--shard I/N`: this run is one shard of a run split over client hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::model::shard::ShardRecord>,
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod ha;
 pub mod kinds;
 pub mod metric;
 pub mod repeat;
+pub mod shard;
 pub mod stats;
 pub mod sweep;
 pub mod table;
@@ -33,7 +34,9 @@ pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use metric::{Measured, Metric};
 pub use repeat::{RepeatRecord, Spread};
-pub use stats::{ClassStats, CompactStats, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestStatement};
+pub use stats::{
+    ClassStats, CompactStats, EncodedHistogram, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestStatement,
+};
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::{now_micros, parse_sql_timestamp, rfc3339, write_sql_timestamp};
 pub use touched::TouchedData;
@@ -113,6 +116,10 @@ pub struct ResultDocument {
     /// attempt and outage, lost acknowledged writes, replica lag; absent for other runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ha: Option<ha::HaRecord>,
+    /// A combined result (`fairbench combine`): one row per shard, the figures above being
+    /// theirs added up (histograms merged exactly). Empty for a run on one host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<shard::ShardRow>,
     /// What the audit found when the result was written (`fairbench audit` recomputes).
     #[serde(default)]
     pub audit: Vec<Finding>,

@@ -129,6 +129,20 @@ pub struct IntervalStats {
     /// The slowest statement that ended in this interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowest: Option<SlowestStatement>,
+    /// A shard's result (`--shard`): each class's histogram of this entry (`event`, `total`,
+    /// `read`, `write`, `commit`, `other`, open loop `event_service`), so that `combine`
+    /// merges the shards' timelines exactly. Absent otherwise.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub histograms: BTreeMap<String, EncodedHistogram>,
+}
+
+/// A histogram as result files carry it: HdrHistogram V2 + DEFLATE, base64, values in
+/// nanoseconds, with the exact extremes the buckets round.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct EncodedHistogram {
+    pub histogram: String,
+    pub min_ns: u64,
+    pub max_ns: u64,
 }
 
 /// A statement's execution named by the interval it ended in.

@@ -48,7 +48,9 @@ pub async fn setup<D: Database>(targets: &Targets<D>, timeout: Duration) -> Resu
     let mut last = None;
     for (db, url) in targets.dbs.iter().zip(&targets.urls) {
         match tokio::time::timeout(timeout, db.connect()).await {
-            Ok(Ok(mut conn)) => return super::ensure_table(&**db, &mut conn, &super::probe_table()).await,
+            Ok(Ok(mut conn)) => {
+                return super::ensure_table(&**db, &mut conn, &super::probe_table(), super::MARKER).await
+            }
             Ok(Err(e)) => last = Some(format!("{url}: {e}")),
             Err(_) => last = Some(format!("{url}: no answer within {} s", timeout.as_secs())),
         }

@@ -63,7 +63,7 @@ pub async fn setup<D: Database>(
         .await
         .unwrap_or_else(|_| Err(DbError::timeout("no answer")))
         .map_err(at("cannot connect to the primary"))?;
-    super::ensure_table(primary, &mut conn, &super::heartbeat_table()).await?;
+    super::ensure_table(primary, &mut conn, &super::heartbeat_table(), super::MARKER).await?;
     for (db, url) in replicas {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {

@@ -98,16 +98,21 @@ pub fn heartbeat_table() -> TableDef {
 }
 
 /// Creates `table` unless it exists; an existing one must be fairbench's (its whole comment,
-/// or SQLite's whole CREATE text, is the probe's marker), else the probe refuses to write it.
-pub async fn ensure_table<D: Database>(db: &D, conn: &mut D::Conn, table: &TableDef) -> Result<(), ProbeError> {
-    let create = db.create_table_sql(table, MARKER);
+/// or SQLite's whole CREATE text, is `marker`), else the probe refuses to write it.
+pub async fn ensure_table<D: Database>(
+    db: &D,
+    conn: &mut D::Conn,
+    table: &TableDef,
+    marker: &str,
+) -> Result<(), ProbeError> {
+    let create = db.create_table_sql(table, marker);
     let existing = conn.tables(&table.name).await.map_err(at(format!("cannot list tables named {}", table.name)))?;
     if let Some(t) = existing.iter().find(|t| t.name == table.name) {
-        if t.definition == MARKER || create.first() == Some(&t.definition) {
+        if t.definition == marker || create.first() == Some(&t.definition) {
             return Ok(());
         }
         return Err(ProbeError::Refused(format!(
-            "table {} exists and fairbench did not create it: the probe writes only its own tables (use another database)",
+            "table {} exists and fairbench did not create it: fairbench writes only its own tables (use another database)",
             table.name
         )));
     }

@@ -4,9 +4,10 @@
 
 use super::summary::compact_stats;
 use super::Recorder;
-use crate::model::IntervalStats;
+use crate::model::{EncodedHistogram, IntervalStats};
 use crate::stats::{LatencyHistogram, PackedHistogram};
 use crate::workload::StatementClass;
+use std::collections::BTreeMap;
 
 /// Whole events, every statement, each class, and the open loop's service time.
 #[derive(Clone)]
@@ -119,7 +120,44 @@ impl ClassHistograms {
     }
 }
 
+/// The names classes go by in result files, in [`PackedClasses::encoded`]'s order.
+const NAMES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
+
+impl ClassHistograms {
+    /// From a result's encoded entry (a shard's timeline): `Err` names what is wrong.
+    pub fn from_encoded(encoded: &BTreeMap<String, EncodedHistogram>) -> Result<Self, String> {
+        let decode = |name: &str| -> Result<LatencyHistogram, String> {
+            match encoded.get(name) {
+                None => Ok(LatencyHistogram::new()),
+                Some(e) => LatencyHistogram::decode(&e.histogram, e.min_ns, e.max_ns, 0)
+                    .map_err(|why| format!("the {name} histogram: {why}")),
+            }
+        };
+        let [event, total, read, write, commit, other] = NAMES.map(decode);
+        let service = match encoded.contains_key("event_service") {
+            true => Some(decode("event_service")?),
+            false => None,
+        };
+        Ok(ClassHistograms { event: event?, total: total?, classes: [read?, write?, commit?, other?], service })
+    }
+}
+
 impl PackedClasses {
+    /// Each class's histogram as result files carry them, by name.
+    pub fn encoded(&self) -> BTreeMap<String, EncodedHistogram> {
+        let encode = |p: &PackedHistogram| {
+            let (min_ns, max_ns) = p.extremes_ns();
+            EncodedHistogram { histogram: p.encode(), min_ns, max_ns }
+        };
+        let all = [&self.event, &self.total].into_iter().chain(&self.classes);
+        let mut map: BTreeMap<String, EncodedHistogram> =
+            NAMES.iter().zip(all).map(|(n, p)| (n.to_string(), encode(p))).collect();
+        if let Some(s) = &self.service {
+            map.insert("event_service".into(), encode(s));
+        }
+        map
+    }
+
     pub fn unpack(&self) -> ClassHistograms {
         ClassHistograms {
             event: self.event.unpack(),

@@ -112,6 +112,7 @@ pub fn interval_stats(
             latency_us: latency.as_nanos() as f64 / 1000.0,
             ended_s: at.saturating_duration_since(start).as_secs_f64(),
         }),
+        histograms: Default::default(),
     };
     h.apply_to(&mut stats, extra);
     stats

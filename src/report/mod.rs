@@ -7,6 +7,7 @@ mod ha;
 mod headline;
 pub mod html;
 mod interval;
+pub mod shards;
 pub mod status;
 mod sweep;
 mod sysbench;

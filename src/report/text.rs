@@ -60,6 +60,7 @@ impl Report for TextReport {
         }
         checks(&mut o, d);
         client_cost(&mut o, d);
+        super::shards::text(&mut o, d);
         server_counters(&mut o, d);
         o
     }

@@ -122,6 +122,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         thresholds: Vec::new(),
         tpcc: None,
         ha: None,
+        shards: Vec::new(),
         audit: Vec::new(),
     };
     doc.tpcc = tpcc::figures(&doc);
@@ -181,5 +182,6 @@ fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
         cost_per_hour: plan.cost_per_hour,
         started_at: crate::model::rfc3339(outcome.started_at),
         ended_at: crate::model::rfc3339(outcome.ended_at),
+        shard: None,
     }
 }

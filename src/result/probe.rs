@@ -84,6 +84,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
             cost_per_hour: None,
             started_at: crate::model::rfc3339(p.started_at),
             ended_at: crate::model::rfc3339(p.ended_at),
+            shard: None,
         },
     };
     ResultDocument {
@@ -115,6 +116,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
         repeat_summary: BTreeMap::new(),
         thresholds: Vec::new(),
         tpcc: None,
+        shards: Vec::new(),
         ha: Some(ha),
         audit: Vec::new(),
     }

@@ -73,6 +73,8 @@ pub enum RunError {
     Clients(String),
     #[error("interrupted while connecting")]
     Interrupted,
+    #[error("{0}")]
+    Rendezvous(String),
     #[error("cannot start worker thread: {0}")]
     Thread(std::io::Error),
 }
@@ -196,8 +198,47 @@ impl Shared {
     }
 }
 
+/// Where a run meets the others it is part of (the shards of a run split over client
+/// hosts): it starts when they all do, and the server-wide counters are read once for all.
+pub trait Rendezvous {
+    /// Every client is connected and ready: returns once the start is agreed with the
+    /// others (`Err`: the run is called off, with why). `stop`: Ctrl-C was pressed.
+    fn agree(&mut self, stop: &dyn Fn() -> bool) -> Result<(), String>;
+    /// Blocks until the agreed instant.
+    fn wait_for_start(&mut self);
+    /// The measured phase ended `ran` after the start: returns when the server-wide
+    /// counters may be read (every part ended, or it waited long enough).
+    fn ended(&mut self, ran: Duration);
+    /// Whether this process reads the server-wide counters around the run.
+    fn reads_counters(&self) -> bool;
+}
+
+/// A run on its own: starts at once, reads its counters itself.
+pub struct Alone;
+
+impl Rendezvous for Alone {
+    fn agree(&mut self, _: &dyn Fn() -> bool) -> Result<(), String> {
+        Ok(())
+    }
+    fn wait_for_start(&mut self) {}
+    fn ended(&mut self, _: Duration) {}
+    fn reads_counters(&self) -> bool {
+        true
+    }
+}
+
 /// Runs the plan's workload against `db`, handing measurements to `sink`.
 pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Result<RunOutcome, RunError> {
+    run_with(db, plan, sink, &mut Alone)
+}
+
+/// [`run`], started and ended together with the others `rendezvous` meets.
+pub fn run_with<D: Database>(
+    db: Arc<D>,
+    plan: &RunPlan,
+    sink: &mut dyn Sink,
+    rendezvous: &mut dyn Rendezvous,
+) -> Result<RunOutcome, RunError> {
     limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
     signal::install();
     let statements = plan.workload.statements();
@@ -208,21 +249,41 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     let mut admin = admin_rt.block_on(db.connect()).map_err(RunError::Admin)?;
     let mut workers = Workers::spawn(db.clone(), plan, &statements, &transactions, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
+    if let Err(why) = rendezvous.agree(&|| signal::presses() > 0) {
+        workers.call_off();
+        signal::uninstall();
+        return Err(RunError::Rendezvous(why));
+    }
 
     let warmup = Duration::from_secs(plan.warmup_s as u64);
     // The counters bracket the measured phase: read now, or when the warmup ends.
+    let reads_counters = rendezvous.reads_counters();
     let mut counters_before = BTreeMap::new();
     let mut read_before = || {
-        counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
+        if reads_counters {
+            counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
+        }
     };
     if warmup.is_zero() {
         read_before();
     }
+    rendezvous.wait_for_start();
     let started_at = SystemTime::now();
     let start = Instant::now();
     let _ = shared.measure_from.set(start + warmup);
     if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
-        let _ = shared.schedule.set(schedule::Schedule::new(start, rate, arrival, max_backlog, plan.rand_seed));
+        // A shard's arrivals: a stream of its own (Poisson), or its place between the
+        // others' (fixed: shard i's first arrival i/R after the start, R the whole rate).
+        let (seed, phase) = match &plan.shard {
+            Some(s) => (
+                plan.rand_seed ^ (s.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                Duration::from_secs_f64(s.index as f64 / s.total_rate.unwrap_or(rate).max(f64::MIN_POSITIVE)),
+            ),
+            None => (plan.rand_seed, Duration::ZERO),
+        };
+        let phase = if arrival == crate::plan::Arrival::Fixed { phase } else { Duration::ZERO };
+        let schedule = schedule::Schedule::new(start + phase, rate, arrival, max_backlog, seed);
+        let _ = shared.schedule.set(schedule);
     }
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
@@ -232,6 +293,7 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     sink.stopped();
     let ended_at = SystemTime::now();
     let client = workers.finish(&measured, db.blocking());
+    rendezvous.ended(measured.end.saturating_duration_since(start));
 
     let (status, failure) = match crate::lock(&shared.failure).clone() {
         Some(msg) => (RunStatus::Failed, Some(msg)),
@@ -240,7 +302,10 @@ pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Resu
     signal::uninstall();
     // A server that went away or hangs leaves the counters empty (the audit says so).
     let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
-    let counters_after = bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default();
+    let counters_after = match reads_counters {
+        true => bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default(),
+        false => BTreeMap::new(),
+    };
     let per_client = std::mem::take(&mut *crate::lock(&shared.per_client));
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(start + warmup).as_secs_f64(),
@@ -304,7 +369,9 @@ impl Workers {
         shared: Arc<Shared>,
     ) -> Result<Self, RunError> {
         let program = plan.workload.program();
-        let events = program::ProgramSpec::new(Arc::new(program.clone()), plan.distribution.clone(), plan.rand_seed);
+        let part = plan.shard.as_ref().map(|s| (s.index, s.count));
+        let events =
+            program::ProgramSpec::new(Arc::new(program.clone()), plan.distribution.clone(), plan.rand_seed, part);
         let thinks = program.transactions.iter().any(|t| t.pauses()) && !plan.loop_model.is_open();
         let spec = Arc::new(ClientSpec {
             events,
@@ -320,7 +387,11 @@ impl Workers {
         for w in 0..count {
             let rec = Arc::new(Mutex::new(Recorder::new(statements, transactions, open)));
             workers.recorders.push(rec.clone());
-            let ids: Vec<u64> = (0..plan.threads as u64).filter(|i| i % count as u64 == w as u64).collect();
+            // A shard's clients have ids of their own in the whole run's (their random
+            // streams and `client_id` values differ from every other shard's).
+            let first = plan.shard.as_ref().map_or(0, |s| s.first_client as u64);
+            let ids: Vec<u64> =
+                (0..plan.threads as u64).filter(|i| i % count as u64 == w as u64).map(|i| first + i).collect();
             let (db, spec, shared) = (db.clone(), spec.clone(), shared.clone());
             let handle = std::thread::Builder::new().name(format!("fairbench-worker-{w}")).spawn(move || {
                 let rt = crate::local_runtime();
@@ -452,7 +523,9 @@ impl Workers {
                     cpu_mark = Some(self.cpu_reading());
                 }
             }
-            let wait = next_tick.saturating_duration_since(Instant::now()).min(Duration::from_millis(5));
+            // Woken at the deadline itself, not up to 5 ms after it: shards end together.
+            let until = deadline.filter(|_| stopped_at.is_none()).map_or(next_tick, |d| d.min(next_tick));
+            let wait = until.saturating_duration_since(Instant::now()).min(Duration::from_millis(5));
             std::thread::sleep(wait);
         }
         let end = Instant::now();

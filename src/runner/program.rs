@@ -50,7 +50,9 @@ pub struct ProgramSpec {
 }
 
 impl ProgramSpec {
-    pub fn new(program: Arc<Program>, dist: DistributionSpec, seed: u64) -> Self {
+    /// `part`: (index, count) of a shard, whose `unique` values are its own part of the
+    /// sequence.
+    pub fn new(program: Arc<Program>, dist: DistributionSpec, seed: u64, part: Option<(u32, u32)>) -> Self {
         let ids = program.measured().1;
         let cumulative = program
             .transactions
@@ -60,7 +62,11 @@ impl ProgramSpec {
                 Some(*sum)
             })
             .collect();
-        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(UniqueSequence::new(seed)), seed }
+        let unique = match part {
+            Some((index, count)) => UniqueSequence::part(seed, index, count),
+            None => UniqueSequence::new(seed),
+        };
+        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(unique), seed }
     }
 
     /// A transaction by weight.

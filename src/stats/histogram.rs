@@ -188,6 +188,20 @@ impl PackedHistogram {
         h
     }
 
+    /// As [`LatencyHistogram::encode`] gives it: base64 of the V2 + DEFLATE bytes.
+    pub fn encode(&self) -> String {
+        base64::engine::general_purpose::STANDARD.encode(&self.bytes)
+    }
+
+    /// The exact extremes (0 and 0 when empty).
+    pub fn extremes_ns(&self) -> (u64, u64) {
+        if self.max_ns == 0 {
+            (0, 0)
+        } else {
+            (self.min_ns, self.max_ns)
+        }
+    }
+
     /// Bytes held.
     pub fn size(&self) -> usize {
         self.bytes.len() + std::mem::size_of::<Self>()

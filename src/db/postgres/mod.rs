@@ -53,7 +53,11 @@ impl Database for PostgresDatabase {
     }
 
     fn clock_sql(&self) -> crate::db::ProbeSql {
-        crate::db::ProbeSql { now_text: "clock_timestamp()::text", session_id: "pg_backend_pid()" }
+        crate::db::ProbeSql {
+            now_text: "clock_timestamp()::text",
+            session_id: "pg_backend_pid()",
+            epoch_us: "(extract(epoch from clock_timestamp()) * 1000000)::bigint",
+        }
     }
 
     fn server_facts(&self, product: &str, variables: &BTreeMap<String, String>) -> crate::model::ServerFacts {

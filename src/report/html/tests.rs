@@ -103,6 +103,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                     points: (0..100).map(|k| [from + k as f64 / 100.0, 900.0 * (1.0 + rng.next())]).collect(),
                 },
                 slowest: None,
+                histograms: Default::default(),
             }
         })
         .collect();
@@ -110,6 +111,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
     ResultDocument {
         tpcc: None,
         ha: None,
+        shards: Vec::new(),
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
         fairbench_version: "0.1.0".into(),
@@ -179,6 +181,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 cost_per_hour: None,
                 started_at: "2026-11-22T00:20:39.190Z".into(),
                 ended_at: "2026-11-22T01:20:39.190Z".into(),
+                shard: None,
             },
         },
         statements: BTreeMap::from([("point_selects".to_string(), stats["read"].clone())]),
