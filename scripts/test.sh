@@ -14,5 +14,11 @@ if ! python3 -c 'import hdrh' >/dev/null 2>&1; then
   command -v pip3 >/dev/null 2>&1 || apt_install python3-pip
   pip3 install -q hdrhistogram 2>/dev/null || pip3 install -q --break-system-packages hdrhistogram
 fi
+# tests/k8s.rs checks `fairbench k8s job`'s manifest against Kubernetes' API schemas offline.
+if ! python3 -c 'import kubernetes_validate' >/dev/null 2>&1; then
+  echo "== installing the kubernetes-validate Python package"
+  command -v pip3 >/dev/null 2>&1 || apt_install python3-pip
+  pip3 install -q kubernetes-validate 2>/dev/null || pip3 install -q --break-system-packages kubernetes-validate
+fi
 export_test_targets
 cargo test --locked "$@"

@@ -36,6 +36,8 @@
 //!   claims.
 //! - [`sandbox`] -> db, model. Local server instances with replication, for HA probes and
 //!   A/B of one setting.
+//! - [`k8s`] -> nothing. The Kubernetes Indexed Job of `fairbench k8s job`, as typed objects
+//!   written as YAML.
 //! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
 //! - [`app`] -> everything. The commands; the only place that prints outside report.
 
@@ -48,6 +50,7 @@ pub mod combine;
 pub mod compare;
 pub mod conditions;
 pub mod db;
+pub mod k8s;
 pub mod metrics;
 pub mod model;
 pub mod plan;

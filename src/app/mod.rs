@@ -6,6 +6,7 @@ mod check;
 mod combine;
 mod compare;
 mod hints;
+mod k8s;
 mod live;
 mod probe;
 mod recover;
@@ -108,6 +109,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Check(args) => check::check_cmd(&args),
         Command::Probe(args) => probe::probe_cmd(&args),
         Command::Sandbox(args) => sandbox::sandbox_cmd(&args),
+        Command::K8s(args) => k8s::k8s_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));
             Ok(ExitCode::SUCCESS)

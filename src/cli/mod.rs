@@ -4,6 +4,7 @@
 
 mod ab;
 mod compare;
+mod k8s;
 mod probe;
 mod report;
 mod results;
@@ -14,6 +15,7 @@ mod values;
 
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
+pub use k8s::{JobArgs, K8sArgs, K8sCommand};
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
@@ -86,6 +88,9 @@ pub enum Command {
     /// Local MariaDB/PostgreSQL servers with replication, for HA probes and the A/B of one
     /// setting: sandbox up|ls|kill|start|promote|down (docs/sandbox.md).
     Sandbox(SandboxArgs),
+    /// Kubernetes: `k8s job` prints an Indexed Job that runs a workload from N pods on
+    /// different nodes at once, and how to collect and combine their results (docs/kubernetes.md).
+    K8s(K8sArgs),
     /// Validate a workload file (TOML) and show what it runs on each database; connects nowhere.
     Check(CheckArgs),
     /// List the built-in workloads, the recipes and their options.

@@ -1,0 +1,142 @@
+//! `fairbench k8s job`: checks the command the pods will run, prints the Job, and says how to
+//! create its Secret and collect its results.
+
+use super::{say, Error};
+use crate::cli::{Cli, Command, JobArgs, K8sArgs, K8sCommand};
+use crate::db::{Dialect, TargetUrl};
+use crate::k8s::{JobRequest, RESULT_PATH};
+use crate::plan::ConfigError;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
+use std::process::ExitCode;
+
+/// The commands a Job can run as shards.
+const COMMANDS: [&str; 3] = ["bench", "run", "prepare"];
+
+/// Flags the Job adds itself: given again they would contradict it.
+const JOB_FLAGS: [&str; 4] = ["--shard", "--shard-key", "--print-result", "--out"];
+
+/// Flags that carry a password, or a file on this machine holding one.
+const PASSWORD_FLAGS: [&str; 4] = ["--password-file", "--password", "--mysql-password", "--pgsql-password"];
+
+pub(super) fn k8s_cmd(args: &K8sArgs) -> Result<ExitCode, Error> {
+    match &args.command {
+        K8sCommand::Job(job) => job_cmd(job),
+    }
+}
+
+fn job_cmd(args: &JobArgs) -> Result<ExitCode, Error> {
+    let refuse = |why: String| Error::from(ConfigError(format!("k8s job: {why}")));
+    let (command, options) = args.command.split_first().ok_or_else(|| {
+        refuse("no command after --: give bench, run or prepare and its options, e.g. `-- bench oltp_read_write --target mysql://USER@HOST:3306/DB`".into())
+    })?;
+    if !COMMANDS.contains(&command.as_str()) {
+        return Err(refuse(format!("the command after -- is {command:?}: a Job runs bench, run or prepare")));
+    }
+    let secret = args.secret.clone().unwrap_or_else(|| format!("{}-db", args.name));
+    check_options(command, options, &secret).map_err(refuse)?;
+    let req = JobRequest {
+        name: args.name.clone(),
+        namespace: args.namespace.clone(),
+        shards: args.shards,
+        image: args.image.clone(),
+        secret,
+        cpu: args.cpu.clone(),
+        memory: args.memory.clone(),
+        command: command.clone(),
+        options: options.to_vec(),
+    };
+    let yaml = crate::k8s::job_yaml(&req).map_err(refuse)?;
+    print!("{yaml}");
+    say(format_args!(
+        "Create the Secret first, from a file holding only the password, no newline at its end (the password never passes through fairbench): {}",
+        req.secret_hint()
+    ));
+    say(format_args!("When the Job has completed, collect and combine the shards' results: {}", req.collect_hint()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The inner options as the pods will read them: no flag the Job sets, no password, and a
+/// shared server as --target. Parsed by fairbench's own flags, so a typo fails here.
+fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), String> {
+    for flag in options.iter().filter_map(|o| flag_name(o)) {
+        if JOB_FLAGS.contains(&flag.as_str()) {
+            return Err(format!(
+                "{flag} is set by the Job (every pod gets --shard N --print-result --out {RESULT_PATH}): leave it out"
+            ));
+        }
+        if PASSWORD_FLAGS.contains(&flag.as_str()) {
+            return Err(format!(
+                "{flag} is refused: the pods take the password from the Secret {secret} (key password), never from the manifest"
+            ));
+        }
+    }
+    if !crate::db::url::arg_password_spans(options).is_empty() {
+        return Err(format!(
+            "the --target URL carries a password (user:pass@), which the manifest would show: give mysql://USER@HOST:PORT/DB and put the password in the Secret {secret}"
+        ));
+    }
+    let mut argv = vec!["fairbench".to_string(), command.to_string()];
+    argv.extend(options.iter().cloned());
+    // sysbench's options are translated as `fairbench run` itself would in the pod.
+    if crate::cli::sysbench::is_sysbench_line(&argv) {
+        argv = crate::cli::sysbench::translate(&argv).map_err(|e| format!("the options of {command}: {e}"))?.args;
+    }
+    let matches = Cli::command().try_get_matches_from(&argv).map_err(|e| clap_line(command, &e))?;
+    let given = matches.subcommand().and_then(|(_, sub)| sub.value_source("target"));
+    if given != Some(ValueSource::CommandLine) {
+        let env = if given == Some(ValueSource::EnvVariable) {
+            " (the pods do not see this shell's FAIRBENCH_TARGET)"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "give the database with --target mysql://USER@HOST:PORT/DB or postgres://... after {command}{env}"
+        ));
+    }
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| clap_line(command, &e))?;
+    let (target, workload) = match &cli.command {
+        Command::Bench(a) | Command::Run(a) => (&a.target.target, &a.workload.workload),
+        Command::Prepare(a) => (&a.target.target, &a.workload.workload),
+        _ => return Err(format!("a Job runs bench, run or prepare, not {command}")),
+    };
+    // No environment: the password, if any, is the pods' to read.
+    let url = TargetUrl::parse(target, |_| None)?;
+    if url.dialect == Dialect::Sqlite {
+        return Err(
+            "--target is a SQLite file, which pods cannot share: shards need a server (mysql:// or postgres://)".into(),
+        );
+    }
+    if workload.ends_with(".toml") && crate::workload::recipes::find(workload).is_none() {
+        eprintln!("warning: the pods read the workload file {workload} inside the image: build it in or mount it");
+    }
+    Ok(())
+}
+
+/// `--name` of an option `--name[=value]`, with sysbench's `_` read as `-`.
+fn flag_name(arg: &str) -> Option<String> {
+    let name = arg.strip_prefix("--")?.split('=').next()?;
+    Some(format!("--{}", name.replace('_', "-")))
+}
+
+/// clap's message in one line: its first line, the names it lists, its tip.
+fn clap_line(command: &str, e: &clap::Error) -> String {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return format!("--help and --version are not options a Job can run (see `fairbench {command} --help`)");
+    }
+    let rendered = e.to_string();
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut text = lines.next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
+    let rest: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more")).collect();
+    if text.ends_with(':') {
+        text = format!(
+            "{text} {}",
+            rest.iter().filter(|l| !l.starts_with("tip:")).cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    if let Some(tip) = rest.iter().find(|l| l.starts_with("tip:")) {
+        text = format!("{text} ({tip})");
+    }
+    format!("the options of {command}: {text}")
+}
