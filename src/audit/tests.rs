@@ -233,3 +233,73 @@ fn tpcc_rules_read_the_figures() {
         assert!(found.contains(&(id.to_string(), severity)), "{id}: {found:?}");
     }
 }
+
+/// A combined result of three shards made from the loopback run: rows whose starts, clocks,
+/// rates and CPU the shard rules judge.
+fn combined(change: &dyn Fn(&mut [crate::model::shard::ShardRow])) -> Vec<Finding> {
+    use crate::model::shard::{ShardRecord, ShardRow, ShardStart};
+    let d = clean(loopback_run());
+    let mut rows: Vec<ShardRow> = (0..3)
+        .map(|i| ShardRow {
+            shard: ShardRecord {
+                index: i,
+                count: 3,
+                key: "k".into(),
+                total_threads: 6,
+                threads: 2,
+                first_client: 2 * i,
+                total_rate: None,
+                reads_server_facts: i == 0,
+                starts: vec![ShardStart {
+                    agreed_us: 1_000_000,
+                    started_us: 1_000_100 + i as i64 * 100,
+                    ended_us: 61_000_000 + i as i64 * 1000,
+                    clock_offset_us: -20,
+                    clock_uncertainty_us: 50,
+                    bound_us: 2_050,
+                    waited_s: 0.5,
+                }],
+                not_ended: Vec::new(),
+            },
+            source: format!("shard-{i}.json"),
+            client: d.conditions.client.clone(),
+            client_cost: d.client_cost.clone(),
+            measured_s: 60.0,
+            events: 60_000,
+            tps: 1000.0,
+            qps: 1000.0,
+            p95_us: 900.0,
+            errors: 0,
+            status: crate::model::RunStatus::Completed,
+        })
+        .collect();
+    change(&mut rows);
+    audit(&ResultDocument { shards: rows, ..d })
+}
+
+#[test]
+fn shard_rules_read_the_rows() {
+    let ids = |found: Vec<Finding>| -> Vec<String> {
+        found.into_iter().map(|f| f.id).filter(|id| id.starts_with("shard")).collect()
+    };
+    assert!(ids(combined(&|_| {})).is_empty(), "shards that kept together: no finding");
+    let late = combined(&|rows| rows[2].shard.starts[0].started_us += 10_000);
+    let skew = with_id(&late, "shard-skew");
+    assert_eq!(skew.len(), 1, "{late:#?}");
+    assert_eq!(skew[0].evidence["start_spread_ms"], json!(10.2));
+    assert_eq!(skew[0].evidence["bound_ms"], json!(4.1));
+    assert_eq!(ids(combined(&|rows| rows[1].shard.starts[0].ended_us += 30_000)), ["shard-skew"]);
+    let off = combined(&|rows| rows[1].shard.starts[0].clock_offset_us = 250_000);
+    assert_eq!(with_id(&off, "shard-clock-offset")[0].evidence["offsets_ms"], json!({ "1": 250.0 }));
+    let slow = combined(&|rows| rows[2].tps = 700.0);
+    let uneven = with_id(&slow, "shard-uneven");
+    assert_eq!(uneven[0].evidence["slowest_shard"], json!(2));
+    assert!(uneven[0].title.contains("30% fewer"), "{}", uneven[0].title);
+    assert!(with_id(&combined(&|rows| rows[2].tps = 850.0), "shard-uneven").is_empty(), "15% is within");
+    let busy = combined(&|rows| {
+        rows[0].client_cost.saturated = true;
+        rows[0].client_cost.warning = Some("a client worker thread was busy 97%".into());
+    });
+    assert_eq!(with_id(&busy, "shard-client-saturated")[0].evidence["shard"], json!(0));
+    assert_eq!(ids(combined(&|rows| rows[0].shard.not_ended = vec![2])), ["shard-counters-partial"]);
+}

@@ -160,3 +160,15 @@ fn row(s: &Source) -> ShardRow {
         status: d.conditions.run.status,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marked_results_are_found_among_other_log_lines() {
+        let log = format!("pod a\n{BEGIN}\n{{\"a\":1}}\n{END}\nnoise\n{BEGIN}\n{{\"b\":2}}\n{END}\n{BEGIN}\ncut");
+        assert_eq!(marked(&log), ["{\"a\":1}", "{\"b\":2}"], "a result cut short is left out");
+        assert!(marked("{\"schema\": \"fairbench.result\"}").is_empty());
+    }
+}

@@ -270,17 +270,18 @@ fn table() -> TableDef {
     }
 }
 
-/// Creates the table unless it is there; shards arriving together may race to create it,
-/// so a failed creation is looked at once more.
+/// Creates the table unless it is there. Shards arriving together race to create it: the
+/// loser's CREATE fails, or it sees the table between the winner's CREATE and the comment
+/// that marks it as fairbench's; so it looks again for up to two seconds before refusing.
 async fn ensure_table<D: Database>(db: &D, conn: &mut D::Conn) -> Result<(), BarrierError> {
     let table = table();
-    let refused = |e: crate::probe::ProbeError| BarrierError::Failed(e.to_string());
-    match crate::probe::ensure_table(db, conn, &table, MARKER).await {
-        Ok(()) => Ok(()),
-        Err(crate::probe::ProbeError::Db { .. }) => {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            crate::probe::ensure_table(db, conn, &table, MARKER).await.map_err(refused)
+    let mut tries = 0;
+    loop {
+        match crate::probe::ensure_table(db, conn, &table, MARKER).await {
+            Ok(()) => return Ok(()),
+            Err(e) if tries >= 10 => return Err(BarrierError::Failed(e.to_string())),
+            Err(_) => tries += 1,
         }
-        Err(e) => Err(refused(e)),
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
