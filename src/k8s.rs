@@ -40,12 +40,15 @@ pub struct JobRequest {
 }
 
 impl JobRequest {
-    /// The container's arguments: the command as given, then what makes it a shard.
+    /// The container's arguments: the command as given, then what makes it a shard (and, for
+    /// a command that writes a result, the result on stdout for `kubectl logs`).
     pub fn args(&self) -> Vec<String> {
         let mut args = vec![self.command.clone()];
         args.extend(self.options.iter().cloned());
-        args.extend(["--shard".into(), self.shards.to_string(), "--print-result".into(), "--out".into()]);
-        args.push(RESULT_PATH.into());
+        args.extend(["--shard".into(), self.shards.to_string()]);
+        if self.command != "prepare" {
+            args.extend(["--print-result".into(), "--out".into(), RESULT_PATH.into()]);
+        }
         args
     }
 

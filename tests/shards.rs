@@ -294,3 +294,67 @@ fn mariadb_combine_refuses_shards_that_do_not_belong_together() {
         assert!(!out.exists());
     }
 }
+
+/// Runs `prepare ARGS --shard i/n` on `n` shards at once; each says what it loaded.
+fn prepare_shards(db: &TestDb, args: &[&str], n: u32) -> Vec<String> {
+    let children: Vec<Child> = (0..n)
+        .map(|i| {
+            Command::new(common::bin())
+                .args(args)
+                .arg(format!("--target={}", db.url))
+                .arg(format!("--shard={i}/{n}"))
+                .current_dir(db.dir.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outputs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    let all: Vec<String> = outputs.iter().enumerate().map(|(i, o)| format!("shard {i}: {}", text(o))).collect();
+    assert!(outputs.iter().all(|o| o.status.success()), "a shard failed:\n{}", all.join("\n"));
+    outputs.iter().map(|o| String::from_utf8_lossy(&o.stderr).into_owned()).collect()
+}
+
+/// Three hosts load sysbench's tables in parts; the tables are complete (indexed, marked)
+/// once all have loaded, and a run measures them.
+#[test]
+fn postgres_prepare_shards_load_their_parts() {
+    let _serial = serial();
+    let db = TestDb::new(Kind::Postgres);
+    let key = format!("prepare-{}", db.name);
+    let args = ["prepare", "oltp_read_write", "--tables", "2", "--table-size", "150000", "--shard-key", &key];
+    let said = prepare_shards(&db, &args, 3);
+    // Parts of 100,000 rows: 4 parts, shards 0..2 take parts 0 and 3, 1, 2.
+    for (i, rows) in [(0, 150_000), (1, 50_000), (2, 100_000)] {
+        assert!(said[i].contains(&format!("Prepared shard {i} of 3: {rows} rows")), "shard {i}: {}", said[i]);
+    }
+    assert!(said[0].contains("the tables are complete"), "{}", said[0]);
+    for t in ["sbtest1", "sbtest2"] {
+        assert_eq!(db.count(t), 150_000);
+        assert_eq!(db.count_sql(&format!("SELECT COUNT(DISTINCT id) FROM {t}")), 150_000);
+        let indexes = db.count_sql(&format!("SELECT COUNT(*) FROM pg_indexes WHERE tablename = '{t}'"));
+        assert_eq!(indexes, 2, "{t}: the primary key and k_1");
+    }
+    let doc = db.run_json(&["run", "oltp_read_write", "--tables", "2", "--table-size", "150000", "--time", "1"]);
+    assert!(u(&doc["conditions"]["run"]["events"]) > 0);
+    assert_eq!(db.count_sql("SELECT COUNT(*) FROM fairbench_shards"), 0, "shard 0 removed the run's rows");
+}
+
+/// A workload file's tables load in parts from three hosts, and its population checks pass.
+#[test]
+fn mariadb_prepare_shards_load_a_workload_file() {
+    let _serial = serial();
+    let db = TestDb::new(Kind::Mysql);
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/workloads/xfer.toml");
+    let key = format!("file-{}", db.name);
+    let args = ["prepare", file, "--set", "customers=30000", "--shard-key", &key];
+    let said = prepare_shards(&db, &args, 3);
+    for (i, s) in said.iter().enumerate() {
+        assert!(s.contains(&format!("Prepared shard {i} of 3: 10000 rows")), "shard {i}: {s}");
+    }
+    assert_eq!(db.count("balances"), 30_000);
+    let doc = db.run_json(&["run", file, "--set", "customers=30000", "--time", "1", "--threads", "2"]);
+    let checks = doc["checks"].as_array().unwrap();
+    assert!(!checks.is_empty() && checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+}

@@ -52,7 +52,12 @@ fn job_cmd(args: &JobArgs) -> Result<ExitCode, Error> {
         "Create the Secret first, from a file holding only the password, no newline at its end (the password never passes through fairbench): {}",
         req.secret_hint()
     ));
-    say(format_args!("When the Job has completed, collect and combine the shards' results: {}", req.collect_hint()));
+    if req.command != "prepare" {
+        say(format_args!(
+            "When the Job has completed, collect and combine the shards' results: {}",
+            req.collect_hint()
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -62,7 +67,7 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
     for flag in options.iter().filter_map(|o| flag_name(o)) {
         if JOB_FLAGS.contains(&flag.as_str()) {
             return Err(format!(
-                "{flag} is set by the Job (every pod gets --shard N --print-result --out {RESULT_PATH}): leave it out"
+                "{flag} is set by the Job (every pod gets --shard N, and run and bench --print-result --out {RESULT_PATH}): leave it out"
             ));
         }
         if PASSWORD_FLAGS.contains(&flag.as_str()) {

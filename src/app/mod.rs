@@ -192,7 +192,11 @@ fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) 
         overwrite: args.overwrite,
     };
     db.create_if_missing()?;
-    do_prepare(db, &workload, &settings, target)?;
+    if args.shard.shard.is_some() {
+        shard::prepare(db, args, &workload, settings)?;
+    } else {
+        do_prepare(db, &workload, &settings, target)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,11 +1,15 @@
 //! `--shard I/N` around a run: the dataset checked once shard 0 has it ready, and a shard's
 //! result printed between markers for logs collected by a cluster.
 
-use super::Error;
+use super::{Error, LoadSettings};
+use crate::cli::PrepareArgs;
 use crate::db::Database;
 use crate::model::ResultDocument;
-use crate::plan::ConfigError;
-use crate::shard::ShardRun;
+use crate::plan::{ConfigError, ShardPlan, WorkloadPlan};
+use crate::prepare::sharded;
+use crate::shard::{Barrier, BarrierError, ShardRun};
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::combine::{BEGIN, END};
 
@@ -39,4 +43,113 @@ pub(super) fn dataset_checked<D: Database, T>(
 /// The result on stdout between the markers `fairbench combine` looks for in a log.
 pub(super) fn print_marked(doc: &ResultDocument) {
     println!("{BEGIN}\n{}\n{END}", serde_json::to_string(doc).expect("a result serializes"));
+}
+
+/// `prepare --shard I/N`: shard 0 creates the tables, every shard loads its parts, shard 0
+/// finishes the tables once all have loaded (src/prepare/sharded.rs).
+pub(super) fn prepare<D: Database>(
+    db: Arc<D>,
+    args: &PrepareArgs,
+    workload: &WorkloadPlan,
+    mut settings: LoadSettings,
+) -> Result<(), Error> {
+    let Some((index, count)) = args.shard.index_and_count()? else { return Ok(()) };
+    if args.shard.print_result {
+        return Err(ConfigError("--print-result: prepare writes no result (run and bench do)".into()).into());
+    }
+    let key = args
+        .shard
+        .shard_key
+        .clone()
+        .unwrap_or_else(|| crate::shard::default_key(&crate::db::url::redact_args(std::env::args())));
+    if args.workload.rand_seed == 0 {
+        settings.seed = crate::shard::seed_of(&key);
+    }
+    let plan = ShardPlan {
+        index,
+        count,
+        key,
+        timeout: Duration::from_secs(args.shard.shard_timeout),
+        total_threads: settings.threads,
+        threads: settings.threads,
+        first_client: 0,
+        total_rate: None,
+    };
+    let host = crate::conditions::host::read().hostname;
+    let fail = |e: BarrierError| Error::from(ConfigError(e.to_string()));
+    let mut barrier = Barrier::join(db.clone(), &plan, &host).map_err(fail)?;
+    let what = tables(workload, &settings);
+    let held = match plan.leads() {
+        true => Some(abort_on_error(&mut barrier, sharded::create(&*db, &what).map_err(Error::from))?),
+        false => None,
+    };
+    match &held {
+        Some(_) => barrier.arrive("created").map(|_| ()),
+        None => barrier.wait_for(0, "created", &|| false),
+    }
+    .map_err(fail)?;
+    let outcome = load(db.clone(), &what, &plan, settings.threads);
+    let outcome = abort_on_error(&mut barrier, outcome)?;
+    barrier.arrive("loaded").map_err(fail)?;
+    if let Some(held) = held {
+        let waited = barrier.wait_all("loaded", Duration::from_secs(7 * 86_400)).map_err(fail)?;
+        if !waited.is_empty() {
+            return Err(ConfigError(format!("shards {waited:?} never finished loading")).into());
+        }
+        abort_on_error(&mut barrier, sharded::finish(&*db, held, &what).map_err(Error::from))?;
+        barrier.clean_up();
+        if let WorkloadPlan::File(f) = workload {
+            super::prepared_checks(&*db, &f.program.prepare_checks)?;
+        }
+    }
+    super::say(format_args!(
+        "Prepared shard {index} of {count}: {} rows in {:.1} s ({:.0} rows/s, {}){}",
+        outcome.rows,
+        outcome.seconds,
+        outcome.rows as f64 / outcome.seconds.max(1e-9),
+        crate::model::plural(outcome.loaders as u64, "loader"),
+        if plan.leads() { "; every shard loaded, the tables are complete" } else { "" }
+    ));
+    Ok(())
+}
+
+fn tables(workload: &WorkloadPlan, s: &LoadSettings) -> sharded::Tables {
+    match workload {
+        WorkloadPlan::Sysbench { workload, oltp, .. } => sharded::Tables::Sbtest(crate::prepare::PreparePlan {
+            workload: *workload,
+            oltp: oltp.clone(),
+            distribution: s.distribution.clone(),
+            threads: s.threads,
+            seed: s.seed,
+            overwrite: s.overwrite,
+        }),
+        WorkloadPlan::File(f) => sharded::Tables::File(
+            Arc::new(f.program.clone()),
+            crate::prepare::tables::LoadOptions {
+                threads: s.threads,
+                seed: s.seed,
+                distribution: s.distribution.clone(),
+                overwrite: s.overwrite,
+            },
+        ),
+    }
+}
+
+/// This shard's parts, with the progress meter prepare always shows.
+fn load<D: Database>(
+    db: Arc<D>,
+    what: &sharded::Tables,
+    plan: &ShardPlan,
+    threads: u32,
+) -> Result<crate::prepare::PrepareOutcome, Error> {
+    let mut meter = super::LoadMeter::new();
+    let outcome =
+        sharded::load(db, what, (plan.index, plan.count), threads, &mut |done, total| meter.update(done, total));
+    meter.finish();
+    Ok(outcome?)
+}
+
+/// A shard that fails tells the others (they fail at once with its reason).
+fn abort_on_error<D: Database, T>(barrier: &mut Barrier<D>, r: Result<T, Error>) -> Result<T, Error> {
+    r.inspect_err(|e| barrier.abort(&format!("shard {} failed: {e}", barrier.plan.index)))
 }

@@ -279,6 +279,8 @@ pub struct PrepareArgs {
     /// Drop and recreate tables fairbench created earlier (tables it did not create are never touched).
     #[arg(long)]
     pub overwrite: bool,
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 #[derive(Args, Debug, Clone)]

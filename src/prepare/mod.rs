@@ -1,6 +1,7 @@
 //! prepare and cleanup: create and load `sbtest<n>` tables (here) or a workload file's
 //! tables ([`tables`]) in parallel; drop only ours.
 
+pub mod sharded;
 pub mod tables;
 
 use crate::db::{Connection, Database, DbError, TableInfo};

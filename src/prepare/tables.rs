@@ -146,16 +146,16 @@ const CHUNK_ROWS: u64 = 10_000;
 
 /// A part of a table's rows, loaded by one loader with its own random stream.
 #[derive(Clone, Copy, Debug)]
-struct Chunk {
-    table: usize,
-    number: u64,
-    first_row: u64,
-    rows: u64,
+pub(super) struct Chunk {
+    pub table: usize,
+    pub number: u64,
+    pub first_row: u64,
+    pub rows: u64,
 }
 
 /// Every table's rows in chunks, table by table; an empty table is one empty chunk (so it
 /// is still finished).
-fn chunks_of(program: &Program) -> Vec<Chunk> {
+pub(super) fn chunks_of(program: &Program) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     for (table, t) in program.tables.iter().enumerate() {
         let mut first_row = 1;
@@ -178,7 +178,7 @@ fn failed(t: &TableProgram) -> impl Fn(DbError) -> PrepareError + '_ {
 }
 
 /// Creates `t`, marked loading where the mark can change later.
-async fn create<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Result<(), PrepareError> {
+pub(super) async fn create<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Result<(), PrepareError> {
     let first = if db.comment_sql(t.name(), MARKER).is_some() { MARKER_LOADING } else { MARKER };
     for sql in db.create_table_sql(&t.def, first) {
         conn.simple(&sql).await.map_err(failed(t))?;
@@ -187,7 +187,7 @@ async fn create<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Re
 }
 
 /// Indexes and statistics once every row is in, and last the mark of a complete table.
-async fn finish<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Result<(), PrepareError> {
+pub(super) async fn finish<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Result<(), PrepareError> {
     for sql in db.after_load_sql(&t.def).iter().chain(&t.def.index_sql()) {
         conn.simple(sql).await.map_err(failed(t))?;
     }
@@ -202,10 +202,10 @@ async fn finish<D: Database>(db: &D, conn: &mut D::Conn, t: &TableProgram) -> Re
 }
 
 /// A loader's prepared INSERTs by (table, rows), each prepared once per connection.
-type Inserts = std::collections::HashMap<(usize, u64), usize>;
+pub(super) type Inserts = std::collections::HashMap<(usize, u64), usize>;
 
 /// Loads one chunk of `t` through prepared multi-row INSERTs.
-async fn load_chunk<C: Connection>(
+pub(super) async fn load_chunk<C: Connection>(
     conn: &mut C,
     inserts: &mut Inserts,
     program: &Program,

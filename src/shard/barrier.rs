@@ -119,6 +119,9 @@ impl<D: Database> Barrier<D> {
     pub fn wait_all(&mut self, phase: &str, limit: Duration) -> Result<Vec<u32>, BarrierError> {
         let deadline = Instant::now() + limit;
         loop {
+            if let Some(why) = self.aborted()? {
+                return Err(BarrierError::Failed(why));
+            }
             let missing = self.missing(phase)?;
             if missing.is_empty() || Instant::now() >= deadline {
                 return Ok(missing);

@@ -1,0 +1,231 @@
+//! prepare split over client hosts (`prepare --shard I/N`), in three steps that the shards
+//! take in turn: shard 0 creates every table (marked loading) while holding fairbench's lock
+//! on the database; every shard loads its part of the rows, in parts of a fixed size that
+//! each draw from a random stream of their own (so the data does not depend on how many
+//! shards loaded it); shard 0, once all have loaded, builds the secondary indexes, refreshes
+//! the statistics and marks the tables complete, as an unsplit prepare does.
+
+use super::tables::{self, LoadOptions};
+use super::{at, lock, table_status, Loaders, PrepareError, PrepareOutcome, PreparePlan};
+use crate::db::{Connection, Database};
+use crate::random::Rng;
+use crate::workload::program::Program;
+use crate::workload::schema::{self, Ownership, RowBatcher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Rows of an sbtest table one part holds.
+const PART_ROWS: u64 = 100_000;
+
+/// What is prepared: sysbench's tables, or a workload file's.
+#[derive(Clone)]
+pub enum Tables {
+    Sbtest(PreparePlan),
+    File(Arc<Program>, LoadOptions),
+}
+
+/// Shard 0's hold on the database from creating the tables to marking them complete: the
+/// connection holding fairbench's lock (no other prepare or cleanup meanwhile).
+pub struct Held<D: Database> {
+    rt: crate::LocalRuntime,
+    conn: D::Conn,
+}
+
+/// Shard 0: checks what is there (refusing tables that are not fairbench's, or any without
+/// --overwrite), drops fairbench's, and creates every table marked as loading.
+pub fn create<D: Database>(db: &D, what: &Tables) -> Result<Held<D>, PrepareError> {
+    if db.single_writer() {
+        return Err(PrepareError::Refused(
+            "--shard: this database takes one writer at a time, so shards cannot load it in parallel: prepare without --shard".into(),
+        ));
+    }
+    let rt = crate::local_runtime();
+    let mut conn = rt.block_on(db.connect())?;
+    rt.block_on(async {
+        lock(&mut conn).await?;
+        match what {
+            Tables::Sbtest(plan) => create_sbtest(db, &mut conn, plan).await,
+            Tables::File(program, opts) => {
+                let names: Vec<(String, Ownership)> =
+                    tables::status(db, &mut conn, program).await?.0.into_iter().map(|(t, o)| (t.name, o)).collect();
+                drop_ours(&mut conn, &names, opts.overwrite).await?;
+                for t in &program.tables {
+                    tables::create(db, &mut conn, t).await?;
+                }
+                Ok(())
+            }
+        }
+    })?;
+    Ok(Held { rt, conn })
+}
+
+async fn create_sbtest<D: Database>(db: &D, conn: &mut D::Conn, plan: &PreparePlan) -> Result<(), PrepareError> {
+    let present = table_status(conn, &plan.oltp).await?.0;
+    let names: Vec<(String, Ownership)> =
+        present.iter().map(|t| (t.name.clone(), super::ownership(db, &t.name, &t.definition))).collect();
+    drop_ours(conn, &names, plan.overwrite).await?;
+    for n in 1..=plan.oltp.tables {
+        let name = format!("sbtest{n}");
+        let first =
+            if db.comment_sql(&name, schema::MARKER).is_some() { schema::MARKER_LOADING } else { schema::MARKER };
+        for sql in db.sbtest_create_sql(n, &plan.oltp.shape(), first) {
+            conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a table fairbench did not create, or any table without --overwrite; drops the rest.
+async fn drop_ours<C: Connection>(
+    conn: &mut C,
+    present: &[(String, Ownership)],
+    overwrite: bool,
+) -> Result<(), PrepareError> {
+    if let Some((name, _)) = present.iter().find(|(_, o)| *o == Ownership::Foreign) {
+        return Err(PrepareError::Refused(format!(
+            "table {name} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database"
+        )));
+    }
+    if let Some((name, _)) = present.first() {
+        if !overwrite {
+            return Err(PrepareError::Exists { table: name.clone() });
+        }
+    }
+    for (name, _) in present {
+        conn.simple(&schema::drop_table(name)).await.map_err(at(format!("cannot drop {name}: ")))?;
+    }
+    Ok(())
+}
+
+/// One part of the rows: of sbtest table `table` (1-based) or of the file's table `table`
+/// (0-based), rows `first ..= last`, drawn from stream `stream`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Part {
+    pub table: u32,
+    pub first: u64,
+    pub last: u64,
+    pub number: u64,
+}
+
+/// Every part of every table, table by table; shard I of N loads parts I, I+N, ... so each
+/// shard loads some of every table when there are several.
+pub fn parts(what: &Tables) -> Vec<Part> {
+    let mut out = Vec::new();
+    match what {
+        Tables::Sbtest(plan) => {
+            let rows = plan.workload.rows_to_load(&plan.oltp);
+            for table in 1..=plan.oltp.tables {
+                let mut first = 1;
+                let mut number = 0;
+                while first <= rows {
+                    let last = (first + PART_ROWS - 1).min(rows);
+                    out.push(Part { table, first, last, number });
+                    (first, number) = (last + 1, number + 1);
+                }
+            }
+        }
+        Tables::File(program, _) => {
+            for c in tables::chunks_of(program) {
+                let last = c.first_row + c.rows - 1;
+                out.push(Part { table: c.table as u32, first: c.first_row, last, number: c.number });
+            }
+        }
+    }
+    out
+}
+
+/// This shard's parts, loaded by `threads` loaders.
+pub fn load<D: Database>(
+    db: Arc<D>,
+    what: &Tables,
+    shard: (u32, u32),
+    threads: u32,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<PrepareOutcome, PrepareError> {
+    let (index, count) = (shard.0 as usize, shard.1.max(1) as usize);
+    let mine: Arc<Vec<Part>> = Arc::new(parts(what).into_iter().skip(index).step_by(count).collect());
+    let total: u64 = mine.iter().map(|p| p.last + 1 - p.first).sum();
+    let loaders = threads.clamp(1, (mine.len() as u32).max(1));
+    let started = Instant::now();
+    let work = Loaders::new(loaders, total);
+    let loaded = work.loaded.clone();
+    let next = Arc::new(AtomicUsize::new(0));
+    let tables = match what {
+        Tables::Sbtest(plan) => plan.oltp.tables,
+        Tables::File(program, _) => program.tables.len() as u32,
+    };
+    let what = Arc::new(what.clone());
+    work.run(progress, move |_, rt, failure| {
+        let (db, what, mine, next, loaded) = (db.clone(), what.clone(), mine.clone(), next.clone(), loaded.clone());
+        rt.block_on(async move {
+            let mut conn = db.connect().await?;
+            let mut inserts = tables::Inserts::new();
+            while let Some(&part) = mine.get(next.fetch_add(1, Ordering::Relaxed)) {
+                if crate::lock(failure).is_some() {
+                    return Ok(()); // another loader failed: its error is reported
+                }
+                match &*what {
+                    Tables::Sbtest(plan) => {
+                        load_sbtest_part(&mut conn, plan, part).await?;
+                        loaded.fetch_add(part.last + 1 - part.first, Ordering::Relaxed);
+                    }
+                    Tables::File(program, opts) => {
+                        let chunk = tables::Chunk {
+                            table: part.table as usize,
+                            number: part.number,
+                            first_row: part.first,
+                            rows: part.last + 1 - part.first,
+                        };
+                        let t = &program.tables[chunk.table];
+                        tables::load_chunk(&mut conn, &mut inserts, program, t, chunk, opts, &loaded).await?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    })?;
+    Ok(PrepareOutcome { tables, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
+}
+
+/// One part of an sbtest table; part 0 draws from the stream an unsplit prepare uses for the
+/// whole table, so a table of up to [`PART_ROWS`] rows is the same either way.
+async fn load_sbtest_part<C: Connection>(conn: &mut C, plan: &PreparePlan, part: Part) -> Result<(), PrepareError> {
+    let dist = plan.distribution.sampler();
+    let mut rng = Rng::for_client(plan.seed, 1_000_000 + part.table as u64 + (part.number << 32));
+    let mut batcher = RowBatcher::new(part.table, &plan.oltp, &dist);
+    let mut next = part.first;
+    while next <= part.last {
+        let (sql, after) = batcher.next_statement(&mut rng, next, part.last);
+        conn.simple(&sql).await.map_err(at(format!("prepare failed: sbtest{}: ", part.table)))?;
+        next = after;
+    }
+    Ok(())
+}
+
+/// Shard 0, once every shard loaded its parts: indexes, statistics, and the marks that let
+/// `run` measure the tables.
+pub fn finish<D: Database>(db: &D, mut held: Held<D>, what: &Tables) -> Result<(), PrepareError> {
+    let conn = &mut held.conn;
+    held.rt.block_on(async {
+        match what {
+            Tables::Sbtest(plan) => {
+                for n in 1..=plan.oltp.tables {
+                    let name = format!("sbtest{n}");
+                    let index = plan.oltp.create_secondary.then(|| schema::create_k_index(n));
+                    let marks = db.analyze_sql(&name).into_iter().chain(db.comment_sql(&name, schema::MARKER));
+                    for sql in index.into_iter().chain(marks) {
+                        conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
+                    }
+                }
+                Ok(())
+            }
+            Tables::File(program, _) => {
+                for t in &program.tables {
+                    tables::finish(db, conn, t).await?;
+                }
+                Ok(())
+            }
+        }
+    })
+}
