@@ -148,6 +148,19 @@ fn mariadb_shards_start_together_and_combine_exactly() {
     assert_eq!(rows.len(), 3);
     assert!(all["audit"].as_array().unwrap().iter().all(|f| f["id"] != "shard-skew"), "{}", all["audit"]);
 
+    // A combined result is a result: audit, report and export read it.
+    let html = db.dir.path().join("all.html");
+    for args in [
+        vec!["audit".to_string(), out.display().to_string()],
+        vec!["report".into(), out.display().to_string(), "-o".into(), html.display().to_string()],
+        vec!["export".into(), out.display().to_string(), "--csv".into()],
+    ] {
+        let o = common::fairbench_in(db.dir.path(), &args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2>Client hosts</h2><p>3 shards combined"), "the report's shard table");
+
     // The same shards from their logs (--print-result) combine to the same numbers.
     let log = db.dir.path().join("pods.log");
     let text_of_logs: String = outputs.iter().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).collect();
@@ -357,4 +370,44 @@ fn mariadb_prepare_shards_load_a_workload_file() {
     let doc = db.run_json(&["run", file, "--set", "customers=30000", "--time", "1", "--threads", "2"]);
     let checks = doc["checks"].as_array().unwrap();
     assert!(!checks.is_empty() && checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+}
+
+/// The password of a sharded run appears in no output, no result, no log of results and no
+/// row of the barrier: a user of the test's own with a password found nowhere else.
+#[test]
+fn mariadb_shards_never_write_the_password() {
+    let _serial = serial();
+    let mut db = TestDb::new(Kind::Mysql);
+    let (user, password) = (format!("{}_u", db.name), "Shard-Pw-7q3z");
+    common::mysql_exec(&format!("CREATE USER '{user}'@'%' IDENTIFIED BY '{password}'"));
+    let _user = DropUser(user.clone());
+    common::mysql_exec(&format!("GRANT ALL ON {}.* TO '{user}'@'%'", db.name));
+    let base = common::mysql_base();
+    let host = base.rsplit_once('@').map(|(_, h)| h).unwrap();
+    db.url = format!("mysql://{user}:{password}@{host}/{}", db.name);
+    let with_password = db;
+    let o = with_password.fairbench(&["prepare", "oltp_point_select", "--table-size", "1000"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let key = format!("pw-{}", with_password.name);
+    let args = ["run", "oltp_point_select", "--table-size", "1000", "--time", "1", "--threads", "2"];
+    let args: Vec<&str> = args.into_iter().chain(["--shard-key", &key, "--print-result"]).collect();
+    let outputs = run_shards(&with_password, &args, 2);
+    let files: Vec<PathBuf> = (0..2).map(|i| shard_file(&with_password, i)).collect();
+    let (o, all) = combine(&with_password, &files);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut seen: Vec<String> = outputs.iter().chain([&o]).map(text).collect();
+    seen.extend(files.iter().chain([&all]).map(|f| std::fs::read_to_string(f).unwrap()));
+    for s in &seen {
+        assert!(!s.contains(password), "the password is written:\n{s}");
+    }
+    assert!(read(&all)["target"]["url"].as_str().unwrap().contains("***"), "the URL is recorded redacted");
+}
+
+/// Drops the test's MariaDB user however the test ends.
+struct DropUser(String);
+
+impl Drop for DropUser {
+    fn drop(&mut self) {
+        common::mysql_exec(&format!("DROP USER IF EXISTS '{}'@'%'", self.0));
+    }
 }

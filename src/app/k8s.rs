@@ -3,7 +3,7 @@
 
 use super::{say, Error};
 use crate::cli::{Cli, Command, JobArgs, K8sArgs, K8sCommand};
-use crate::db::{Dialect, TargetUrl};
+use crate::db::TargetUrl;
 use crate::k8s::{JobRequest, RESULT_PATH};
 use crate::plan::ConfigError;
 use clap::parser::ValueSource;
@@ -107,7 +107,7 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
     };
     // No environment: the password, if any, is the pods' to read.
     let url = TargetUrl::parse(target, |_| None)?;
-    if url.dialect == Dialect::Sqlite {
+    if url.embedded() {
         return Err(
             "--target is a SQLite file, which pods cannot share: shards need a server (mysql:// or postgres://)".into(),
         );

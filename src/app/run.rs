@@ -119,7 +119,7 @@ impl<D: Database> Session<D> {
         if bench {
             db.create_if_missing()?;
         }
-        let mut shard = join_shards(db.clone(), &mut plan, args.workload.rand_seed != 0)?;
+        let mut shard = super::shard::join(db.clone(), &mut plan, args.workload.rand_seed != 0)?;
         let before = match &mut shard {
             None => check_dataset(db.clone(), args, &plan, target, bench)?,
             Some(shard) => {
@@ -284,24 +284,6 @@ impl<D: Database> Phases for Session<D> {
         doc.audit = audit::audit(&doc);
         Ok((doc, s.out_path))
     }
-}
-
-/// `--shard I/N`: joins the barrier in the target database (the plan's key filled in).
-fn join_shards<D: Database>(
-    db: Arc<D>,
-    plan: &mut RunPlan,
-    seed_given: bool,
-) -> Result<Option<crate::shard::ShardRun<D>>, Error> {
-    let Some(shard) = plan.shard.take() else { return Ok(None) };
-    let shard = crate::shard::keyed(shard, &crate::db::url::redact_args(std::env::args()));
-    // Every shard draws from the same run's streams (each from its own clients' part).
-    if !seed_given {
-        plan.rand_seed = crate::shard::seed_of(&shard.key);
-    }
-    plan.shard = Some(shard.clone());
-    let host = conditions::host::read().hostname;
-    let barrier = crate::shard::Barrier::join(db, &shard, &host).map_err(|e| ConfigError(e.to_string()))?;
-    Ok(Some(crate::shard::ShardRun::new(barrier)))
 }
 
 /// One measured phase (after its warmup) through a fresh collector.

@@ -5,13 +5,31 @@ use super::{Error, LoadSettings};
 use crate::cli::PrepareArgs;
 use crate::db::Database;
 use crate::model::ResultDocument;
-use crate::plan::{ConfigError, ShardPlan, WorkloadPlan};
+use crate::plan::{ConfigError, RunPlan, ShardPlan, WorkloadPlan};
 use crate::prepare::sharded;
 use crate::shard::{Barrier, BarrierError, ShardRun};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::combine::{BEGIN, END};
+
+/// `--shard I/N`: joins the barrier in the target database (the plan's key filled in).
+pub(super) fn join<D: Database>(
+    db: Arc<D>,
+    plan: &mut RunPlan,
+    seed_given: bool,
+) -> Result<Option<crate::shard::ShardRun<D>>, Error> {
+    let Some(shard) = plan.shard.take() else { return Ok(None) };
+    let shard = crate::shard::keyed(shard, &crate::db::url::redact_args(std::env::args()));
+    // Every shard draws from the same run's streams (each from its own clients' part).
+    if !seed_given {
+        plan.rand_seed = crate::shard::seed_of(&shard.key);
+    }
+    plan.shard = Some(shard.clone());
+    let host = crate::conditions::host::read().hostname;
+    let barrier = crate::shard::Barrier::join(db, &shard, &host).map_err(|e| ConfigError(e.to_string()))?;
+    Ok(Some(crate::shard::ShardRun::new(barrier)))
+}
 
 /// Runs `check` (the dataset's) for a shard. `bench` prepares missing tables on shard 0
 /// only: the other shards wait until it has them ready. A shard whose check fails calls the

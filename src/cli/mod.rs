@@ -9,8 +9,10 @@ mod probe;
 mod report;
 mod results;
 mod sandbox;
+mod shard;
 mod sweep;
 pub mod sysbench;
+mod tools;
 mod values;
 
 pub use ab::{Ab, AbArgs};
@@ -20,7 +22,9 @@ pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs
 pub use report::{ExportArgs, ExportWhat, ReportArgs};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
+pub use shard::ShardArgs;
 pub use sweep::{Sweep, SweepArgs};
+pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;
 use values::{packet_size, report_interval, seconds, seed, switch};
 
@@ -101,40 +105,6 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page (roff): `fairbench man | man -l -`; `fairbench man run` for one command's.
     Man(ManArgs),
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct CompletionsArgs {
-    /// bash, zsh, fish, elvish or powershell.
-    pub shell: clap_complete::Shell,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct ManArgs {
-    /// A command's own page (prepare, run, ...); without it, fairbench's.
-    pub command: Option<String>,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct ListArgs {
-    /// Print one workload: a recipe's file, or a built-in's statements per event.
-    #[arg(long, value_name = "NAME")]
-    pub show: Option<String>,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct CheckArgs {
-    /// A workload file (see docs/workloads.md).
-    pub file: PathBuf,
-    /// Compile for one database only: mysql, postgres or sqlite (default: all three).
-    #[arg(long)]
-    pub dialect: Option<String>,
-    /// Override a [params] value, e.g. --set customers=100000 (repeatable).
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
-    /// Also draw N example values of every generator (seed 1; `ids` drawn uniformly).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub sample: u32,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -370,70 +340,6 @@ pub struct RunArgs {
     pub shard: ShardArgs,
 }
 
-/// A run split over client hosts (docs/distributed.md).
-#[derive(Args, Debug, Clone, Default)]
-pub struct ShardArgs {
-    /// Run shard I of N (I from 0) of a run split over client hosts: --threads, --rate and
-    /// --events stay the whole run's, of which this shard runs its share with client ids of
-    /// its own; the shards start together through a barrier in the target database.
-    /// `--shard N` takes I from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
-    /// The shard index when --shard gives only N.
-    #[arg(long = "shard-index", env = "JOB_COMPLETION_INDEX", hide = true)]
-    pub shard_index: Option<u32>,
-    /// Names the run the shards belong to: the same on every shard, new for every run
-    /// (default: FAIRBENCH_SHARD_KEY, else derived from the command line).
-    #[arg(long = "shard-key", env = "FAIRBENCH_SHARD_KEY", value_name = "KEY")]
-    pub shard_key: Option<String>,
-    /// Seconds a shard waits at the barrier for the others before it fails the run.
-    #[arg(long = "shard-timeout", default_value_t = 120, value_name = "SECONDS")]
-    pub shard_timeout: u64,
-    /// Also print the result JSON on stdout between the lines -----BEGIN FAIRBENCH RESULT-----
-    /// and -----END FAIRBENCH RESULT----- (for logs collected by a cluster; `fairbench
-    /// combine` reads them).
-    #[arg(long = "print-result")]
-    pub print_result: bool,
-}
-
-impl ShardArgs {
-    /// (index, count) from --shard, or `None` for a run on one host.
-    pub fn index_and_count(&self) -> Result<Option<(u32, u32)>, ConfigError> {
-        let Some(text) = &self.shard else { return Ok(None) };
-        let bad =
-            || ConfigError(format!("--shard {text:?}: give I/N (I from 0 to N-1), or N with JOB_COMPLETION_INDEX set"));
-        let (index, count) = match text.split_once('/') {
-            Some((i, n)) => (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?),
-            None => {
-                let n = text.trim().parse::<u32>().map_err(|_| bad())?;
-                let i = self.shard_index.ok_or_else(|| {
-                    ConfigError(format!(
-                        "--shard {n} gives no index and JOB_COMPLETION_INDEX is not set: give --shard I/{n}"
-                    ))
-                })?;
-                (i, n)
-            }
-        };
-        if count == 0 || index >= count {
-            return Err(ConfigError(format!(
-                "--shard {index}/{count}: the index runs from 0 to N-1 and N is at least 1"
-            )));
-        }
-        if let Some(key) = &self.shard_key {
-            let fine = |c: char| c.is_ascii_alphanumeric() || "._:-".contains(c);
-            if key.is_empty() || key.len() > 64 || !key.chars().all(fine) {
-                return Err(ConfigError(format!(
-                    "--shard-key {key:?}: use 1 to 64 letters, digits, '.', '_', ':' or '-'"
-                )));
-            }
-        }
-        if self.shard_timeout == 0 {
-            return Err("--shard-timeout must be at least 1 second".into());
-        }
-        Ok(Some((index, count)))
-    }
-}
-
 #[derive(Args, Debug, Clone)]
 pub struct CleanupArgs {
     #[command(flatten)]
@@ -589,26 +495,16 @@ impl RunArgs {
         if ![50.0, 95.0, 99.0, 99.9, 100.0].contains(&percentile) && !percentiles.contains(&percentile) {
             percentiles.push(percentile);
         }
-        let shard = self.shard.index_and_count()?;
         // Each shard runs its share of the run's clients, events and rate.
-        let part = |total: u64| shard.map_or((0, total), |(i, n)| crate::plan::share(total, i, n));
-        let (first_client, threads) = part(self.threads as u64);
-        let events = events.map(|e| part(e).1.max(1));
+        let shard = self.shard.plan(self.threads, self.rate)?;
+        let threads = shard.as_ref().map_or(self.threads, |s| s.threads);
+        let events = events.map(|e| shard.as_ref().map_or(e, |s| crate::plan::share(e, s.index, s.count).1.max(1)));
         let share = |total: f64| total * threads as f64 / self.threads.max(1) as f64;
         let plan = RunPlan {
-            shard: shard.map(|(index, count)| crate::plan::ShardPlan {
-                index,
-                count,
-                key: self.shard.shard_key.clone().unwrap_or_default(),
-                timeout: Duration::from_secs(self.shard.shard_timeout),
-                total_threads: self.threads,
-                threads: threads as u32,
-                first_client: first_client as u32,
-                total_rate: self.rate,
-            }),
+            shard,
             workload,
             distribution: self.workload.distribution()?,
-            threads: threads as u32,
+            threads,
             stop: StopCondition { time, events },
             warmup_s: self.warmup,
             report_interval: self.report_interval,

@@ -176,6 +176,11 @@ impl TargetUrl {
         Ok(target)
     }
 
+    /// An embedded database: a file on this machine, no server other hosts could reach.
+    pub fn embedded(&self) -> bool {
+        self.dialect == Dialect::Sqlite
+    }
+
     /// TCP or socket, as a client/server target reaches its server.
     pub fn network_transport(&self) -> Transport {
         match &self.socket {

@@ -10,6 +10,7 @@ mod client;
 pub mod cpu;
 pub mod limits;
 mod program;
+mod rendezvous;
 mod schedule;
 pub mod signal;
 pub mod timer;
@@ -20,6 +21,7 @@ use crate::plan::RunPlan;
 use crate::recorder::{Recorder, Sink, Tick};
 use crate::workload::StatementInfo;
 use client::ClientSpec;
+pub use rendezvous::{Alone, Rendezvous};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -198,35 +200,6 @@ impl Shared {
     }
 }
 
-/// Where a run meets the others it is part of (the shards of a run split over client
-/// hosts): it starts when they all do, and the server-wide counters are read once for all.
-pub trait Rendezvous {
-    /// Every client is connected and ready: returns once the start is agreed with the
-    /// others (`Err`: the run is called off, with why). `stop`: Ctrl-C was pressed.
-    fn agree(&mut self, stop: &dyn Fn() -> bool) -> Result<(), String>;
-    /// Blocks until the agreed instant.
-    fn wait_for_start(&mut self);
-    /// The measured phase ended `ran` after the start: returns when the server-wide
-    /// counters may be read (every part ended, or it waited long enough).
-    fn ended(&mut self, ran: Duration);
-    /// Whether this process reads the server-wide counters around the run.
-    fn reads_counters(&self) -> bool;
-}
-
-/// A run on its own: starts at once, reads its counters itself.
-pub struct Alone;
-
-impl Rendezvous for Alone {
-    fn agree(&mut self, _: &dyn Fn() -> bool) -> Result<(), String> {
-        Ok(())
-    }
-    fn wait_for_start(&mut self) {}
-    fn ended(&mut self, _: Duration) {}
-    fn reads_counters(&self) -> bool {
-        true
-    }
-}
-
 /// Runs the plan's workload against `db`, handing measurements to `sink`.
 pub fn run<D: Database>(db: Arc<D>, plan: &RunPlan, sink: &mut dyn Sink) -> Result<RunOutcome, RunError> {
     run_with(db, plan, sink, &mut Alone)
@@ -272,18 +245,7 @@ pub fn run_with<D: Database>(
     let start = Instant::now();
     let _ = shared.measure_from.set(start + warmup);
     if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
-        // A shard's arrivals: a stream of its own (Poisson), or its place between the
-        // others' (fixed: shard i's first arrival i/R after the start, R the whole rate).
-        let (seed, phase) = match &plan.shard {
-            Some(s) => (
-                plan.rand_seed ^ (s.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                Duration::from_secs_f64(s.index as f64 / s.total_rate.unwrap_or(rate).max(f64::MIN_POSITIVE)),
-            ),
-            None => (plan.rand_seed, Duration::ZERO),
-        };
-        let phase = if arrival == crate::plan::Arrival::Fixed { phase } else { Duration::ZERO };
-        let schedule = schedule::Schedule::new(start + phase, rate, arrival, max_backlog, seed);
-        let _ = shared.schedule.set(schedule);
+        let _ = shared.schedule.set(schedule(plan, start, rate, arrival, max_backlog));
     }
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
@@ -319,6 +281,26 @@ pub fn run_with<D: Database>(
         peak_rss_bytes: cpu::max_rss_bytes(),
         per_client,
     })
+}
+
+/// The open loop's schedule. A shard's arrivals: a stream of its own (Poisson), or its place
+/// between the others' (fixed: shard i's first arrival i/R after the start, R the whole rate).
+fn schedule(
+    plan: &RunPlan,
+    start: Instant,
+    rate: f64,
+    arrival: crate::plan::Arrival,
+    max_backlog: u64,
+) -> schedule::Schedule {
+    let (seed, phase) = match &plan.shard {
+        Some(s) => (
+            plan.rand_seed ^ (s.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            Duration::from_secs_f64(s.index as f64 / s.total_rate.unwrap_or(rate).max(f64::MIN_POSITIVE)),
+        ),
+        None => (plan.rand_seed, Duration::ZERO),
+    };
+    let phase = if arrival == crate::plan::Arrival::Fixed { phase } else { Duration::ZERO };
+    schedule::Schedule::new(start + phase, rate, arrival, max_backlog, seed)
 }
 
 impl Shared {

@@ -35,6 +35,7 @@ pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart
     if let Some(h) = &d.ha {
         o.push_str(&super::ha::section(h));
     }
+    o.push_str(&super::shards::section(d));
     o.push_str("<section><h2>Charts</h2>");
     if d.intervals.iter().any(|i| i.warmup) {
         o.push_str("<p class=\"muted\">Grey bands: warmup (not measured). One point per second, not smoothed.</p>");

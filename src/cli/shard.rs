@@ -1,0 +1,86 @@
+//! `--shard I/N` and its companions, on run, bench and prepare.
+
+use crate::plan::{share, ConfigError, ShardPlan};
+use clap::Args;
+use std::time::Duration;
+
+/// A run split over client hosts (docs/distributed.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShardArgs {
+    /// Run shard I of N (I from 0) of a run split over client hosts: --threads, --rate and
+    /// --events stay the whole run's, of which this shard runs its share with client ids of
+    /// its own; the shards start together through a barrier in the target database.
+    /// `--shard N` takes I from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// The shard index when --shard gives only N.
+    #[arg(long = "shard-index", env = "JOB_COMPLETION_INDEX", hide = true)]
+    pub shard_index: Option<u32>,
+    /// Names the run the shards belong to: the same on every shard, new for every run
+    /// (default: FAIRBENCH_SHARD_KEY, else derived from the command line).
+    #[arg(long = "shard-key", env = "FAIRBENCH_SHARD_KEY", value_name = "KEY")]
+    pub shard_key: Option<String>,
+    /// Seconds a shard waits at the barrier for the others before it fails the run.
+    #[arg(long = "shard-timeout", default_value_t = 120, value_name = "SECONDS")]
+    pub shard_timeout: u64,
+    /// Also print the result JSON on stdout between the lines -----BEGIN FAIRBENCH RESULT-----
+    /// and -----END FAIRBENCH RESULT----- (for logs collected by a cluster; `fairbench
+    /// combine` reads them).
+    #[arg(long = "print-result")]
+    pub print_result: bool,
+}
+
+impl ShardArgs {
+    /// (index, count) from --shard, or `None` for a run on one host.
+    pub fn index_and_count(&self) -> Result<Option<(u32, u32)>, ConfigError> {
+        let Some(text) = &self.shard else { return Ok(None) };
+        let bad =
+            || ConfigError(format!("--shard {text:?}: give I/N (I from 0 to N-1), or N with JOB_COMPLETION_INDEX set"));
+        let (index, count) = match text.split_once('/') {
+            Some((i, n)) => (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?),
+            None => {
+                let n = text.trim().parse::<u32>().map_err(|_| bad())?;
+                let i = self.shard_index.ok_or_else(|| {
+                    ConfigError(format!(
+                        "--shard {n} gives no index and JOB_COMPLETION_INDEX is not set: give --shard I/{n}"
+                    ))
+                })?;
+                (i, n)
+            }
+        };
+        if count == 0 || index >= count {
+            return Err(ConfigError(format!(
+                "--shard {index}/{count}: the index runs from 0 to N-1 and N is at least 1"
+            )));
+        }
+        if let Some(key) = &self.shard_key {
+            let fine = |c: char| c.is_ascii_alphanumeric() || "._:-".contains(c);
+            if key.is_empty() || key.len() > 64 || !key.chars().all(fine) {
+                return Err(ConfigError(format!(
+                    "--shard-key {key:?}: use 1 to 64 letters, digits, '.', '_', ':' or '-'"
+                )));
+            }
+        }
+        if self.shard_timeout == 0 {
+            return Err("--shard-timeout must be at least 1 second".into());
+        }
+        Ok(Some((index, count)))
+    }
+
+    /// This shard of a run of `threads` clients (and an open loop's `rate`), its key left
+    /// empty when none was given (the command line's, filled in where it is known).
+    pub fn plan(&self, threads: u32, rate: Option<f64>) -> Result<Option<ShardPlan>, ConfigError> {
+        let Some((index, count)) = self.index_and_count()? else { return Ok(None) };
+        let (first_client, mine) = share(threads as u64, index, count);
+        Ok(Some(ShardPlan {
+            index,
+            count,
+            key: self.shard_key.clone().unwrap_or_default(),
+            timeout: Duration::from_secs(self.shard_timeout),
+            total_threads: threads,
+            threads: mine as u32,
+            first_client: first_client as u32,
+            total_rate: rate,
+        }))
+    }
+}
