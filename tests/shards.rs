@@ -140,6 +140,11 @@ fn mariadb_shards_start_together_and_combine_exactly() {
         assert_eq!(total[key].as_f64().unwrap(), expected, "{key}");
     }
 
+    // And so says HdrHistogram's own Python package, an implementation independent of ours.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/merge-check.py");
+    let check = Command::new("python3").arg(script).arg(&out).args(&files).output().unwrap();
+    assert!(check.status.success(), "scripts/merge-check.py (scripts/test.sh installs hdrh): {}", text(&check));
+
     // Server counters: shard 0 read them once, after every shard ended: every SELECT of
     // every shard is in them (and barely anything else).
     let selects = u(&all["conditions"]["server"]["status_delta"]["Com_select"]);
