@@ -311,6 +311,10 @@ fn mariadb_combine_refuses_shards_that_do_not_belong_together() {
         assert!(stderr.contains(says), "{inputs:?}: {stderr}");
         assert!(!out.exists());
     }
+    // A shard's result is not rerun alone (it would wait for shards that never come).
+    let o = common::fairbench_in(db.dir.path(), &["rerun".into(), a.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rerun every shard"), "{}", text(&o));
 }
 
 /// Runs `prepare ARGS --shard i/n` on `n` shards at once; each says what it loaded.

@@ -35,6 +35,8 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
     let seed = clock_seed();
     let (a, quiet) = ab.side(0, seed)?;
     let (b, _) = ab.side(1, seed)?;
+    a.shard.refuse_in("ab")?;
+    b.shard.refuse_in("ab")?;
     if quiet {
         super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
     }

@@ -338,7 +338,10 @@ fn workload_args(with: &str, common: &ProbeCommon, raw_url: &str) -> Result<RunA
     let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
         .map_err(|e| ConfigError(format!("--with {with:?}: {}", e.to_string().lines().next().unwrap_or(""))))?;
     match cli.command {
-        crate::cli::Command::Bench(args) => Ok(args),
+        crate::cli::Command::Bench(args) => {
+            args.shard.refuse_in("probe --with")?;
+            Ok(args)
+        }
         _ => Err(ConfigError(format!("--with {with:?} is not a workload")).into()),
     }
 }

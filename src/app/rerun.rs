@@ -14,6 +14,13 @@ use std::process::ExitCode;
 
 pub(super) fn rerun_cmd(args: &RerunArgs) -> Result<ExitCode, Error> {
     let doc = read_result(&args.result)?;
+    if doc.conditions.run.shard.is_some() || !doc.shards.is_empty() {
+        return Err(ConfigError(format!(
+            "{} is a shard's or a combined result: rerun every shard (its recorded command line on each client host, with a new --shard-key) and combine them",
+            args.result.display()
+        ))
+        .into());
+    }
     let file = doc.conditions.workload.file.as_ref();
     let replaced = match file {
         Some(f) => recorded_workload(f, &args.result)?,

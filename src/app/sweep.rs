@@ -24,6 +24,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Result<ExitCode, Error> {
         }
     }
     let (first, quiet) = sweep.point(sweep.threads[0], sweep.tables[0], sweep.table_sizes[0])?;
+    first.shard.refuse_in("sweep")?;
     if quiet {
         super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
     }

@@ -83,4 +83,15 @@ impl ShardArgs {
             total_rate: rate,
         }))
     }
+
+    /// Commands that run a workload but not as a shard (ab, sweep, probe --with) refuse
+    /// the flag rather than start a run that waits for other shards.
+    pub fn refuse_in(&self, command: &str) -> Result<(), ConfigError> {
+        match &self.shard {
+            Some(_) => Err(ConfigError(format!(
+                "--shard applies to run, bench and prepare, not to {command}: run each shard with `fairbench run ... --shard I/N`"
+            ))),
+            None => Ok(()),
+        }
+    }
 }

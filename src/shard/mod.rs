@@ -117,8 +117,12 @@ impl<D: Database> crate::runner::Rendezvous for ShardRun<D> {
         let phase = format!("end-{}", self.phase);
         let arrived = self.barrier.arrive(&phase);
         if self.barrier.plan.leads() && arrived.is_ok() {
-            // The server's counters count every shard's statements only once all ended.
-            let limit = self.barrier.plan.timeout;
+            // The server's counters count every shard's statements only once all ended
+            // (after Ctrl-C the user wants the results now: a moment, not the timeout).
+            let limit = match crate::runner::signal::interrupted() {
+                true => Duration::from_secs(2),
+                false => self.barrier.plan.timeout,
+            };
             if let Ok(missing) = self.barrier.wait_all(&phase, limit) {
                 self.not_ended.extend(missing);
             }
