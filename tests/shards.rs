@@ -21,13 +21,19 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Starts shard `i` of `n`: `fairbench ARGS --shard i/n --out DIR/shard-i.json`.
-fn start_shard(db: &TestDb, args: &[&str], i: u32, n: u32) -> Child {
-    Command::new(common::bin())
-        .args(args)
-        .arg(format!("--target={}", db.url))
-        .arg(format!("--shard={i}/{n}"))
-        .arg(format!("--out={}", shard_file(db, i).display()))
+/// Starts shard `i` of `n`: `fairbench ARGS --shard i/n --out DIR/shard-i.json`. Given a
+/// key in `pod`, as a Kubernetes Indexed Job's pod would: `--shard n`, the index in
+/// JOB_COMPLETION_INDEX and the key in FAIRBENCH_SHARD_KEY.
+fn start(db: &TestDb, args: &[&str], i: u32, n: u32, pod: Option<&str>) -> Child {
+    let mut cmd = Command::new(common::bin());
+    cmd.args(args).arg(format!("--target={}", db.url));
+    match pod {
+        None => cmd.arg(format!("--shard={i}/{n}")),
+        Some(key) => {
+            cmd.arg(format!("--shard={n}")).env("JOB_COMPLETION_INDEX", i.to_string()).env("FAIRBENCH_SHARD_KEY", key)
+        }
+    };
+    cmd.arg(format!("--out={}", shard_file(db, i).display()))
         .current_dir(db.dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -41,7 +47,12 @@ fn shard_file(db: &TestDb, i: u32) -> PathBuf {
 
 /// Runs `n` shards at once and waits for all of them.
 fn run_shards(db: &TestDb, args: &[&str], n: u32) -> Vec<Output> {
-    let children: Vec<Child> = (0..n).map(|i| start_shard(db, args, i, n)).collect();
+    run_pods(db, args, n, None)
+}
+
+/// [`run_shards`], started as pods (see [`start`]) when given a key.
+fn run_pods(db: &TestDb, args: &[&str], n: u32, pod: Option<&str>) -> Vec<Output> {
+    let children: Vec<Child> = (0..n).map(|i| start(db, args, i, n, pod)).collect();
     let outputs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
     if outputs.iter().any(|o| !o.status.success()) {
         let all: Vec<String> = outputs.iter().enumerate().map(|(i, o)| format!("shard {i}: {}", text(o))).collect();
@@ -117,6 +128,8 @@ fn mariadb_shards_start_together_and_combine_exactly() {
     assert_eq!(u(&all["conditions"]["run"]["events"]), events);
     assert_eq!(u(&all["stats"]["event"]["count"]), events);
     assert_eq!(u(&all["conditions"]["run"]["threads"]), 6);
+    // One client host (this machine) counted once, whatever the number of shards on it.
+    assert_eq!(all["client_cost"]["cores"], shards[0]["client_cost"]["cores"]);
     let timeline: u64 = all["intervals"].as_array().unwrap().iter().map(|i| u(&i["event"]["count"])).sum();
     assert_eq!(timeline, events, "the merged timeline's entries hold every event");
     let qps: f64 = shards.iter().map(|s| s["stats"]["total"]["qps"].as_f64().unwrap()).sum();
@@ -229,7 +242,9 @@ params = { id = "unique", n = { sequence = 1 }, r = { uniform = [1, 1000000000] 
     assert_eq!(db.count_sql("SELECT COUNT(DISTINCT r) FROM draws WHERE n = 1"), 6);
 }
 
-/// An open loop at rate R over three shards runs at R in total, each shard at its share.
+/// An open loop at rate R over three shards runs at R in total, each shard at its share;
+/// the shards started as a Kubernetes Indexed Job starts its pods (index and key from the
+/// environment).
 #[test]
 fn postgres_open_loop_rate_is_shared_by_the_shards() {
     let _serial = serial();
@@ -237,13 +252,14 @@ fn postgres_open_loop_rate_is_shared_by_the_shards() {
     let o = db.fairbench(&["prepare", "oltp_point_select", "--table-size", "2000"]);
     assert!(o.status.success(), "{}", text(&o));
     let key = format!("rate-{}", db.name);
-    let args = ["run", "oltp_point_select", "--table-size", "2000", "--threads", "3", "--time", "4"];
-    let args: Vec<&str> = args.into_iter().chain(["--rate", "300", "--shard-key", &key]).collect();
-    run_shards(&db, &args, 3);
+    let args = ["run", "oltp_point_select", "--table-size", "2000", "--threads", "3", "--time", "4", "--rate", "300"];
+    run_pods(&db, &args, 3, Some(&key));
     let files: Vec<PathBuf> = (0..3).map(|i| shard_file(&db, i)).collect();
-    for f in &files {
+    for (i, f) in files.iter().enumerate() {
         let s = read(f);
         assert_eq!(s["open_loop"]["rate"].as_f64().unwrap(), 100.0, "each shard's share");
+        assert_eq!(s["conditions"]["run"]["shard"]["index"], i as u64, "JOB_COMPLETION_INDEX");
+        assert_eq!(s["conditions"]["run"]["shard"]["key"], key.as_str(), "FAIRBENCH_SHARD_KEY");
     }
     let (o, out) = combine(&db, &files);
     assert!(o.status.success(), "{}", text(&o));
@@ -266,7 +282,7 @@ fn mariadb_missing_shard_times_out_cleanly() {
     let key = format!("missing-{}", db.name);
     let args = ["run", "oltp_point_select", "--table-size", "1000", "--threads", "3", "--time", "2"];
     let args: Vec<&str> = args.into_iter().chain(["--shard-key", &key, "--shard-timeout", "3"]).collect();
-    let children: Vec<Child> = (0..2).map(|i| start_shard(&db, &args, i, 3)).collect();
+    let children: Vec<Child> = (0..2).map(|i| start(&db, &args, i, 3, None)).collect();
     for (i, c) in children.into_iter().enumerate() {
         let o = c.wait_with_output().unwrap();
         assert!(!o.status.success(), "shard {i}: {}", text(&o));

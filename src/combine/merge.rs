@@ -94,7 +94,12 @@ fn client_cost(docs: &[&ResultDocument]) -> ClientRecord {
     let cpu_s: f64 = costs.iter().map(|c| c.cpu_s).sum();
     let events: u64 = docs.iter().map(|d| d.stats.get("event").map_or(0, |s| s.count)).sum();
     let queries: u64 = docs.iter().map(|d| d.stats.get("total").map_or(0, |s| s.count)).sum();
-    let cores: u32 = costs.iter().map(|c| c.cores).sum();
+    // Cores of the client hosts, each host once (shards may share one).
+    let mut hosts: BTreeMap<&str, u32> = BTreeMap::new();
+    for d in docs {
+        hosts.insert(&d.conditions.client.host.hostname, d.client_cost.cores);
+    }
+    let cores: u32 = hosts.values().sum();
     let warnings: Vec<String> = docs
         .iter()
         .filter_map(|d| {
@@ -110,6 +115,7 @@ fn client_cost(docs: &[&ResultDocument]) -> ClientRecord {
         cpu_s,
         cpu_per_event_us: (events > 0).then(|| cpu_s * 1e6 / events as f64),
         cpu_per_query_us: (queries > 0).then(|| cpu_s * 1e6 / queries as f64),
+        // Each shard's CPU in cores, over all the hosts' cores.
         cpu_utilization_pct: costs.iter().map(|c| c.cpu_utilization_pct * c.cores as f64).sum::<f64>()
             / cores.max(1) as f64,
         cores,
