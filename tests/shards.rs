@@ -311,6 +311,12 @@ fn mariadb_combine_refuses_shards_that_do_not_belong_together() {
     other["conditions"]["workload"]["name"] = "oltp_read_only".into();
     let c = db.dir.path().join("other.json");
     std::fs::write(&c, serde_json::to_string(&other).unwrap()).unwrap();
+    // Shard 1 as if it had reached another server, one that does not flush at every commit.
+    let mut elsewhere = read(&b);
+    elsewhere["conditions"]["server"]["variables"]["innodb_flush_log_at_trx_commit"] = "2".into();
+    elsewhere["conditions"]["server"].as_object_mut().unwrap().remove("facts");
+    let e = db.dir.path().join("elsewhere.json");
+    std::fs::write(&e, serde_json::to_string(&elsewhere).unwrap()).unwrap();
     let single = db.run_json(&["run", "oltp_point_select", "--table-size", "1000", "--time", "1"]);
     let d = db.dir.path().join("single.json");
     std::fs::write(&d, serde_json::to_string(&single).unwrap()).unwrap();
@@ -319,6 +325,7 @@ fn mariadb_combine_refuses_shards_that_do_not_belong_together() {
         (vec![a.clone(), a.clone()], "shard 0 is given twice"),
         (vec![a.clone(), c.clone()], "differ in workload (oltp_point_select vs oltp_read_only)"),
         (vec![a.clone(), d.clone()], "is not a shard's result"),
+        (vec![a.clone(), e.clone()], "differ in server durability"),
     ] {
         let (o, out) = combine(&db, &inputs);
         assert_eq!(o.status.code(), Some(2), "{inputs:?}: {}", text(&o));

@@ -95,6 +95,9 @@ fn same_run(sources: &[Source]) -> Result<(), String> {
             ("statements", format!("{:?}", c.workload.statements_sql)),
             ("target", d.target.url.clone()),
             ("server", format!("{} {}", c.server.product, c.server.version)),
+            // Shards behind a load balancer may reach different servers: their durability
+            // in effect must at least agree.
+            ("server durability", c.server.facts.as_ref().map_or("unknown".into(), |f| f.durability.describe())),
             ("loop", format!("{:?}", r.loop_model)),
             ("--time", format!("{:?}", r.time_limit_s)),
             ("--warmup", r.warmup_s.to_string()),
