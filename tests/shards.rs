@@ -303,10 +303,15 @@ fn mariadb_combine_refuses_shards_that_do_not_belong_together() {
     assert!(o.status.success(), "{}", text(&o));
     let key = format!("refuse-{}", db.name);
     let args = ["run", "oltp_point_select", "--table-size", "1000", "--threads", "2", "--time", "1"];
-    let args: Vec<&str> = args.into_iter().chain(["--shard-key", &key]).collect();
+    // A threshold no run passes: a shard does not judge it (exit 0), combine does (exit 3).
+    let args: Vec<&str> = args.into_iter().chain(["--shard-key", &key, "--threshold", "errors>0"]).collect();
     run_shards(&db, &args, 2);
     let (a, b) = (shard_file(&db, 0), shard_file(&db, 1));
-    // Shard 1 as if it had run another workload.
+    let (o, saved) = combine(&db, &[a.clone(), b.clone()]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("threshold failed: errors>0"), "{}", text(&o));
+    std::fs::remove_file(saved).unwrap(); // saved all the same; the refusals below write none
+                                          // Shard 1 as if it had run another workload.
     let mut other = read(&b);
     other["conditions"]["workload"]["name"] = "oltp_read_only".into();
     let c = db.dir.path().join("other.json");

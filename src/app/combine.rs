@@ -26,6 +26,11 @@ pub(super) fn combine_cmd(args: &CombineArgs) -> Result<ExitCode, Error> {
         print!("\n{}", crate::report::findings("Audit", &doc.audit));
     }
     super::say(format_args!("Combined {} shards into {}", doc.shards.len(), args.out.display()));
+    let failed: Vec<&str> = doc.thresholds.iter().filter(|t| !t.passed).map(|t| t.threshold.as_str()).collect();
+    if !failed.is_empty() {
+        eprintln!("error: threshold failed: {}", failed.join(", "));
+        return Ok(ExitCode::from(3));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

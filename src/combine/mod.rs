@@ -7,7 +7,7 @@ mod merge;
 mod timeline;
 
 use crate::model::shard::{ShardRecord, ShardRow};
-use crate::model::{ResultDocument, RunStatus};
+use crate::model::{Criterion, ResultDocument, RunStatus, ThresholdRecord};
 
 pub const BEGIN: &str = "-----BEGIN FAIRBENCH RESULT-----";
 pub const END: &str = "-----END FAIRBENCH RESULT-----";
@@ -44,9 +44,19 @@ pub fn combine(mut sources: Vec<Source>) -> Result<ResultDocument, String> {
     doc.conditions.run = run_record(&docs, &records);
     doc.shards = sources.iter().map(row).collect();
     doc.streamed = Vec::new();
-    doc.thresholds = Vec::new();
+    doc.thresholds = thresholds(&doc, &docs[0].thresholds);
     doc.audit = Vec::new();
     Ok(doc)
+}
+
+/// The run's --thresholds (as every shard was given them) checked on the whole run: a shard
+/// alone cannot judge `qps>5000` for all of them.
+fn thresholds(doc: &ResultDocument, given: &[ThresholdRecord]) -> Vec<ThresholdRecord> {
+    given
+        .iter()
+        .filter_map(|t| Criterion::threshold(&t.threshold).ok())
+        .map(|c| ThresholdRecord::check(&c, doc.metric(&c.metric)))
+        .collect()
 }
 
 /// Every source is a shard of the same run, and every shard of it is there once.
