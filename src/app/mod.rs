@@ -47,6 +47,8 @@ pub enum Error {
     ResultFile(#[from] ResultFileError),
     #[error(transparent)]
     Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error(transparent)]
+    Shard(#[from] crate::shard::BarrierError),
 }
 
 impl Error {
@@ -180,6 +182,31 @@ struct LoadSettings {
     overwrite: bool,
 }
 
+impl LoadSettings {
+    /// What prepare creates and loads for `workload`, with these settings.
+    fn tables(&self, workload: &WorkloadPlan) -> prepare::Tables {
+        match workload {
+            WorkloadPlan::Sysbench { workload, oltp, .. } => prepare::Tables::Sbtest(PreparePlan {
+                workload: *workload,
+                oltp: oltp.clone(),
+                distribution: self.distribution.clone(),
+                threads: self.threads,
+                seed: self.seed,
+                overwrite: self.overwrite,
+            }),
+            WorkloadPlan::File(f) => prepare::Tables::File(
+                Arc::new(f.program.clone()),
+                prepare::tables::LoadOptions {
+                    threads: self.threads,
+                    seed: self.seed,
+                    distribution: self.distribution.clone(),
+                    overwrite: self.overwrite,
+                },
+            ),
+        }
+    }
+}
+
 fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
     let workload = workload_plan(&args.workload, target.dialect)?;
     if let Some(o) = workload.oltp() {
@@ -234,27 +261,9 @@ fn do_prepare<D: Database>(
         }
         meter.update(done, total);
     };
-    let outcome = match workload {
-        WorkloadPlan::Sysbench { workload, oltp, .. } => {
-            let plan = PreparePlan {
-                workload: *workload,
-                oltp: oltp.clone(),
-                distribution: settings.distribution.clone(),
-                threads: settings.threads,
-                seed: settings.seed,
-                overwrite: settings.overwrite,
-            };
-            prepare::prepare(db.clone(), &plan, &mut progress)
-        }
-        WorkloadPlan::File(f) => {
-            let opts = prepare::tables::LoadOptions {
-                threads: settings.threads,
-                seed: settings.seed,
-                distribution: settings.distribution.clone(),
-                overwrite: settings.overwrite,
-            };
-            prepare::tables::prepare(db.clone(), &f.program, &opts, &mut progress)
-        }
+    let outcome = match settings.tables(workload) {
+        prepare::Tables::Sbtest(plan) => prepare::prepare(db.clone(), &plan, &mut progress),
+        prepare::Tables::File(program, opts) => prepare::tables::prepare(db.clone(), &program, &opts, &mut progress),
     };
     meter.finish();
     // A table already there: the two commands that go on from here, as they would be typed.

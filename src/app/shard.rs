@@ -7,7 +7,7 @@ use crate::db::Database;
 use crate::model::ResultDocument;
 use crate::plan::{ConfigError, RunPlan, ShardPlan, WorkloadPlan};
 use crate::prepare::sharded;
-use crate::shard::{Barrier, BarrierError, ShardRun};
+use crate::shard::{Barrier, ShardRun};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ pub(super) fn join<D: Database>(
     db: Arc<D>,
     plan: &mut RunPlan,
     seed_given: bool,
-) -> Result<Option<crate::shard::ShardRun<D>>, Error> {
+) -> Result<Option<ShardRun<D>>, Error> {
     let Some(shard) = plan.shard.take() else { return Ok(None) };
     let shard = crate::shard::keyed(shard, &crate::db::url::redact_args(std::env::args()));
     // Every shard draws from the same run's streams (each from its own clients' part).
@@ -27,8 +27,7 @@ pub(super) fn join<D: Database>(
     }
     plan.shard = Some(shard.clone());
     let host = crate::conditions::host::read().hostname;
-    let barrier = crate::shard::Barrier::join(db, &shard, &host).map_err(|e| ConfigError(e.to_string()))?;
-    Ok(Some(crate::shard::ShardRun::new(barrier)))
+    Ok(Some(ShardRun::new(Barrier::join(db, &shard, &host)?)))
 }
 
 /// Runs `check` (the dataset's) for a shard. `bench` prepares missing tables on shard 0
@@ -42,12 +41,12 @@ pub(super) fn dataset_checked<D: Database, T>(
     let barrier = shard.barrier();
     let (leads, index) = (barrier.plan.leads(), barrier.plan.index);
     if bench && !leads {
-        barrier.wait_for(0, "dataset", &|| false).map_err(|e| ConfigError(e.to_string()))?;
+        barrier.wait_for(0, "dataset", &|| false)?;
     }
     match check() {
         Ok(before) => {
             if bench && leads {
-                barrier.arrive("dataset").map_err(|e| ConfigError(e.to_string()))?;
+                barrier.arrive("dataset")?;
             }
             Ok(before)
         }
@@ -71,46 +70,31 @@ pub(super) fn prepare<D: Database>(
     workload: &WorkloadPlan,
     mut settings: LoadSettings,
 ) -> Result<(), Error> {
-    let Some((index, count)) = args.shard.index_and_count()? else { return Ok(()) };
+    let Some(plan) = args.shard.plan(settings.threads, None)? else { return Ok(()) };
     if args.shard.print_result {
         return Err(ConfigError("--print-result: prepare writes no result (run and bench do)".into()).into());
     }
-    let key = args
-        .shard
-        .shard_key
-        .clone()
-        .unwrap_or_else(|| crate::shard::default_key(&crate::db::url::redact_args(std::env::args())));
+    let plan = crate::shard::keyed(plan, &crate::db::url::redact_args(std::env::args()));
     if args.workload.rand_seed == 0 {
-        settings.seed = crate::shard::seed_of(&key);
+        settings.seed = crate::shard::seed_of(&plan.key);
     }
-    let plan = ShardPlan {
-        index,
-        count,
-        key,
-        timeout: Duration::from_secs(args.shard.shard_timeout),
-        total_threads: settings.threads,
-        threads: settings.threads,
-        first_client: 0,
-        total_rate: None,
-    };
+    let (index, count) = (plan.index, plan.count);
     let host = crate::conditions::host::read().hostname;
-    let fail = |e: BarrierError| Error::from(ConfigError(e.to_string()));
-    let mut barrier = Barrier::join(db.clone(), &plan, &host).map_err(fail)?;
-    let what = tables(workload, &settings);
+    let mut barrier = Barrier::join(db.clone(), &plan, &host)?;
+    let what = settings.tables(workload);
     let held = match plan.leads() {
         true => Some(abort_on_error(&mut barrier, sharded::create(&*db, &what).map_err(Error::from))?),
         false => None,
     };
     match &held {
-        Some(_) => barrier.arrive("created").map(|_| ()),
-        None => barrier.wait_for(0, "created", &|| false),
+        Some(_) => barrier.arrive("created").map(|_| ())?,
+        None => barrier.wait_for(0, "created", &|| false)?,
     }
-    .map_err(fail)?;
     let outcome = load(db.clone(), &what, &plan, settings.threads);
     let outcome = abort_on_error(&mut barrier, outcome)?;
-    barrier.arrive("loaded").map_err(fail)?;
+    barrier.arrive("loaded")?;
     if let Some(held) = held {
-        let waited = barrier.wait_all("loaded", Duration::from_secs(7 * 86_400)).map_err(fail)?;
+        let waited = barrier.wait_all("loaded", Duration::from_secs(7 * 86_400))?;
         if !waited.is_empty() {
             return Err(ConfigError(format!("shards {waited:?} never finished loading")).into());
         }
@@ -131,32 +115,10 @@ pub(super) fn prepare<D: Database>(
     Ok(())
 }
 
-fn tables(workload: &WorkloadPlan, s: &LoadSettings) -> sharded::Tables {
-    match workload {
-        WorkloadPlan::Sysbench { workload, oltp, .. } => sharded::Tables::Sbtest(crate::prepare::PreparePlan {
-            workload: *workload,
-            oltp: oltp.clone(),
-            distribution: s.distribution.clone(),
-            threads: s.threads,
-            seed: s.seed,
-            overwrite: s.overwrite,
-        }),
-        WorkloadPlan::File(f) => sharded::Tables::File(
-            Arc::new(f.program.clone()),
-            crate::prepare::tables::LoadOptions {
-                threads: s.threads,
-                seed: s.seed,
-                distribution: s.distribution.clone(),
-                overwrite: s.overwrite,
-            },
-        ),
-    }
-}
-
 /// This shard's parts, with the progress meter prepare always shows.
 fn load<D: Database>(
     db: Arc<D>,
-    what: &sharded::Tables,
+    what: &crate::prepare::Tables,
     plan: &ShardPlan,
     threads: u32,
 ) -> Result<crate::prepare::PrepareOutcome, Error> {

@@ -4,7 +4,7 @@
 
 use super::rules::finding;
 use super::{Finding, Severity};
-use crate::model::shard::{ShardRow, ShardStart};
+use crate::model::shard::{ShardRow, ShardStart, StartSpread};
 use crate::model::ResultDocument;
 use serde_json::json;
 
@@ -71,12 +71,9 @@ fn firsts(rows: &[ShardRow]) -> Vec<(u32, &ShardStart)> {
 /// Starts farther apart than two shards' bounds allow, or ends farther apart than that
 /// plus the deadline check's allowance.
 fn skew(rows: &[ShardRow]) -> Option<Finding> {
-    let starts = firsts(rows);
-    let bound = 2 * starts.iter().map(|(_, s)| s.bound_us).max()?;
-    let extent = |f: fn(&ShardStart) -> i64| {
-        starts.iter().map(|(_, s)| f(s)).max().unwrap_or(0) - starts.iter().map(|(_, s)| f(s)).min().unwrap_or(0)
-    };
-    let (start_spread, end_spread) = (extent(|s| s.started_us), extent(|s| s.ended_us));
+    let spread = StartSpread::of(rows)?;
+    let bound = 2 * spread.bound_us;
+    let (start_spread, end_spread) = (spread.starts_us, spread.ends_us);
     if start_spread <= bound && end_spread <= bound + END_ALLOWANCE_US {
         return None;
     }

@@ -76,11 +76,24 @@ pub struct ShardRow {
     pub status: super::RunStatus,
 }
 
-impl ShardRecord {
-    /// Seconds the shard ran measured phases, start to end, on the database's clock.
-    pub fn span(&self) -> Option<(i64, i64)> {
-        let first = self.starts.first()?;
-        let last = self.starts.last()?;
-        Some((first.started_us, last.ended_us))
+/// How far apart the shards' first measured phases started and ended (microseconds), and
+/// the largest bound any shard stated for its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartSpread {
+    pub starts_us: i64,
+    pub ends_us: i64,
+    pub bound_us: i64,
+}
+
+impl StartSpread {
+    /// `None` when no shard recorded a start.
+    pub fn of(rows: &[ShardRow]) -> Option<StartSpread> {
+        let starts: Vec<&ShardStart> = rows.iter().filter_map(|r| r.shard.starts.first()).collect();
+        let extent = |f: fn(&ShardStart) -> i64| {
+            let values = starts.iter().map(|s| f(s));
+            values.clone().max().unwrap_or(0) - values.min().unwrap_or(0)
+        };
+        let bound_us = starts.iter().map(|s| s.bound_us).max()?;
+        Some(StartSpread { starts_us: extent(|s| s.started_us), ends_us: extent(|s| s.ended_us), bound_us })
     }
 }

@@ -24,6 +24,13 @@ pub struct PreparePlan {
     pub overwrite: bool,
 }
 
+/// What is prepared: sysbench's tables, or a workload file's.
+#[derive(Clone)]
+pub enum Tables {
+    Sbtest(PreparePlan),
+    File(Arc<crate::workload::program::Program>, tables::LoadOptions),
+}
+
 /// Why prepare or cleanup stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
@@ -136,20 +143,7 @@ pub fn prepare<D: Database>(
     let mut admin = rt.block_on(db.connect())?;
     rt.block_on(lock(&mut admin))?;
     let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
-    if let Some(t) = present.iter().find(|t| ownership(&*db, &t.name, &t.definition) == Ownership::Foreign) {
-        return Err(PrepareError::Refused(format!(
-            "table {} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database",
-            t.name
-        )));
-    }
-    if let Some(t) = present.first() {
-        if !plan.overwrite {
-            return Err(PrepareError::Exists { table: t.name.clone() });
-        }
-        for t in &present {
-            rt.block_on(admin.simple(&schema::drop_table(&t.name))).map_err(at(format!("cannot drop {}: ", t.name)))?;
-        }
-    }
+    rt.block_on(drop_ours(&mut admin, &owners(&*db, present), plan.overwrite, ""))?;
 
     let rows_per_table = plan.workload.rows_to_load(&plan.oltp);
     let total = rows_per_table * plan.oltp.tables as u64;
@@ -262,37 +256,102 @@ async fn load_table<D: Database>(
     loaded: &AtomicU64,
     failure: &Mutex<Option<PrepareError>>,
 ) -> Result<(), PrepareError> {
-    let ctx = |e: DbError| PrepareError::Db { context: format!("prepare failed: sbtest{table}: "), source: e };
-    let name = format!("sbtest{table}");
-    // Where the comment can change later, the table is marked loading until it is complete.
-    let later = db.comment_sql(&name, schema::MARKER);
-    let first = if later.is_some() { schema::MARKER_LOADING } else { schema::MARKER };
-    for sql in db.sbtest_create_sql(table, &plan.oltp.shape(), first) {
-        conn.simple(&sql).await.map_err(ctx)?;
-    }
-    let dist = plan.distribution.sampler();
-    let mut rng = Rng::for_client(plan.seed, 1_000_000 + table as u64);
-    let mut batcher = RowBatcher::new(table, &plan.oltp, &dist);
+    create_sbtest(db, conn, plan, table).await?;
     // Autocommit per statement (as sysbench); SQLite runs inside the loader's transaction.
-    let mut next = 1;
-    while next <= rows {
-        if crate::lock(failure).is_some() {
-            return Ok(()); // another loader failed: stop quietly, its error is reported
+    load_sbtest_rows(conn, plan, table, (1, rows, 0), loaded, Some(failure)).await?;
+    finish_sbtest(db, conn, plan, table).await
+}
+
+/// Creates `sbtest<n>`, marked loading where the mark can change later.
+pub(super) async fn create_sbtest<D: Database>(
+    db: &D,
+    conn: &mut D::Conn,
+    plan: &PreparePlan,
+    n: u32,
+) -> Result<(), PrepareError> {
+    let name = format!("sbtest{n}");
+    let first = if db.comment_sql(&name, schema::MARKER).is_some() { schema::MARKER_LOADING } else { schema::MARKER };
+    for sql in db.sbtest_create_sql(n, &plan.oltp.shape(), first) {
+        conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
+    }
+    Ok(())
+}
+
+/// Rows `first ..= last` of `sbtest<n>` from random stream `part` (part 0 is the stream of
+/// the whole table: an unsplit prepare loads every row from it), counted in `loaded`;
+/// stops quietly once another loader reports a `failure`.
+pub(super) async fn load_sbtest_rows<C: Connection>(
+    conn: &mut C,
+    plan: &PreparePlan,
+    n: u32,
+    (first, last, part): (u64, u64, u64),
+    loaded: &AtomicU64,
+    failure: Option<&Mutex<Option<PrepareError>>>,
+) -> Result<(), PrepareError> {
+    let dist = plan.distribution.sampler();
+    let mut rng = Rng::for_client(plan.seed, 1_000_000 + n as u64 + (part << 32));
+    let mut batcher = RowBatcher::new(n, &plan.oltp, &dist);
+    let mut next = first;
+    while next <= last {
+        if failure.is_some_and(|f| crate::lock(f).is_some()) {
+            return Ok(()); // another loader failed: its error is reported
         }
-        let (sql, after) = batcher.next_statement(&mut rng, next, rows);
-        conn.simple(&sql).await.map_err(ctx)?;
+        let (sql, after) = batcher.next_statement(&mut rng, next, last);
+        conn.simple(&sql).await.map_err(at(format!("prepare failed: sbtest{n}: ")))?;
         loaded.fetch_add(after - next, Ordering::Relaxed);
         next = after;
     }
-    if plan.oltp.create_secondary {
-        conn.simple(&schema::create_k_index(table)).await.map_err(ctx)?;
+    Ok(())
+}
+
+/// The secondary index and statistics once every row is in, and last the mark of a
+/// complete table: only then may `run` measure it.
+pub(super) async fn finish_sbtest<D: Database>(
+    db: &D,
+    conn: &mut D::Conn,
+    plan: &PreparePlan,
+    n: u32,
+) -> Result<(), PrepareError> {
+    let name = format!("sbtest{n}");
+    let index = plan.oltp.create_secondary.then(|| schema::create_k_index(n));
+    let marks = db.analyze_sql(&name).into_iter().chain(db.comment_sql(&name, schema::MARKER));
+    for sql in index.into_iter().chain(marks) {
+        conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
     }
-    if let Some(sql) = db.analyze_sql(&name) {
-        conn.simple(&sql).await.map_err(ctx)?;
+    Ok(())
+}
+
+/// Each sbtest table there with whose it is.
+pub(super) fn owners<D: Database>(db: &D, present: Vec<TableInfo>) -> Vec<(String, Ownership)> {
+    present
+        .into_iter()
+        .map(|t| {
+            let owner = ownership(db, &t.name, &t.definition);
+            (t.name, owner)
+        })
+        .collect()
+}
+
+/// Refuses a table fairbench did not create (`whose`: what more its refusal says it was not
+/// created from), or any table without --overwrite; drops the rest.
+pub(super) async fn drop_ours<C: Connection>(
+    conn: &mut C,
+    present: &[(String, Ownership)],
+    overwrite: bool,
+    whose: &str,
+) -> Result<(), PrepareError> {
+    if let Some((name, _)) = present.iter().find(|(_, o)| *o == Ownership::Foreign) {
+        return Err(PrepareError::Refused(format!(
+            "table {name} already exists and was not created by fairbench{whose}: fairbench never drops or loads tables it did not create; use another database"
+        )));
     }
-    // Last: only now may `run` measure this table.
-    if let Some(sql) = later {
-        conn.simple(&sql).await.map_err(ctx)?;
+    if let Some((name, _)) = present.first() {
+        if !overwrite {
+            return Err(PrepareError::Exists { table: name.clone() });
+        }
+    }
+    for (name, _) in present {
+        conn.simple(&schema::drop_table(name)).await.map_err(at(format!("cannot drop {name}: ")))?;
     }
     Ok(())
 }

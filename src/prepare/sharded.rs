@@ -5,25 +5,16 @@
 //! shards loaded it); shard 0, once all have loaded, builds the secondary indexes, refreshes
 //! the statistics and marks the tables complete, as an unsplit prepare does.
 
-use super::tables::{self, LoadOptions};
-use super::{at, lock, table_status, Loaders, PrepareError, PrepareOutcome, PreparePlan};
-use crate::db::{Connection, Database};
-use crate::random::Rng;
-use crate::workload::program::Program;
-use crate::workload::schema::{self, Ownership, RowBatcher};
+use super::tables;
+use super::{drop_ours, lock, table_status, Loaders, PrepareError, PrepareOutcome, Tables};
+use crate::db::Database;
+use crate::workload::schema::Ownership;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Rows of an sbtest table one part holds.
 const PART_ROWS: u64 = 100_000;
-
-/// What is prepared: sysbench's tables, or a workload file's.
-#[derive(Clone)]
-pub enum Tables {
-    Sbtest(PreparePlan),
-    File(Arc<Program>, LoadOptions),
-}
 
 /// Shard 0's hold on the database from creating the tables to marking them complete: the
 /// connection holding fairbench's lock (no other prepare or cleanup meanwhile).
@@ -45,57 +36,25 @@ pub fn create<D: Database>(db: &D, what: &Tables) -> Result<Held<D>, PrepareErro
     rt.block_on(async {
         lock(&mut conn).await?;
         match what {
-            Tables::Sbtest(plan) => create_sbtest(db, &mut conn, plan).await,
+            Tables::Sbtest(plan) => {
+                let present = table_status(&mut conn, &plan.oltp).await?.0;
+                drop_ours(&mut conn, &super::owners(db, present), plan.overwrite, "").await?;
+                for n in 1..=plan.oltp.tables {
+                    super::create_sbtest(db, &mut conn, plan, n).await?;
+                }
+            }
             Tables::File(program, opts) => {
-                let names: Vec<(String, Ownership)> =
-                    tables::status(db, &mut conn, program).await?.0.into_iter().map(|(t, o)| (t.name, o)).collect();
-                drop_ours(&mut conn, &names, opts.overwrite).await?;
+                let present = tables::status(db, &mut conn, program).await?.0;
+                let owned: Vec<(String, Ownership)> = present.into_iter().map(|(t, o)| (t.name, o)).collect();
+                drop_ours(&mut conn, &owned, opts.overwrite, " from this file's definition").await?;
                 for t in &program.tables {
                     tables::create(db, &mut conn, t).await?;
                 }
-                Ok(())
             }
         }
+        Ok::<(), PrepareError>(())
     })?;
     Ok(Held { rt, conn })
-}
-
-async fn create_sbtest<D: Database>(db: &D, conn: &mut D::Conn, plan: &PreparePlan) -> Result<(), PrepareError> {
-    let present = table_status(conn, &plan.oltp).await?.0;
-    let names: Vec<(String, Ownership)> =
-        present.iter().map(|t| (t.name.clone(), super::ownership(db, &t.name, &t.definition))).collect();
-    drop_ours(conn, &names, plan.overwrite).await?;
-    for n in 1..=plan.oltp.tables {
-        let name = format!("sbtest{n}");
-        let first =
-            if db.comment_sql(&name, schema::MARKER).is_some() { schema::MARKER_LOADING } else { schema::MARKER };
-        for sql in db.sbtest_create_sql(n, &plan.oltp.shape(), first) {
-            conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
-        }
-    }
-    Ok(())
-}
-
-/// Refuses a table fairbench did not create, or any table without --overwrite; drops the rest.
-async fn drop_ours<C: Connection>(
-    conn: &mut C,
-    present: &[(String, Ownership)],
-    overwrite: bool,
-) -> Result<(), PrepareError> {
-    if let Some((name, _)) = present.iter().find(|(_, o)| *o == Ownership::Foreign) {
-        return Err(PrepareError::Refused(format!(
-            "table {name} already exists and was not created by fairbench: fairbench never drops or loads tables it did not create; use another database"
-        )));
-    }
-    if let Some((name, _)) = present.first() {
-        if !overwrite {
-            return Err(PrepareError::Exists { table: name.clone() });
-        }
-    }
-    for (name, _) in present {
-        conn.simple(&schema::drop_table(name)).await.map_err(at(format!("cannot drop {name}: ")))?;
-    }
-    Ok(())
 }
 
 /// One part of the rows: of sbtest table `table` (1-based) or of the file's table `table`
@@ -167,8 +126,8 @@ pub fn load<D: Database>(
                 }
                 match &*what {
                     Tables::Sbtest(plan) => {
-                        load_sbtest_part(&mut conn, plan, part).await?;
-                        loaded.fetch_add(part.last + 1 - part.first, Ordering::Relaxed);
+                        let rows = (part.first, part.last, part.number);
+                        super::load_sbtest_rows(&mut conn, plan, part.table, rows, &loaded, None).await?;
                     }
                     Tables::File(program, opts) => {
                         let chunk = tables::Chunk {
@@ -188,21 +147,6 @@ pub fn load<D: Database>(
     Ok(PrepareOutcome { tables, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 
-/// One part of an sbtest table; part 0 draws from the stream an unsplit prepare uses for the
-/// whole table, so a table of up to [`PART_ROWS`] rows is the same either way.
-async fn load_sbtest_part<C: Connection>(conn: &mut C, plan: &PreparePlan, part: Part) -> Result<(), PrepareError> {
-    let dist = plan.distribution.sampler();
-    let mut rng = Rng::for_client(plan.seed, 1_000_000 + part.table as u64 + (part.number << 32));
-    let mut batcher = RowBatcher::new(part.table, &plan.oltp, &dist);
-    let mut next = part.first;
-    while next <= part.last {
-        let (sql, after) = batcher.next_statement(&mut rng, next, part.last);
-        conn.simple(&sql).await.map_err(at(format!("prepare failed: sbtest{}: ", part.table)))?;
-        next = after;
-    }
-    Ok(())
-}
-
 /// Shard 0, once every shard loaded its parts: indexes, statistics, and the marks that let
 /// `run` measure the tables.
 pub fn finish<D: Database>(db: &D, mut held: Held<D>, what: &Tables) -> Result<(), PrepareError> {
@@ -211,12 +155,7 @@ pub fn finish<D: Database>(db: &D, mut held: Held<D>, what: &Tables) -> Result<(
         match what {
             Tables::Sbtest(plan) => {
                 for n in 1..=plan.oltp.tables {
-                    let name = format!("sbtest{n}");
-                    let index = plan.oltp.create_secondary.then(|| schema::create_k_index(n));
-                    let marks = db.analyze_sql(&name).into_iter().chain(db.comment_sql(&name, schema::MARKER));
-                    for sql in index.into_iter().chain(marks) {
-                        conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
-                    }
+                    super::finish_sbtest(db, conn, plan, n).await?;
                 }
                 Ok(())
             }

@@ -76,21 +76,8 @@ pub fn prepare<D: Database>(
     let mut admin = rt.block_on(db.connect())?;
     rt.block_on(lock(&mut admin))?;
     let (present, _) = rt.block_on(status(&*db, &mut admin, program))?;
-    if let Some((t, _)) = present.iter().find(|(_, o)| *o == Ownership::Foreign) {
-        return Err(PrepareError::Refused(format!(
-            "table {} already exists and was not created by fairbench from this file's definition: fairbench never drops or loads tables it did not create; use another database",
-            t.name
-        )));
-    }
-    if let Some((t, _)) = present.first() {
-        if !opts.overwrite {
-            return Err(PrepareError::Exists { table: t.name.clone() });
-        }
-        for (t, _) in &present {
-            rt.block_on(admin.simple(&format!("DROP TABLE {}", t.name)))
-                .map_err(at(format!("cannot drop {}: ", t.name)))?;
-        }
-    }
+    let owned: Vec<(String, Ownership)> = present.into_iter().map(|(t, o)| (t.name, o)).collect();
+    rt.block_on(super::drop_ours(&mut admin, &owned, opts.overwrite, " from this file's definition"))?;
     let total: u64 = program.tables.iter().map(|t| t.rows).sum();
     let count = program.tables.len() as u32;
     let single = db.single_writer();

@@ -1,7 +1,7 @@
 //! Runs split over client hosts: a shard's own line, and a combined result's table of one
 //! row per shard plus the combined row (as Finch prints its clients).
 
-use crate::model::shard::{ShardRecord, ShardRow};
+use crate::model::shard::{ShardRecord, StartSpread};
 use crate::model::ResultDocument;
 use std::fmt::Write;
 
@@ -42,27 +42,17 @@ fn shard_line(o: &mut String, s: &ShardRecord) {
     let _ = writeln!(o, "; the run's numbers are all shards combined: fairbench combine");
 }
 
-/// Starts and ends spread over the shards, microseconds (first measured phase).
-pub fn spread(rows: &[ShardRow]) -> Option<(i64, i64, i64)> {
-    let starts: Vec<_> = rows.iter().filter_map(|r| r.shard.starts.first()).collect();
-    let extent = |f: fn(&crate::model::shard::ShardStart) -> i64| {
-        starts.iter().map(|s| f(s)).max().unwrap_or(0) - starts.iter().map(|s| f(s)).min().unwrap_or(0)
-    };
-    let bound = starts.iter().map(|s| s.bound_us).max()?;
-    Some((extent(|s| s.started_us), extent(|s| s.ended_us), bound))
-}
-
 fn table(o: &mut String, d: &ResultDocument) {
     let rows = &d.shards;
     let hosts: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.client.host.hostname.as_str()).collect();
     let _ = write!(o, "\nClient hosts: {} shards on {} host(s)", rows.len(), hosts.len());
-    if let Some((starts, ends, bound)) = spread(rows) {
+    if let Some(s) = StartSpread::of(rows) {
         let _ = write!(
             o,
             "; started within {:.3} ms of each other (each within {:.3} ms of the agreed instant), ended within {:.3} ms",
-            ms(starts),
-            ms(bound),
-            ms(ends)
+            ms(s.starts_us),
+            ms(s.bound_us),
+            ms(s.ends_us)
         );
     }
     let _ = writeln!(o);

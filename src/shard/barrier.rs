@@ -169,18 +169,8 @@ impl<D: Database> Barrier<D> {
     /// Tells the other shards the run is off, and why (best effort: the run fails anyway).
     pub fn abort(&mut self, why: &str) {
         let note: String = why.chars().filter(|c| *c != '\'' && *c != '\\').take(250).collect();
-        let (key, shard, now) = (self.plan.key.clone(), self.plan.index, self.now_us());
-        let sql = [
-            format!("DELETE FROM {TABLE} WHERE run_key = '{key}' AND shard = {shard} AND phase = 'abort'"),
-            format!("INSERT INTO {TABLE} (run_key, shard, phase, at_us, note) VALUES ('{key}', {shard}, 'abort', {now}, '{note}')"),
-        ];
-        let conn = &mut self.conn;
-        let _ = self.rt.block_on(async {
-            for s in &sql {
-                conn.simple(s).await?;
-            }
-            Ok::<_, DbError>(())
-        });
+        let now = self.now_us();
+        let _ = self.put("abort", now, &note);
     }
 
     /// Removes this run's rows (shard 0, when the run is over).
@@ -202,20 +192,24 @@ impl<D: Database> Barrier<D> {
     }
 
     fn write(&mut self, phase: &str, at_us: i64) -> Result<(), BarrierError> {
-        let (key, shard, host) = (&self.plan.key, self.plan.index, &self.host);
+        let host = self.host.clone();
+        self.put(phase, at_us, &host).map_err(at(format!("cannot register shard {} at `{phase}`", self.plan.index)))
+    }
+
+    /// This shard's row at `phase` (replacing one an earlier run with the same key left).
+    fn put(&mut self, phase: &str, at_us: i64, note: &str) -> Result<(), DbError> {
+        let (key, shard) = (&self.plan.key, self.plan.index);
         let sql = [
             format!("DELETE FROM {TABLE} WHERE run_key = '{key}' AND shard = {shard} AND phase = '{phase}'"),
-            format!("INSERT INTO {TABLE} (run_key, shard, phase, at_us, note) VALUES ('{key}', {shard}, '{phase}', {at_us}, '{host}')"),
+            format!("INSERT INTO {TABLE} (run_key, shard, phase, at_us, note) VALUES ('{key}', {shard}, '{phase}', {at_us}, '{note}')"),
         ];
         let conn = &mut self.conn;
-        self.rt
-            .block_on(async {
-                for s in &sql {
-                    conn.simple(s).await?;
-                }
-                Ok(())
-            })
-            .map_err(at(format!("cannot register shard {shard} at `{phase}`")))
+        self.rt.block_on(async {
+            for s in &sql {
+                conn.simple(s).await?;
+            }
+            Ok(())
+        })
     }
 
     /// Shard `shard`'s time at `phase`, if it registered in this run.

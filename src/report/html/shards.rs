@@ -43,12 +43,12 @@ pub fn section(d: &ResultDocument) -> String {
         Cell::text(""),
         Cell::text(if d.client_cost.saturated { "saturated" } else { "" }),
     ]);
-    let spread = crate::report::shards::spread(&d.shards).map_or(String::new(), |(starts, ends, bound)| {
+    let spread = crate::model::shard::StartSpread::of(&d.shards).map_or(String::new(), |s| {
         format!(
             " They started within {:.3} ms of each other (each within {:.3} ms of the agreed instant) and ended within {:.3} ms.",
-            starts as f64 / 1000.0,
-            bound as f64 / 1000.0,
-            ends as f64 / 1000.0
+            s.starts_us as f64 / 1000.0,
+            s.bound_us as f64 / 1000.0,
+            s.ends_us as f64 / 1000.0
         )
     });
     format!(
