@@ -33,12 +33,11 @@ fn start(db: &TestDb, args: &[&str], i: u32, n: u32, pod: Option<&str>) -> Child
             cmd.arg(format!("--shard={n}")).env("JOB_COMPLETION_INDEX", i.to_string()).env("FAIRBENCH_SHARD_KEY", key)
         }
     };
-    cmd.arg(format!("--out={}", shard_file(db, i).display()))
-        .current_dir(db.dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    // prepare writes no result.
+    if args.first() != Some(&"prepare") {
+        cmd.arg(format!("--out={}", shard_file(db, i).display()));
+    }
+    cmd.current_dir(db.dir.path()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
 }
 
 fn shard_file(db: &TestDb, i: u32) -> PathBuf {
@@ -347,23 +346,7 @@ fn mariadb_combine_refuses_shards_that_do_not_belong_together() {
 
 /// Runs `prepare ARGS --shard i/n` on `n` shards at once; each says what it loaded.
 fn prepare_shards(db: &TestDb, args: &[&str], n: u32) -> Vec<String> {
-    let children: Vec<Child> = (0..n)
-        .map(|i| {
-            Command::new(common::bin())
-                .args(args)
-                .arg(format!("--target={}", db.url))
-                .arg(format!("--shard={i}/{n}"))
-                .current_dir(db.dir.path())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let outputs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
-    let all: Vec<String> = outputs.iter().enumerate().map(|(i, o)| format!("shard {i}: {}", text(o))).collect();
-    assert!(outputs.iter().all(|o| o.status.success()), "a shard failed:\n{}", all.join("\n"));
-    outputs.iter().map(|o| String::from_utf8_lossy(&o.stderr).into_owned()).collect()
+    run_shards(db, args, n).iter().map(|o| String::from_utf8_lossy(&o.stderr).into_owned()).collect()
 }
 
 /// Three hosts load sysbench's tables in parts; the tables are complete (indexed, marked)
