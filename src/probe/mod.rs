@@ -98,8 +98,27 @@ pub fn heartbeat_table() -> TableDef {
 }
 
 /// Creates `table` unless it exists; an existing one must be fairbench's (its whole comment,
-/// or SQLite's whole CREATE text, is `marker`), else the probe refuses to write it.
+/// or SQLite's whole CREATE text, is `marker`), else fairbench refuses to write it. Several
+/// writers arriving together (shards, probes) race to create it: the loser's CREATE fails, or
+/// it sees the table between the winner's CREATE and the comment that marks it; so a failure
+/// is looked at again for up to two seconds before it stands.
 pub async fn ensure_table<D: Database>(
+    db: &D,
+    conn: &mut D::Conn,
+    table: &TableDef,
+    marker: &str,
+) -> Result<(), ProbeError> {
+    let mut tries = 0;
+    loop {
+        match create_or_check(db, conn, table, marker).await {
+            Err(_) if tries < 10 => tries += 1,
+            done => return done,
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn create_or_check<D: Database>(
     db: &D,
     conn: &mut D::Conn,
     table: &TableDef,

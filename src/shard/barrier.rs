@@ -53,7 +53,8 @@ impl<D: Database> Barrier<D> {
         let rt = crate::local_runtime();
         let (conn, clock) = rt.block_on(async {
             let mut conn = db.connect().await.map_err(at("cannot connect"))?;
-            ensure_table(&*db, &mut conn).await?;
+            let created = crate::probe::ensure_table(&*db, &mut conn, &table(), MARKER).await;
+            created.map_err(|e| BarrierError::Failed(e.to_string()))?;
             let sql = format!("SELECT {}", db.clock_sql().epoch_us);
             let clock = clock::measure(&mut conn, &sql).await.map_err(at("cannot read the database's clock"))?;
             Ok::<_, BarrierError>((conn, clock))
@@ -267,21 +268,5 @@ fn table() -> TableDef {
         ],
         primary_key: vec!["run_key".into(), "shard".into(), "phase".into()],
         indexes: Vec::new(),
-    }
-}
-
-/// Creates the table unless it is there. Shards arriving together race to create it: the
-/// loser's CREATE fails, or it sees the table between the winner's CREATE and the comment
-/// that marks it as fairbench's; so it looks again for up to two seconds before refusing.
-async fn ensure_table<D: Database>(db: &D, conn: &mut D::Conn) -> Result<(), BarrierError> {
-    let table = table();
-    let mut tries = 0;
-    loop {
-        match crate::probe::ensure_table(db, conn, &table, MARKER).await {
-            Ok(()) => return Ok(()),
-            Err(e) if tries >= 10 => return Err(BarrierError::Failed(e.to_string())),
-            Err(_) => tries += 1,
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
