@@ -111,8 +111,7 @@ impl<D: Database> Session<D> {
         let workload = workload_plan(&args.workload, target.dialect)?;
         let mut plan = args.plan(db.dialect(), workload)?;
         let thresholds = args.thresholds()?;
-        runner::limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open())
-            .map_err(RunError::Limits)?;
+        runner::limits::check_clients(db.blocking(), plan.threads).map_err(RunError::Limits)?;
         // Before any load: a result that cannot be written is found now, not after the run.
         let out_path = out.map(|p| p.to_path_buf()).unwrap_or_else(|| default_out(plan.workload.name()));
         check_out(&out_path, &plan)?;

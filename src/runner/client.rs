@@ -2,7 +2,7 @@
 //! runs events. The loop only executes statements and records their latencies.
 
 use super::program::{Ended, ProgramSpec, ProgramState};
-use super::timer::PreciseTimer;
+use super::timer::ClientTimers;
 use super::Shared;
 use crate::db::{Connection, Database, DbError};
 use crate::random::Rng;
@@ -38,9 +38,10 @@ pub async fn run<D: Database>(
     shared: Arc<Shared>,
     id: u64,
     rec: Arc<Mutex<Recorder>>,
+    timers: Option<ClientTimers>,
 ) {
     let mut totals = super::ClientTotals::default();
-    run_events(db, spec, shared.clone(), id, rec, &mut totals).await;
+    run_events(db, spec, shared.clone(), id, rec, timers, &mut totals).await;
     crate::lock(&shared.per_client).push(totals);
     shared.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
 }
@@ -51,18 +52,14 @@ async fn run_events<D: Database>(
     shared: Arc<Shared>,
     id: u64,
     rec: Arc<Mutex<Recorder>>,
+    timers: Option<ClientTimers>,
     totals: &mut super::ClientTotals,
 ) {
-    let mut client = match connect_gated(&*db, &spec, &shared, id).await {
+    // Boxed: connecting is the largest state of this future, and it is needed once; every
+    // client's task would otherwise keep its room all run long.
+    let mut client = match Box::pin(connect_gated(&*db, &spec, &shared, id)).await {
         Ok(c) => c,
         Err(e) => return shared.fail(format!("client {id}: {e}")),
-    };
-    let mut timer = match spec.open_loop {
-        true => match PreciseTimer::new() {
-            Ok(t) => Some(t),
-            Err(e) => return shared.fail(format!("client {id}: cannot create a timer: {e}")),
-        },
-        false => None,
     };
     shared.ready();
     let Some(_) = shared.wait_start().await else { return };
@@ -70,7 +67,7 @@ async fn run_events<D: Database>(
         if shared.stopping() {
             return;
         }
-        let (intended, dropped) = match next_due(&shared, &mut timer).await {
+        let (intended, dropped) = match next_due(&shared, timers.as_ref()).await {
             Ok(Some(due)) => due,
             Ok(None) => return,
             Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
@@ -106,7 +103,7 @@ async fn run_events<D: Database>(
                 }
                 Err(e) if e.connection_lost => {
                     crate::lock(&rec).failed(tx, &e.code.to_string());
-                    match reconnect(&*db, &spec, &shared, id, &e).await {
+                    match Box::pin(reconnect(&*db, &spec, &shared, id, &e)).await {
                         Some(c) => {
                             client = c;
                             crate::lock(&rec).reconnects += 1;
@@ -127,24 +124,6 @@ async fn run_events<D: Database>(
                 return;
             }
             attempt = Instant::now();
-        }
-    }
-}
-
-/// How often a client waiting for a distant arrival looks whether the run has ended.
-const STOP_CHECK: Duration = Duration::from_millis(100);
-
-/// Sleeps until `until`; false if the run ended first. A low rate's next arrival can lie
-/// long after the end of the run, and a client asleep until then would look stalled.
-async fn sleep_unless_stopped(timer: &mut PreciseTimer, shared: &Shared, until: Instant) -> std::io::Result<bool> {
-    loop {
-        let wake = until.min(Instant::now() + STOP_CHECK);
-        timer.sleep_until(wake).await?;
-        if shared.stopping() {
-            return Ok(false);
-        }
-        if wake == until {
-            return Ok(true);
         }
     }
 }
@@ -221,11 +200,13 @@ impl ClientSpec {
 
 /// When the next event is due, and how many the schedule dropped before it: now in a
 /// closed loop, at its slot in an open loop's schedule; `None` when the run ended first.
-async fn next_due(shared: &Shared, timer: &mut Option<PreciseTimer>) -> std::io::Result<Option<(Instant, u64)>> {
-    match (shared.schedule.get(), timer) {
-        (Some(schedule), Some(timer)) => {
+async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Result<Option<(Instant, u64)>> {
+    match (shared.schedule.get(), timers) {
+        (Some(schedule), Some(timers)) => {
             let slot = schedule.claim(Instant::now());
-            let on_time = sleep_unless_stopped(timer, shared, slot.intended).await?;
+            // A low rate's next arrival can lie long after the end of the run: the sleep
+            // ends early then, and the client with it.
+            let on_time = timers.sleep_until(slot.intended).await?;
             Ok(on_time.then_some((slot.intended, slot.dropped)))
         }
         _ => Ok(Some((Instant::now(), 0))),

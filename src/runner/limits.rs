@@ -9,7 +9,7 @@ const SPARE_FDS: u64 = 64;
 
 /// Checks that `threads` clients fit; raises the soft open-files limit to the hard one
 /// when connections need it.
-pub fn check_clients(thread_per_client: bool, threads: u32, open_loop: bool) -> Result<(), String> {
+pub fn check_clients(thread_per_client: bool, threads: u32) -> Result<(), String> {
     let threads = threads as u64;
     if thread_per_client {
         let by_memory = available_memory().map(|m| m / EMBEDDED_CLIENT_BYTES);
@@ -32,8 +32,8 @@ pub fn check_clients(thread_per_client: bool, threads: u32, open_loop: bool) -> 
         }
         return Ok(());
     }
-    // One socket per client, plus a timer descriptor per client in an open loop.
-    let needed = threads * if open_loop { 2 } else { 1 } + SPARE_FDS;
+    // One socket per client (an open loop's timers are one per worker thread).
+    let needed = threads + SPARE_FDS;
     if let Some((soft, hard)) = rlimit(libc::RLIMIT_NOFILE) {
         if needed > soft {
             let raised = needed.min(hard);
@@ -77,9 +77,9 @@ mod tests {
 
     #[test]
     fn absurd_thread_counts_are_refused_with_the_limit() {
-        let e = check_clients(true, 10_000_000, false).unwrap_err();
+        let e = check_clients(true, 10_000_000).unwrap_err();
         assert!(e.contains("--threads 10000000") && e.contains("allows"), "{e}");
-        assert!(check_clients(true, 4, false).is_ok());
-        assert!(check_clients(false, 8, true).is_ok());
+        assert!(check_clients(true, 4).is_ok());
+        assert!(check_clients(false, 8).is_ok());
     }
 }

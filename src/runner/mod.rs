@@ -212,7 +212,7 @@ pub fn run_with<D: Database>(
     sink: &mut dyn Sink,
     rendezvous: &mut dyn Rendezvous,
 ) -> Result<RunOutcome, RunError> {
-    limits::check_clients(db.blocking(), plan.threads, plan.loop_model.is_open()).map_err(RunError::Limits)?;
+    limits::check_clients(db.blocking(), plan.threads).map_err(RunError::Limits)?;
     signal::install();
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
@@ -378,6 +378,14 @@ impl Workers {
             let handle = std::thread::Builder::new().name(format!("fairbench-worker-{w}")).spawn(move || {
                 let rt = crate::local_runtime();
                 rt.block_on(async move {
+                    let timers = match open.then(timer::ClientTimers::new).transpose() {
+                        Ok(t) => t,
+                        Err(e) => return shared.fail(format!("cannot create the open loop's timer: {e}")),
+                    };
+                    if let Some(t) = &timers {
+                        let shared = shared.clone();
+                        tokio::task::spawn_local(t.clone().drive(move || shared.stopping()));
+                    }
                     let tasks: Vec<_> = ids
                         .into_iter()
                         .map(|id| {
@@ -387,6 +395,7 @@ impl Workers {
                                 shared.clone(),
                                 id,
                                 rec.clone(),
+                                timers.clone(),
                             ))
                         })
                         .collect();

@@ -96,8 +96,17 @@ impl<S: Socket> WireConn<S> {
                 return Err(DbError::lost("connection closed by the server"));
             }
             self.end += n;
+            self.grow_if_filled();
         }
         Ok(())
+    }
+
+    /// A read that filled the buffer suggests more was waiting: the next reads get twice
+    /// the room, up to READ_BUFFER.
+    fn grow_if_filled(&mut self) {
+        if self.end == self.buf.len() && self.buf.len() < READ_BUFFER {
+            self.buf.resize((self.buf.len() * 2).min(READ_BUFFER), 0);
+        }
     }
 
     /// Consumes `n` bytes without keeping them: memory stays at the buffer's size.
@@ -115,6 +124,7 @@ impl<S: Socket> WireConn<S> {
             if self.end == 0 {
                 return Err(DbError::lost("connection closed by the server"));
             }
+            self.grow_if_filled();
         }
     }
 

@@ -30,7 +30,11 @@ const MAX_FRAME: usize = 0xff_ffff;
 const HANDSHAKE_LIMIT: usize = 64 * 1024;
 /// Authentication replies read before giving up (one switch, fast-auth, full auth, OK).
 const MAX_AUTH_REPLIES: usize = 4;
+/// The read buffer's largest size for ordinary reads. It starts at READ_BUFFER_START (a point
+/// select's connection never needs more: 10,000 connections stay small) and doubles each
+/// time a read fills it, so result sets of many rows still arrive in few reads.
 const READ_BUFFER: usize = 64 * 1024;
+const READ_BUFFER_START: usize = 1024;
 /// OK, ERR, EOF, column counts and prepare replies on the measured path: small by nature.
 /// Rows are skipped unbuffered, so a client connection holds at most this plus READ_BUFFER
 /// whatever `max_packet` is; only introspection (query_rows) buffers up to `max_packet`.
@@ -147,11 +151,11 @@ impl<S: Socket> WireConn<S> {
         let mut c = WireConn {
             stream,
             limits,
-            buf: vec![0; READ_BUFFER],
+            buf: vec![0; READ_BUFFER_START],
             start: 0,
             end: 0,
             long: Vec::new(),
-            out: Vec::with_capacity(1024),
+            out: Vec::with_capacity(256),
             seq: 0,
             caps: 0,
             writing: false,
