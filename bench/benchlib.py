@@ -88,6 +88,11 @@ class MariaDB(Server):
     def max_connections(self):
         return int(self.sql("SELECT @@GLOBAL.max_connections"))
 
+    def memory(self, db):
+        """Resident memory of the whole server process (its connections are threads in it)."""
+        with open(self.sql("SELECT @@GLOBAL.pid_file")) as f:
+            return proportional_set_size([int(f.read().strip())])
+
     def raise_max_connections(self, n):
         """Raises max_connections to n at least; returns a function that restores it."""
         old = self.max_connections()
@@ -135,6 +140,12 @@ class PostgreSQL(Server):
     def max_connections(self):
         return int(self.sql("SHOW max_connections"))
 
+    def memory(self, db):
+        """Memory of the backends (one process each) connected to db, shared pages split among
+        the processes that map them (PSS), so that the sum is what they take together."""
+        pids = self.sql(f"SELECT pid FROM pg_stat_activity WHERE datname = '{db}'").split()
+        return proportional_set_size(int(p) for p in pids)
+
     def raise_max_connections(self, n):
         """max_connections takes a restart: ALTER SYSTEM and restart only when it is lower
         than n; returns a function that puts the old setting back (and restarts again)."""
@@ -166,6 +177,18 @@ class PostgreSQL(Server):
 
 
 SERVERS = [MariaDB(), PostgreSQL()]
+
+
+def proportional_set_size(pids):
+    """Sum of the processes' PSS in bytes (those gone meanwhile count 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                total += next(int(l.split()[1]) * 1024 for l in f if l.startswith("Pss:"))
+        except (OSError, StopIteration):
+            pass
+    return total
 
 
 def sysbench(server, db, workload, action, threads, tables, table_size, seconds=None, extra=()):

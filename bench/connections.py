@@ -18,7 +18,7 @@ TABLE_SIZE = 10_000
 MARGIN = 100  # connections above the largest count: this script's and other sessions
 GOALS = {1_000: 25e6, 10_000: 100e6}  # peak RSS, bytes
 NOFILE = 65_536
-MEMORY_SHARE = 0.7  # the most of the available memory a run may be expected to take
+MEMORY_SHARE = 0.8  # the most of the available memory a run may be expected to take
 
 
 def raise_nofile():
@@ -37,38 +37,37 @@ def mem_available():
 
 
 class Watcher(threading.Thread):
-    """Samples, once a second while a run lasts, the connections the server has to the
-    benchmark's database and the machine's available memory: their extremes."""
+    """Samples, every 2 s while a run lasts, how many connections the server has to the
+    benchmark's database and the memory it holds for them: the most of each."""
 
     def __init__(self, server):
         super().__init__(daemon=True)
         self.server, self.stop, self.peak = server, threading.Event(), 0
-        self.mem_before = self.mem_low = mem_available()
+        self.mem_before = self.mem_peak = server.memory(DB)
 
     def run(self):
-        while not self.stop.wait(1.0):
+        while not self.stop.wait(2.0):
             try:
                 self.peak = max(self.peak, self.server.connections(DB))
+                self.mem_peak = max(self.mem_peak, self.server.memory(DB))
             except RuntimeError:
                 pass  # a refused admin session: the next sample tells
-            self.mem_low = min(self.mem_low, mem_available())
 
     def used(self):
-        """Memory the run took on this machine (server and client), bytes."""
-        return self.mem_before - self.mem_low
+        """Memory the server took for the run's connections, bytes."""
+        return self.mem_peak - self.mem_before
 
 
-def loop(connections):
-    """'open' at --rate RATE, or 'closed' when the open-files limit cannot hold what fairbench
-    needs for an open loop: a socket and a timer per connection, 64 besides (its own check)."""
-    return "open" if 2 * connections + 64 <= resource.getrlimit(resource.RLIMIT_NOFILE)[0] else "closed"
+def fitting(connections):
+    """The most of `connections` the open-files limit lets fairbench hold in an open loop: it
+    needs a socket and a timer per connection and 64 besides (its own check)."""
+    return min(connections, (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 64) // 2)
 
 
 def fairbench_cmd(server, connections, out):
-    rate = [f"--rate={RATE}"] if loop(connections) == "open" else []
     return [FB, "run", "oltp_point_select", f"--target={server.url(DB)}", "--tables=1",
-            f"--table-size={TABLE_SIZE}", f"--threads={connections}", f"--time={SECONDS}",
-            "--connect-timeout=120", f"--out={out}", "-q"] + rate
+            f"--table-size={TABLE_SIZE}", f"--threads={connections}", f"--rate={RATE}", f"--time={SECONDS}",
+            "--connect-timeout=120", f"--out={out}", "-q"]
 
 
 def hold(server, connections, out):
@@ -87,10 +86,9 @@ def hold(server, connections, out):
     return usage, watcher, doc
 
 
-TABLE = Table([("server", 10, ""), ("connections", 11, ","), ("loop", 6, ""), ("server saw", 10, ","),
-               ("events/s", 8, ".0f"),
+TABLE = Table([("server", 10, ""), ("connections", 11, ","), ("server saw", 10, ","), ("events/s", 8, ".0f"),
                ("errors", 6, "d"), ("peak RSS MB", 11, ".1f"), ("KB/conn", 7, ".1f"), ("KB/conn>100", 11, ".1f"),
-               ("machine MB", 10, ".0f"), ("goal", 9, "s"), ("verdict", 7, "")])
+               ("server MB", 9, ".0f"), ("goal", 9, "s"), ("verdict", 7, "")])
 
 
 def too_big(connections, last):
@@ -102,14 +100,27 @@ def too_big(connections, last):
     expected = used / count * connections
     if expected <= MEMORY_SHARE * mem_available():
         return None
-    return (f"{connections:,} connections would take ~{expected / 2**30:.1f} GiB (from {used / 2**20:.0f} MiB "
-            f"for {count:,}), over {MEMORY_SHARE:.0%} of the {mem_available() / 2**30:.1f} GiB available")
+    return (f"the server would take ~{expected / 2**30:.1f} GiB for {connections:,} connections (from "
+            f"{used / 2**20:.0f} MiB for {count:,}), over {MEMORY_SHARE:.0%} of the {mem_available() / 2**30:.1f} "
+            "GiB available")
+
+
+def judged(rss, wanted, held, marginal):
+    """(goal text, verdict) for `wanted` connections, from a run that held `held` of them (the
+    open-files limit): then the RSS they would take is projected with the marginal KB."""
+    goal = GOALS.get(wanted)
+    if not goal:
+        return "", ""
+    if held < wanted:
+        rss += (wanted - held) * (marginal or 0) * 1e3
+    return f"<= {goal / 1e6:.0f} MB", ("pass" if rss <= goal else "FAIL") + (" (proj.)" if held < wanted else "")
 
 
 def measure_server(server, tmp):
-    """Every count on one server; returns the rows printed."""
+    """Every count on one server, a row each."""
     base_rss, last = None, None
-    for connections in COUNTS:
+    for wanted in COUNTS:
+        connections = fitting(wanted)
         reason = too_big(connections, last)
         if reason:
             print(f"{server.name:<10} {connections:>11,} skipped: {reason}", flush=True)
@@ -125,10 +136,13 @@ def measure_server(server, tmp):
         rss = usage.rss_bytes
         base_rss = base_rss or (connections, rss)
         marginal = (rss - base_rss[1]) / (connections - base_rss[0]) / 1e3 if connections > base_rss[0] else None
-        goal = GOALS.get(connections)
-        TABLE.row([server.name, connections, loop(connections), watcher.peak, run["events"] / run["measured_s"],
+        TABLE.row([server.name, connections, watcher.peak, run["events"] / run["measured_s"],
                    doc["errors"]["total"], rss / 1e6, rss / connections / 1e3, marginal, watcher.used() / 1e6,
-                   f"<= {goal / 1e6:.0f} MB" if goal else "", ("pass" if rss <= goal else "FAIL") if goal else ""])
+                   *judged(rss, wanted, connections, marginal)])
+        if connections < wanted:
+            print(f"{'':<10} {'':>11} {connections:,}, not {wanted:,}: the most the open-files limit holds; at "
+                  f"{wanted:,} ~{(rss + (wanted - connections) * marginal * 1e3) / 1e6:.1f} MB (+{marginal:.1f} KB "
+                  "for each connection more)", flush=True)
         last = (connections, max(watcher.used(), 1))
 
 
@@ -157,10 +171,11 @@ def benchmark(servers):
     global SECONDS
     SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     nofile = raise_nofile()
-    closed = [c for c in COUNTS if loop(c) == "closed"]
-    fallback = (f"; {', '.join(f'{c:,}' for c in closed)} connections in a CLOSED loop (no --rate, full speed): an "
-                f"open loop needs 2 descriptors per connection, over the hard open-files limit {nofile} that this "
-                "machine does not let even root raise (no CAP_SYS_RESOURCE)" if closed else "")
+    short = [c for c in COUNTS if fitting(c) < c]
+    fallback = (f"; instead of {', '.join(f'{c:,}' for c in short)}: {fitting(max(COUNTS)):,} (an open loop takes "
+                f"2 descriptors per connection, and the hard open-files limit is {nofile}, which this machine does "
+                "not let even root raise), the RSS at the full count projected from its growth per connection"
+                if short else "")
     print_header("fairbench: peak RSS holding many connections", [
         ("fairbench", f"{measure([FB, '--version']).stdout.strip()} ({FB})"),
         ("servers", "; ".join(f"{s.name} {s.version()}" for s in servers)),
@@ -175,9 +190,10 @@ def benchmark(servers):
                 "KB/conn = RSS / connections; KB/conn>100 = its growth from the 100-connection run per "
                 "connection added"),
         ("columns", "server saw: most connections to the benchmark's database the server listed at once "
-                    "(sampled each second); machine MB: how far the machine's available memory fell (servers "
-                    "and client); a count whose projected memory exceeds "
-                    f"{MEMORY_SHARE:.0%} of what is available is skipped"),
+                    "(sampled every 2 s); server MB: the most memory the server held for them (PostgreSQL: PSS "
+                    "of their backends; MariaDB: growth of mariadbd's PSS); a count for which the server would "
+                    f"need more than {MEMORY_SHARE:.0%} of the memory available (projected from the count "
+                    "before) is skipped"),
     ])
     TABLE.header()
     with tempfile.TemporaryDirectory() as tmp:
