@@ -1,6 +1,6 @@
 """Shared by the bench drivers: the two servers (admin SQL, counters, sysbench's and
-fairbench's connection arguments), one measured run of a client (rusage, perf stat) and
-fixed-width tables. Nothing here prints except Table."""
+fairbench's connection arguments), one measured run of a client (rusage, perf stat), the
+header and fixed-width tables they print, and how a driver runs and stops."""
 import os
 import platform
 import signal
@@ -331,9 +331,10 @@ def per(count, n, scale=1.0):
 
 
 def fmt(value, spec):
-    if value is None or value != value:  # None or NaN
+    """value as spec says; None or NaN: n/a; a string as it is."""
+    if value is None or value != value:
         return "n/a"
-    return format(value, spec)
+    return value if isinstance(value, str) else format(value, spec)
 
 
 class Table:

@@ -164,9 +164,10 @@ def pair(label, order, server, workload, threads, tmp, perf=False):
             continue
         runs[tool] = run
         u = run.usage
+        syscalls = run.per_query(u.syscalls) if perf or not PERF else "-"  # '-': in the perf row
         RUN_TABLE.row([label, tool, run.queries, run.seconds, run.qps(), run.us_per_query(u.cpu_s),
                        run.us_per_query(u.user_s), run.us_per_query(u.sys_s), run.per_query(u.ctx_switches),
-                       run.per_query(u.syscalls), u.rss_bytes / 1e6, run.extra])
+                       syscalls, u.rss_bytes / 1e6, run.extra])
     return runs
 
 
@@ -272,8 +273,9 @@ def header(servers):
             versions.append(f"{s.name} unreachable ({e})")
     sb = measure(["sysbench", "--version"]).stdout.strip()
     perf_note = ("perf stat -e raw_syscalls:sys_enter (all the tool's threads), in one more run of each tool "
-                 "per configuration (row 'perf'): the tracepoint slows every syscall (here sys time +10-15%), "
-                 "so the rounds' CPU is taken without it; that run's CPU is not in the ratios" if PERF else
+                 "per configuration (row 'perf'; '-' in the rounds): the tracepoint slows every syscall (here "
+                 "sys time +10-15%), so the rounds' CPU is taken without it; that run's CPU is not in the ratios"
+                 if PERF else
                  "perf is not available here (needs perf and root), or FB_BENCH_PERF=0: syscalls are n/a")
     print_header("fairbench vs sysbench: client cost per query, alternating runs on the same tables", [
         ("tools", f"{measure([FB, '--version']).stdout.strip()} ({FB}), {sb}"),
