@@ -12,11 +12,13 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
-from vs_sysbench import FB, TARGET, TABLE_SIZE, sql, sysbench, DB  # noqa: E402
+from benchlib import FB, MariaDB, sysbench  # noqa: E402
 
 MARKS = [int(m) for m in sys.argv[1].split(",")]  # intervals at which to read RSS and sizes
 ONE_SECOND_RUN = int(sys.argv[2])  # seconds of the 1 s-interval pass (bytes per real interval)
 WORKLOAD, THREADS, TICK = "oltp_point_select", 1, 0.01
+MARIADB, DB, TABLE_SIZE = MariaDB(), "fb_long_run", 100_000
+TARGET = MARIADB.url(DB)
 # The 1 s pass: every statement class (the largest histograms), planned as a day.
 DAY_WORKLOAD = "oltp_read_write"
 DAY = 86_400
@@ -115,7 +117,7 @@ def day(targets, tmp, rows):
 
 
 def main():
-    sql(f"DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB}")
+    MARIADB.create_db(DB)
     tmp = tempfile.mkdtemp()
     targets = {"SQLite": f"sqlite://{tmp}/bench.db", "MariaDB": TARGET}
     try:
@@ -124,13 +126,13 @@ def main():
                            check=True, stderr=subprocess.DEVNULL)
         seconds = int(MARKS[-1] * TICK * 1.05) + 5
         print(f"{WORKLOAD}, {THREADS} client, 1 table x {TABLE_SIZE} rows; fairbench on SQLite and on MariaDB "
-              f"{sql('SELECT VERSION()')} (TCP) with --report-interval {TICK} ({int(1 / TICK)} intervals a second) "
+              f"{MARIADB.version()} (TCP) with --report-interval {TICK} ({int(1 / TICK)} intervals a second) "
               f"and sysbench 1.0.20 on MariaDB (--report-interval=1), all at once for {seconds} s on "
               f"{os.cpu_count()} cores")
         outs = {name: os.path.join(tmp, f"{name}.json") for name in targets}
         procs = {name: subprocess.Popen(fairbench(t, outs[name], seconds, TICK), stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE) for name, t in targets.items()}
-        sb = sysbench(WORKLOAD, THREADS, seconds)
+        sb = sysbench(MARIADB, DB, WORKLOAD, "run", THREADS, 1, TABLE_SIZE, seconds)
         sb.insert(-1, "--report-interval=1")
         procs["sysbench"] = subprocess.Popen(sb, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         rows = watch(procs, outs)
@@ -147,7 +149,7 @@ def main():
 
         day(targets, tmp, rows)
     finally:
-        sql(f"DROP DATABASE IF EXISTS {DB}")
+        MARIADB.drop_db(DB)
         for f in os.listdir(tmp):
             os.remove(os.path.join(tmp, f))
         os.rmdir(tmp)

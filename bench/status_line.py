@@ -7,10 +7,19 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from vs_sysbench import FB, TARGET, TABLE_SIZE, measure, sql, sysbench, DB  # noqa: E402
+from benchlib import FB, MariaDB, measure, sysbench  # noqa: E402
 
 SECONDS, ROUNDS = int(sys.argv[1]), int(sys.argv[2])
 WORKLOAD, THREADS = "oltp_point_select", 8
+MARIADB, DB, TABLE_SIZE = MariaDB(), "fb_status_line", 100_000
+TARGET = MARIADB.url(DB)
+
+
+def measured(cmd):
+    """(queries the server counted, wall s, CPU s, rc, stderr) of one run of cmd."""
+    before = MARIADB.counter(DB)
+    usage = measure(cmd)
+    return MARIADB.counter_delta(before, MARIADB.counter(DB)), usage.wall_s, usage.cpu_s, usage.rc, usage.stderr
 
 
 def fairbench(out):
@@ -24,16 +33,16 @@ def on_terminal(cmd):
 
 
 def main():
-    sql(f"DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB}")
+    MARIADB.create_db(DB)
     out = tempfile.mkdtemp()
     try:
         subprocess.run([FB, "prepare", WORKLOAD, f"--target={TARGET}", f"--table-size={TABLE_SIZE}"],
                        check=True, stderr=subprocess.DEVNULL)
-        print(f"MariaDB {sql('SELECT VERSION()')} over TCP, {WORKLOAD}, {THREADS} threads, "
+        print(f"MariaDB {MARIADB.version()} over TCP, {WORKLOAD}, {THREADS} threads, "
               f"{SECONDS} s per run, {ROUNDS} rounds alternating; {os.cpu_count()} cores shared with the server")
         runs = {"sysbench": [], "fairbench piped": [], "fairbench terminal": [], "fairbench terminal -q": []}
         for r in range(ROUNDS):
-            q, wall, cpu, _, rc, err = measure(sysbench(WORKLOAD, THREADS, SECONDS))
+            q, wall, cpu, rc, err = measured(sysbench(MARIADB, DB, WORKLOAD, "run", THREADS, 1, TABLE_SIZE, SECONDS))
             if rc != 0:
                 sys.exit(f"sysbench failed: {err[-300:]}")
             runs["sysbench"].append((q / wall, cpu / q * 1e6))
@@ -42,7 +51,7 @@ def main():
                         ("fairbench terminal -q", lambda c: on_terminal(c + ["--quiet"]))]
             for i, (name, wrap) in enumerate(variants):
                 path = os.path.join(out, f"{r}-{i}.json")
-                q, wall, cpu, _, rc, err = measure(wrap(fairbench(path)))
+                q, wall, cpu, rc, err = measured(wrap(fairbench(path)))
                 if rc != 0:
                     sys.exit(f"{name} failed: {err[-300:]}")
                 # The client's own CPU (the result's), not script(1)'s relaying.
@@ -61,7 +70,7 @@ def main():
             print(f"status line: CPU per query {diff:+.1%} against {base}; its run-to-run spread {noise:.1%} "
                   f"({'within' if abs(diff) < noise else 'OUTSIDE'} the noise)")
     finally:
-        sql(f"DROP DATABASE IF EXISTS {DB}")
+        MARIADB.drop_db(DB)
         subprocess.run(["rm", "-rf", out])
 
 

@@ -1,110 +1,338 @@
-"""Driver of bench/vs-sysbench.sh: runs both tools alternately and prints ratios."""
+"""Driver of bench/vs-sysbench.sh: sysbench 1.0.20 and fairbench alternately on the same
+tables of MariaDB and PostgreSQL; per run the queries, QPS and the client's cost per query
+(CPU user and system, syscalls, context switches) and peak RSS; per configuration the ratios
+fairbench/sysbench over the rounds against the goals; then prepare's rows/s of both tools."""
+import json
 import os
-import resource
-import subprocess
+import re
 import sys
-import time
+import tempfile
+from dataclasses import dataclass
 
-# Its own arguments when run; other drivers import the helpers and pass their own.
-SECONDS, ROUNDS = (int(sys.argv[1]), int(sys.argv[2])) if __name__ == "__main__" else (10, 2)
-USER = os.environ.get("FB_USER", "fairbench_test")
-PASSWORD = os.environ.get("FB_PASSWORD", "fairbench_test")
+sys.path.insert(0, os.path.dirname(__file__))
+from benchlib import (FB, Table, Usage, machine_lines, measure, per, perf_available,  # noqa: E402
+                      print_header, run_driver, spread, sysbench)
+
 DB = "fb_vs_sysbench"
-TABLE_SIZE = 100_000
-FB = "target/release/fairbench"
-OUT = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"fairbench-vs-sysbench-{os.getpid()}.json")
-TARGET = f"mysql://{USER}:{PASSWORD}@127.0.0.1:3306/{DB}"
-MYSQL = ["mariadb", "--protocol=tcp", "-h127.0.0.1", "-P3306", f"-u{USER}", f"-p{PASSWORD}", "-N", "-e"]
+TABLES, TABLE_SIZE = 8, 100_000
+WORKLOADS = ["oltp_point_select", "oltp_read_write"]
+THREADS = [8, 64]
+PREPARES = [(8, 100_000), (1, 1_000_000)]  # tables x rows of the prepare section
+PREPARE_THREADS = 8
+RAND_TYPE = "uniform"  # the same ids on both (sysbench's default would be 'special')
+TOOLS = ["sysbench", "fairbench"]
+GOAL_QPS, GOAL_CPU, GOAL_PREPARE = 1.1, 0.5, 3.0
 
 
-def sql(q):
-    # Right after thousands of connections close, the server may still refuse new ones.
-    for _ in range(30):
+@dataclass
+class Run:
+    """One tool's run: `queries` is the count every per-query figure divides by."""
+    queries: int
+    seconds: float  # the tool's own measured time (connect and setup outside it)
+    extra: int  # the server's count minus the tool's own (see the header)
+    usage: Usage
+
+    def qps(self):
+        return self.queries / self.seconds
+
+    def us_per_query(self, value):
+        return per(value, self.queries, 1e6)
+
+    def per_query(self, value):
+        return per(value, self.queries)
+
+    def metrics(self):
+        """The figures the ratios are taken of, by name."""
+        u = self.usage
+        return {"QPS": self.qps(), "CPU/query": self.us_per_query(u.cpu_s),
+                "user/query": self.us_per_query(u.user_s), "sys/query": self.us_per_query(u.sys_s),
+                "syscalls/query": self.per_query(u.syscalls), "ctx switches/query": self.per_query(u.ctx_switches)}
+
+
+class ToolFailed(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------- commands
+
+def fairbench_cmd(server, action, workload, threads, tables, size, extra=()):
+    return [FB, action, workload, f"--target={server.url(DB)}", f"--tables={tables}", f"--table-size={size}",
+            f"--threads={threads}", "-q"] + list(extra)
+
+
+def run_cmd(tool, server, workload, threads, out):
+    if tool == "sysbench":
+        return sysbench(server, DB, workload, "run", threads, TABLES, TABLE_SIZE, SECONDS, [f"--rand-type={RAND_TYPE}"])
+    return fairbench_cmd(server, "run", workload, threads, TABLES, TABLE_SIZE,
+                         [f"--rand-type={RAND_TYPE}", f"--time={SECONDS}", f"--out={out}"])
+
+
+def prepare_cmd(tool, server, tables, size):
+    if tool == "sysbench":
+        return sysbench(server, DB, "oltp_read_write", "prepare", PREPARE_THREADS, tables, size)
+    return fairbench_cmd(server, "prepare", "oltp_read_write", PREPARE_THREADS, tables, size)
+
+
+# ---------------------------------------------------------------------------- one run of a tool
+
+def own_counts(tool, usage, out):
+    """(queries, transactions, measured seconds) as the tool itself reports them."""
+    if tool == "sysbench":
+        found = [re.search(p, usage.stdout) for p in (r"queries:\s+(\d+)", r"transactions:\s+(\d+)",
+                                                       r"total time:\s+([\d.]+)s")]
+        if not all(found):
+            raise ToolFailed("sysbench printed no statistics")
+        return int(found[0][1]), int(found[1][1]), float(found[2][1])
+    with open(out) as f:
+        doc = json.load(f)
+    run = doc["conditions"]["run"]
+    return doc["stats"]["total"]["count"], run["events"], run["measured_s"]
+
+
+def fail(what, usage):
+    lines = (usage.stderr.strip() or usage.stdout.strip()).splitlines()[-5:]
+    return ToolFailed(f"{what} exited {usage.rc}:\n      " + "\n      ".join(lines))
+
+
+def run_tool(tool, server, workload, threads, tmp, perf=False):
+    out = os.path.join(tmp, "fairbench.json")
+    if os.path.exists(out):
+        os.remove(out)
+    before = server.counter(DB)
+    usage = measure(run_cmd(tool, server, workload, threads, out), perf=perf)
+    if usage.rc != 0:
+        raise fail(tool, usage)
+    delta = server.counter_delta(before, server.counter(DB))
+    queries, transactions, seconds = own_counts(tool, usage, out)
+    if server.counts == "queries":  # the server's count is the one used; the tool's checks it
+        return Run(delta, seconds, delta - queries, usage)
+    return Run(queries, seconds, delta - transactions, usage)
+
+
+# ---------------------------------------------------------------------------- one configuration
+
+RUN_TABLE = Table([("round", 5, "s"), ("tool", 9, ""), ("queries", 10, "d"), ("time s", 7, ".2f"),
+                   ("QPS", 8, ".0f"), ("CPU us/q", 9, ".2f"), ("user", 7, ".2f"), ("sys", 7, ".2f"),
+                   ("ctxsw/q", 8, ".2f"), ("syscalls/q", 10, ".2f"), ("RSS MB", 7, ".1f"), ("extra", 7, "d")],
+                  indent="  ")
+RATIO_TABLE = Table([("fairbench/sysbench", 19, ""), ("median", 7, ".2f"), ("min", 6, ".2f"), ("max", 6, ".2f"),
+                     ("goal", 7, "s"), ("verdict", 14, "")], indent="  ")
+METRIC_NAMES = ["QPS", "CPU/query", "user/query", "sys/query", "syscalls/query", "ctx switches/query"]
+GOALS = {"QPS": (">=", GOAL_QPS), "CPU/query": ("<=", GOAL_CPU)}
+
+
+def verdict(stats, goal):
+    """pass: every round meets the goal; pass (median): the median does, not every round."""
+    if stats is None or goal is None:
+        return ""
+    op, bound = goal
+    meets = (lambda v: v >= bound) if op == ">=" else (lambda v: v <= bound)
+    worst = stats[1] if op == ">=" else stats[2]
+    return "pass" if meets(worst) else "pass (median)" if meets(stats[0]) else "FAIL"
+
+
+def ratio_stats(rounds, name):
+    """Per round fairbench's figure over sysbench's (the pair run back to back), then their spread."""
+    ratios = []
+    for runs in rounds:
+        if len(runs) == 2:
+            sb, fb = runs["sysbench"].metrics()[name], runs["fairbench"].metrics()[name]
+            ratios.append(fb / sb if sb and fb is not None else None)
+    return spread(ratios)
+
+
+def print_ratios(rounds, counted, goals):
+    """syscalls/query from the runs under perf (counted), everything else from the rounds."""
+    print()
+    RATIO_TABLE.header()
+    for name in METRIC_NAMES:
+        stats = ratio_stats([counted] if name == "syscalls/query" else rounds, name)
+        goal = goals.get(name)
+        RATIO_TABLE.row([name] + list(stats or (None, None, None))
+                        + [f"{goal[0]} {goal[1]}" if goal else "", verdict(stats, goal)])
+
+
+def pair(label, order, server, workload, threads, tmp, perf=False):
+    """Both tools once, in the given order; prints a row for each; returns their runs."""
+    runs = {}
+    for tool in order:
         try:
-            return subprocess.check_output(MYSQL + [q], text=True, stderr=subprocess.PIPE).strip()
-        except subprocess.CalledProcessError as e:
-            if "Too many connections" not in (e.stderr or ""):
-                raise
-            time.sleep(1)
-    return subprocess.check_output(MYSQL + [q], text=True).strip()
+            run = run_tool(tool, server, workload, threads, tmp, perf)
+        except (ToolFailed, OSError, ValueError, KeyError) as e:
+            FAILURES.append(f"{server.name} {workload} {threads} threads, {label}: {tool}")
+            print(f"  {label:>5} {tool:<9} FAILED: {e}", flush=True)
+            continue
+        runs[tool] = run
+        u = run.usage
+        syscalls = run.per_query(u.syscalls) if perf or not PERF else "-"  # '-': in the perf row
+        RUN_TABLE.row([label, tool, run.queries, run.seconds, run.qps(), run.us_per_query(u.cpu_s),
+                       run.us_per_query(u.user_s), run.us_per_query(u.sys_s), run.per_query(u.ctx_switches),
+                       syscalls, u.rss_bytes / 1e6, run.extra])
+    return runs
 
 
-def status(name):
-    return int(sql(f"SHOW GLOBAL STATUS LIKE '{name}'").split()[1])
+def compare(server, workload, threads, tmp):
+    """ROUNDS rounds of both tools, alternating which goes first, then one run of each under
+    perf stat for its syscalls; returns each round's runs."""
+    print(f"\n{server.name}  {workload}  {threads} threads")
+    RUN_TABLE.header()
+    rounds = [pair(str(r + 1), TOOLS if r % 2 == 0 else TOOLS[::-1], server, workload, threads, tmp)
+              for r in range(ROUNDS)]
+    counted = pair("perf", TOOLS, server, workload, threads, tmp, perf=True) if PERF else {}
+    print_ratios(rounds, counted, GOALS)
+    return rounds
 
 
-def measure(cmd):
-    """Runs cmd; returns (queries counted by the server, wall s, cpu s, peak RSS bytes, rc)."""
-    before = status("Questions")
-    t = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, rc, ru = os.wait4(p.pid, 0)
-    err = p.stderr.read().decode(errors="replace")
-    wall = time.time() - t
-    # Minus the one SHOW STATUS of this script.
-    queries = status("Questions") - before - 1
-    return queries, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, os.waitstatus_to_exitcode(rc), err
+# ---------------------------------------------------------------------------- prepare
+
+PREPARE_TABLE = Table([("round", 5, "d"), ("tool", 9, ""), ("rows", 9, "d"), ("time s", 7, ".2f"),
+                       ("rows/s", 8, ".0f"), ("CPU s", 6, ".2f"), ("RSS MB", 7, ".1f")], indent="  ")
 
 
-def sysbench(workload, threads, seconds=None):
-    seconds = seconds or SECONDS
-    return ["sysbench", "--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306",
-            f"--mysql-user={USER}", f"--mysql-password={PASSWORD}", f"--mysql-db={DB}",
-            "--tables=1", f"--table-size={TABLE_SIZE}", workload, f"--threads={threads}",
-            f"--time={seconds}", "run"]
+def timed_prepare(tool, server, tables, size):
+    """rows/s of one prepare into a new, empty database (its creation is not timed)."""
+    server.create_db(DB)
+    usage = measure(prepare_cmd(tool, server, tables, size))
+    if usage.rc != 0:
+        raise fail(f"{tool} prepare", usage)
+    return usage
 
 
-def fairbench(workload, threads, seconds=SECONDS):
-    return [FB, "run", workload, f"--target={TARGET}", "--tables=1", f"--table-size={TABLE_SIZE}",
-            f"--threads={threads}", f"--time={seconds}", f"--out={OUT}"]
+def compare_prepare(server, tables, size):
+    print(f"\n{server.name}  prepare {tables} table(s) x {size:,} rows, {PREPARE_THREADS} threads")
+    PREPARE_TABLE.header()
+    ratios = []
+    for r in range(PREPARE_ROUNDS):
+        rate = {}
+        for tool in TOOLS if r % 2 == 0 else TOOLS[::-1]:
+            try:
+                usage = timed_prepare(tool, server, tables, size)
+            except (ToolFailed, RuntimeError) as e:
+                FAILURES.append(f"{server.name} prepare {tables}x{size} round {r + 1}: {tool}")
+                print(f"  {r + 1:>5} {tool:<9} FAILED: {e}", flush=True)
+                continue
+            rate[tool] = tables * size / usage.wall_s
+            PREPARE_TABLE.row([r + 1, tool, tables * size, usage.wall_s, rate[tool], usage.cpu_s,
+                               usage.rss_bytes / 1e6])
+        if len(rate) == 2:
+            ratios.append(rate["fairbench"] / rate["sysbench"])
+    stats = spread(ratios)
+    goal = (">=", GOAL_PREPARE)
+    print()
+    RATIO_TABLE.header()
+    RATIO_TABLE.row(["rows/s"] + list(stats or (None, None, None)) + [f">= {GOAL_PREPARE}", verdict(stats, goal)])
+    return stats
 
 
-def main():
-    sql(f"DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB}")
+# ---------------------------------------------------------------------------- whole
+
+SUMMARY = Table([("server", 10, ""), ("configuration", 26, ""), ("QPS ratio", 17, "s"), ("verdict", 13, ""),
+                 ("CPU/q ratio", 17, "s"), ("verdict", 13, "")])
+
+
+def summary_cell(stats):
+    return "n/a" if stats is None else f"{stats[0]:.2f} ({stats[1]:.2f}-{stats[2]:.2f})"
+
+
+def benchmark_server(server, tmp, summary):
+    server.create_db(DB)
     try:
-        subprocess.run([FB, "prepare", "oltp_read_write", f"--target={TARGET}", f"--table-size={TABLE_SIZE}"],
-                       check=True, stderr=subprocess.DEVNULL)
-        print(f"MariaDB {sql('SELECT VERSION()')} over TCP 127.0.0.1:3306, 1 table x {TABLE_SIZE} rows, "
-              f"{SECONDS} s per run, {ROUNDS} rounds, tools alternating; {os.cpu_count()} cores shared with the server")
-        print(f"{'workload':<18}{'thr':>4}  {'tool':<10}{'QPS':>10}{'CPU us/query':>14}{'RSS MB':>8}")
-        for workload in ["oltp_point_select", "oltp_read_write"]:
-            for threads in [8, 64]:
-                totals = {"sysbench": [0, 0.0, 0.0, 0], "fairbench": [0, 0.0, 0.0, 0]}
-                for _ in range(ROUNDS):
-                    for tool, cmd in [("sysbench", sysbench(workload, threads)), ("fairbench", fairbench(workload, threads))]:
-                        q, wall, cpu, rss, rc, err = measure(cmd)
-                        if rc != 0:
-                            sys.exit(f"{tool} failed ({rc}): {err.strip()[-300:]}")
-                        t = totals[tool]
-                        t[0] += q; t[1] += wall; t[2] += cpu; t[3] = max(t[3], rss)
-                rows = {}
-                for tool, (q, wall, cpu, rss) in totals.items():
-                    rows[tool] = (q / wall, cpu / q * 1e6)
-                    print(f"{workload:<18}{threads:>4}  {tool:<10}{q / wall:>10.0f}{cpu / q * 1e6:>14.2f}{rss / 1e6:>8.1f}")
-                qps_ratio = rows["fairbench"][0] / rows["sysbench"][0]
-                cpu_ratio = rows["fairbench"][1] / rows["sysbench"][1]
-                print(f"{'':<22}ratio fairbench/sysbench: QPS {qps_ratio:.2f} (goal >= 1.0), "
-                      f"CPU per query {cpu_ratio:.2f} (goal <= 0.8)")
-
-        # Connection scaling: the server must allow them, and so must the open-files limit.
-        old_max = sql("SELECT @@GLOBAL.max_connections")
-        try:
-            sql("SET GLOBAL max_connections = 10100")
-            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
-        except Exception as e:  # noqa: BLE001 - reported, not fatal
-            print(f"could not raise limits for connection scaling: {e}")
-        for conns in [1000, 10000]:
-            q, wall, cpu, rss, rc, err = measure(fairbench("oltp_point_select", conns, seconds=5))
-            verdict = "ok" if rc == 0 else f"failed: {err.strip().splitlines()[-1] if err.strip() else rc}"
-            print(f"fairbench {conns:>6} connections from one process: peak RSS {rss / 1e6:.1f} MB, "
-                  f"{q / wall:.0f} QPS, {verdict}" + (" (goal <= 100 MB)" if conns == 1000 else ""))
-        sql(f"SET GLOBAL max_connections = {old_max}")
+        print(f"\n== {server.name}: fairbench prepare {TABLES} x {TABLE_SIZE:,} rows (untimed) for the runs",
+              flush=True)
+        usage = measure(fairbench_cmd(server, "prepare", "oltp_read_write", PREPARE_THREADS, TABLES, TABLE_SIZE))
+        if usage.rc != 0:
+            raise fail("fairbench prepare", usage)
+        for workload in WORKLOADS:
+            for threads in THREADS:
+                rounds = compare(server, workload, threads, tmp)
+                summary.append((server.name, f"{workload} {threads} thr",
+                                ratio_stats(rounds, "QPS"), ratio_stats(rounds, "CPU/query")))
+        for tables, size in PREPARES if PREPARE_ROUNDS else []:
+            summary.append((server.name, f"prepare {tables}x{size:,}", compare_prepare(server, tables, size), None))
     finally:
-        sql(f"DROP DATABASE IF EXISTS {DB}")
-        if os.path.exists(OUT):
-            os.remove(OUT)
+        server.drop_db(DB)
 
+
+def print_summary(summary):
+    print(f"\n== Summary: fairbench/sysbench, median (min-max) over the rounds; goals QPS >= {GOAL_QPS}, "
+          f"CPU/query <= {GOAL_CPU}, prepare rows/s >= {GOAL_PREPARE}")
+    SUMMARY.header()
+    for name, config, qps, cpu in summary:
+        goal = (">=", GOAL_PREPARE) if config.startswith("prepare") else GOALS["QPS"]
+        SUMMARY.row([name, config, summary_cell(qps), verdict(qps, goal),
+                     "" if config.startswith("prepare") else summary_cell(cpu),
+                     "" if config.startswith("prepare") else verdict(cpu, GOALS["CPU/query"])])
+
+
+def header(servers):
+    versions = []
+    for s in servers:
+        try:
+            versions.append(f"{s.name} {s.version()}")
+        except RuntimeError as e:
+            versions.append(f"{s.name} unreachable ({e})")
+    sb = measure(["sysbench", "--version"]).stdout.strip()
+    perf_note = ("perf stat -e raw_syscalls:sys_enter (all the tool's threads), in one more run of each tool "
+                 "per configuration (row 'perf'; '-' in the rounds): the tracepoint slows every syscall (here "
+                 "sys time +10-15%), so the rounds' CPU is taken without it; that run's CPU is not in the ratios"
+                 if PERF else
+                 "perf is not available here (needs perf and root), or FB_BENCH_PERF=0: syscalls are n/a")
+    print_header("fairbench vs sysbench: client cost per query, alternating runs on the same tables", [
+        ("tools", f"{measure([FB, '--version']).stdout.strip()} ({FB}), {sb}"),
+        ("servers", "; ".join(versions)),
+        *machine_lines(),
+        ("transport", "TCP 127.0.0.1 (MariaDB 3306, PostgreSQL 5432), server-side prepared statements"),
+        ("runs", f"{SECONDS} s per run, {ROUNDS} rounds (odd rounds sysbench first, even rounds fairbench first), "
+                 f"{TABLES} tables x {TABLE_SIZE:,} rows prepared once by fairbench, --rand-type={RAND_TYPE} on both"),
+        ("prepare", f"{PREPARE_ROUNDS} round(s) of each of " + ", ".join(f"{t} x {s:,}" for t, s in PREPARES)
+                    + f", --threads {PREPARE_THREADS} on both; rows/s = rows / wall time of the process "
+                      "(connect, create, load, index); each into a new, empty database"),
+        ("queries", "MariaDB: the server's count (SHOW GLOBAL STATUS Questions delta minus this script's own "
+                    "SHOW); PostgreSQL: each tool's own count (sysbench 'queries:', fairbench stats.total.count), "
+                    "as PostgreSQL counts no statements without pg_stat_statements"),
+        ("extra", "the server's count minus the tool's own: MariaDB Questions - the tool's queries (its setup "
+                  "statements, tens); PostgreSQL xact_commit+xact_rollback (pg_stat_database) - the tool's "
+                  "transactions (each statement prepared at connect is one: ~9 per table per connection, and "
+                  "every retried attempt). Much more than that: another client was using the server"),
+        ("time", "QPS = queries / the tool's own measured time (sysbench 'total time', fairbench "
+                 "conditions.run.measured_s): connecting and setup are outside it"),
+        ("CPU, RSS", "user and system CPU, context switches and peak RSS of the tool's process (all its threads, "
+                     "its whole life including connect) from wait4() rusage (GNU time); CPU in us per query"),
+        ("syscalls", perf_note),
+    ])
+
+
+def parse_args():
+    global SECONDS, ROUNDS, PREPARE_ROUNDS
+    args = [int(a) for a in sys.argv[1:4]]
+    SECONDS, ROUNDS, PREPARE_ROUNDS = (args + [10, 3, 3][len(args):])[:3]
+    if ROUNDS < 3:
+        sys.exit(f"ROUNDS is {ROUNDS}: at least 3 are needed for a median and a spread "
+                 "(the machine swings +-30% between identical runs)")
+    if 0 < PREPARE_ROUNDS < 3:
+        print(f"warning: {PREPARE_ROUNDS} prepare round(s): the prepare ratio's spread means little below 3\n")
+
+
+def benchmark(servers):
+    parse_args()
+    header(servers)
+    summary = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for server in servers:
+            try:
+                benchmark_server(server, tmp, summary)
+            except (ToolFailed, RuntimeError) as e:
+                FAILURES.append(f"{server.name}: {e}")
+                print(f"\n{server.name}: stopped: {e}", flush=True)
+    print_summary(summary)
+    if FAILURES:
+        print("\nfailed:\n  " + "\n  ".join(FAILURES))
+        sys.exit(1)
+
+
+FAILURES = []
+PERF = os.environ.get("FB_BENCH_PERF", "1") != "0" and perf_available()
+SECONDS = ROUNDS = PREPARE_ROUNDS = 0
 
 if __name__ == "__main__":
-    main()
+    run_driver(benchmark)
