@@ -59,9 +59,9 @@ class Watcher(threading.Thread):
 
 
 def fitting(connections):
-    """The most of `connections` the open-files limit lets fairbench hold in an open loop: it
-    needs a socket and a timer per connection and 64 besides (its own check)."""
-    return min(connections, (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 64) // 2)
+    """The most of `connections` the open-files limit lets fairbench hold: a socket per
+    connection and 64 besides (its own check; an open loop's timers are one per worker)."""
+    return min(connections, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 64)
 
 
 def fairbench_cmd(server, connections, out):
@@ -172,8 +172,8 @@ def benchmark(servers):
     SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     nofile = raise_nofile()
     short = [c for c in COUNTS if fitting(c) < c]
-    fallback = (f"; instead of {', '.join(f'{c:,}' for c in short)}: {fitting(max(COUNTS)):,} (an open loop takes "
-                f"2 descriptors per connection, and the hard open-files limit is {nofile}, which this machine does "
+    fallback = (f"; instead of {', '.join(f'{c:,}' for c in short)}: {fitting(max(COUNTS)):,} (fairbench takes "
+                f"a descriptor per connection and 64 besides, and the hard open-files limit is {nofile}, which this machine does "
                 "not let even root raise), the RSS at the full count projected from its growth per connection"
                 if short else "")
     print_header("fairbench: peak RSS holding many connections", [
