@@ -196,7 +196,9 @@ impl Shared {
     /// Claims one measured event under --events; false when the limit is reached.
     #[inline]
     fn claim_event(&self) -> bool {
-        self.claimed.fetch_add(1, Ordering::Relaxed) < self.limit
+        // Without --events nothing is counted: a counter every worker writes per event
+        // would bounce its cache line between cores for nothing.
+        self.limit == u64::MAX || self.claimed.fetch_add(1, Ordering::Relaxed) < self.limit
     }
 }
 
