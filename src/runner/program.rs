@@ -164,13 +164,14 @@ impl ProgramState {
         let draws = |list: &[(usize, crate::workload::spec::Generator)]| {
             ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique), spec.seed).map_err(invalid)
         };
-        let mut transactions = Vec::new();
+        // Exact capacities: this state exists once per client (a first push reserves four).
+        let mut transactions = Vec::with_capacity(p.transactions.len());
         for (t, ids) in p.transactions.iter().zip(&spec.ids) {
-            let mut statements = Vec::new();
+            let mut statements = Vec::with_capacity(t.statements.len());
             for (s, &id) in t.statements.iter().zip(&ids.statements) {
                 statements.push(statement_state(conn, s, id, draws(&s.params)?).await?);
             }
-            let mut steps = Vec::new();
+            let mut steps = Vec::with_capacity(t.steps.len());
             for st in &t.steps {
                 steps.push(StepState { first: st.first, count: st.count, repeat: st.repeat, once: draws(&st.once)? });
             }
@@ -259,7 +260,7 @@ async fn statement_state<C: Connection>(
         true => conn.columns(handles[0]).await?,
         false => Vec::new(),
     };
-    let mut saves = Vec::new();
+    let mut saves = Vec::with_capacity(s.saves.len());
     for save in &s.saves {
         let from = match &save.from {
             SaveFrom::Column(c) => match columns.iter().position(|x| x.eq_ignore_ascii_case(c)) {

@@ -34,7 +34,7 @@ const MAX_AUTH_REPLIES: usize = 4;
 /// select's connection never needs more: 10,000 connections stay small) and doubles each
 /// time a read fills it, so result sets of many rows still arrive in few reads.
 const READ_BUFFER: usize = 64 * 1024;
-const READ_BUFFER_START: usize = 1024;
+const READ_BUFFER_START: usize = 512;
 /// OK, ERR, EOF, column counts and prepare replies on the measured path: small by nature.
 /// Rows are skipped unbuffered, so a client connection holds at most this plus READ_BUFFER
 /// whatever `max_packet` is; only introspection (query_rows) buffers up to `max_packet`.
@@ -397,6 +397,8 @@ impl<S: Socket> WireConn<S> {
         }
         self.eof_after_definitions(ok.columns as usize, PHASE).await?;
         self.finished();
+        // One more, not four more: every client connection holds this list all run.
+        self.statements.reserve_exact(1);
         self.statements.push(Prepared { id: ok.id, params: ok.params, columns });
         Ok(self.statements.len() - 1)
     }

@@ -416,7 +416,8 @@ impl ScopeDraws {
         unique: Option<&Arc<UniqueSequence>>,
         seed: u64,
     ) -> Result<ScopeDraws, String> {
-        let mut items: Vec<(usize, Source)> = Vec::new();
+        // Exact capacity: one per client and scope, and a first push would reserve four.
+        let mut items: Vec<(usize, Source)> = Vec::with_capacity(list.len());
         for (slot, g) in list.iter().filter(|(_, g)| !matches!(g, Generator::Offset(..))) {
             items.push((*slot, Source::Draw(Draw::new(g, program, run, unique, seed)?)));
         }

@@ -1,0 +1,118 @@
+"""Driver of bench/cpu-breakdown.sh: where each tool's client CPU per query goes. sysbench
+1.0.20 and fairbench run oltp_point_select under `perf record -g` on the same tables; the
+samples are split into the kernel's send path, its receive path, waiting for replies (poll /
+epoll_wait and the switches they cause), the rest of the kernel, and user space; each share
+times the run's CPU per query (rusage) gives microseconds per query. The floor is what any
+client sending one statement per connection at a time over TCP pays: the send path (TCP
+transmit, loopback delivery into the server's socket and waking the server's thread all run in
+the sender's context) and the receive path."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import vs_sysbench as vs  # noqa: E402
+from benchlib import Table, measure, perf_available, print_header, machine_lines, run_driver  # noqa: E402
+
+WORKLOAD = "oltp_point_select"
+THREADS = [8, 64]
+# Kernel functions whose inclusive time is each part (none calls another of the list).
+PARTS = {
+    "send": ["__sys_sendto", "__sys_sendmsg", "ksys_write"],
+    "receive": ["__sys_recvfrom", "__sys_recvmsg", "ksys_read"],
+    "wait": ["do_sys_poll", "do_epoll_wait"],
+}
+LINE = re.compile(r"^\s+([\d.]+)%\s+([\d.]+)%\s+\S+\s+\[([k.])\]\s+(\S+)")
+
+
+def shares(data):
+    """Per part the share of all samples (0..1), from perf report's inclusive ('children') times."""
+    report = subprocess.run(["perf", "report", "-i", data, "--stdio", "--children", "--sort", "dso,sym",
+                             "--percent-limit", "0"], capture_output=True, text=True).stdout
+    inclusive, kernel_self, user_self = {}, 0.0, 0.0
+    for line in report.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        children, self_, space, sym = float(m[1]), float(m[2]), m[3], m[4]
+        inclusive[sym] = max(inclusive.get(sym, 0.0), children)
+        if space == "k":
+            kernel_self += self_
+        else:
+            user_self += self_
+    parts = {name: sum(inclusive.get(s, 0.0) for s in syms) / 100 for name, syms in PARTS.items()}
+    parts["other kernel"] = max(kernel_self / 100 - sum(parts.values()), 0.0)
+    parts["user"] = user_self / 100
+    return parts
+
+
+def run(tool, server, threads, tmp):
+    """(queries, CPU s, parts) of one perf-recorded run."""
+    out, data = os.path.join(tmp, "fairbench.json"), os.path.join(tmp, "perf.data")
+    for f in (out, data):
+        if os.path.exists(f):
+            os.remove(f)
+    before = server.counter(vs.DB)
+    usage = measure(["perf", "record", "-q", "-F", "499", "-g", "-o", data, "--"]
+                    + vs.run_cmd(tool, server, WORKLOAD, threads, out))
+    if usage.rc != 0:
+        raise vs.fail(tool, usage)
+    delta = server.counter_delta(before, server.counter(vs.DB))
+    queries, _, _ = vs.own_counts(tool, usage, out)
+    queries = delta if server.counts == "queries" else queries
+    return queries, usage.cpu_s, shares(data)
+
+
+TABLE = Table([("threads", 7, "d"), ("tool", 9, ""), ("CPU us/q", 9, ".2f"), ("send", 6, ".2f"),
+               ("receive", 7, ".2f"), ("wait", 6, ".2f"), ("kernel", 7, ".2f"), ("user", 6, ".2f"),
+               ("floor/sb", 8, ".2f")], indent="  ")
+
+
+def benchmark_server(server, tmp):
+    server.create_db(vs.DB)
+    try:
+        print(f"\n== {server.name}: fairbench prepare {vs.TABLES} x {vs.TABLE_SIZE:,} rows (untimed)", flush=True)
+        usage = measure(vs.fairbench_cmd(server, "prepare", "oltp_read_write", vs.PREPARE_THREADS, vs.TABLES,
+                                         vs.TABLE_SIZE))
+        if usage.rc != 0:
+            raise vs.fail("fairbench prepare", usage)
+        TABLE.header()
+        for threads in THREADS:
+            sysbench_us = None
+            for tool in vs.TOOLS:
+                queries, cpu_s, parts = run(tool, server, threads, tmp)
+                us = cpu_s / queries * 1e6
+                sysbench_us = us if tool == "sysbench" else sysbench_us
+                floor = (parts["send"] + parts["receive"]) * us
+                TABLE.row([threads, tool, us] + [parts[p] * us for p in
+                                                 ("send", "receive", "wait", "other kernel", "user")]
+                          + [floor / sysbench_us])
+    finally:
+        server.drop_db(vs.DB)
+
+
+def benchmark(servers):
+    vs.SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    if not perf_available():
+        sys.exit("perf is needed (and root): apt-get install linux-perf")
+    print_header("Where the client's CPU per query goes (perf record -g), sysbench and fairbench", [
+        *machine_lines(),
+        ("runs", f"{WORKLOAD}, {vs.SECONDS} s per run, --rand-type={vs.RAND_TYPE}, TCP 127.0.0.1, "
+                 f"{vs.TABLES} tables x {vs.TABLE_SIZE:,} rows"),
+        ("columns", "us of client CPU per query (rusage of the whole process, perf's overhead included) "
+                    "split by perf's samples: send = the send syscalls inclusive (TCP transmit, loopback "
+                    "delivery into the server's socket, waking the server's thread), receive = the receive "
+                    "syscalls, wait = poll/epoll_wait inclusive (sleeping, switching back), kernel = the rest "
+                    "of the kernel (syscall entry and exit, preemption), user = the tool's own code"),
+        ("floor/sb", "(send + receive) of the tool over sysbench's whole CPU per query: what a client sending "
+                     "one statement at a time over TCP cannot avoid, against the 0.5x goal"),
+    ])
+    with tempfile.TemporaryDirectory() as tmp:
+        for server in servers:
+            benchmark_server(server, tmp)
+
+
+if __name__ == "__main__":
+    run_driver(benchmark)
