@@ -4,7 +4,7 @@
 # under `perf record -g`; per tool the microseconds per query in the kernel's send path, its
 # receive path, waiting (poll/epoll_wait), the rest of the kernel and user space, and the floor
 # (send + receive) over sysbench's whole CPU per query. Uses a database of its own on each
-# server (fb_vs_sysbench), dropped at the end. See docs/performance.md.
+# server (fb_cpu_breakdown), dropped at the end. See docs/performance.md.
 # Usage: bench/cpu-breakdown.sh [SECONDS_PER_RUN]   (default 10)
 # Environment: FB_BENCH_SERVERS=mariadb,postgresql (which servers).
 set -euo pipefail

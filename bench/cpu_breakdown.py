@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import vs_sysbench as vs  # noqa: E402
 from benchlib import Table, measure, perf_available, print_header, machine_lines, run_driver  # noqa: E402
 
+DB = "fb_cpu_breakdown"  # its own: a concurrent vs-sysbench.sh drops fb_vs_sysbench
 WORKLOAD = "oltp_point_select"
 THREADS = [8, 64]
 # Kernel functions whose inclusive time is each part (none calls another of the list).
@@ -54,12 +55,12 @@ def run(tool, server, threads, tmp):
     for f in (out, data):
         if os.path.exists(f):
             os.remove(f)
-    before = server.counter(vs.DB)
+    before = server.counter(DB)
     usage = measure(["perf", "record", "-q", "-F", "499", "-g", "-o", data, "--"]
                     + vs.run_cmd(tool, server, WORKLOAD, threads, out))
     if usage.rc != 0:
         raise vs.fail(tool, usage)
-    delta = server.counter_delta(before, server.counter(vs.DB))
+    delta = server.counter_delta(before, server.counter(DB))
     queries, _, _ = vs.own_counts(tool, usage, out)
     queries = delta if server.counts == "queries" else queries
     return queries, usage.cpu_s, shares(data)
@@ -71,7 +72,7 @@ TABLE = Table([("threads", 7, "d"), ("tool", 9, ""), ("CPU us/q", 9, ".2f"), ("s
 
 
 def benchmark_server(server, tmp):
-    server.create_db(vs.DB)
+    server.create_db(DB)
     try:
         print(f"\n== {server.name}: fairbench prepare {vs.TABLES} x {vs.TABLE_SIZE:,} rows (untimed)", flush=True)
         usage = measure(vs.fairbench_cmd(server, "prepare", "oltp_read_write", vs.PREPARE_THREADS, vs.TABLES,
@@ -90,11 +91,12 @@ def benchmark_server(server, tmp):
                                                  ("send", "receive", "wait", "other kernel", "user")]
                           + [floor / sysbench_us])
     finally:
-        server.drop_db(vs.DB)
+        server.drop_db(DB)
 
 
 def benchmark(servers):
     vs.SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    vs.DB = DB  # the commands vs_sysbench builds name it
     if not perf_available():
         sys.exit("perf is needed (and root): apt-get install linux-perf")
     print_header("Where the client's CPU per query goes (perf record -g), sysbench and fairbench", [
