@@ -7,7 +7,8 @@
 # own on each server (fb_vs_sysbench), dropped at the end. See docs/performance.md.
 # Usage: bench/vs-sysbench.sh [SECONDS_PER_RUN] [ROUNDS] [PREPARE_ROUNDS]   (defaults 10, 3, 3;
 #        ROUNDS >= 3; PREPARE_ROUNDS 0 skips the prepare section)
-# Environment: FB_BENCH_SERVERS=mariadb,postgresql (which servers), FB_BENCH_PERF=0 (no perf).
+# Environment: FB_BENCH_SERVERS=mariadb,postgresql (which servers), FB_BENCH_PERF=0 (no perf),
+#        FB_BENCH_ONLY=prepare (only the prepare section).
 set -euo pipefail
 . "$(dirname "$0")/setup.sh"
 ensure_postgres

@@ -237,12 +237,13 @@ def summary_cell(stats):
 def benchmark_server(server, tmp, summary):
     server.create_db(DB)
     try:
-        print(f"\n== {server.name}: fairbench prepare {TABLES} x {TABLE_SIZE:,} rows (untimed) for the runs",
-              flush=True)
-        usage = measure(fairbench_cmd(server, "prepare", "oltp_read_write", PREPARE_THREADS, TABLES, TABLE_SIZE))
-        if usage.rc != 0:
-            raise fail("fairbench prepare", usage)
-        for workload in WORKLOADS:
+        if not ONLY_PREPARE:
+            print(f"\n== {server.name}: fairbench prepare {TABLES} x {TABLE_SIZE:,} rows (untimed) for the runs",
+                  flush=True)
+            usage = measure(fairbench_cmd(server, "prepare", "oltp_read_write", PREPARE_THREADS, TABLES, TABLE_SIZE))
+            if usage.rc != 0:
+                raise fail("fairbench prepare", usage)
+        for workload in [] if ONLY_PREPARE else WORKLOADS:
             for threads in THREADS:
                 rounds = compare(server, workload, threads, tmp)
                 summary.append((server.name, f"{workload} {threads} thr",
@@ -332,6 +333,8 @@ def benchmark(servers):
 
 FAILURES = []
 PERF = os.environ.get("FB_BENCH_PERF", "1") != "0" and perf_available()
+# FB_BENCH_ONLY=prepare: only the prepare section (no runs).
+ONLY_PREPARE = os.environ.get("FB_BENCH_ONLY") == "prepare"
 SECONDS = ROUNDS = PREPARE_ROUNDS = 0
 
 if __name__ == "__main__":

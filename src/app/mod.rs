@@ -131,7 +131,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Prepare(args) => {
             let target = target(&args.target)?;
-            with_database!(&target, &connect_options(&args.target), |db| prepare_cmd(db, &args, &target))
+            // Loaders announce LOCAL INFILE only when they may use it.
+            let options = crate::db::ConnectOptions { local_infile: bulk(&args), ..connect_options(&args.target) };
+            with_database!(&target, &options, |db| prepare_cmd(db, &args, &target))
         }
         Command::Cleanup(args) => {
             let target = target(&args.target)?;
@@ -155,6 +157,7 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
         max_packet: args.connect.max_packet,
         allow_cleartext_password: args.connect.allow_cleartext_password,
         prepared_statements: args.ps,
+        local_infile: false,
     }
 }
 
@@ -180,6 +183,14 @@ struct LoadSettings {
     seed: u64,
     distribution: crate::random::DistributionSpec,
     overwrite: bool,
+    /// Load through the driver's bulk path (else sysbench's INSERTs).
+    bulk: bool,
+}
+
+/// Whether prepare loads through the driver's bulk path: not when asked for INSERTs, nor
+/// with --ps off (proxies and poolers may not pass COPY or LOCAL INFILE).
+fn bulk(args: &PrepareArgs) -> bool {
+    args.bulk_load == crate::cli::BulkLoad::Auto && args.target.ps
 }
 
 impl LoadSettings {
@@ -193,6 +204,7 @@ impl LoadSettings {
                 threads: self.threads,
                 seed: self.seed,
                 overwrite: self.overwrite,
+                bulk: self.bulk,
             }),
             WorkloadPlan::File(f) => prepare::Tables::File(
                 Arc::new(f.program.clone()),
@@ -201,6 +213,7 @@ impl LoadSettings {
                     seed: self.seed,
                     distribution: self.distribution.clone(),
                     overwrite: self.overwrite,
+                    bulk: self.bulk,
                 },
             ),
         }
@@ -217,6 +230,7 @@ fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) 
         seed: args.workload.seed(),
         distribution: args.workload.distribution()?,
         overwrite: args.overwrite,
+        bulk: bulk(args),
     };
     db.create_if_missing()?;
     if args.shard.shard.is_some() {

@@ -382,6 +382,7 @@ fn check_dataset<D: Database>(
                 seed: plan.rand_seed,
                 distribution: plan.distribution.clone(),
                 overwrite: false,
+                bulk: args.target.ps,
             };
             do_prepare(db.clone(), &plan.workload, &settings, target)?;
         } else if present.iter().any(|(_, o)| *o == Ownership::Foreign) {

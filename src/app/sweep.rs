@@ -80,6 +80,7 @@ fn sweep_points<D: Database>(
                 seed: plan.rand_seed,
                 distribution: plan.distribution.clone(),
                 overwrite: true,
+                bulk: args.target.ps,
             };
             do_prepare(db.clone(), &workload, &settings, target)?;
         }

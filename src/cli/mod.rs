@@ -249,8 +249,20 @@ pub struct PrepareArgs {
     /// Drop and recreate tables fairbench created earlier (tables it did not create are never touched).
     #[arg(long)]
     pub overwrite: bool,
+    /// How rows are loaded: auto (PostgreSQL COPY, MySQL LOAD DATA LOCAL INFILE falling back
+    /// to INSERTs where the server refuses it, SQLite one prepared INSERT per row), or
+    /// insert (sysbench's multi-row INSERTs). --ps off loads with INSERTs.
+    #[arg(long = "bulk-load", value_enum, default_value = "auto")]
+    pub bulk_load: BulkLoad,
     #[command(flatten)]
     pub shard: ShardArgs,
+}
+
+/// `prepare --bulk-load`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BulkLoad {
+    Auto,
+    Insert,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -6,6 +6,7 @@
 
 #![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
 
+mod bulk;
 mod cleartext_guard;
 mod ddl;
 mod error;
@@ -28,7 +29,7 @@ pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
 pub(crate) use error::unreachable_hint;
 pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
-pub use value::{Executed, Param, Value};
+pub use value::{Executed, Param, RowSource, Value};
 
 /// How connections are opened, whatever the database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +49,9 @@ pub struct ConnectOptions {
     /// there it means no statement cache, every execution compiles the statement anew
     /// (prepare and finalize each time), parameters still bound.
     pub prepared_statements: bool,
+    /// MySQL: announce CLIENT_LOCAL_FILES so [`Connection::bulk_load`] can send LOAD DATA
+    /// LOCAL INFILE (only prepare's connections; the client sends only its own rows).
+    pub local_infile: bool,
 }
 
 impl Default for ConnectOptions {
@@ -57,6 +61,7 @@ impl Default for ConnectOptions {
             max_packet: 64 * 1024 * 1024,
             allow_cleartext_password: false,
             prepared_statements: true,
+            local_infile: false,
         }
     }
 }
@@ -110,6 +115,11 @@ pub trait Connection: 'static {
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError>;
     /// Sends SQL text without parameters (BEGIN, COMMIT, DDL, bulk INSERTs).
     async fn simple(&mut self, sql: &str) -> Result<(), DbError>;
+    /// Loads `rows` into `columns` of `table` the fastest way the database has (PostgreSQL
+    /// COPY, MySQL LOAD DATA LOCAL INFILE, SQLite one prepared INSERT per row in a
+    /// transaction), falling back to multi-row INSERTs where it is refused. Returns the rows
+    /// loaded.
+    async fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut dyn RowSource) -> Result<u64, DbError>;
     /// Takes fairbench's exclusive lock on this database for prepare and cleanup (MySQL
     /// GET_LOCK, PostgreSQL advisory lock; SQLite locks its file itself): `false` when
     /// another session holds it. Released when the connection closes.

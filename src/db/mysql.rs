@@ -7,11 +7,11 @@
 //! parameters and columns, and closed at once.
 
 use super::ddl::{Generated, Spelling};
-use super::mysql_wire::{text_value, ColumnType, ConnectError, WireConn, WireLimits};
+use super::mysql_wire::{text_value, ColumnType, ConnectError, Loaded, WireConn, WireLimits};
 use super::text_sql::TextSql;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl, TlsMode,
-    Transport, Value as FbValue,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
+    TargetUrl, TlsMode, Transport, Value as FbValue,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
 use mysql_async::prelude::Queryable;
@@ -165,7 +165,11 @@ impl MysqlDatabase {
     async fn connect_lean(&self) -> Result<Inner, ConnectError> {
         let t = &self.target;
         let (user, password, db) = (&t.user, t.password.expose(), &t.database);
-        let limits = WireLimits { max_packet: self.options.max_packet, ..WireLimits::default() };
+        let limits = WireLimits {
+            max_packet: self.options.max_packet,
+            local_infile: self.options.local_infile,
+            ..WireLimits::default()
+        };
         let lost = |e: std::io::Error| ConnectError::Db(DbError::lost(format!("connection lost: {e}")));
         match &t.socket {
             Some(path) => {
@@ -321,6 +325,19 @@ impl Connection for MysqlConnection {
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
         wire!(&mut self.inner, |w| w.simple(sql).await, |conn, _st| conn.query_drop(sql).await.map_err(error))
+    }
+
+    async fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut dyn RowSource) -> Result<u64, DbError> {
+        let loaded = match &mut self.inner {
+            Inner::Tcp(w) => w.load_data_local(table, columns, rows).await?,
+            Inner::Unix(w) => w.load_data_local(table, columns, rows).await?,
+            Inner::Async { .. } => Loaded::Refused,
+        };
+        match loaded {
+            Loaded::Rows(n) => Ok(n),
+            // Refused before any row was read: the same rows go as INSERTs.
+            Loaded::Refused => super::bulk::insert_rows(self, Dialect::Mysql, table, columns, rows).await,
+        }
     }
 
     async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {

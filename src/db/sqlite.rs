@@ -8,8 +8,8 @@
 use super::ddl::{Generated, Spelling};
 use super::facts::OS_PAGE_CACHE;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
-    Transport, Value,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
+    TargetUrl, Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -215,6 +215,46 @@ fn value(v: ValueRef<'_>) -> Value {
 }
 
 impl SqliteConnection {
+    /// One prepared INSERT executed per row, inside one transaction (the caller's, or
+    /// one of its own): SQLite has no faster way in.
+    fn load_rows(&mut self, table: &str, columns: &[&str], rows: &mut dyn RowSource) -> Result<u64, DbError> {
+        let own = self.conn.is_autocommit();
+        if own {
+            self.conn.execute_batch("BEGIN IMMEDIATE").map_err(error)?;
+        }
+        let marks = vec!["?"; columns.len()].join(", ");
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", columns.join(", "));
+        let loaded = (|| {
+            let mut st = self.conn.prepare(&sql).map_err(error)?;
+            let (mut n, mut failed) = (0u64, None);
+            loop {
+                let mut i = 0;
+                let more = rows.next_row(&mut |p| {
+                    i += 1;
+                    if let Err(e) = st.raw_bind_parameter(i, Bind(p)) {
+                        failed.get_or_insert(e);
+                    }
+                });
+                if !more {
+                    return Ok(n);
+                }
+                if let Some(e) = failed.take() {
+                    return Err(error(e));
+                }
+                if i != columns.len() {
+                    return Err(DbError::arity(columns.len(), i));
+                }
+                st.raw_execute().map_err(error)?;
+                n += 1;
+            }
+        })();
+        if own {
+            let end = if loaded.is_ok() { "COMMIT" } else { "ROLLBACK" };
+            self.conn.execute_batch(end).map_err(error)?;
+        }
+        loaded
+    }
+
     fn run(&mut self, stmt: usize, params: &[Param<'_>], row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
         let Some((sql, insert)) = self.statements.get(stmt) else {
             return Err(DbError::no_statement(stmt));
@@ -332,6 +372,10 @@ impl Connection for SqliteConnection {
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
         self.conn.execute_batch(sql).map_err(error)
+    }
+
+    async fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut dyn RowSource) -> Result<u64, DbError> {
+        self.load_rows(table, columns, rows)
     }
 
     async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {

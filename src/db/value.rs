@@ -46,3 +46,10 @@ pub struct Executed {
     /// none (use `RETURNING id` and read the row).
     pub last_insert_id: Option<u64>,
 }
+
+/// Rows for [`Connection::bulk_load`](super::Connection::bulk_load), produced one at a time
+/// straight into the driver's buffer: nothing is allocated per value.
+pub trait RowSource {
+    /// Passes the next row's values, in column order, to `put`; false when none is left.
+    fn next_row(&mut self, put: &mut dyn FnMut(Param<'_>)) -> bool;
+}

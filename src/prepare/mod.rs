@@ -1,6 +1,7 @@
 //! prepare and cleanup: create and load `sbtest<n>` tables (here) or a workload file's
 //! tables ([`tables`]) in parallel; drop only ours.
 
+mod bulk;
 pub mod sharded;
 pub mod tables;
 
@@ -22,6 +23,9 @@ pub struct PreparePlan {
     pub threads: u32,
     pub seed: u64,
     pub overwrite: bool,
+    /// Load through [`Connection::bulk_load`] in parts of [`sharded::PART_ROWS`] rows, each
+    /// drawn from its own random stream (as `--shard` does); else sysbench's INSERTs.
+    pub bulk: bool,
 }
 
 /// What is prepared: sysbench's tables, or a workload file's.
@@ -144,6 +148,9 @@ pub fn prepare<D: Database>(
     rt.block_on(lock(&mut admin))?;
     let (present, _) = rt.block_on(table_status(&mut admin, &plan.oltp))?;
     rt.block_on(drop_ours(&mut admin, &owners(&*db, present), plan.overwrite, ""))?;
+    if plan.bulk && !db.single_writer() {
+        return bulk::prepare(db, &mut admin, &rt, plan, progress);
+    }
 
     let rows_per_table = plan.workload.rows_to_load(&plan.oltp);
     let total = rows_per_table * plan.oltp.tables as u64;
@@ -257,6 +264,13 @@ async fn load_table<D: Database>(
     failure: &Mutex<Option<PrepareError>>,
 ) -> Result<(), PrepareError> {
     create_sbtest(db, conn, plan, table).await?;
+    if plan.bulk {
+        // SQLite: the same parts as the servers load, in this loader's transaction.
+        for part in bulk::table_parts(table, rows) {
+            bulk::load_part(conn, plan, table, part, loaded).await?;
+        }
+        return finish_sbtest(db, conn, plan, table).await;
+    }
     // Autocommit per statement (as sysbench); SQLite runs inside the loader's transaction.
     load_sbtest_rows(conn, plan, table, (1, rows, 0), loaded, Some(failure)).await?;
     finish_sbtest(db, conn, plan, table).await
@@ -288,6 +302,10 @@ pub(super) async fn load_sbtest_rows<C: Connection>(
     loaded: &AtomicU64,
     failure: Option<&Mutex<Option<PrepareError>>>,
 ) -> Result<(), PrepareError> {
+    if plan.bulk {
+        let part = sharded::Part { table: n, first, last, number: part };
+        return bulk::load_part(conn, plan, n, part, loaded).await;
+    }
     let dist = plan.distribution.sampler();
     let mut rng = Rng::for_client(plan.seed, 1_000_000 + n as u64 + (part << 32));
     let mut batcher = RowBatcher::new(n, &plan.oltp, &dist);
@@ -313,12 +331,25 @@ pub(super) async fn finish_sbtest<D: Database>(
     n: u32,
 ) -> Result<(), PrepareError> {
     let name = format!("sbtest{n}");
+    // The bulk path writes the ids: an identity must move past them (PostgreSQL's SERIAL).
+    let ids = if plan.bulk && plan.oltp.auto_inc { db.after_load_sql(&id_column(&name)) } else { Vec::new() };
     let index = plan.oltp.create_secondary.then(|| schema::create_k_index(n));
     let marks = db.analyze_sql(&name).into_iter().chain(db.comment_sql(&name, schema::MARKER));
-    for sql in index.into_iter().chain(marks) {
+    for sql in ids.into_iter().chain(index).chain(marks) {
         conn.simple(&sql).await.map_err(at(format!("prepare failed: {name}: ")))?;
     }
     Ok(())
+}
+
+/// `table`'s generated id column, as [`Database::after_load_sql`] takes it.
+fn id_column(table: &str) -> crate::model::TableDef {
+    let id = crate::model::ColumnDef { name: "id".into(), ty: crate::model::ColumnType::Integer, generated: true };
+    crate::model::TableDef {
+        name: table.into(),
+        columns: vec![id],
+        primary_key: vec!["id".into()],
+        indexes: Vec::new(),
+    }
 }
 
 /// Each sbtest table there with whose it is.

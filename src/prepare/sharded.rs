@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Rows of an sbtest table one part holds.
-const PART_ROWS: u64 = 100_000;
+pub(super) const PART_ROWS: u64 = 100_000;
 
 /// Shard 0's hold on the database from creating the tables to marking them complete: the
 /// connection holding fairbench's lock (no other prepare or cleanup meanwhile).
@@ -75,13 +75,7 @@ pub fn parts(what: &Tables) -> Vec<Part> {
         Tables::Sbtest(plan) => {
             let rows = plan.workload.rows_to_load(&plan.oltp);
             for table in 1..=plan.oltp.tables {
-                let mut first = 1;
-                let mut number = 0;
-                while first <= rows {
-                    let last = (first + PART_ROWS - 1).min(rows);
-                    out.push(Part { table, first, last, number });
-                    (first, number) = (last + 1, number + 1);
-                }
+                out.extend(super::bulk::table_parts(table, rows));
             }
         }
         Tables::File(program, _) => {

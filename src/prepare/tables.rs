@@ -4,7 +4,7 @@
 //! fairbench created are ever dropped.
 
 use super::{at, lock, Loaders, PrepareError, PrepareOutcome};
-use crate::db::{Connection, Database, DbError, Param, TableInfo, Value};
+use crate::db::{Connection, Database, DbError, Param, RowSource, TableInfo, Value};
 use crate::model::TableDef;
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::generate::{Context, Draw, Drawn};
@@ -30,6 +30,8 @@ pub struct LoadOptions {
     pub seed: u64,
     pub distribution: DistributionSpec,
     pub overwrite: bool,
+    /// Load through [`Connection::bulk_load`] (same chunks and values as the INSERTs).
+    pub bulk: bool,
 }
 
 /// Whose table `info` is, for the file's table `def`: the whole comment is the marker
@@ -207,6 +209,16 @@ pub(super) async fn load_chunk<C: Connection>(
         .map(|g| Draw::new(g, program, &opts.distribution, None, opts.seed))
         .collect::<Result<_, _>>()
         .map_err(|e| PrepareError::Refused(format!("table {}: {e}", t.name())))?;
+    let stream = 1_000_000 + ((chunk.table as u64) << 32) + chunk.number;
+    let mut rng = Rng::for_client(opts.seed, stream);
+    if opts.bulk {
+        let mut rows =
+            FileRows { draws: &mut draws, rng: &mut rng, row: chunk.first_row, end: chunk.first_row + chunk.rows };
+        let names: Vec<&str> = t.def.columns.iter().map(|c| c.name.as_str()).collect();
+        conn.bulk_load(t.name(), &names, &mut rows).await.map_err(failed(t))?;
+        loaded.fetch_add(chunk.rows, Ordering::Relaxed);
+        return Ok(());
+    }
     let cols = t.def.columns.len();
     let per_insert = (PARAMS_PER_INSERT / cols).clamp(1, ROWS_PER_INSERT) as u64;
     let insert = |rows: u64| {
@@ -214,8 +226,6 @@ pub(super) async fn load_chunk<C: Connection>(
         let names: Vec<&str> = t.def.columns.iter().map(|c| c.name.as_str()).collect();
         format!("INSERT INTO {} ({}) VALUES {}", t.name(), names.join(", "), vec![one; rows as usize].join(", "))
     };
-    let stream = 1_000_000 + ((chunk.table as u64) << 32) + chunk.number;
-    let mut rng = Rng::for_client(opts.seed, stream);
     let mut values: Vec<Value> = Vec::with_capacity(per_insert as usize * cols);
     let (mut row, end) = (chunk.first_row, chunk.first_row + chunk.rows);
     while row < end {
@@ -245,6 +255,32 @@ pub(super) async fn load_chunk<C: Connection>(
         row += n;
     }
     Ok(())
+}
+
+/// A chunk's rows drawn by the columns' generators, as the INSERTs draw them.
+struct FileRows<'a> {
+    draws: &'a mut [Draw],
+    rng: &'a mut Rng,
+    row: u64,
+    end: u64,
+}
+
+impl RowSource for FileRows<'_> {
+    fn next_row(&mut self, put: &mut dyn FnMut(Param<'_>)) -> bool {
+        if self.row >= self.end {
+            return false;
+        }
+        for d in self.draws.iter_mut() {
+            put(match d.draw(self.rng, Context { client: 0, row: self.row, repetition: 0 }) {
+                Drawn::Null => Param::Null,
+                Drawn::Int(i) => Param::Int(i),
+                Drawn::Float(f) => Param::Float(f),
+                Drawn::Text(s) => Param::Text(s),
+            });
+        }
+        self.row += 1;
+        true
+    }
 }
 
 /// Drops the file's tables fairbench created; never any other table.

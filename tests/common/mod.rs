@@ -42,14 +42,19 @@ pub struct TestDb {
     pub dir: tempfile::TempDir,
 }
 
-fn unique_name() -> String {
-    format!("fbtest_{}_{}", std::process::id(), SEQ.fetch_add(1, Ordering::SeqCst))
+fn unique_name(prefix: &str) -> String {
+    format!("{prefix}_{}_{}", std::process::id(), SEQ.fetch_add(1, Ordering::SeqCst))
 }
 
 impl TestDb {
     pub fn new(kind: Kind) -> TestDb {
+        TestDb::named(kind, "fbtest")
+    }
+
+    /// The same, its name starting with `prefix`.
+    pub fn named(kind: Kind, prefix: &str) -> TestDb {
         let dir = tempfile::tempdir().unwrap();
-        let name = unique_name();
+        let name = unique_name(prefix);
         let url = match kind {
             Kind::Sqlite => format!("sqlite://{}", dir.path().join("test.db").display()),
             Kind::Mysql => {

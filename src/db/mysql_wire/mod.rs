@@ -13,6 +13,7 @@
 
 mod auth;
 mod framing;
+mod local_infile;
 mod packets;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ use framing::{too_large, Kind};
 use packets::*;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use local_infile::Loaded;
 pub use packets::{text_value, ColumnType};
 
 /// The protocol's frame limit: a payload this long continues in the next frame.
@@ -53,11 +55,13 @@ pub struct WireLimits {
     pub max_packet: usize,
     /// The most columns (and statement parameters) a reply may announce.
     pub max_columns: usize,
+    /// Announce CLIENT_LOCAL_FILES (connections that bulk load).
+    pub local_infile: bool,
 }
 
 impl Default for WireLimits {
     fn default() -> Self {
-        WireLimits { max_packet: 64 * 1024 * 1024, max_columns: 4096 }
+        WireLimits { max_packet: 64 * 1024 * 1024, max_columns: 4096, local_infile: false }
     }
 }
 
@@ -180,7 +184,8 @@ impl<S: Socket> WireConn<S> {
             | CLIENT_SECURE_CONNECTION
             | CLIENT_MULTI_RESULTS
             | CLIENT_PLUGIN_AUTH
-            | CLIENT_DEPRECATE_EOF)
+            | CLIENT_DEPRECATE_EOF
+            | if limits.local_infile { CLIENT_LOCAL_FILES } else { 0 })
             & greeting.capabilities;
         let response = auth::scramble(&greeting.plugin, password, &greeting.nonce).ok_or(ConnectError::Unsupported)?;
         c.out.clear();
@@ -275,7 +280,7 @@ impl<S: Socket> WireConn<S> {
         format: RowFormat,
     ) -> Result<Executed, DbError> {
         let caps = self.caps;
-        let WireLimits { max_packet, max_columns } = self.limits;
+        let WireLimits { max_packet, max_columns, .. } = self.limits;
         let mut done = Executed::default();
         let count = |p: &[u8], done: &mut Executed| -> Result<bool, DbError> {
             let ok = OkInfo::parse(caps, p).map_err(|m| malformed(phase, m))?;

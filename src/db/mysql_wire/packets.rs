@@ -6,6 +6,7 @@ use super::super::{DbError, Value};
 
 pub const CLIENT_LONG_PASSWORD: u32 = 1;
 pub const CLIENT_CONNECT_WITH_DB: u32 = 8;
+pub const CLIENT_LOCAL_FILES: u32 = 0x80;
 pub const CLIENT_PROTOCOL_41: u32 = 0x200;
 pub const CLIENT_TRANSACTIONS: u32 = 0x2000;
 pub const CLIENT_SECURE_CONNECTION: u32 = 0x8000;

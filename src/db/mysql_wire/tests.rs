@@ -3,6 +3,7 @@
 //! error (or success) promptly: a hang fails the test by its timeout, a panic by itself.
 
 use super::*;
+use crate::db::RowSource;
 use proptest::prelude::*;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
@@ -35,14 +36,18 @@ fn pkt(seq: u8, payload: &[u8]) -> Vec<u8> {
 }
 
 fn greeting_payload(protocol: u8, plugin: &str) -> Vec<u8> {
+    greeting_with(protocol, plugin, CAPS)
+}
+
+fn greeting_with(protocol: u8, plugin: &str, caps: u32) -> Vec<u8> {
     let mut g = vec![protocol];
     g.extend_from_slice(b"8.0.36-fake\0");
     g.extend_from_slice(&[7, 0, 0, 0]);
     g.extend_from_slice(b"abcdefgh\0");
-    g.extend_from_slice(&(CAPS as u16).to_le_bytes());
+    g.extend_from_slice(&(caps as u16).to_le_bytes());
     g.push(45);
     g.extend_from_slice(&2u16.to_le_bytes());
-    g.extend_from_slice(&((CAPS >> 16) as u16).to_le_bytes());
+    g.extend_from_slice(&((caps >> 16) as u16).to_le_bytes());
     g.push(21);
     g.extend_from_slice(&[0; 10]);
     g.extend_from_slice(b"ijklmnopqrst\0");
@@ -416,4 +421,76 @@ async fn text_queries_close_their_statement_and_read_text_rows() {
     let query = b"\x03SELECT id, c FROM t WHERE c = 'it''s'";
     assert!(sent.windows(query.len()).any(|w| w == query), "no COM_QUERY");
     assert!(!sent.windows(5).any(|w| w[3] == 0 && w[4] == 0x17), "a COM_STMT_EXECUTE was sent");
+}
+
+/// Rows with the text format's separators in them: (1, "a<TAB>b<LF>c\\d", NULL), then (2, "", NULL).
+struct Awkward(i64);
+
+impl RowSource for Awkward {
+    fn next_row(&mut self, put: &mut dyn FnMut(Param<'_>)) -> bool {
+        if self.0 >= 2 {
+            return false;
+        }
+        self.0 += 1;
+        put(Param::Int(self.0));
+        put(Param::Text(if self.0 == 1 { "a\tb\nc\\d" } else { "" }));
+        put(Param::Null);
+        true
+    }
+}
+
+/// A LOAD DATA LOCAL INFILE against a server announcing `caps` that replies `reply`: the
+/// outcome and what the client sent after its handshake.
+async fn load(caps: u32, reply: Vec<u8>) -> (Result<Loaded, DbError>, Vec<u8>) {
+    let mut script = pkt(0, &greeting_with(10, "mysql_native_password", caps));
+    script.extend(pkt(2, OK));
+    script.extend(reply);
+    let (stream, sent) = serve_recording(script);
+    let limits = WireLimits { local_infile: true, ..WireLimits::default() };
+    let Ok(mut c) = WireConn::connect(stream, "u", "pw", "db", false, limits).await else { panic!("handshake") };
+    let mut rows = Awkward(0);
+    let fut = c.load_data_local("t", &["a", "b", "c"], &mut rows);
+    let r = tokio::time::timeout(Duration::from_secs(5), fut).await.expect("the client hung");
+    drop(c);
+    let sent = sent.await.unwrap();
+    // Past the handshake response, without the COM_QUIT sent on drop.
+    let start = 4 + u32::from_le_bytes([sent[0], sent[1], sent[2], 0]) as usize;
+    let end = sent.len() - if sent.ends_with(&[1, 0, 0, 0, 1]) { 5 } else { 0 };
+    (r, sent[start..end].to_vec())
+}
+
+#[tokio::test]
+async fn local_infile_sends_escaped_rows_for_the_file_it_named() {
+    let mut reply = pkt(1, b"\xfbfairbench-t");
+    reply.extend(pkt(4, &[0, 2, 0, 2, 0, 0, 0]));
+    let (r, sent) = load(CAPS | CLIENT_LOCAL_FILES, reply).await;
+    assert!(matches!(r, Ok(Loaded::Rows(2))), "{r:?}");
+    let query = b"LOAD DATA LOCAL INFILE 'fairbench-t' INTO TABLE t CHARACTER SET binary (a, b, c)";
+    let mut expected = pkt(0, &[&[3u8][..], query].concat());
+    expected.extend(pkt(2, b"1\ta\\tb\\nc\\\\d\t\\N\n2\t\t\\N\n"));
+    expected.extend(pkt(3, b""));
+    assert_eq!(String::from_utf8_lossy(&sent[..expected.len().min(sent.len())]), String::from_utf8_lossy(&expected));
+}
+
+#[tokio::test]
+async fn local_infile_refused_by_the_server_or_not_negotiated() {
+    let mut err = vec![0xff];
+    err.extend(1148u16.to_le_bytes());
+    err.extend(b"#42000The used command is not allowed with this MariaDB version");
+    let (r, _) = load(CAPS | CLIENT_LOCAL_FILES, pkt(1, &err)).await;
+    assert!(matches!(r, Ok(Loaded::Refused)), "{r:?}");
+    let (r, sent) = load(CAPS, Vec::new()).await;
+    assert!(matches!(r, Ok(Loaded::Refused)), "{r:?}");
+    assert!(sent.is_empty(), "nothing sent without the capability");
+}
+
+#[tokio::test]
+async fn local_infile_never_answers_for_another_file() {
+    let mut reply = pkt(1, b"\xfb/etc/passwd");
+    reply.extend(pkt(3, &[0, 0, 0, 2, 0, 0, 0]));
+    let (r, sent) = load(CAPS | CLIENT_LOCAL_FILES, reply).await;
+    let e = r.unwrap_err();
+    assert!(e.message.contains("/etc/passwd"), "{}", e.message);
+    let query_len = 4 + u32::from_le_bytes([sent[0], sent[1], sent[2], 0]) as usize;
+    assert_eq!(&sent[query_len..], &pkt(2, b"")[..], "only an empty file");
 }

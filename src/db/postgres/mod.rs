@@ -8,8 +8,8 @@
 use super::ddl::{Generated, Spelling};
 use super::text_sql::TextSql;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, ServerInfo, TableInfo, TargetUrl,
-    Transport, Value,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
+    TargetUrl, Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
 use connect::connect_error;
@@ -22,6 +22,7 @@ use tokio_postgres::{Client, Config, SimpleQueryMessage, Statement};
 use values::{text_value, Captured, PgParam};
 
 mod connect;
+pub mod copy;
 mod frame_guard;
 mod values;
 
@@ -295,6 +296,11 @@ impl Connection for PostgresConnection {
         } else {
             Executed { rows: n, ..Executed::default() }
         })
+    }
+
+    async fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut dyn RowSource) -> Result<u64, DbError> {
+        let frames = &self.frames;
+        copy::copy_in(&self.client, table, columns, rows, |e| error_given(frames, e)).await
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {
