@@ -7,14 +7,15 @@
 #![allow(async_fn_in_trait)] // futures run on a LocalSet: they need not be Send.
 
 mod bulk;
-mod cleartext_guard;
 mod ddl;
 mod error;
 pub mod facts;
 mod inspected;
 pub mod mysql;
 mod mysql_wire;
+mod pg_wire;
 pub mod postgres;
+mod socket;
 pub mod sqlite;
 mod text_sql;
 mod tls;

@@ -3,12 +3,9 @@
 
 use super::packets::err_packet;
 use super::{Socket, WireConn, MAX_FRAME, READ_BUFFER, STATUS_LIMIT};
+use crate::db::socket::io_error as io;
 use crate::db::DbError;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-fn io(e: std::io::Error) -> DbError {
-    DbError::lost(format!("connection lost: {e}"))
-}
+use tokio::io::AsyncWriteExt;
 
 /// `max_packet`: the limit is the user's `--max-packet`, not a fixed protocol bound.
 pub(super) fn too_large(len: usize, limit: usize, phase: &str, max_packet: bool) -> DbError {
@@ -77,61 +74,20 @@ impl<S: Socket> WireConn<S> {
         result
     }
 
-    /// Makes `need` unconsumed bytes available in `buf` (need ≤ the caller's limit + 4).
+    /// Makes `need` unconsumed bytes available (need ≤ the caller's limit + 4).
     pub(super) async fn fill(&mut self, need: usize) -> Result<(), DbError> {
-        if self.end - self.start >= need {
-            return Ok(());
-        }
-        if self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.buf.len() < need {
-            self.buf.resize(need, 0);
-        }
-        while self.end < need {
-            let n = self.stream.read(&mut self.buf[self.end..]).await.map_err(io)?;
-            if n == 0 {
-                return Err(DbError::lost("connection closed by the server"));
-            }
-            self.end += n;
-            self.grow_if_filled();
-        }
-        Ok(())
-    }
-
-    /// A read that filled the buffer suggests more was waiting: the next reads get twice
-    /// the room, up to READ_BUFFER.
-    fn grow_if_filled(&mut self) {
-        if self.end == self.buf.len() && self.buf.len() < READ_BUFFER {
-            self.buf.resize((self.buf.len() * 2).min(READ_BUFFER), 0);
-        }
+        self.inbox.fill(&mut self.stream, need).await
     }
 
     /// Consumes `n` bytes without keeping them: memory stays at the buffer's size.
-    pub(super) async fn discard(&mut self, mut n: usize) -> Result<(), DbError> {
-        loop {
-            let k = (self.end - self.start).min(n);
-            self.start += k;
-            n -= k;
-            if n == 0 {
-                return Ok(());
-            }
-            let cap = self.buf.len().min(READ_BUFFER.max(n));
-            self.start = 0;
-            self.end = self.stream.read(&mut self.buf[..cap]).await.map_err(io)?;
-            if self.end == 0 {
-                return Err(DbError::lost("connection closed by the server"));
-            }
-            self.grow_if_filled();
-        }
+    pub(super) async fn discard(&mut self, n: usize) -> Result<(), DbError> {
+        self.inbox.discard(&mut self.stream, n).await
     }
 
     /// A frame header: the payload length, with the sequence id checked.
     pub(super) async fn header(&mut self) -> Result<usize, DbError> {
         self.fill(4).await?;
-        let h = &self.buf[self.start..self.start + 4];
+        let h = &self.inbox.buf[self.inbox.start..self.inbox.start + 4];
         let len = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
         if h[3] != self.seq {
             return Err(DbError::protocol(format!(
@@ -140,7 +96,7 @@ impl<S: Socket> WireConn<S> {
             )));
         }
         self.seq = self.seq.wrapping_add(1);
-        self.start += 4;
+        self.inbox.start += 4;
         Ok(len)
     }
 
@@ -157,9 +113,9 @@ impl<S: Socket> WireConn<S> {
         }
         if len < MAX_FRAME {
             self.fill(len).await?;
-            let from = self.start;
-            self.start += len;
-            return Ok(&self.buf[from..from + len]);
+            let from = self.inbox.start;
+            self.inbox.start += len;
+            return Ok(&self.inbox.buf[from..from + len]);
         }
         // Continuation frames, assembled; the total is checked before each is buffered.
         self.long.clear();
@@ -171,9 +127,9 @@ impl<S: Socket> WireConn<S> {
             let mut left = len;
             while left > 0 {
                 self.fill(1).await?;
-                let k = (self.end - self.start).min(left);
-                self.long.extend_from_slice(&self.buf[self.start..self.start + k]);
-                self.start += k;
+                let k = (self.inbox.end - self.inbox.start).min(left);
+                self.long.extend_from_slice(&self.inbox.buf[self.inbox.start..self.inbox.start + k]);
+                self.inbox.start += k;
                 left -= k;
             }
             if len < MAX_FRAME {
@@ -211,7 +167,7 @@ impl<S: Socket> WireConn<S> {
     pub(super) fn skip_buffered_rows(&mut self, max: u64) -> u64 {
         let mut rows = 0;
         while rows < max {
-            let b = &self.buf[self.start..self.end];
+            let b = &self.inbox.buf[self.inbox.start..self.inbox.end];
             if b.len() < 5 {
                 return rows;
             }
@@ -221,7 +177,7 @@ impl<S: Socket> WireConn<S> {
                 return rows;
             }
             self.seq = self.seq.wrapping_add(1);
-            self.start += 4 + len;
+            self.inbox.start += 4 + len;
             rows += 1;
         }
         rows
@@ -234,7 +190,7 @@ impl<S: Socket> WireConn<S> {
             return Ok((0, Kind::Data));
         }
         self.fill(1).await?;
-        let kind = match self.buf[self.start] {
+        let kind = match self.inbox.buf[self.inbox.start] {
             0xfe if len < MAX_FRAME => Kind::Status,
             0xff => Kind::Status,
             _ => Kind::Data,

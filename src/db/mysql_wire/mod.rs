@@ -18,10 +18,11 @@ mod packets;
 #[cfg(test)]
 mod tests;
 
+pub use super::socket::Socket;
+use super::socket::{Inbox, READ_BUFFER};
 use super::{ClientFault, DbError, Executed, Param, Value};
 use framing::{too_large, Kind};
 use packets::*;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use local_infile::Loaded;
 pub use packets::{text_value, ColumnType};
@@ -32,21 +33,13 @@ const MAX_FRAME: usize = 0xff_ffff;
 const HANDSHAKE_LIMIT: usize = 64 * 1024;
 /// Authentication replies read before giving up (one switch, fast-auth, full auth, OK).
 const MAX_AUTH_REPLIES: usize = 4;
-/// The read buffer's largest size for ordinary reads. It starts at READ_BUFFER_START (a point
-/// select's connection never needs more: 10,000 connections stay small) and doubles each
-/// time a read fills it, so result sets of many rows still arrive in few reads.
-const READ_BUFFER: usize = 64 * 1024;
-const READ_BUFFER_START: usize = 512;
 /// OK, ERR, EOF, column counts and prepare replies on the measured path: small by nature.
 /// Rows are skipped unbuffered, so a client connection holds at most this plus READ_BUFFER
 /// whatever `max_packet` is; only introspection (query_rows) buffers up to `max_packet`.
 const STATUS_LIMIT: usize = 1024 * 1024;
 
-/// Fuzz cases per property: the suite's default, or FAIRBENCH_FUZZ_CASES for a long run.
 #[cfg(test)]
-fn fuzz_cases(default: u32) -> u32 {
-    std::env::var("FAIRBENCH_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
+use super::socket::fuzz_cases;
 
 /// What the client accepts from a server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,41 +84,11 @@ struct Prepared {
     columns: Vec<String>,
 }
 
-/// A byte stream to a server. `drained`: after a complete reply the server has nothing more
-/// to say (request/response), so read readiness can be dropped without a syscall, saving
-/// one read per statement. `try_send`: a non-blocking write for COM_QUIT on drop.
-pub trait Socket: AsyncRead + AsyncWrite + Unpin {
-    fn drained(&self) {}
-    fn try_send(&mut self, bytes: &[u8]) {
-        let _ = bytes;
-    }
-}
-
-impl Socket for tokio::net::TcpStream {
-    fn drained(&self) {
-        let _ = self.try_io(tokio::io::Interest::READABLE, || Err::<(), _>(std::io::ErrorKind::WouldBlock.into()));
-    }
-    fn try_send(&mut self, bytes: &[u8]) {
-        let _ = self.try_write(bytes);
-    }
-}
-
-impl Socket for tokio::net::UnixStream {
-    fn drained(&self) {
-        let _ = self.try_io(tokio::io::Interest::READABLE, || Err::<(), _>(std::io::ErrorKind::WouldBlock.into()));
-    }
-    fn try_send(&mut self, bytes: &[u8]) {
-        let _ = self.try_write(bytes);
-    }
-}
-
 pub struct WireConn<S: Socket> {
     stream: S,
     limits: WireLimits,
-    /// Bytes read from the socket; `start..end` not yet consumed.
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
+    /// Bytes read from the socket, not yet consumed.
+    inbox: Inbox,
     /// A payload spread over several frames, assembled here.
     long: Vec<u8>,
     out: Vec<u8>,
@@ -155,9 +118,7 @@ impl<S: Socket> WireConn<S> {
         let mut c = WireConn {
             stream,
             limits,
-            buf: vec![0; READ_BUFFER_START],
-            start: 0,
-            end: 0,
+            inbox: Inbox::default(),
             long: Vec::new(),
             out: Vec::with_capacity(256),
             seq: 0,
@@ -249,7 +210,7 @@ impl<S: Socket> WireConn<S> {
     /// A reply is complete and the server speaks only when spoken to: if every byte
     /// received is consumed, the socket is empty.
     fn finished(&mut self) {
-        if self.start == self.end {
+        if self.inbox.empty() {
             self.stream.drained();
         }
     }

@@ -8,13 +8,6 @@ use proptest::prelude::*;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 
-impl Socket for DuplexStream {
-    fn try_send(&mut self, bytes: &[u8]) {
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        let _ = std::pin::Pin::new(self).poll_write(&mut cx, bytes);
-    }
-}
-
 const CAPS: u32 = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH | CLIENT_DEPRECATE_EOF;
 
 /// A column definition packet (protocol 4.1) of a VARCHAR column named `name`.
@@ -249,7 +242,7 @@ async fn skipped_rows_are_never_buffered() {
     assert_eq!(c.columns(stmt).unwrap(), ["c"], "names kept from the prepare reply");
     // The statement announced no parameters; the row comes back regardless of the SQL.
     c.execute(stmt, &[]).await.unwrap();
-    assert!(c.buf.len() <= READ_BUFFER, "buffer grew to {}", c.buf.len());
+    assert!(c.inbox.buf.len() <= READ_BUFFER, "buffer grew to {}", c.inbox.buf.len());
     assert!(c.long.capacity() <= READ_BUFFER);
 }
 
@@ -295,7 +288,7 @@ async fn measured_statements_refuse_huge_status_packets() {
     let mut c = connect(script, true).await.unwrap();
     let e = c.simple("BEGIN").await.unwrap_err();
     assert!(e.message.contains("over the limit of 1048576") && !e.message.contains("--max-packet"), "{e}");
-    assert!(c.buf.len() <= READ_BUFFER);
+    assert!(c.inbox.buf.len() <= READ_BUFFER);
 }
 
 #[tokio::test]

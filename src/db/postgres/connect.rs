@@ -1,77 +1,47 @@
-//! Opening a PostgreSQL connection: fairbench makes the socket itself (TCP or Unix) and
-//! hands it to tokio-postgres, so that every byte the server sends passes the frame guard
-//! (messages bounded by `--max-packet`) and, over plain TCP with a password, the cleartext
-//! guard.
+//! Opening a PostgreSQL connection: plain TCP and Unix sockets through the lean client
+//! (pg_wire), which bounds every message by `--max-packet` and refuses a cleartext password
+//! over TCP unless allowed; TLS through tokio-postgres, its decrypted bytes through the
+//! frame guard.
 
-use super::frame_guard::{FrameGuard, FrameVerdict, GuardedTls};
-use super::{drive, error_given, PostgresDatabase};
-use crate::db::cleartext_guard::CleartextGuard;
-use crate::db::{ClientFault, DbError, ErrorCode, TargetUrl};
+use super::frame_guard::{FrameVerdict, GuardedTls};
+use super::tls_conn::{error_given, TlsConn};
+use super::{Inner, PostgresDatabase};
+use crate::db::pg_wire::{Credentials, PgConn};
+use crate::db::{DbError, ErrorCode, TargetUrl};
 use std::path::PathBuf;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpStream, UnixStream};
 use tokio_postgres::tls::MakeTlsConnect;
-use tokio_postgres::{Client, NoTls};
 
 impl PostgresDatabase {
-    /// Plain TCP with a password the user did not allow in clear: through the cleartext guard.
-    fn guarded(&self) -> bool {
-        self.tls.is_none()
-            && self.target.socket.is_none()
-            && !self.target.password.is_empty()
-            && !self.options.allow_cleartext_password
-    }
-
-    /// A logged-in client whose connection task runs on the local task set, and the
-    /// verdict its frame guard leaves if it cuts the connection.
-    pub(super) async fn connect_client(&self) -> Result<(Client, FrameVerdict), DbError> {
+    /// A logged-in connection: the lean client, or tokio-postgres for TLS (its connection
+    /// task on the local task set).
+    pub(super) async fn connect_inner(&self) -> Result<Inner, DbError> {
         let t = &self.target;
         let lost = |e: std::io::Error| DbError::lost(format!("connection lost: {e}"));
-        let verdict = FrameVerdict::default();
+        let text = !self.options.prepared_statements;
+        let max = self.options.max_packet;
+        let password = t.password.expose();
         if let Some(path) = &t.socket {
-            let stream = tokio::net::UnixStream::connect(socket_file(path, t.port)).await.map_err(lost)?;
-            return Ok((self.handshake(stream, "", &verdict).await?, verdict));
+            let stream = UnixStream::connect(socket_file(path, t.port)).await.map_err(lost)?;
+            let who = Credentials { user: &t.user, password, cleartext_ok: true };
+            return PgConn::connect(stream, &who, &t.database, max, text).await.map(Inner::Unix);
         }
-        let stream = tokio::net::TcpStream::connect((t.host.as_str(), t.port)).await.map_err(lost)?;
+        let stream = TcpStream::connect((t.host.as_str(), t.port)).await.map_err(lost)?;
         let _ = stream.set_nodelay(true);
-        if !self.guarded() {
-            return Ok((self.handshake(stream, &t.host, &verdict).await?, verdict));
-        }
-        let (guard, refused) = CleartextGuard::wrap(stream);
-        match self.handshake(guard, &t.host, &verdict).await {
-            Err(_) if refused.load(std::sync::atomic::Ordering::Relaxed) => Err(DbError::client(
-                ClientFault::Tls,
-                "the server asked for the password in clear over unencrypted TCP; refused \
-                 (use ?tls=require, a Unix socket, or --allow-cleartext-password)",
-            )),
-            client => Ok((client?, verdict)),
-        }
-    }
-
-    /// Startup and authentication over `stream` (TLS first when configured), its reads
-    /// through the frame guard.
-    async fn handshake<S>(&self, stream: S, domain: &str, verdict: &FrameVerdict) -> Result<Client, DbError>
-    where
-        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    {
-        let max_message = self.options.max_packet;
-        let failed = |e| error_given(verdict, e);
-        match &self.tls {
-            None => {
-                let guarded = FrameGuard::wrap(stream, max_message, verdict.clone());
-                let (client, conn) = self.config.connect_raw(guarded, NoTls).await.map_err(failed)?;
-                drive(conn);
-                Ok(client)
-            }
-            Some(tls) => {
-                let mut make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
-                let tls =
-                    MakeTlsConnect::<S>::make_tls_connect(&mut make, domain).unwrap_or_else(|never| match never {});
-                let guarded = GuardedTls { tls, max_message, verdict: verdict.clone() };
-                let (client, conn) = self.config.connect_raw(stream, guarded).await.map_err(failed)?;
-                drive(conn);
-                Ok(client)
-            }
-        }
+        let Some(tls) = &self.tls else {
+            let who = Credentials { user: &t.user, password, cleartext_ok: self.options.allow_cleartext_password };
+            return PgConn::connect(stream, &who, &t.database, max, text).await.map(Inner::Tcp);
+        };
+        let verdict = FrameVerdict::default();
+        let mut make = tokio_postgres_rustls::MakeRustlsConnect::new(tls.clone());
+        let tls =
+            MakeTlsConnect::<TcpStream>::make_tls_connect(&mut make, &t.host).unwrap_or_else(|never| match never {});
+        let guarded = GuardedTls { tls, max_message: max, verdict: verdict.clone() };
+        let (client, conn) = self.config.connect_raw(stream, guarded).await.map_err(|e| error_given(&verdict, e))?;
+        tokio::task::spawn_local(async move {
+            let _ = conn.await;
+        });
+        Ok(Inner::Tls(Box::new(TlsConn::new(client, verdict, text))))
     }
 }
 

@@ -3,7 +3,9 @@
 //! tokio-postgres call, so any client can send the same bytes as CopyData messages. Each
 //! value is encoded for its column's type exactly as a bound parameter is (values.rs).
 
-use super::values::PgParam;
+use crate::db::pg_wire::values::PgParam;
+use crate::db::pg_wire::PgConn;
+use crate::db::socket::Socket;
 use crate::db::{DbError, Param, RowSource};
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::SinkExt as _;
@@ -67,6 +69,44 @@ pub fn tuple(types: &[Type], rows: &mut dyn RowSource, out: &mut BytesMut) -> Re
         return Err(DbError::arity(types.len(), i));
     }
     Ok(true)
+}
+
+/// Sends `rows` with COPY over the lean client, in CopyData messages of about CHUNK bytes
+/// (the payload is never held whole). Returns the rows the server counted, or None (nothing
+/// sent) when a column is of a type the client does not know.
+pub(super) async fn copy_lean<S: Socket>(
+    conn: &mut PgConn<S>,
+    table: &str,
+    columns: &[&str],
+    rows: &mut dyn RowSource,
+) -> Result<Option<u64>, DbError> {
+    let cols = columns.join(", ");
+    let described = conn.prepare(&format!("SELECT {cols} FROM {table}")).await?;
+    let Some(types) = conn.column_types(described)? else {
+        return Ok(None);
+    };
+    conn.copy_start(&format!("COPY {table} ({cols}) FROM STDIN (FORMAT binary)")).await?;
+    let mut buf = BytesMut::with_capacity(CHUNK + 64 * 1024);
+    header(&mut buf);
+    loop {
+        let more = match tuple(&types, rows, &mut buf) {
+            Ok(more) => more,
+            Err(e) => {
+                conn.copy_fail(&e.message).await;
+                return Err(e);
+            }
+        };
+        if !more {
+            trailer(&mut buf);
+        }
+        if buf.len() >= CHUNK || !more {
+            conn.copy_data(&buf).await?;
+            buf.clear();
+        }
+        if !more {
+            return conn.copy_done().await.map(Some);
+        }
+    }
 }
 
 /// Sends `rows` with COPY over `client`; `err` words the client's errors. Returns the rows

@@ -4,10 +4,10 @@
 //! the message framing (1 type byte, then a 4-byte big-endian length that counts itself)
 //! and fails the connection as soon as a header announces more than `--max-packet`.
 //!
-//! It sits where tokio-postgres reads plain protocol bytes: on the socket without TLS, and
-//! on the TLS session (after the handshake) with it. So it never sees the one-byte 'S'/'N'
-//! answer to an SSLRequest, which has no length: with TLS that byte is read from the raw
-//! socket below the guard, and without TLS no SSLRequest is sent (NoTls).
+//! Only TLS targets use tokio-postgres (the lean client, pg_wire, bounds messages itself).
+//! The guard sits on the TLS session (after the handshake), where tokio-postgres reads plain
+//! protocol bytes, so it never sees the one-byte 'S'/'N' answer to an SSLRequest, which has
+//! no length: that byte is read from the raw socket below the guard.
 
 use crate::db::inspected::{Inspect, Inspected};
 use std::io;

@@ -1,30 +1,29 @@
-//! PostgreSQL and compatible services over tokio-postgres (extended protocol, statements
-//! prepared once per connection; `?` placeholders become `$n`). With `prepared_statements`
-//! off, plain text queries: each statement is prepared once to learn its parameter and
-//! column types, and only that description is kept (the server's statement is closed);
-//! executions go over the simple query protocol with the parameters rendered as literals
-//! (text_sql.rs), and the first row's text is read back typed by the column types.
+//! PostgreSQL and compatible services. Plain TCP and Unix sockets use fairbench's lean
+//! protocol client (pg_wire): statements parsed once per connection (`?` placeholders
+//! become `$n`), executions as Bind/Execute/Sync, no connection task. TLS targets go through
+//! tokio-postgres (tls_conn.rs). With `prepared_statements` off, plain text queries: each
+//! statement is described once, executions go over the simple query protocol with the
+//! parameters rendered as literals (text_sql.rs). Administrative queries (admin.rs) are
+//! simple queries read as text, the same over either client.
 
 use super::ddl::{Generated, Spelling};
-use super::text_sql::TextSql;
+use super::pg_wire::PgConn;
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
     TargetUrl, Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
 use connect::connect_error;
-use frame_guard::FrameVerdict;
-use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
-use std::error::Error as _;
-use tokio_postgres::types::Type;
-use tokio_postgres::{Client, Config, SimpleQueryMessage, Statement};
-use values::{text_value, Captured, PgParam};
+use tls_conn::TlsConn;
+use tokio::net::{TcpStream, UnixStream};
+use tokio_postgres::Config;
 
+mod admin;
 mod connect;
 pub mod copy;
 mod frame_guard;
-mod values;
+mod tls_conn;
 
 pub struct PostgresDatabase {
     config: Config,
@@ -73,7 +72,7 @@ impl Database for PostgresDatabase {
 
     async fn connect(&self) -> Result<PostgresConnection, DbError> {
         let limit = self.options.connect_timeout;
-        let (client, frames) = match tokio::time::timeout(limit, self.connect_client()).await {
+        let inner = match tokio::time::timeout(limit, self.connect_inner()).await {
             Ok(client) => client.map_err(|e| connect_error(e, &self.target))?,
             Err(_) => {
                 let e = DbError::timeout(format!(
@@ -83,8 +82,7 @@ impl Database for PostgresDatabase {
                 return Err(connect_error(e, &self.target));
             }
         };
-        let text = (!self.options.prepared_statements).then(TextMode::default);
-        Ok(PostgresConnection { client, statements: Vec::new(), text, frames })
+        Ok(PostgresConnection { inner })
     }
 
     fn dialect(&self) -> Dialect {
@@ -153,163 +151,55 @@ impl Database for PostgresDatabase {
 }
 
 pub struct PostgresConnection {
-    client: Client,
-    statements: Vec<Statement>,
-    /// Plain text queries (`prepared_statements` off); None: prepared statements.
-    text: Option<TextMode>,
-    /// Set when the frame guard cut the connection (a message over --max-packet).
-    frames: FrameVerdict,
+    inner: Inner,
 }
 
-/// The statements as described by the server (index = handle), and the buffer every
-/// execution renders into.
-#[derive(Default)]
-struct TextMode {
-    statements: Vec<TextStatement>,
-    sql: String,
+pub(super) enum Inner {
+    Tcp(PgConn<TcpStream>),
+    Unix(PgConn<UnixStream>),
+    /// Boxed: tokio-postgres's client is larger than the lean one.
+    Tls(Box<TlsConn>),
 }
 
-struct TextStatement {
-    sql: TextSql,
-    /// Names and types of the columns it returns.
-    columns: Vec<(String, Type)>,
-}
-
-/// `?` to `$1, $2, ...` (the workload SQL has no `?` inside literals).
-fn numbered_placeholders(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len() + 8);
-    let mut n = 0;
-    for ch in sql.chars() {
-        if ch == '?' {
-            n += 1;
-            out.push('$');
-            out.push_str(&n.to_string());
-        } else {
-            out.push(ch);
+/// Runs the same call on whichever client this connection is.
+macro_rules! each {
+    ($inner:expr, |$c:ident| $body:expr) => {
+        match $inner {
+            Inner::Tcp($c) => $body,
+            Inner::Unix($c) => $body,
+            Inner::Tls($c) => $body,
         }
-    }
-    out
-}
-
-impl PostgresConnection {
-    /// A plain text query: `stmt`'s SQL with `params` as literals, over the simple query
-    /// protocol; the count from the command tag as for prepared statements.
-    async fn execute_text(
-        &mut self,
-        stmt: usize,
-        params: &[Param<'_>],
-        mut row: Option<&mut Vec<Value>>,
-    ) -> Result<Executed, DbError> {
-        let Some(text) = self.text.as_mut() else { return Err(DbError::no_statement(stmt)) };
-        let st = text.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
-        st.sql.render(params, &mut text.sql)?;
-        if let Some(out) = row.as_deref_mut() {
-            out.clear();
-        }
-        let stream = self.client.simple_query_raw(&text.sql).await.map_err(|e| error_given(&self.frames, e))?;
-        let mut stream = std::pin::pin!(stream);
-        let (mut count, mut first) = (0, true);
-        while let Some(m) = stream.next().await {
-            match m.map_err(|e| error_given(&self.frames, e))? {
-                SimpleQueryMessage::Row(r) if first => {
-                    first = false;
-                    let Some(out) = row.as_deref_mut() else { continue };
-                    for i in 0..r.len() {
-                        let v = r.try_get(i).map_err(|e| error_given(&self.frames, e))?;
-                        let (name, ty) = st.columns.get(i).map_or(("?", &Type::TEXT), |(n, t)| (n.as_str(), t));
-                        let v = text_value(v, ty)
-                            .map_err(|e| DbError::client(super::ClientFault::Other, format!("column {name}: {e}")))?;
-                        out.push(v);
-                    }
-                }
-                SimpleQueryMessage::CommandComplete(n) => count += n,
-                _ => {}
-            }
-        }
-        Ok(if st.columns.is_empty() {
-            Executed { affected_rows: count, ..Executed::default() }
-        } else {
-            Executed { rows: count, ..Executed::default() }
-        })
-    }
-
-    /// The prepared statement `stmt`, checked to take `params`.
-    fn statement(&self, stmt: usize, params: &[Param<'_>]) -> Result<&Statement, DbError> {
-        let st = self.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
-        if st.params().len() != params.len() {
-            return Err(DbError::arity(st.params().len(), params.len()));
-        }
-        Ok(st)
-    }
-}
-
-/// Drives a connection's I/O on the local task set until the client is dropped.
-fn drive<F: std::future::Future + 'static>(connection: F) {
-    tokio::task::spawn_local(async move {
-        let _ = connection.await;
-    });
+    };
 }
 
 impl Connection for PostgresConnection {
     async fn text_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError> {
-        let messages = self.client.simple_query(sql).await.map_err(|e| error_given(&self.frames, e))?;
-        Ok(messages
-            .iter()
-            .filter_map(|m| match m {
-                tokio_postgres::SimpleQueryMessage::Row(r) => {
-                    Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
-                }
-                _ => None,
-            })
-            .collect())
+        each!(&mut self.inner, |c| c.text_rows(sql).await)
     }
 
     async fn prepare(&mut self, sql: &str) -> Result<usize, DbError> {
-        let Some(text) = self.text.as_mut() else {
-            let stmt =
-                self.client.prepare(&numbered_placeholders(sql)).await.map_err(|e| error_given(&self.frames, e))?;
-            self.statements.push(stmt);
-            return Ok(self.statements.len() - 1);
-        };
-        // Plain text queries: the server's description is kept, its statement closed (on drop).
-        let template = TextSql::new(Dialect::Postgres, sql);
-        let described = self.client.prepare(&template.numbered()).await.map_err(|e| error_given(&self.frames, e))?;
-        template.check_count(described.params().len())?;
-        let columns = described.columns().iter().map(|c| (c.name().to_string(), c.type_().clone())).collect();
-        text.statements.push(TextStatement { sql: template, columns });
-        Ok(text.statements.len() - 1)
+        each!(&mut self.inner, |c| c.prepare(sql).await)
     }
 
     async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
-        if self.text.is_some() {
-            return self.execute_text(stmt, params, None).await;
-        }
-        let st = self.statement(stmt, params)?;
-        let n = self
-            .client
-            .execute_raw(st, params.iter().map(|p| PgParam(*p)))
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        // The command tag's count: rows returned by a query, rows changed otherwise.
-        Ok(if st.columns().is_empty() {
-            Executed { affected_rows: n, ..Executed::default() }
-        } else {
-            Executed { rows: n, ..Executed::default() }
-        })
+        each!(&mut self.inner, |c| c.execute(stmt, params).await)
     }
 
     async fn bulk_load(&mut self, table: &str, columns: &[&str], rows: &mut dyn RowSource) -> Result<u64, DbError> {
-        let frames = &self.frames;
-        copy::copy_in(&self.client, table, columns, rows, |e| error_given(frames, e)).await
+        let copied = match &mut self.inner {
+            Inner::Tcp(c) => copy::copy_lean(c, table, columns, rows).await?,
+            Inner::Unix(c) => copy::copy_lean(c, table, columns, rows).await?,
+            Inner::Tls(c) => Some(c.copy(table, columns, rows).await?),
+        };
+        match copied {
+            Some(n) => Ok(n),
+            // A column of a type the lean client cannot encode: its value as a literal.
+            None => super::bulk::insert_rows(self, Dialect::Postgres, table, columns, rows).await,
+        }
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {
-        if let Some(text) = &self.text {
-            let st = text.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
-            return Ok(st.columns.iter().map(|(name, _)| name.clone()).collect());
-        }
-        let st = self.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
-        Ok(st.columns().iter().map(|c| c.name().to_string()).collect())
+        each!(&self.inner, |c| c.columns(stmt))
     }
 
     async fn execute_row(
@@ -318,211 +208,51 @@ impl Connection for PostgresConnection {
         params: &[Param<'_>],
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        if self.text.is_some() {
-            return self.execute_text(stmt, params, Some(row)).await;
-        }
-        let st = self.statement(stmt, params)?;
-        row.clear();
-        let stream = self
-            .client
-            .query_raw(st, params.iter().map(|p| PgParam(*p)))
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        let mut stream = std::pin::pin!(stream);
-        let mut done = Executed::default();
-        while let Some(r) = stream.next().await {
-            let r = r.map_err(|e| error_given(&self.frames, e))?;
-            if done.rows == 0 {
-                for i in 0..r.len() {
-                    let v: Captured = r.try_get(i).map_err(|e| {
-                        DbError::client(
-                            super::ClientFault::Other,
-                            format!("column {}: {}", r.columns()[i].name(), error_text(&e)),
-                        )
-                    })?;
-                    row.push(v.0);
-                }
-            }
-            done.rows += 1;
-        }
-        if st.columns().is_empty() {
-            done.affected_rows = stream.rows_affected().unwrap_or(0);
-        }
-        Ok(done)
+        each!(&mut self.inner, |c| c.execute_row(stmt, params, row).await)
     }
 
     async fn simple(&mut self, sql: &str) -> Result<(), DbError> {
-        self.client.batch_execute(sql).await.map_err(|e| error_given(&self.frames, e))
+        each!(&mut self.inner, |c| c.simple(sql).await)
     }
 
     async fn try_exclusive_lock(&mut self) -> Result<bool, DbError> {
-        // Advisory locks are per database: two prepares of one database exclude each other.
-        let row = self
-            .client
-            .query_one("SELECT pg_try_advisory_lock(hashtext('fairbench.prepare'))", &[])
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        Ok(row.get::<_, bool>(0))
+        self.try_lock().await
     }
 
     async fn tables(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
-        let rows = self
-            .client
-            .query(
-                "SELECT c.relname::text, coalesce(obj_description(c.oid, 'pg_class'), '') \
-                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                 WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() AND c.relname LIKE $1",
-                &[&format!("{prefix}%")],
-            )
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        Ok(rows.iter().map(|r| TableInfo { name: r.get(0), definition: r.get(1) }).collect())
+        self.tables_like(prefix).await
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
-        let row = self
-            .client
-            .query_one("SELECT version(), current_setting('server_version')", &[])
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        let full: String = row.get(0);
-        let product = if full.contains("CockroachDB") { "CockroachDB" } else { "PostgreSQL" };
-        Ok(ServerInfo { product: product.into(), version: row.get(1) })
+        self.server().await
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
-        const COLUMNS: [&str; 11] = [
-            "xact_commit",
-            "xact_rollback",
-            "blks_read",
-            "blks_hit",
-            "tup_returned",
-            "tup_fetched",
-            "tup_inserted",
-            "tup_updated",
-            "tup_deleted",
-            "conflicts",
-            "deadlocks",
-        ];
-        let select: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8")).collect();
-        let sql = format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", select.join(", "));
-        let row = self.client.query_one(&sql, &[]).await.map_err(|e| error_given(&self.frames, e))?;
-        let mut out: BTreeMap<String, i64> =
-            COLUMNS.iter().enumerate().map(|(i, c)| (c.to_string(), row.get::<_, i64>(i))).collect();
-        // Views differ across versions (pg_stat_wal 14+, pg_stat_checkpointer 17+): read
-        // whichever exist, every numeric column, prefixed by the view.
-        for view in ["pg_stat_bgwriter", "pg_stat_wal", "pg_stat_checkpointer"] {
-            let sql = format!("SELECT row_to_json(v)::text FROM {view} v");
-            let Ok(rows) = self.client.query(&sql, &[]).await else { continue };
-            let Some(json) = rows.first().map(|r| r.get::<_, String>(0)) else { continue };
-            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&json) {
-                let prefix = view.trim_start_matches("pg_stat_");
-                for (k, v) in map {
-                    if let Some(n) = v.as_i64() {
-                        out.insert(format!("{prefix}.{k}"), n);
-                    }
-                }
-            }
-        }
-        Ok(out)
+        self.counters().await
     }
 
     async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError> {
-        let rows = self
-            .client
-            .query("SELECT name, coalesce(setting, ''), coalesce(unit, '') FROM pg_settings", &[])
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let (setting, unit): (String, String) = (r.get(1), r.get(2));
-                (r.get(0), if unit.is_empty() { setting } else { format!("{setting} {unit}") })
-            })
-            .collect())
+        self.settings().await
     }
 
     async fn replication_role(&mut self) -> Result<String, DbError> {
-        let row = self
-            .client
-            .query_one("SELECT pg_is_in_recovery(), (SELECT count(*) FROM pg_stat_replication)", &[])
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        let (recovery, replicas): (bool, i64) = (row.get(0), row.get(1));
-        Ok(match (recovery, replicas) {
-            (true, _) => "replica (pg_is_in_recovery)".into(),
-            (false, 0) => "standalone (no replica connected)".into(),
-            (false, n) => format!("primary ({n} replica(s) in pg_stat_replication)"),
-        })
+        self.role().await
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
-        let names: Vec<&str> = tables.iter().map(String::as_str).collect();
-        let rows = self
-            .client
-            .query(
-                "SELECT c.relname::text, c.reltuples::int8, pg_table_size(c.oid), pg_indexes_size(c.oid) \
-                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                 WHERE n.nspname = current_schema() AND c.relname = ANY($1) ORDER BY 1",
-                &[&names],
-            )
-            .await
-            .map_err(|e| error_given(&self.frames, e))?;
-        let mut out = Vec::new();
-        for r in rows {
-            let estimate: i64 = r.get(1); // -1: never analyzed
-            let mut size = TableSize {
-                name: r.get(0),
-                rows: estimate.max(0) as u64,
-                rows_exact: false,
-                data_bytes: r.get::<_, i64>(2) as u64,
-                index_bytes: r.get::<_, i64>(3) as u64,
-            };
-            // reltuples lags behind deletes until the next ANALYZE: count when it is cheap
-            // (up to a million rows) or when the estimate looks wrong.
-            if declared_rows <= 1_000_000 || estimate < 0 || size.rows < declared_rows / 2 {
-                let bound = declared_rows.max(1_000_000);
-                let sql = format!("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT {bound}) t", size.name);
-                size.rows =
-                    self.client.query_one(&sql, &[]).await.map_err(|e| error_given(&self.frames, e))?.get::<_, i64>(0)
-                        as u64;
-                size.rows_exact = size.rows < bound;
+        self.sizes(tables, declared_rows).await
+    }
+}
+
+impl PostgresConnection {
+    /// `COPY ... FROM STDIN` with `data` (lean client only: TLS targets return an error).
+    pub async fn copy_in(&mut self, sql: &str, data: &[u8]) -> Result<u64, DbError> {
+        match &mut self.inner {
+            Inner::Tcp(c) => c.copy_in(sql, data).await,
+            Inner::Unix(c) => c.copy_in(sql, data).await,
+            Inner::Tls(_) => {
+                Err(DbError::client(super::ClientFault::Other, "COPY FROM STDIN over TLS is not supported yet"))
             }
-            out.push(size);
         }
-        Ok(out)
-    }
-}
-
-/// An error's innermost message (tokio-postgres wraps conversion errors).
-fn error_text(e: &tokio_postgres::Error) -> String {
-    e.source().map(|s| s.to_string()).unwrap_or_else(|| e.to_string())
-}
-
-/// `e`, or the frame guard's refusal when it is what ended the connection (tokio-postgres
-/// then only says the connection closed).
-fn error_given(frames: &FrameVerdict, e: tokio_postgres::Error) -> DbError {
-    match frames.refusal() {
-        Some(refusal) => DbError::protocol(refusal),
-        None => error(e),
-    }
-}
-
-fn error(e: tokio_postgres::Error) -> DbError {
-    if let Some(db) = e.as_db_error() {
-        return DbError::sqlstate(db.code().code(), db.message());
-    }
-    if e.is_closed() {
-        return DbError::lost("connection closed by the server");
-    }
-    let detail = e.source().map(|s| s.to_string()).unwrap_or_else(|| e.to_string());
-    DbError::lost(format!("connection lost: {detail}"))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn placeholders_are_numbered() {
-        assert_eq!(super::numbered_placeholders("a=? AND b BETWEEN ? AND ?"), "a=$1 AND b BETWEEN $2 AND $3");
     }
 }

@@ -8,9 +8,9 @@ use tokio_postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
 
 /// A parameter encoded for the type the server declared for it.
 #[derive(Debug)]
-pub(super) struct PgParam<'a>(pub(super) Param<'a>);
+pub(crate) struct PgParam<'a>(pub(crate) Param<'a>);
 
-pub(super) type BoxError = Box<dyn std::error::Error + Sync + Send>;
+pub(crate) type BoxError = Box<dyn std::error::Error + Sync + Send>;
 
 /// PostgreSQL's timestamps count microseconds from 2000-01-01, not from 1970.
 const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
@@ -61,7 +61,7 @@ impl ToSql for PgParam<'_> {
 }
 
 /// A column read back as a [`Value`].
-pub(super) struct Captured(pub(super) Value);
+pub(crate) struct Captured(pub(crate) Value);
 
 impl<'a> FromSql<'a> for Captured {
     fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
@@ -182,7 +182,7 @@ fn numeric_text(raw: &[u8]) -> Result<String, BoxError> {
 
 /// A value of the simple query protocol (text) as the value the binary protocol would give,
 /// by its column's type: integers, floats, booleans as 0/1, bytea as bytes, text otherwise.
-pub(super) fn text_value(v: Option<&str>, ty: &Type) -> Result<Value, String> {
+pub(crate) fn text_value(v: Option<&str>, ty: &Type) -> Result<Value, String> {
     let Some(s) = v else { return Ok(Value::Null) };
     let bad = || format!("{s:?} is not a {ty} value");
     Ok(match *ty {
@@ -201,7 +201,7 @@ pub(super) fn text_value(v: Option<&str>, ty: &Type) -> Result<Value, String> {
 }
 
 /// bytea's text output: hex (`\x0001ff`, the default) or the older escape format.
-pub(super) fn bytea_text(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn bytea_text(s: &str) -> Option<Vec<u8>> {
     if let Some(h) = s.strip_prefix("\\x") {
         let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
         let h = h.as_bytes();

@@ -1,0 +1,155 @@
+//! Administrative queries (locks, tables, settings, counters, sizes): simple queries read
+//! as text, so they run the same over the lean client and tokio-postgres. Not measured.
+
+use super::PostgresConnection;
+use crate::db::text_sql::literal;
+use crate::db::{ClientFault, Connection, DbError, Dialect, Param, ServerInfo, TableInfo};
+use crate::model::TableSize;
+use std::collections::BTreeMap;
+
+/// A column of a text row: None when absent or NULL.
+fn col(row: &[Option<String>], i: usize) -> Option<&str> {
+    row.get(i).and_then(|v| v.as_deref())
+}
+
+fn text(row: &[Option<String>], i: usize) -> String {
+    col(row, i).unwrap_or_default().to_string()
+}
+
+fn int(row: &[Option<String>], i: usize) -> Result<i64, DbError> {
+    let v = col(row, i).unwrap_or("0");
+    v.parse().map_err(|_| DbError::client(ClientFault::Other, format!("the server returned {v:?} for an integer")))
+}
+
+fn quoted(s: &str) -> Result<String, DbError> {
+    let mut out = String::new();
+    literal(Dialect::Postgres, &Param::Text(s), &mut out)?;
+    Ok(out)
+}
+
+/// The first row of a query that returns one.
+async fn one(c: &mut PostgresConnection, sql: &str) -> Result<Vec<Option<String>>, DbError> {
+    let mut rows = c.text_rows(sql).await?;
+    if rows.is_empty() {
+        return Err(DbError::client(ClientFault::Other, format!("no row from: {sql}")));
+    }
+    Ok(rows.swap_remove(0))
+}
+
+impl PostgresConnection {
+    pub(super) async fn try_lock(&mut self) -> Result<bool, DbError> {
+        // Advisory locks are per database: two prepares of one database exclude each other.
+        let row = one(self, "SELECT pg_try_advisory_lock(hashtext('fairbench.prepare'))").await?;
+        Ok(col(&row, 0) == Some("t"))
+    }
+
+    pub(super) async fn tables_like(&mut self, prefix: &str) -> Result<Vec<TableInfo>, DbError> {
+        let sql = format!(
+            "SELECT c.relname::text, coalesce(obj_description(c.oid, 'pg_class'), '') \
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() AND c.relname LIKE {}",
+            quoted(&format!("{prefix}%"))?
+        );
+        let rows = self.text_rows(&sql).await?;
+        Ok(rows.iter().map(|r| TableInfo { name: text(r, 0), definition: text(r, 1) }).collect())
+    }
+
+    pub(super) async fn server(&mut self) -> Result<ServerInfo, DbError> {
+        let row = one(self, "SELECT version(), current_setting('server_version')").await?;
+        let product = if text(&row, 0).contains("CockroachDB") { "CockroachDB" } else { "PostgreSQL" };
+        Ok(ServerInfo { product: product.into(), version: text(&row, 1) })
+    }
+
+    pub(super) async fn counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
+        const COLUMNS: [&str; 11] = [
+            "xact_commit",
+            "xact_rollback",
+            "blks_read",
+            "blks_hit",
+            "tup_returned",
+            "tup_fetched",
+            "tup_inserted",
+            "tup_updated",
+            "tup_deleted",
+            "conflicts",
+            "deadlocks",
+        ];
+        let select: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8")).collect();
+        let sql = format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", select.join(", "));
+        let row = one(self, &sql).await?;
+        let mut out = BTreeMap::new();
+        for (i, c) in COLUMNS.iter().enumerate() {
+            out.insert(c.to_string(), int(&row, i)?);
+        }
+        // Views differ across versions (pg_stat_wal 14+, pg_stat_checkpointer 17+): read
+        // whichever exist, every numeric column, prefixed by the view.
+        for view in ["pg_stat_bgwriter", "pg_stat_wal", "pg_stat_checkpointer"] {
+            let sql = format!("SELECT row_to_json(v)::text FROM {view} v");
+            let Ok(rows) = self.text_rows(&sql).await else { continue };
+            let Some(json) = rows.first().map(|r| text(r, 0)) else { continue };
+            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&json) {
+                let prefix = view.trim_start_matches("pg_stat_");
+                for (k, v) in map {
+                    if let Some(n) = v.as_i64() {
+                        out.insert(format!("{prefix}.{k}"), n);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn settings(&mut self) -> Result<BTreeMap<String, String>, DbError> {
+        let rows = self.text_rows("SELECT name, coalesce(setting, ''), coalesce(unit, '') FROM pg_settings").await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let (setting, unit) = (text(r, 1), text(r, 2));
+                (text(r, 0), if unit.is_empty() { setting } else { format!("{setting} {unit}") })
+            })
+            .collect())
+    }
+
+    pub(super) async fn role(&mut self) -> Result<String, DbError> {
+        let row = one(self, "SELECT pg_is_in_recovery(), (SELECT count(*) FROM pg_stat_replication)").await?;
+        Ok(match (col(&row, 0) == Some("t"), int(&row, 1)?) {
+            (true, _) => "replica (pg_is_in_recovery)".into(),
+            (false, 0) => "standalone (no replica connected)".into(),
+            (false, n) => format!("primary ({n} replica(s) in pg_stat_replication)"),
+        })
+    }
+
+    pub(super) async fn sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
+        if tables.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names = tables.iter().map(|t| quoted(t)).collect::<Result<Vec<_>, _>>()?;
+        let sql = format!(
+            "SELECT c.relname::text, c.reltuples::int8, pg_table_size(c.oid), pg_indexes_size(c.oid) \
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = current_schema() AND c.relname IN ({}) ORDER BY 1",
+            names.join(", ")
+        );
+        let mut out = Vec::new();
+        for r in self.text_rows(&sql).await? {
+            let estimate = int(&r, 1)?; // -1: never analyzed
+            let mut size = TableSize {
+                name: text(&r, 0),
+                rows: estimate.max(0) as u64,
+                rows_exact: false,
+                data_bytes: int(&r, 2)? as u64,
+                index_bytes: int(&r, 3)? as u64,
+            };
+            // reltuples lags behind deletes until the next ANALYZE: count when it is cheap
+            // (up to a million rows) or when the estimate looks wrong.
+            if declared_rows <= 1_000_000 || estimate < 0 || size.rows < declared_rows / 2 {
+                let bound = declared_rows.max(1_000_000);
+                let sql = format!("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT {bound}) t", size.name);
+                size.rows = int(&one(self, &sql).await?, 0)? as u64;
+                size.rows_exact = size.rows < bound;
+            }
+            out.push(size);
+        }
+        Ok(out)
+    }
+}
