@@ -23,7 +23,8 @@ pub struct ClientSpec {
     pub open_loop: bool,
 }
 
-struct Client<C> {
+/// A connected client: its connection, random stream and prepared program.
+pub struct Client<C> {
     conn: C,
     rng: Rng,
     state: ProgramState,
@@ -32,6 +33,9 @@ struct Client<C> {
 }
 
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
+/// Returns the connection still open: the worker closes its clients' connections once all
+/// of them have finished, since closing is no reply awaited and takes a server with
+/// thousands of connections (10,000 PostgreSQL backends) longer than the grace time.
 pub async fn run<D: Database>(
     db: Arc<D>,
     spec: Arc<ClientSpec>,
@@ -39,11 +43,18 @@ pub async fn run<D: Database>(
     id: u64,
     rec: Arc<Mutex<Recorder>>,
     timers: Option<ClientTimers>,
-) {
-    let mut totals = super::ClientTotals::default();
-    run_events(db, spec, shared.clone(), id, rec, timers, &mut totals).await;
-    crate::lock(&shared.per_client).push(totals);
+) -> Option<Client<D::Conn>> {
+    let mut end = ClientEnd { totals: super::ClientTotals::default(), client: None };
+    run_events(db, spec, shared.clone(), id, rec, timers, &mut end).await;
+    crate::lock(&shared.per_client).push(end.totals);
     shared.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    end.client
+}
+
+/// What a client's run leaves: its totals, and its connection if it has one.
+struct ClientEnd<C> {
+    totals: super::ClientTotals,
+    client: Option<Client<C>>,
 }
 
 async fn run_events<D: Database>(
@@ -53,14 +64,15 @@ async fn run_events<D: Database>(
     id: u64,
     rec: Arc<Mutex<Recorder>>,
     timers: Option<ClientTimers>,
-    totals: &mut super::ClientTotals,
+    end: &mut ClientEnd<D::Conn>,
 ) {
     // Boxed: connecting is the largest state of this future, and it is needed once; every
     // client's task would otherwise keep its room all run long.
-    let mut client = match Box::pin(connect_gated(&*db, &spec, &shared, id)).await {
-        Ok(c) => c,
+    let client = match Box::pin(connect_gated(&*db, &spec, &shared, id)).await {
+        Ok(c) => end.client.insert(c),
         Err(e) => return shared.fail(format!("client {id}: {e}")),
     };
+    let totals = &mut end.totals;
     shared.ready();
     let Some(_) = shared.wait_start().await else { return };
     loop {
@@ -105,7 +117,7 @@ async fn run_events<D: Database>(
                     crate::lock(&rec).failed(tx, &e.code.to_string());
                     match Box::pin(reconnect(&*db, &spec, &shared, id, &e)).await {
                         Some(c) => {
-                            client = c;
+                            *client = c;
                             crate::lock(&rec).reconnects += 1;
                         }
                         None => return,

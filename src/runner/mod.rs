@@ -401,13 +401,19 @@ impl Workers {
                             ))
                         })
                         .collect();
+                    let mut open = Vec::with_capacity(tasks.len());
                     for t in tasks {
-                        if let Err(e) = t.await {
-                            // A client that panicked ends the run as failed, never "completed".
-                            shared.fail(format!("a client crashed (internal error: {})", panic_message(e)));
-                            shared.finished.fetch_add(1, Ordering::SeqCst);
+                        match t.await {
+                            Ok(connection) => open.extend(connection),
+                            Err(e) => {
+                                // A client that panicked ends the run as failed, never "completed".
+                                shared.fail(format!("a client crashed (internal error: {})", panic_message(e)));
+                                shared.finished.fetch_add(1, Ordering::SeqCst);
+                            }
                         }
                     }
+                    // Closed once every client of this worker has finished (see client::run).
+                    drop(open);
                 });
                 cpu::current_thread()
             });
