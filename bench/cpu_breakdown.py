@@ -5,7 +5,10 @@ epoll_wait and the switches they cause), the rest of the kernel, and user space;
 times the run's CPU per query (rusage) gives microseconds per query. The floor is what any
 client sending one statement per connection at a time over TCP pays: the send path (TCP
 transmit, loopback delivery into the server's socket and waking the server's thread all run in
-the sender's context) and the receive path."""
+the sender's context) and the receive path. A client that sleeps while no reply is ready also
+pays one wake-up per reply that finds it asleep: "+wait/sb" adds the waiting to that floor, and
+"gap us" is how long, on average, one of fairbench's event loops waits between two replies (the
+CPU a loop would burn spinning instead of sleeping, against the "us/wake" that sleeping costs)."""
 import os
 import re
 import subprocess
@@ -50,7 +53,7 @@ def shares(data):
 
 
 def run(tool, server, threads, tmp):
-    """(queries, CPU s, parts) of one perf-recorded run."""
+    """(queries, measured s, CPU s, context switches, parts) of one perf-recorded run."""
     out, data = os.path.join(tmp, "fairbench.json"), os.path.join(tmp, "perf.data")
     for f in (out, data):
         if os.path.exists(f):
@@ -61,14 +64,15 @@ def run(tool, server, threads, tmp):
     if usage.rc != 0:
         raise vs.fail(tool, usage)
     delta = server.counter_delta(before, server.counter(DB))
-    queries, _, _ = vs.own_counts(tool, usage, out)
+    queries, _, seconds = vs.own_counts(tool, usage, out)
     queries = delta if server.counts == "queries" else queries
-    return queries, usage.cpu_s, shares(data)
+    return queries, seconds, usage.cpu_s, usage.ctx_switches, shares(data)
 
 
 TABLE = Table([("threads", 7, "d"), ("tool", 9, ""), ("CPU us/q", 9, ".2f"), ("send", 6, ".2f"),
                ("receive", 7, ".2f"), ("wait", 6, ".2f"), ("kernel", 7, ".2f"), ("user", 6, ".2f"),
-               ("floor/sb", 8, ".2f")], indent="  ")
+               ("floor/sb", 8, ".2f"), ("switch/q", 8, ".2f"), ("us/wake", 7, ".1f"), ("+wait/sb", 8, ".2f"),
+               ("gap us", 6, ".0f")], indent="  ")
 
 
 def benchmark_server(server, tmp):
@@ -83,13 +87,17 @@ def benchmark_server(server, tmp):
         for threads in THREADS:
             sysbench_us = None
             for tool in vs.TOOLS:
-                queries, cpu_s, parts = run(tool, server, threads, tmp)
+                queries, seconds, cpu_s, switches, parts = run(tool, server, threads, tmp)
                 us = cpu_s / queries * 1e6
                 sysbench_us = us if tool == "sysbench" else sysbench_us
                 floor = (parts["send"] + parts["receive"]) * us
+                wait, per_query = parts["wait"] * us, switches / queries
+                # fairbench's event loops: one per core, at most one per client (runner::Workers).
+                gap = min(threads, os.cpu_count()) * seconds / queries * 1e6 if tool == "fairbench" else None
                 TABLE.row([threads, tool, us] + [parts[p] * us for p in
                                                  ("send", "receive", "wait", "other kernel", "user")]
-                          + [floor / sysbench_us])
+                          + [floor / sysbench_us, per_query, wait / per_query if per_query else None,
+                             (floor + wait) / sysbench_us, gap])
     finally:
         server.drop_db(DB)
 
@@ -110,6 +118,10 @@ def benchmark(servers):
                     "of the kernel (syscall entry and exit, preemption), user = the tool's own code"),
         ("floor/sb", "(send + receive) of the tool over sysbench's whole CPU per query: what a client sending "
                      "one statement at a time over TCP cannot avoid, against the 0.5x goal"),
+        ("switches", "switch/q = context switches per query (rusage, voluntary + involuntary); us/wake = wait "
+                     "over switch/q; +wait/sb = (send + receive + wait) over sysbench's CPU per query; gap us = "
+                     "fairbench's event loops x measured seconds / queries: the mean time between two replies "
+                     "on one loop, which a loop that spun instead of sleeping would burn"),
     ])
     with tempfile.TemporaryDirectory() as tmp:
         for server in servers:

@@ -84,6 +84,9 @@ async fn run_events<D: Database>(
             Ok(None) => return,
             Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
         };
+        if shared.past_end(intended) {
+            return;
+        }
         let measured = shared.measuring(intended);
         if measured && !shared.claim_event() {
             return;

@@ -144,6 +144,9 @@ pub(crate) struct Shared {
     ready: AtomicU32,
     start: tokio::sync::watch::Sender<Option<Instant>>,
     measure_from: OnceLock<Instant>,
+    /// The end of the measured phase under --time: no event intended from then on starts,
+    /// however late the measuring thread notices (a starved thread must not lengthen it).
+    measure_until: OnceLock<Instant>,
     claimed: AtomicU64,
     limit: u64,
     failure: Mutex<Option<String>>,
@@ -191,6 +194,12 @@ impl Shared {
     #[inline]
     fn measuring(&self, t: Instant) -> bool {
         self.measure_from.get().is_some_and(|m| t >= *m)
+    }
+
+    /// Whether an event intended at `t` falls after the measured phase (--time).
+    #[inline]
+    fn past_end(&self, t: Instant) -> bool {
+        self.measure_until.get().is_some_and(|end| t >= *end)
     }
 
     /// Claims one measured event under --events; false when the limit is reached.
@@ -246,6 +255,9 @@ pub fn run_with<D: Database>(
     let started_at = SystemTime::now();
     let start = Instant::now();
     let _ = shared.measure_from.set(start + warmup);
+    if let Some(time) = plan.stop.time {
+        let _ = shared.measure_until.set(start + warmup + time);
+    }
     if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
         let _ = shared.schedule.set(schedule(plan, start, rate, arrival, max_backlog));
     }
@@ -313,6 +325,7 @@ impl Shared {
             ready: AtomicU32::new(0),
             start: start_tx,
             measure_from: OnceLock::new(),
+            measure_until: OnceLock::new(),
             claimed: AtomicU64::new(0),
             limit: plan.stop.events.unwrap_or(u64::MAX),
             failure: Mutex::new(None),
@@ -474,7 +487,9 @@ impl Workers {
         let deadline = plan.stop.time.map(|t| start + warmup + t);
         let tick = plan.tick();
         let mut next_tick = start + tick;
+        // When measured time ended, and when this thread noticed (the grace counts from then).
         let mut stopped_at: Option<Instant> = None;
+        let mut noticed_at = start;
         let mut status = RunStatus::Completed;
         loop {
             let now = Instant::now();
@@ -482,9 +497,12 @@ impl Workers {
                 if signal::presses() > 0 {
                     status = RunStatus::Interrupted;
                 }
-                if status == RunStatus::Interrupted || deadline.is_some_and(|d| now >= d) || shared.stopping() {
+                let due = deadline.filter(|d| now >= *d);
+                if status == RunStatus::Interrupted || due.is_some() || shared.stopping() {
                     shared.stop.store(true, Ordering::SeqCst);
-                    stopped_at = Some(now);
+                    // At the deadline the clients stopped starting events by themselves.
+                    stopped_at = Some(if status == RunStatus::Interrupted { now } else { due.unwrap_or(now) });
+                    noticed_at = now;
                 }
             }
             let finished = self.handles.iter().all(|h| h.is_finished());
@@ -492,7 +510,7 @@ impl Workers {
             if finished {
                 break;
             }
-            if stopped_at.is_some_and(|s| now >= s + grace) {
+            if stopped_at.is_some() && now >= noticed_at + grace {
                 let stalled = plan.threads.saturating_sub(shared.finished.load(Ordering::SeqCst));
                 if status != RunStatus::Interrupted && stalled > 0 {
                     shared.fail(format!(
@@ -506,7 +524,8 @@ impl Workers {
                 self.tick(&mut merged, &mut spare, end, true, sink);
                 return Measured { status, end, warmup_end: start + warmup, cpu_mark };
             }
-            if now >= next_tick {
+            // No window starts after measured time ended (a late thread has ticks past due).
+            if now >= next_tick && stopped_at.is_none_or(|s| next_tick <= s) {
                 // The warmup ends at this tick: the server's counters are read just before
                 // the swap that starts the measured totals (statements in flight then, at most
                 // one per client, may fall on either side).
@@ -527,7 +546,7 @@ impl Workers {
             let wait = until.saturating_duration_since(Instant::now()).min(Duration::from_millis(5));
             std::thread::sleep(wait);
         }
-        let end = Instant::now();
+        let end = stopped_at.unwrap_or_else(Instant::now);
         self.tick(&mut merged, &mut spare, end, true, sink);
         Measured { status, end, warmup_end: start + warmup, cpu_mark }
     }
@@ -610,3 +629,6 @@ fn join_all<T>(handles: Vec<JoinHandle<T>>, until: Instant) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
