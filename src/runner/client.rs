@@ -84,9 +84,6 @@ async fn run_events<D: Database>(
             Ok(None) => return,
             Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
         };
-        if shared.past_end(intended) {
-            return;
-        }
         let measured = shared.measuring(intended);
         if measured && !shared.claim_event() {
             return;
@@ -214,17 +211,24 @@ impl ClientSpec {
 }
 
 /// When the next event is due, and how many the schedule dropped before it: now in a
-/// closed loop, at its slot in an open loop's schedule; `None` when the run ended first.
+/// closed loop, at its slot in an open loop's schedule; `None` when the run ended first or
+/// the event would be due after the measured phase (--time).
 async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Result<Option<(Instant, u64)>> {
     match (shared.schedule.get(), timers) {
         (Some(schedule), Some(timers)) => {
             let slot = schedule.claim(Instant::now());
+            if shared.past_end(slot.intended) {
+                return Ok(None);
+            }
             // A low rate's next arrival can lie long after the end of the run: the sleep
             // ends early then, and the client with it.
             let on_time = timers.sleep_until(slot.intended).await?;
             Ok(on_time.then_some((slot.intended, slot.dropped)))
         }
-        _ => Ok(Some((Instant::now(), 0))),
+        _ => {
+            let now = Instant::now();
+            Ok((!shared.past_end(now)).then_some((now, 0)))
+        }
     }
 }
 
