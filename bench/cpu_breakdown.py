@@ -72,7 +72,7 @@ def run(tool, server, threads, tmp):
 TABLE = Table([("threads", 7, "d"), ("tool", 9, ""), ("CPU us/q", 9, ".2f"), ("send", 6, ".2f"),
                ("receive", 7, ".2f"), ("wait", 6, ".2f"), ("kernel", 7, ".2f"), ("user", 6, ".2f"),
                ("floor/sb", 8, ".2f"), ("switch/q", 8, ".2f"), ("us/wake", 7, ".1f"), ("+wait/sb", 8, ".2f"),
-               ("gap us", 6, ".0f")], indent="  ")
+               ("kernel/sb", 9, ".2f"), ("gap us", 6, ".0f")], indent="  ")
 
 
 def benchmark_server(server, tmp):
@@ -92,14 +92,28 @@ def benchmark_server(server, tmp):
                 sysbench_us = us if tool == "sysbench" else sysbench_us
                 floor = (parts["send"] + parts["receive"]) * us
                 wait, per_query = parts["wait"] * us, switches / queries
+                kernel = (1 - parts["user"]) * us
                 # fairbench's event loops: one per core, at most one per client (runner::Workers).
                 gap = min(threads, os.cpu_count()) * seconds / queries * 1e6 if tool == "fairbench" else None
                 TABLE.row([threads, tool, us] + [parts[p] * us for p in
                                                  ("send", "receive", "wait", "other kernel", "user")]
                           + [floor / sysbench_us, per_query, wait / per_query if per_query else None,
-                             (floor + wait) / sysbench_us, gap])
+                             (floor + wait) / sysbench_us, kernel / sysbench_us, gap])
     finally:
         server.drop_db(DB)
+
+
+PING_PONGS = 100_000
+
+
+def wake_cost():
+    """CPU per sleep-and-wake-up on this machine, without perf's sampling: `perf bench sched
+    pipe`, two processes on different cores handing a byte back and forth; both processes' CPU
+    (rusage) over their 2 x PING_PONGS wake-ups, the pipe's reads and writes included."""
+    usage = measure(["perf", "bench", "sched", "pipe", "-l", str(PING_PONGS)])
+    if usage.rc != 0:
+        return None
+    return usage.cpu_s / (2 * PING_PONGS) * 1e6
 
 
 def benchmark(servers):
@@ -119,10 +133,15 @@ def benchmark(servers):
         ("floor/sb", "(send + receive) of the tool over sysbench's whole CPU per query: what a client sending "
                      "one statement at a time over TCP cannot avoid, against the 0.5x goal"),
         ("switches", "switch/q = context switches per query (rusage, voluntary + involuntary); us/wake = wait "
-                     "over switch/q; +wait/sb = (send + receive + wait) over sysbench's CPU per query; gap us = "
+                     "over switch/q; +wait/sb = (send + receive + wait) over sysbench's CPU per query; kernel/sb = all of "
+                     "the tool's kernel time over sysbench's CPU per query; gap us = "
                      "fairbench's event loops x measured seconds / queries: the mean time between two replies "
                      "on one loop, which a loop that spun instead of sleeping would burn"),
     ])
+    wake = wake_cost()
+    print(f"A sleep and a wake-up across cores costs {wake:.1f} us of CPU here (perf bench sched pipe, "
+          f"{PING_PONGS:,} round trips): the least any client pays per reply that finds it "
+          "asleep." if wake is not None else "perf bench sched pipe failed: the cost of a wake-up is n/a", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for server in servers:
             benchmark_server(server, tmp)
