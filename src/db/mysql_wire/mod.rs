@@ -70,10 +70,11 @@ impl From<DbError> for ConnectError {
     }
 }
 
-/// How a result row is encoded: COM_STMT_EXECUTE's binary rows, COM_QUERY's text rows.
+/// How a result row is encoded: binary rows of an execution of prepared statement `.0`
+/// (COM_STMT_EXECUTE), COM_QUERY's text rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RowFormat {
-    Binary,
+    Binary(usize),
     Text,
 }
 
@@ -82,6 +83,9 @@ struct Prepared {
     params: u16,
     /// The names of the columns it returns (read once, at prepare).
     columns: Vec<String>,
+    /// Their types, from prepare and refreshed whenever an execution's reply carries them:
+    /// with MARIADB_CLIENT_CACHE_METADATA the server sends them only when they changed.
+    types: Vec<ColumnType>,
 }
 
 pub struct WireConn<S: Socket> {
@@ -94,6 +98,8 @@ pub struct WireConn<S: Socket> {
     out: Vec<u8>,
     seq: u8,
     caps: u32,
+    /// MARIADB_CLIENT_CACHE_METADATA was agreed.
+    cache_metadata: bool,
     /// A command is being written: a COM_QUIT now would corrupt the stream.
     writing: bool,
     statements: Vec<Prepared>,
@@ -123,6 +129,7 @@ impl<S: Socket> WireConn<S> {
             out: Vec::with_capacity(256),
             seq: 0,
             caps: 0,
+            cache_metadata: false,
             writing: false,
             statements: Vec::new(),
             server_version: String::new(),
@@ -148,12 +155,17 @@ impl<S: Socket> WireConn<S> {
             | CLIENT_DEPRECATE_EOF
             | if limits.local_infile { CLIENT_LOCAL_FILES } else { 0 })
             & greeting.capabilities;
+        // As libmariadb (sysbench's client) does: results of prepared statements then come
+        // without their column definitions unless these changed.
+        let extended = greeting.extended & MARIADB_CLIENT_CACHE_METADATA;
+        c.cache_metadata = extended != 0;
         let response = auth::scramble(&greeting.plugin, password, &greeting.nonce).ok_or(ConnectError::Unsupported)?;
         c.out.clear();
         c.out.extend_from_slice(&c.caps.to_le_bytes());
         c.out.extend_from_slice(&(16u32 << 20).to_le_bytes());
         c.out.push(45); // utf8mb4_general_ci
-        c.out.extend_from_slice(&[0; 23]);
+        c.out.extend_from_slice(&[0; 19]);
+        c.out.extend_from_slice(&extended.to_le_bytes());
         c.out.extend_from_slice(user.as_bytes());
         c.out.push(0);
         c.out.push(response.len() as u8);
@@ -217,7 +229,7 @@ impl<S: Socket> WireConn<S> {
 
     /// The first packet of a reply: OK (Ok(None)), ERR, or a result set's column count.
     async fn reply_start(&mut self, phase: &str) -> Result<Option<usize>, DbError> {
-        let (caps, max_columns) = (self.caps, self.limits.max_columns);
+        let (caps, max_columns, cached) = (self.caps, self.limits.max_columns, self.cache_metadata);
         let p = self.read_packet(STATUS_LIMIT, phase).await?;
         match p.first() {
             Some(0x00) => {
@@ -227,7 +239,10 @@ impl<S: Socket> WireConn<S> {
                 Ok(None)
             }
             Some(0xff) => Err(err_packet(p)),
-            _ => column_count(p, max_columns).map(Some).map_err(|m| malformed(phase, m)),
+            _ => match result_header(p, max_columns, cached).map_err(|m| malformed(phase, m))? {
+                (n, true) => Ok(Some(n)),
+                (_, false) => Err(DbError::protocol(format!("a text result without its column definitions {phase}"))),
+            },
         }
     }
 
@@ -240,7 +255,7 @@ impl<S: Socket> WireConn<S> {
         mut row: Option<&mut Vec<Value>>,
         format: RowFormat,
     ) -> Result<Executed, DbError> {
-        let caps = self.caps;
+        let (caps, cached) = (self.caps, self.cache_metadata);
         let WireLimits { max_packet, max_columns, .. } = self.limits;
         let mut done = Executed::default();
         let count = |p: &[u8], done: &mut Executed| -> Result<bool, DbError> {
@@ -253,7 +268,7 @@ impl<S: Socket> WireConn<S> {
         };
         loop {
             let p = self.read_packet(STATUS_LIMIT, phase).await?;
-            let columns = match p.first() {
+            let header = match p.first() {
                 Some(0x00) => {
                     if count(p, &mut done)? {
                         continue;
@@ -261,17 +276,16 @@ impl<S: Socket> WireConn<S> {
                     return Ok(done);
                 }
                 Some(0xff) => return Err(err_packet(p)),
-                _ => column_count(p, max_columns).map_err(|m| malformed(phase, m))?,
+                _ => result_header(p, max_columns, cached).map_err(|m| malformed(phase, m))?,
             };
             // A result set: column definitions, [EOF], rows, EOF/OK. Only the first row of
             // the first result set is read, and only when asked.
             let mut want_row = row.is_some() && done.rows == 0;
-            let types = if want_row {
-                self.read_definitions(columns, phase).await?
-            } else {
-                self.skip_definitions(columns, phase).await?;
-                Vec::new()
+            let stmt = match format {
+                RowFormat::Binary(stmt) => Some(stmt),
+                RowFormat::Text => None,
             };
+            let types = self.definitions(stmt, header, want_row, phase).await?;
             loop {
                 if !want_row {
                     done.rows += self.skip_buffered_rows(u64::MAX);
@@ -281,7 +295,7 @@ impl<S: Socket> WireConn<S> {
                     Kind::Data if want_row => {
                         let p = self.payload(len, max_packet, phase).await?;
                         let values = match format {
-                            RowFormat::Binary => binary_row(p, &types),
+                            RowFormat::Binary(_) => binary_row(p, &types),
                             RowFormat::Text => text_values(p, &types),
                         }
                         .map_err(|m| malformed(phase, m))?;
@@ -307,6 +321,41 @@ impl<S: Socket> WireConn<S> {
                     }
                 }
             }
+        }
+    }
+
+    /// A result set's column types when a row is wanted (else none): from the definitions
+    /// that follow `columns`, or, when the server left them out (MARIADB_CLIENT_CACHE_METADATA),
+    /// statement `stmt`'s copy; definitions that come refresh that copy.
+    async fn definitions(
+        &mut self,
+        stmt: Option<usize>,
+        (columns, follows): (usize, bool),
+        want_row: bool,
+        phase: &str,
+    ) -> Result<Vec<ColumnType>, DbError> {
+        let cached = stmt.filter(|_| self.cache_metadata);
+        match (follows, cached) {
+            (true, Some(s)) => {
+                let types = self.read_definitions(columns, phase).await?;
+                let kept = &mut self.statements[s].types;
+                *kept = types;
+                Ok(if want_row { kept.clone() } else { Vec::new() })
+            }
+            (true, None) if want_row => self.read_definitions(columns, phase).await,
+            (true, None) => self.skip_definitions(columns, phase).await.map(|_| Vec::new()),
+            (false, Some(s)) => {
+                self.eof_after_definitions(columns, phase).await?;
+                let kept = &self.statements[s].types;
+                if kept.len() != columns {
+                    return Err(DbError::protocol(format!(
+                        "a result of {columns} columns without their definitions, where the statement had {} {phase}",
+                        kept.len()
+                    )));
+                }
+                Ok(if want_row { kept.clone() } else { Vec::new() })
+            }
+            (false, None) => Err(DbError::protocol(format!("a text result without its column definitions {phase}"))),
         }
     }
 
@@ -357,15 +406,17 @@ impl<S: Socket> WireConn<S> {
         let ok = PrepareOk::parse(p, max_columns).map_err(|m| malformed(PHASE, m))?;
         self.skip_definitions(ok.params as usize, PHASE).await?;
         let mut columns = Vec::with_capacity(ok.columns as usize);
+        let mut types = Vec::with_capacity(ok.columns as usize);
         for _ in 0..ok.columns {
             let p = self.read_packet(STATUS_LIMIT, PHASE).await?;
             columns.push(column_name(p).map_err(|m| malformed(PHASE, m))?);
+            types.push(ColumnType::parse(p).map_err(|m| malformed(PHASE, m))?);
         }
         self.eof_after_definitions(ok.columns as usize, PHASE).await?;
         self.finished();
         // One more, not four more: every client connection holds this list all run.
         self.statements.reserve_exact(1);
-        self.statements.push(Prepared { id: ok.id, params: ok.params, columns });
+        self.statements.push(Prepared { id: ok.id, params: ok.params, columns, types });
         Ok(self.statements.len() - 1)
     }
 
@@ -376,7 +427,7 @@ impl<S: Socket> WireConn<S> {
 
     pub async fn execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<Executed, DbError> {
         self.send_execute(stmt, params).await?;
-        self.drain_response("in reply to COM_STMT_EXECUTE", None, RowFormat::Binary).await
+        self.drain_response("in reply to COM_STMT_EXECUTE", None, RowFormat::Binary(stmt)).await
     }
 
     /// Executes and keeps the first row's values in `row`.
@@ -388,7 +439,7 @@ impl<S: Socket> WireConn<S> {
     ) -> Result<Executed, DbError> {
         row.clear();
         self.send_execute(stmt, params).await?;
-        self.drain_response("in reply to COM_STMT_EXECUTE", Some(row), RowFormat::Binary).await
+        self.drain_response("in reply to COM_STMT_EXECUTE", Some(row), RowFormat::Binary(stmt)).await
     }
 
     async fn send_execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {

@@ -13,6 +13,11 @@ pub const CLIENT_SECURE_CONNECTION: u32 = 0x8000;
 pub const CLIENT_MULTI_RESULTS: u32 = 0x20000;
 pub const CLIENT_PLUGIN_AUTH: u32 = 0x80000;
 pub const CLIENT_DEPRECATE_EOF: u32 = 0x0100_0000;
+/// MariaDB's extended capabilities follow in the greeting only when a server leaves this bit
+/// (CLIENT_LONG_PASSWORD to MySQL) off.
+pub const CLIENT_MYSQL: u32 = 1;
+/// MariaDB: a prepared statement's result metadata is sent only when it changed.
+pub const MARIADB_CLIENT_CACHE_METADATA: u32 = 1 << 4;
 const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;
 
 /// What a malformed packet lacked; becomes a protocol error naming the phase.
@@ -118,6 +123,8 @@ pub struct Greeting {
     pub server_version: String,
     pub nonce: Vec<u8>,
     pub capabilities: u32,
+    /// MariaDB's extended capabilities (0 from other servers).
+    pub extended: u32,
     pub plugin: String,
 }
 
@@ -136,12 +143,16 @@ impl Greeting {
         let caps_low = r.u16("a greeting without capabilities")? as u32;
         let mut capabilities = caps_low;
         let mut plugin = String::new();
+        let mut extended = 0;
         // Everything after the low capabilities is optional in old servers.
         if let Ok(_charset) = r.u8("") {
             r.u16("a greeting cut short in the status flags")?;
             capabilities |= (r.u16("a greeting cut short in the capabilities")? as u32) << 16;
             let auth_len = r.u8("a greeting cut short in the nonce length")? as usize;
-            r.take(10, "a greeting cut short in the reserved bytes")?;
+            let reserved = r.take(10, "a greeting cut short in the reserved bytes")?;
+            if capabilities & CLIENT_MYSQL == 0 {
+                extended = u32::from_le_bytes([reserved[6], reserved[7], reserved[8], reserved[9]]);
+            }
             if capabilities & CLIENT_SECURE_CONNECTION != 0 {
                 // The rest of the nonce: max(13, auth_len - 8) bytes, NUL-terminated.
                 let part2 = auth_len.saturating_sub(8).max(13);
@@ -160,7 +171,8 @@ impl Greeting {
         if plugin.is_empty() {
             plugin = "mysql_native_password".into();
         }
-        Ok(Greeting { server_version: String::from_utf8_lossy(version).into_owned(), nonce, capabilities, plugin })
+        let server_version = String::from_utf8_lossy(version).into_owned();
+        Ok(Greeting { server_version, nonce, capabilities, extended, plugin })
     }
 }
 
@@ -347,13 +359,19 @@ fn time_text(b: &[u8]) -> Result<String, Malformed> {
 }
 
 /// The first packet of a result set: how many column definitions follow.
-pub fn column_count(p: &[u8], max_columns: usize) -> Result<usize, Malformed> {
-    let n = Reader::new(p).lenenc("a result set without a column count")?.ok_or(Malformed("a NULL column count"))?;
-    match usize::try_from(n) {
-        Ok(n) if n > 0 && n <= max_columns => Ok(n),
-        Ok(0) => Err(Malformed("a result set with zero columns")),
-        _ => Err(Malformed("a result set with more columns than the limit")),
-    }
+/// A result set's first packet: its column count and whether the column definitions follow.
+/// With MARIADB_CLIENT_CACHE_METADATA agreed (`cached`) a flag byte says so; without, they
+/// always do.
+pub fn result_header(p: &[u8], max_columns: usize, cached: bool) -> Result<(usize, bool), Malformed> {
+    let mut r = Reader::new(p);
+    let n = r.lenenc("a result set without a column count")?.ok_or(Malformed("a NULL column count"))?;
+    let n = match usize::try_from(n) {
+        Ok(n) if n > 0 && n <= max_columns => n,
+        Ok(0) => return Err(Malformed("a result set with zero columns")),
+        _ => return Err(Malformed("a result set with more columns than the limit")),
+    };
+    let follows = !cached || r.u8("a column count without its metadata flag")? != 0;
+    Ok((n, follows))
 }
 
 /// COM_STMT_PREPARE's OK: statement id, result columns, parameters.
@@ -532,10 +550,14 @@ mod tests {
 
     #[test]
     fn column_counts_are_capped() {
-        assert_eq!(column_count(&[3], 4096), Ok(3));
-        assert!(column_count(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], 4096).is_err());
-        assert!(column_count(&[0xfc, 0x01, 0x10], 4096).is_err()); // 4097
-        assert!(column_count(&[0xfb], 4096).is_err());
+        assert_eq!(result_header(&[3], 4096, false), Ok((3, true)));
+        assert!(result_header(&[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], 4096, false).is_err());
+        assert!(result_header(&[0xfc, 0x01, 0x10], 4096, false).is_err()); // 4097
+        assert!(result_header(&[0xfb], 4096, false).is_err());
+        // MARIADB_CLIENT_CACHE_METADATA: a flag byte says whether the definitions follow.
+        assert_eq!(result_header(&[3, 0], 4096, true), Ok((3, false)));
+        assert_eq!(result_header(&[3, 1], 4096, true), Ok((3, true)));
+        assert!(result_header(&[3], 4096, true).is_err());
     }
 
     #[test]
@@ -647,7 +669,7 @@ mod tests {
             let types: Vec<ColumnType> = bytes.iter().take(n % 12).map(|&b| ColumnType { charset: 33, kind: b, flags: 0 }).collect();
             let _ = binary_row(&bytes, &types);
             let _ = text_values(&bytes, &types);
-            let _ = column_count(&bytes, 4096);
+            let _ = result_header(&bytes, 4096, true);
             let _ = PrepareOk::parse(&bytes, 4096);
             let _ = text_row(&bytes, n);
             let _ = AuthReply::parse(&bytes);

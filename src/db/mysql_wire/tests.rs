@@ -487,3 +487,77 @@ async fn local_infile_never_answers_for_another_file() {
     let query_len = 4 + u32::from_le_bytes([sent[0], sent[1], sent[2], 0]) as usize;
     assert_eq!(&sent[query_len..], &pkt(2, b"")[..], "only an empty file");
 }
+
+/// A MariaDB greeting (CLIENT_MYSQL off) offering `extended` capabilities.
+fn mariadb_greeting(extended: u32) -> Vec<u8> {
+    let mut g = greeting_payload(10, "mysql_native_password");
+    // The reserved bytes follow the version, connection id, nonce, capabilities, charset,
+    // status and nonce length: their last four are MariaDB's extended capabilities.
+    let reserved = 1 + b"8.0.36-fake\0".len() + 4 + 9 + 2 + 1 + 2 + 2 + 1;
+    g[reserved + 6..reserved + 10].copy_from_slice(&extended.to_le_bytes());
+    g
+}
+
+#[tokio::test]
+async fn cached_metadata_is_agreed_and_rows_without_definitions_keep_the_last_types() {
+    let mut script = pkt(0, &mariadb_greeting(MARIADB_CLIENT_CACHE_METADATA | 1));
+    script.extend(pkt(2, OK));
+    // PREPARE OK: statement 5, 1 column, no parameter; a BIGINT column.
+    script.extend(pkt(1, &[0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
+    script.extend(pkt(2, &typed_column("id", 0x08, 63)));
+    let ok_eof = [0xfe, 0, 0, 2, 0, 0, 0];
+    // Executions: the definitions come (flag 1), are left out (0), come changed (a VARCHAR,
+    // as after an ALTER TABLE), are left out again.
+    let replies: [(u8, Option<Vec<u8>>, Vec<u8>); 4] = [
+        (1, Some(typed_column("id", 0x08, 63)), [&[0u8, 0][..], &42i64.to_le_bytes()].concat()),
+        (0, None, [&[0u8, 0][..], &43i64.to_le_bytes()].concat()),
+        (1, Some(typed_column("id", 0xfd, 45)), b"\x00\x00\x02ab".to_vec()),
+        (0, None, b"\x00\x00\x02cd".to_vec()),
+    ];
+    for (flag, definition, row) in &replies {
+        script.extend(pkt(1, &[1, *flag]));
+        let mut seq = 2;
+        if let Some(d) = definition {
+            script.extend(pkt(seq, d));
+            seq += 1;
+        }
+        script.extend(pkt(seq, row));
+        script.extend(pkt(seq + 1, &ok_eof));
+    }
+    let (stream, recorded) = serve_recording(script);
+    let mut c = WireConn::connect(stream, "u", "pw", "db", false, WireLimits::default()).await.ok().unwrap();
+    let stmt = c.prepare("SELECT id FROM t").await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..replies.len() {
+        let mut row = Vec::new();
+        let done = tokio::time::timeout(Duration::from_secs(5), c.execute_row(stmt, &[], &mut row)).await.unwrap();
+        assert_eq!(done.unwrap().rows, 1);
+        seen.push(row.remove(0));
+    }
+    assert_eq!(seen, vec![Value::Int(42), Value::Int(43), Value::Text("ab".into()), Value::Text("cd".into())]);
+    drop(c);
+    let sent = tokio::time::timeout(Duration::from_secs(5), recorded).await.unwrap().unwrap();
+    // The handshake response's filler ends with the extended capabilities the client wants:
+    // only the metadata cache, not the other bit offered.
+    assert_eq!(sent[32..36], MARIADB_CLIENT_CACHE_METADATA.to_le_bytes());
+}
+
+#[tokio::test]
+async fn without_the_metadata_cache_a_skipped_definition_is_refused() {
+    let mut script = welcome();
+    script.extend(pkt(1, &[0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
+    script.extend(pkt(2, &typed_column("id", 0x08, 63)));
+    // A flag byte the client never agreed to: read as part of a malformed column count.
+    script.extend(pkt(1, &[1, 0]));
+    script.extend(pkt(2, &[0, 0, 42, 0, 0, 0, 0, 0, 0, 0]));
+    script.extend(pkt(3, &[0xfe, 0, 0, 2, 0, 0, 0]));
+    let (stream, recorded) = serve_recording(script);
+    let mut c = WireConn::connect(stream, "u", "pw", "db", false, WireLimits::default()).await.ok().unwrap();
+    let stmt = c.prepare("SELECT id FROM t").await.unwrap();
+    let mut row = Vec::new();
+    let r = tokio::time::timeout(Duration::from_secs(5), c.execute_row(stmt, &[], &mut row)).await.unwrap();
+    assert!(r.is_err(), "a row read without its definitions: {r:?}");
+    drop(c);
+    let sent = tokio::time::timeout(Duration::from_secs(5), recorded).await.unwrap().unwrap();
+    assert_eq!(sent[32..36], [0, 0, 0, 0]);
+}
