@@ -484,7 +484,7 @@ impl Workers {
         let mut merged = empty.clone();
         let mut spare = merged.clone();
         let mut cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
-        let deadline = plan.stop.time.map(|t| start + warmup + t);
+        let deadline = shared.measure_until.get().copied();
         let tick = plan.tick();
         let mut next_tick = start + tick;
         // When measured time ended, and when this thread noticed (the grace counts from then).
