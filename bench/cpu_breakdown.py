@@ -78,11 +78,7 @@ TABLE = Table([("threads", 7, "d"), ("tool", 9, ""), ("CPU us/q", 9, ".2f"), ("s
 def benchmark_server(server, tmp):
     server.create_db(DB)
     try:
-        print(f"\n== {server.name}: fairbench prepare {vs.TABLES} x {vs.TABLE_SIZE:,} rows (untimed)", flush=True)
-        usage = measure(vs.fairbench_cmd(server, "prepare", "oltp_read_write", vs.PREPARE_THREADS, vs.TABLES,
-                                         vs.TABLE_SIZE))
-        if usage.rc != 0:
-            raise vs.fail("fairbench prepare", usage)
+        vs.prepare_for_runs(server)
         TABLE.header()
         for threads in THREADS:
             sysbench_us = None

@@ -185,17 +185,37 @@ def compare(server, workload, threads, tmp):
 
 # ---------------------------------------------------------------------------- prepare
 
+def prepare_for_runs(server):
+    """fairbench prepares the runs' tables in DB (untimed)."""
+    print(f"\n== {server.name}: fairbench prepare {TABLES} x {TABLE_SIZE:,} rows (untimed) for the runs", flush=True)
+    usage = measure(fairbench_cmd(server, "prepare", "oltp_read_write", PREPARE_THREADS, TABLES, TABLE_SIZE))
+    if usage.rc != 0:
+        raise fail("fairbench prepare", usage)
+
+
 PREPARE_TABLE = Table([("round", 5, "d"), ("tool", 9, ""), ("rows", 9, "d"), ("time s", 7, ".2f"),
-                       ("rows/s", 8, ".0f"), ("CPU s", 6, ".2f"), ("RSS MB", 7, ".1f")], indent="  ")
+                       ("rows/s", 8, ".0f"), ("CPU s", 6, ".2f"), ("rest s", 6, ".2f"), ("busy", 5, ".0%"),
+                       ("RSS MB", 7, ".1f")], indent="  ")
+
+
+def machine_cpu_s():
+    """CPU seconds all processes have used since boot (/proc/stat: user, nice, system, irq,
+    softirq; USER_HZ 100)."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return sum(int(fields[i]) for i in (1, 2, 3, 6, 7)) / os.sysconf("SC_CLK_TCK")
 
 
 def timed_prepare(tool, server, tables, size):
-    """rows/s of one prepare into a new, empty database (its creation is not timed)."""
+    """One prepare into a new, empty database (its creation is not timed): the tool's usage
+    and the machine's CPU seconds meanwhile, all processes."""
     server.create_db(DB)
+    before = machine_cpu_s()
     usage = measure(prepare_cmd(tool, server, tables, size))
+    machine = machine_cpu_s() - before
     if usage.rc != 0:
         raise fail(f"{tool} prepare", usage)
-    return usage
+    return usage, machine
 
 
 def compare_prepare(server, tables, size):
@@ -206,13 +226,14 @@ def compare_prepare(server, tables, size):
         rate = {}
         for tool in TOOLS if r % 2 == 0 else TOOLS[::-1]:
             try:
-                usage = timed_prepare(tool, server, tables, size)
+                usage, machine = timed_prepare(tool, server, tables, size)
             except (ToolFailed, RuntimeError) as e:
                 FAILURES.append(f"{server.name} prepare {tables}x{size} round {r + 1}: {tool}")
                 print(f"  {r + 1:>5} {tool:<9} FAILED: {e}", flush=True)
                 continue
             rate[tool] = tables * size / usage.wall_s
             PREPARE_TABLE.row([r + 1, tool, tables * size, usage.wall_s, rate[tool], usage.cpu_s,
+                               machine - usage.cpu_s, machine / (usage.wall_s * os.cpu_count()),
                                usage.rss_bytes / 1e6])
         if len(rate) == 2:
             ratios.append(rate["fairbench"] / rate["sysbench"])
@@ -238,11 +259,7 @@ def benchmark_server(server, tmp, summary):
     server.create_db(DB)
     try:
         if not ONLY_PREPARE:
-            print(f"\n== {server.name}: fairbench prepare {TABLES} x {TABLE_SIZE:,} rows (untimed) for the runs",
-                  flush=True)
-            usage = measure(fairbench_cmd(server, "prepare", "oltp_read_write", PREPARE_THREADS, TABLES, TABLE_SIZE))
-            if usage.rc != 0:
-                raise fail("fairbench prepare", usage)
+            prepare_for_runs(server)
         for workload in [] if ONLY_PREPARE else WORKLOADS:
             for threads in THREADS:
                 rounds = compare(server, workload, threads, tmp)
@@ -287,7 +304,9 @@ def header(servers):
                  f"{TABLES} tables x {TABLE_SIZE:,} rows prepared once by fairbench, --rand-type={RAND_TYPE} on both"),
         ("prepare", f"{PREPARE_ROUNDS} round(s) of each of " + ", ".join(f"{t} x {s:,}" for t, s in PREPARES)
                     + f", --threads {PREPARE_THREADS} on both; rows/s = rows / wall time of the process "
-                      "(connect, create, load, index); each into a new, empty database"),
+                      "(connect, create, load, index); each into a new, empty database. CPU s = the tool's; "
+                      "rest s = every other process's meanwhile (/proc/stat), the server's work and little else "
+                      "on a quiet machine; busy = all CPU over wall time x cores"),
         ("queries", "MariaDB: the server's count (SHOW GLOBAL STATUS Questions delta minus this script's own "
                     "SHOW); PostgreSQL: each tool's own count (sysbench 'queries:', fairbench stats.total.count), "
                     "as PostgreSQL counts no statements without pg_stat_statements"),

@@ -1,0 +1,106 @@
+"""Driver of bench/client-floor.sh: sysbench, fairbench and the floor client (the least a
+client can do per query: examples/floor_client.rs) alternately on the same MariaDB tables;
+per run QPS and CPU per query, per thread count the ratios to sysbench of the other two."""
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+import vs_sysbench as vs  # noqa: E402
+from benchlib import (PASSWORD, USER, MariaDB, Table, machine_lines, measure, per, print_header,  # noqa: E402
+                      run_driver, spread)
+
+DB = "fb_client_floor"  # its own: a concurrent vs-sysbench.sh drops fb_vs_sysbench
+FLOOR = "target/release/examples/floor_client"
+WORKLOAD = "oltp_point_select"
+THREADS = [8, 64]
+TOOLS = ["sysbench", "fairbench", "floor", "floor-uring"]  # floor-uring: its io_uring loop
+
+
+def floor_run(server, threads, mode):
+    """A vs.Run of the floor client (mode epoll or uring): the server's count of queries, the
+    client's own seconds."""
+    before = server.counter(DB)
+    usage = measure([FLOOR, f"127.0.0.1:{server.port}", USER, DB, str(threads), str(vs.SECONDS),
+                     str(vs.TABLES), str(vs.TABLE_SIZE), "2", mode], env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
+    if usage.rc != 0:
+        raise vs.fail("floor_client", usage)
+    delta = server.counter_delta(before, server.counter(DB))
+    m = re.search(r"queries (\d+) seconds ([\d.]+)", usage.stdout)
+    if not m:
+        raise vs.ToolFailed("floor_client printed no count")
+    return vs.Run(delta, float(m[2]), delta - int(m[1]), usage)
+
+
+RUNS = Table([("round", 5, "d"), ("tool", 11, ""), ("queries", 9, "d"), ("QPS", 7, ".0f"), ("CPU us/q", 9, ".2f"),
+              ("user", 6, ".2f"), ("sys", 6, ".2f"), ("ctxsw/q", 7, ".2f"), ("extra", 6, "d")], indent="  ")
+RATIOS = Table([("over sysbench's", 15, ""), ("QPS", 17, "s"), ("CPU/q", 17, "s"), ("user/q", 17, "s"),
+                ("sys/q", 17, "s")], indent="  ")
+
+
+def cell(values):
+    s = spread(values)
+    return "n/a" if s is None else f"{s[0]:.2f} ({s[1]:.2f}-{s[2]:.2f})"
+
+
+def compare(server, threads, tmp):
+    print(f"\n{server.name}  {WORKLOAD}  {threads} threads")
+    RUNS.header()
+    rounds = []
+    for r in range(vs.ROUNDS):
+        runs = {}
+        for tool in TOOLS[r % 4:] + TOOLS[:r % 4]:  # the first tool rotates
+            if tool.startswith("floor"):
+                run = floor_run(server, threads, "uring" if tool == "floor-uring" else "epoll")
+            else:
+                run = vs.run_tool(tool, server, WORKLOAD, threads, tmp)
+            runs[tool] = run
+            u = run.usage
+            RUNS.row([r + 1, tool, run.queries, run.qps(), run.us_per_query(u.cpu_s), run.us_per_query(u.user_s),
+                      run.us_per_query(u.sys_s), run.per_query(u.ctx_switches), run.extra])
+        rounds.append(runs)
+    print()
+    RATIOS.header()
+    for tool in TOOLS[1:]:
+        ratios = {name: [per(r[tool].metrics()[name], r["sysbench"].metrics()[name]) for r in rounds]
+                  for name in ("QPS", "CPU/query", "user/query", "sys/query")}
+        RATIOS.row([tool] + [cell(v) for v in ratios.values()])
+    for tool in TOOLS[2:]:
+        sys_floor = [per(r[tool].metrics()["sys/query"], r["sysbench"].metrics()["CPU/query"]) for r in rounds]
+        print(f"  {tool}: its system time alone over sysbench's whole CPU per query: {cell(sys_floor)}")
+
+
+def benchmark(servers):
+    vs.SECONDS, vs.ROUNDS = (int(a) for a in (sys.argv[1:3] + ["10", "4"][len(sys.argv[1:3]):]))
+    vs.DB = DB  # the commands vs_sysbench builds name it
+    server = next((s for s in servers if isinstance(s, MariaDB)), None)
+    if server is None:
+        sys.exit("the floor client speaks MySQL's protocol only: FB_BENCH_SERVERS must include mariadb")
+    print_header("The least CPU per query a client spends here: sysbench, fairbench and a bare epoll client", [
+        *machine_lines(),
+        ("server", f"{server.name} {server.version()}, TCP 127.0.0.1:{server.port}"),
+        ("runs", f"{WORKLOAD}, {vs.SECONDS} s per run, {vs.ROUNDS} rounds (the first tool rotates), "
+                 f"{vs.TABLES} tables x {vs.TABLE_SIZE:,} rows prepared once by fairbench, ids uniform"),
+        ("floor", "examples/floor_client.rs: per connection one COM_STMT_EXECUTE at a time (as sysbench and "
+                  "fairbench), the MariaDB metadata cache and CLIENT_DEPRECATE_EOF (as fairbench), a clock read "
+                  "at the send and at the reply, a power-of-two latency bucket; two threads each with a "
+                  "level-triggered epoll loop (fairbench's event loops here: one per core), one send and usually "
+                  "one recv per query; no async runtime, no histograms, no workload language, no result. "
+                  "floor-uring: the same client with an io_uring loop instead: per reply one io_uring_enter "
+                  "submits the next send and receive of every connection served and waits for a completion"),
+        ("queries", "the server's count (Questions delta minus this script's own SHOW) over the tool's own "
+                    "measured seconds; CPU = rusage of the whole process (connect included) per query"),
+    ])
+    server.create_db(DB)
+    try:
+        vs.prepare_for_runs(server)
+        with tempfile.TemporaryDirectory() as tmp:
+            for threads in THREADS:
+                compare(server, threads, tmp)
+    finally:
+        server.drop_db(DB)
+
+
+if __name__ == "__main__":
+    run_driver(benchmark)

@@ -1,0 +1,408 @@
+//! The least a client can do per oltp_point_select query on MariaDB/MySQL, as a yardstick
+//! for bench/client-floor.sh: prepared statements, one COM_STMT_EXECUTE per connection at a
+//! time (as sysbench and fairbench), a clock read before the send and after the reply, the
+//! latency counted in a power-of-two bucket, and nothing else: no workload language, no
+//! histograms, no result document, no async runtime. `LOOPS` threads each run a level-
+//! triggered epoll loop over their share of the connections, one `send` and (usually) one
+//! `recv` per query. Whatever CPU this spends per query, no client can spend much less.
+//!
+//! Usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [MODE]
+//! (MODE epoll, the default, or uring: the same loop over io_uring, see run_uring_loop)
+//! (password in FB_FLOOR_PASSWORD). Prints the queries and seconds measured.
+
+use sha1::{Digest, Sha1};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+const CLIENT_CONNECT_WITH_DB: u32 = 8;
+const CLIENT_PROTOCOL_41: u32 = 0x200;
+const CLIENT_TRANSACTIONS: u32 = 0x2000;
+const CLIENT_SECURE_CONNECTION: u32 = 0x8000;
+const CLIENT_PLUGIN_AUTH: u32 = 0x80000;
+const CLIENT_DEPRECATE_EOF: u32 = 0x0100_0000;
+/// MariaDB's extended capability: results of prepared statements without their metadata.
+const MARIADB_CLIENT_CACHE_METADATA: u32 = 1 << 4;
+
+type Fallible<T> = Result<T, String>;
+
+struct Args {
+    addr: String,
+    user: String,
+    password: String,
+    db: String,
+    connections: usize,
+    seconds: f64,
+    tables: u32,
+    table_size: u32,
+    loops: usize,
+    uring: bool,
+}
+
+fn args() -> Fallible<Args> {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.len() < 7 {
+        return Err(
+            "usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [epoll|uring]".into(),
+        );
+    }
+    let num = |i: usize| a[i].parse::<f64>().map_err(|_| format!("argument {} is not a number: {}", i + 1, a[i]));
+    Ok(Args {
+        addr: a[0].clone(),
+        user: a[1].clone(),
+        password: std::env::var("FB_FLOOR_PASSWORD").unwrap_or_default(),
+        db: a[2].clone(),
+        connections: num(3)? as usize,
+        seconds: num(4)?,
+        tables: num(5)? as u32,
+        table_size: num(6)? as u32,
+        loops: if a.len() > 7 { num(7)? as usize } else { 2 },
+        uring: match a.get(8).map(String::as_str) {
+            None | Some("epoll") => false,
+            Some("uring") => true,
+            Some(other) => return Err(format!("MODE is epoll or uring, not {other}")),
+        },
+    })
+}
+
+/// Blocking packet I/O for the setup (handshake, prepare).
+fn read_packet(s: &mut TcpStream) -> Fallible<(u8, Vec<u8>)> {
+    let mut head = [0u8; 4];
+    s.read_exact(&mut head).map_err(|e| format!("read: {e}"))?;
+    let mut p = vec![0u8; u32::from_le_bytes([head[0], head[1], head[2], 0]) as usize];
+    s.read_exact(&mut p).map_err(|e| format!("read: {e}"))?;
+    if p.first() == Some(&0xff) {
+        return Err(format!("server error: {}", String::from_utf8_lossy(&p[p.len().min(9)..])));
+    }
+    Ok((head[3], p))
+}
+
+fn write_packet(s: &mut TcpStream, seq: u8, payload: &[u8]) -> Fallible<()> {
+    let mut out = (payload.len() as u32).to_le_bytes();
+    out[3] = seq;
+    s.write_all(&out).and_then(|_| s.write_all(payload)).map_err(|e| format!("write: {e}"))
+}
+
+/// mysql_native_password: SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw))).
+fn scramble(password: &str, nonce: &[u8]) -> Vec<u8> {
+    if password.is_empty() {
+        return Vec::new();
+    }
+    let h1 = Sha1::digest(password.as_bytes());
+    let h2 = Sha1::digest(h1);
+    let h3 = Sha1::new().chain_update(nonce).chain_update(h2).finalize();
+    h1.iter().zip(h3.iter()).map(|(a, b)| a ^ b).collect()
+}
+
+/// Connects, logs in and prepares `SELECT c FROM sbtest<t> WHERE id=?` for every table.
+fn connect(a: &Args) -> Fallible<(TcpStream, Vec<u32>)> {
+    let mut s = TcpStream::connect(&a.addr).map_err(|e| format!("connect {}: {e}", a.addr))?;
+    s.set_nodelay(true).map_err(|e| e.to_string())?;
+    let (_, g) = read_packet(&mut s)?;
+    let nul = g[1..].iter().position(|&b| b == 0).ok_or("bad greeting")? + 2;
+    let mut nonce = g[nul + 4..nul + 12].to_vec();
+    let caps = u32::from(u16::from_le_bytes([g[nul + 13], g[nul + 14]]))
+        | u32::from(u16::from_le_bytes([g[nul + 18], g[nul + 19]])) << 16;
+    let extended = u32::from_le_bytes([g[nul + 27], g[nul + 28], g[nul + 29], g[nul + 30]]);
+    let rest = &g[nul + 31..];
+    nonce.extend_from_slice(&rest[..12]);
+    let want = CLIENT_CONNECT_WITH_DB
+        | CLIENT_PROTOCOL_41
+        | CLIENT_TRANSACTIONS
+        | CLIENT_SECURE_CONNECTION
+        | CLIENT_PLUGIN_AUTH
+        | CLIENT_DEPRECATE_EOF;
+    let (mine, ext) = (want & caps, if caps & 1 == 0 { extended & MARIADB_CLIENT_CACHE_METADATA } else { 0 });
+    let mut out = Vec::new();
+    out.extend_from_slice(&mine.to_le_bytes());
+    out.extend_from_slice(&(16u32 << 20).to_le_bytes());
+    out.push(45);
+    out.extend_from_slice(&[0; 19]);
+    out.extend_from_slice(&ext.to_le_bytes());
+    out.extend_from_slice(a.user.as_bytes());
+    out.push(0);
+    let auth = scramble(&a.password, &nonce);
+    out.push(auth.len() as u8);
+    out.extend_from_slice(&auth);
+    out.extend_from_slice(a.db.as_bytes());
+    out.push(0);
+    out.extend_from_slice(b"mysql_native_password\0");
+    write_packet(&mut s, 1, &out)?;
+    let (seq, p) = read_packet(&mut s)?;
+    if p.first() == Some(&0xfe) {
+        // Switch to mysql_native_password with a new nonce.
+        let nul = p[1..].iter().position(|&b| b == 0).ok_or("bad auth switch")? + 2;
+        let nonce = &p[nul..p.len() - 1];
+        write_packet(&mut s, seq + 1, &scramble(&a.password, nonce))?;
+        read_packet(&mut s)?;
+    }
+    let mut ids = Vec::new();
+    for t in 1..=a.tables {
+        let sql = format!("SELECT c FROM sbtest{t} WHERE id=?");
+        write_packet(&mut s, 0, &[&[0x16u8][..], sql.as_bytes()].concat())?;
+        let (_, ok) = read_packet(&mut s)?;
+        ids.push(u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]));
+        let defs = u16::from_le_bytes([ok[5], ok[6]]) + u16::from_le_bytes([ok[7], ok[8]]);
+        for _ in 0..defs {
+            read_packet(&mut s)?;
+        }
+    }
+    s.set_nonblocking(true).map_err(|e| e.to_string())?;
+    Ok((s, ids))
+}
+
+struct Conn {
+    sock: TcpStream,
+    stmts: Vec<u32>,
+    buf: Vec<u8>,
+    len: usize,
+    /// The next COM_STMT_EXECUTE (kept here: io_uring reads it after the push).
+    out: [u8; 22],
+    sent_at: Instant,
+}
+
+/// What one loop measured: queries and latency counts by power-of-two microseconds.
+#[derive(Default)]
+struct Tally {
+    queries: u64,
+    buckets: [u64; 32],
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+impl Conn {
+    /// Encodes one COM_STMT_EXECUTE of a random table's statement with a random id into
+    /// `out`, and reads the clock.
+    fn encode(&mut self, rng: &mut u64, table_size: u32) {
+        let r = xorshift(rng);
+        let stmt = self.stmts[(r % self.stmts.len() as u64) as usize];
+        let id = ((r >> 32) % table_size as u64) as u32 + 1;
+        let p = &mut self.out;
+        *p = [0; 22];
+        p[0] = 18; // payload length; sequence 0
+        p[4] = 0x17;
+        p[5..9].copy_from_slice(&stmt.to_le_bytes());
+        p[10] = 1; // iteration count 1
+        p[15] = 1; // no NULL bitmap bits; new types follow
+        p[16] = 0x03; // MYSQL_TYPE_LONG, signed
+        p[18..22].copy_from_slice(&id.to_le_bytes());
+        self.sent_at = Instant::now();
+    }
+
+    /// Sends the next statement with one `send`.
+    fn send(&mut self, rng: &mut u64, table_size: u32) -> Fallible<()> {
+        self.encode(rng, table_size);
+        let n = unsafe { libc::send(self.sock.as_raw_fd(), self.out.as_ptr().cast(), 22, libc::MSG_NOSIGNAL) };
+        if n != 22 {
+            return Err(format!("send: {}", std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
+    /// Reads what arrived with one `recv`; true once the reply is complete.
+    fn receive(&mut self) -> Fallible<bool> {
+        let free = &mut self.buf[self.len..];
+        let n = unsafe { libc::recv(self.sock.as_raw_fd(), free.as_mut_ptr().cast(), free.len(), 0) };
+        if n <= 0 {
+            let e = std::io::Error::last_os_error();
+            return if n < 0 && e.kind() == std::io::ErrorKind::WouldBlock {
+                Ok(false)
+            } else {
+                Err(format!("recv: {e}"))
+            };
+        }
+        self.received(n as usize)
+    }
+
+    /// `n` more bytes are in `buf`; true once the reply is complete (its last packet starts
+    /// 0xfe: with CLIENT_DEPRECATE_EOF the OK that ends a result set).
+    fn received(&mut self, n: usize) -> Fallible<bool> {
+        self.len += n;
+        let mut at = 0;
+        while at + 4 < self.len {
+            let size = u32::from_le_bytes([self.buf[at], self.buf[at + 1], self.buf[at + 2], 0]) as usize;
+            if at + 4 + size > self.len {
+                break;
+            }
+            match self.buf[at + 4] {
+                0xff => {
+                    return Err(format!("server error: {}", String::from_utf8_lossy(&self.buf[at + 13..at + 4 + size])))
+                }
+                0xfe => {
+                    self.len = 0;
+                    return Ok(true);
+                }
+                _ => at += 4 + size,
+            }
+        }
+        if self.len == self.buf.len() {
+            return Err("a reply larger than the buffer".into());
+        }
+        Ok(false)
+    }
+}
+
+impl Tally {
+    fn record(&mut self, sent_at: Instant, now: Instant) {
+        let us = now.duration_since(sent_at).as_micros() as u64;
+        self.buckets[(64 - us.leading_zeros() as usize).min(31)] += 1;
+        self.queries += 1;
+    }
+}
+
+/// One epoll loop over `conns` until `end`.
+fn run_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> Fallible<Tally> {
+    let ep = unsafe { libc::epoll_create1(0) };
+    let mut rng = seed | 1;
+    for (i, c) in conns.iter_mut().enumerate() {
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: i as u64 };
+        unsafe { libc::epoll_ctl(ep, libc::EPOLL_CTL_ADD, c.sock.as_raw_fd(), &mut ev) };
+        c.send(&mut rng, table_size)?;
+    }
+    let mut tally = Tally::default();
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; conns.len()];
+    let mut open = conns.len();
+    while open > 0 {
+        let n = unsafe { libc::epoll_wait(ep, events.as_mut_ptr(), events.len() as i32, 100) };
+        for ev in &events[..n.max(0) as usize] {
+            let c = &mut conns[ev.u64 as usize];
+            if !c.receive()? {
+                continue;
+            }
+            let now = Instant::now();
+            tally.record(c.sent_at, now);
+            if now < end {
+                c.send(&mut rng, table_size)?;
+            } else {
+                open -= 1;
+            }
+        }
+    }
+    unsafe { libc::close(ep) };
+    Ok(tally)
+}
+
+/// The same over io_uring: per reply one `io_uring_enter` submits the next send and receive
+/// of every connection served and waits for the next completion (no epoll, no send or recv
+/// system calls of their own).
+fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> Fallible<Tally> {
+    let entries = (conns.len() as u32 * 2).next_power_of_two().max(8);
+    let mut ring = io_uring::IoUring::new(entries).map_err(|e| format!("io_uring: {e}"))?;
+    let mut rng = seed | 1;
+    let mut tally = Tally::default();
+    let mut open = conns.len();
+    let mut done: Vec<(u64, i32)> = Vec::with_capacity(entries as usize);
+    // user_data: connection * 2, + 1 for its receive.
+    let push = |ring: &mut io_uring::IoUring, c: &mut Conn, i: usize, send: bool| -> Fallible<()> {
+        let fd = io_uring::types::Fd(c.sock.as_raw_fd());
+        let free = &mut c.buf[c.len..];
+        let recv =
+            io_uring::opcode::Recv::new(fd, free.as_mut_ptr(), free.len() as u32).build().user_data(i as u64 * 2 + 1);
+        let send_sqe = io_uring::opcode::Send::new(fd, c.out.as_ptr(), 22).build().user_data(i as u64 * 2);
+        let mut sq = ring.submission();
+        // Safety: `out` and `buf` live in `conns`, untouched until the completions come.
+        unsafe {
+            if send {
+                sq.push(&send_sqe).map_err(|_| "submission queue full")?;
+            }
+            sq.push(&recv).map_err(|_| "submission queue full")?;
+        }
+        Ok(())
+    };
+    for (i, c) in conns.iter_mut().enumerate() {
+        c.encode(&mut rng, table_size);
+        push(&mut ring, c, i, true)?;
+    }
+    while open > 0 {
+        ring.submit_and_wait(1).map_err(|e| format!("io_uring_enter: {e}"))?;
+        done.clear();
+        done.extend(ring.completion().map(|c| (c.user_data(), c.result())));
+        for &(data, result) in &done {
+            let (i, is_recv) = ((data / 2) as usize, data % 2 == 1);
+            if result < 0 || (is_recv && result == 0) {
+                let what = if is_recv { "recv" } else { "send" };
+                return Err(format!("{what}: {}", std::io::Error::from_raw_os_error(-result.min(0))));
+            }
+            if !is_recv {
+                continue;
+            }
+            let c = &mut conns[i];
+            if !c.received(result as usize)? {
+                push(&mut ring, c, i, false)?;
+                continue;
+            }
+            let now = Instant::now();
+            tally.record(c.sent_at, now);
+            if now < end {
+                c.encode(&mut rng, table_size);
+                push(&mut ring, c, i, true)?;
+            } else {
+                open -= 1;
+            }
+        }
+    }
+    Ok(tally)
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("floor_client: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Fallible<()> {
+    let a = args()?;
+    let mut per_loop: Vec<Vec<Conn>> = (0..a.loops.max(1)).map(|_| Vec::new()).collect();
+    for i in 0..a.connections {
+        let (sock, stmts) = connect(&a)?;
+        let conn = Conn { sock, stmts, buf: vec![0; 4096], len: 0, out: [0; 22], sent_at: Instant::now() };
+        per_loop[i % a.loops.max(1)].push(conn);
+    }
+    let start = Instant::now();
+    let end = start + Duration::from_secs_f64(a.seconds);
+    let threads: Vec<_> = per_loop
+        .into_iter()
+        .enumerate()
+        .map(|(i, conns)| {
+            let (size, seed, uring) = (a.table_size, 0x9e37_79b9_7f4a_7c15 ^ i as u64, a.uring);
+            std::thread::spawn(move || {
+                if uring {
+                    run_uring_loop(conns, end, size, seed)
+                } else {
+                    run_loop(conns, end, size, seed)
+                }
+            })
+        })
+        .collect();
+    let mut total = Tally::default();
+    for t in threads {
+        let tally = t.join().map_err(|_| "a loop panicked")??;
+        total.queries += tally.queries;
+        total.buckets.iter_mut().zip(tally.buckets).for_each(|(a, b)| *a += b);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    // The median's bucket: latencies in [2^(b-1), 2^b) microseconds.
+    let (mut seen, mut median) = (0, 0);
+    for (b, n) in total.buckets.iter().enumerate() {
+        seen += n;
+        if seen * 2 >= total.queries {
+            median = b;
+            break;
+        }
+    }
+    println!(
+        "queries {} seconds {seconds:.3} qps {:.1} median latency in [{}, {}) us",
+        total.queries,
+        total.queries as f64 / seconds,
+        (1u64 << median) >> 1,
+        1u64 << median
+    );
+    Ok(())
+}
