@@ -3,11 +3,11 @@
 # oltp_point_select on MariaDB over TCP 127.0.0.1 at 8 and 64 threads, the clients alternating
 # on the same tables. The floor client (examples/floor_client.rs) does only what every such
 # client must: one prepared COM_STMT_EXECUTE per connection at a time, a clock read around it,
-# a bare epoll loop; it runs once more with an io_uring loop instead. Prints per run QPS and
+# a bare epoll loop; it runs again with an io_uring loop and as tokio tasks. Prints per run QPS and
 # CPU per query (user, system), then the ratios to sysbench of fairbench and of the floor.
 # Uses a database of its own (fb_client_floor), dropped at the end. See docs/performance.md.
-# Usage: bench/client-floor.sh [SECONDS_PER_RUN] [ROUNDS]   (defaults 10, 4)
+# Usage: bench/client-floor.sh [SECONDS_PER_RUN] [ROUNDS]   (defaults 10, 5)
 set -euo pipefail
 . "$(dirname "$0")/setup.sh"
 cargo build --release --locked -q --example floor_client
-exec python3 bench/client_floor.py "${1:-10}" "${2:-4}"
+exec python3 bench/client_floor.py "${1:-10}" "${2:-5}"

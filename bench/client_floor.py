@@ -15,12 +15,12 @@ DB = "fb_client_floor"  # its own: a concurrent vs-sysbench.sh drops fb_vs_sysbe
 FLOOR = "target/release/examples/floor_client"
 WORKLOAD = "oltp_point_select"
 THREADS = [8, 64]
-TOOLS = ["sysbench", "fairbench", "floor", "floor-uring"]  # floor-uring: its io_uring loop
+TOOLS = ["sysbench", "fairbench", "floor", "floor-uring", "floor-tokio"]  # the floor client's three loops
 
 
 def floor_run(server, threads, mode):
-    """A vs.Run of the floor client (mode epoll or uring): the server's count of queries, the
-    client's own seconds."""
+    """A vs.Run of the floor client (mode epoll, uring or tokio): the server's count of queries,
+    the client's own seconds."""
     before = server.counter(DB)
     usage = measure([FLOOR, f"127.0.0.1:{server.port}", USER, DB, str(threads), str(vs.SECONDS),
                      str(vs.TABLES), str(vs.TABLE_SIZE), "2", mode], env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
@@ -50,9 +50,9 @@ def compare(server, threads, tmp):
     rounds = []
     for r in range(vs.ROUNDS):
         runs = {}
-        for tool in TOOLS[r % 4:] + TOOLS[:r % 4]:  # the first tool rotates
+        for tool in TOOLS[r % len(TOOLS):] + TOOLS[:r % len(TOOLS)]:  # the first tool rotates
             if tool.startswith("floor"):
-                run = floor_run(server, threads, "uring" if tool == "floor-uring" else "epoll")
+                run = floor_run(server, threads, tool.partition("-")[2] or "epoll")
             else:
                 run = vs.run_tool(tool, server, WORKLOAD, threads, tmp)
             runs[tool] = run
@@ -72,7 +72,7 @@ def compare(server, threads, tmp):
 
 
 def benchmark(servers):
-    vs.SECONDS, vs.ROUNDS = (int(a) for a in (sys.argv[1:3] + ["10", "4"][len(sys.argv[1:3]):]))
+    vs.SECONDS, vs.ROUNDS = (int(a) for a in (sys.argv[1:3] + ["10", "5"][len(sys.argv[1:3]):]))
     vs.DB = DB  # the commands vs_sysbench builds name it
     server = next((s for s in servers if isinstance(s, MariaDB)), None)
     if server is None:
@@ -88,7 +88,9 @@ def benchmark(servers):
                   "level-triggered epoll loop (fairbench's event loops here: one per core), one send and usually "
                   "one recv per query; no async runtime, no histograms, no workload language, no result. "
                   "floor-uring: the same client with an io_uring loop instead: per reply one io_uring_enter "
-                  "submits the next send and receive of every connection served and waits for a completion"),
+                  "submits the next send and receive of every connection served and waits for a completion. "
+                  "floor-tokio: the same client as one tokio task per connection on a current-thread runtime "
+                  "with a LocalSet per thread, as fairbench runs its clients: what the async runtime adds"),
         ("queries", "the server's count (Questions delta minus this script's own SHOW) over the tool's own "
                     "measured seconds; CPU = rusage of the whole process (connect included) per query"),
     ])

@@ -7,7 +7,8 @@
 //! `recv` per query. Whatever CPU this spends per query, no client can spend much less.
 //!
 //! Usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [MODE]
-//! (MODE epoll, the default, or uring: the same loop over io_uring, see run_uring_loop)
+//! (MODE epoll, the default; uring: the same loop over io_uring; tokio: the same client as
+//! tokio tasks, as fairbench runs its clients)
 //! (password in FB_FLOOR_PASSWORD). Prints the queries and seconds measured.
 
 use sha1::{Digest, Sha1};
@@ -37,14 +38,22 @@ struct Args {
     tables: u32,
     table_size: u32,
     loops: usize,
-    uring: bool,
+    mode: Mode,
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Epoll,
+    Uring,
+    Tokio,
 }
 
 fn args() -> Fallible<Args> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 7 {
         return Err(
-            "usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [epoll|uring]".into(),
+            "usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [epoll|uring|tokio]"
+                .into(),
         );
     }
     let num = |i: usize| a[i].parse::<f64>().map_err(|_| format!("argument {} is not a number: {}", i + 1, a[i]));
@@ -58,10 +67,11 @@ fn args() -> Fallible<Args> {
         tables: num(5)? as u32,
         table_size: num(6)? as u32,
         loops: if a.len() > 7 { num(7)? as usize } else { 2 },
-        uring: match a.get(8).map(String::as_str) {
-            None | Some("epoll") => false,
-            Some("uring") => true,
-            Some(other) => return Err(format!("MODE is epoll or uring, not {other}")),
+        mode: match a.get(8).map(String::as_str) {
+            None | Some("epoll") => Mode::Epoll,
+            Some("uring") => Mode::Uring,
+            Some("tokio") => Mode::Tokio,
+            Some(other) => return Err(format!("MODE is epoll, uring or tokio, not {other}")),
         },
     })
 }
@@ -350,6 +360,60 @@ fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64
     Ok(tally)
 }
 
+/// The same client as tasks on tokio (a current-thread runtime and a LocalSet, as
+/// fairbench's event loops), one task per connection: what the async runtime alone adds.
+fn run_tokio_loop(conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> Fallible<Tally> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let local = tokio::task::LocalSet::new();
+    let tally = std::rc::Rc::new(std::cell::RefCell::new(Tally::default()));
+    for (i, c) in conns.into_iter().enumerate() {
+        let tally = tally.clone();
+        local.spawn_local(async move {
+            if let Err(e) = tokio_client(c, end, table_size, seed ^ (i as u64) << 20, &tally).await {
+                eprintln!("floor_client: {e}");
+                std::process::exit(1);
+            }
+        });
+    }
+    rt.block_on(local);
+    let t = tally.borrow();
+    Ok(Tally { queries: t.queries, buckets: t.buckets })
+}
+
+async fn tokio_client(
+    mut c: Conn,
+    end: Instant,
+    table_size: u32,
+    seed: u64,
+    tally: &std::cell::RefCell<Tally>,
+) -> Fallible<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s =
+        tokio::net::TcpStream::from_std(c.sock.try_clone().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let mut rng = seed | 1;
+    loop {
+        c.encode(&mut rng, table_size);
+        s.write_all(&c.out).await.map_err(|e| format!("send: {e}"))?;
+        loop {
+            let n = s.read(&mut c.buf[c.len..]).await.map_err(|e| format!("recv: {e}"))?;
+            if n == 0 {
+                return Err("connection closed".into());
+            }
+            if c.received(n)? {
+                break;
+            }
+        }
+        // The reply is complete and the server says nothing more: drop the readiness without
+        // a recv that would find nothing (as fairbench's Socket::drained).
+        let _ = s.try_io(tokio::io::Interest::READABLE, || Err::<(), _>(std::io::ErrorKind::WouldBlock.into()));
+        let now = Instant::now();
+        tally.borrow_mut().record(c.sent_at, now);
+        if now >= end {
+            return Ok(());
+        }
+    }
+}
+
 fn main() {
     if let Err(e) = run() {
         eprintln!("floor_client: {e}");
@@ -371,13 +435,11 @@ fn run() -> Fallible<()> {
         .into_iter()
         .enumerate()
         .map(|(i, conns)| {
-            let (size, seed, uring) = (a.table_size, 0x9e37_79b9_7f4a_7c15 ^ i as u64, a.uring);
-            std::thread::spawn(move || {
-                if uring {
-                    run_uring_loop(conns, end, size, seed)
-                } else {
-                    run_loop(conns, end, size, seed)
-                }
+            let (size, seed, mode) = (a.table_size, 0x9e37_79b9_7f4a_7c15 ^ i as u64, a.mode);
+            std::thread::spawn(move || match mode {
+                Mode::Epoll => run_loop(conns, end, size, seed),
+                Mode::Uring => run_uring_loop(conns, end, size, seed),
+                Mode::Tokio => run_tokio_loop(conns, end, size, seed),
             })
         })
         .collect();
