@@ -199,8 +199,8 @@ PREPARE_TABLE = Table([("round", 5, "d"), ("tool", 9, ""), ("rows", 9, "d"), ("t
 
 
 def machine_cpu_s():
-    """CPU seconds all processes have used since boot (/proc/stat: user, nice, system, irq,
-    softirq; USER_HZ 100)."""
+    """CPU seconds all processes have used since boot (/proc/stat's user, nice, system, irq and
+    softirq ticks)."""
     with open("/proc/stat") as f:
         fields = f.readline().split()
     return sum(int(fields[i]) for i in (1, 2, 3, 6, 7)) / os.sysconf("SC_CLK_TCK")

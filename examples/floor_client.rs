@@ -110,7 +110,10 @@ fn connect(a: &Args) -> Fallible<(TcpStream, Vec<u32>)> {
     let mut s = TcpStream::connect(&a.addr).map_err(|e| format!("connect {}: {e}", a.addr))?;
     s.set_nodelay(true).map_err(|e| e.to_string())?;
     let (_, g) = read_packet(&mut s)?;
-    let nul = g[1..].iter().position(|&b| b == 0).ok_or("bad greeting")? + 2;
+    let nul = g.iter().skip(1).position(|&b| b == 0).ok_or("bad greeting")? + 2;
+    if g.len() < nul + 43 {
+        return Err("a greeting too short for protocol 41 with its nonce (is this a MySQL server?)".into());
+    }
     let mut nonce = g[nul + 4..nul + 12].to_vec();
     let caps = u32::from(u16::from_le_bytes([g[nul + 13], g[nul + 14]]))
         | u32::from(u16::from_le_bytes([g[nul + 18], g[nul + 19]])) << 16;
@@ -143,7 +146,7 @@ fn connect(a: &Args) -> Fallible<(TcpStream, Vec<u32>)> {
     if p.first() == Some(&0xfe) {
         // Switch to mysql_native_password with a new nonce.
         let nul = p[1..].iter().position(|&b| b == 0).ok_or("bad auth switch")? + 2;
-        let nonce = &p[nul..p.len() - 1];
+        let nonce = p.get(nul..p.len().saturating_sub(1)).ok_or("bad auth switch")?;
         write_packet(&mut s, seq + 1, &scramble(&a.password, nonce))?;
         read_packet(&mut s)?;
     }
@@ -152,6 +155,9 @@ fn connect(a: &Args) -> Fallible<(TcpStream, Vec<u32>)> {
         let sql = format!("SELECT c FROM sbtest{t} WHERE id=?");
         write_packet(&mut s, 0, &[&[0x16u8][..], sql.as_bytes()].concat())?;
         let (_, ok) = read_packet(&mut s)?;
+        if ok.len() < 9 {
+            return Err("a short reply to COM_STMT_PREPARE".into());
+        }
         ids.push(u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]));
         let defs = u16::from_le_bytes([ok[5], ok[6]]) + u16::from_le_bytes([ok[7], ok[8]]);
         for _ in 0..defs {
@@ -242,7 +248,9 @@ impl Conn {
             }
             match self.buf[at + 4] {
                 0xff => {
-                    return Err(format!("server error: {}", String::from_utf8_lossy(&self.buf[at + 13..at + 4 + size])))
+                    // The message follows the code (2 bytes) and the SQL state (#, 5 bytes).
+                    let message = self.buf.get(at + 13..at + 4 + size).unwrap_or_default();
+                    return Err(format!("server error: {}", String::from_utf8_lossy(message)));
                 }
                 0xfe => {
                     self.len = 0;
@@ -375,9 +383,8 @@ fn run_tokio_loop(conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) ->
             }
         });
     }
-    rt.block_on(local);
-    let t = tally.borrow();
-    Ok(Tally { queries: t.queries, buckets: t.buckets })
+    rt.block_on(local); // every task has ended, and dropped its handle on the tally
+    std::rc::Rc::try_unwrap(tally).map(std::cell::RefCell::into_inner).map_err(|_| "a task outlived its loop".into())
 }
 
 async fn tokio_client(
