@@ -13,17 +13,17 @@ from benchlib import (PASSWORD, USER, MariaDB, Table, machine_lines, measure, pe
 
 DB = "fb_client_floor"  # its own: a concurrent vs-sysbench.sh drops fb_vs_sysbench
 FLOOR = "target/release/examples/floor_client"
-WORKLOAD = "oltp_point_select"
+WORKLOADS = ["oltp_point_select", "oltp_read_write"]
 THREADS = [8, 64]
 TOOLS = ["sysbench", "fairbench", "floor", "floor-uring", "floor-tokio"]  # the floor client's three loops
 
 
-def floor_run(server, threads, mode):
+def floor_run(server, workload, threads, mode):
     """A vs.Run of the floor client (mode epoll, uring or tokio): the server's count of queries,
     the client's own seconds."""
     before = server.counter(DB)
     usage = measure([FLOOR, f"127.0.0.1:{server.port}", USER, DB, str(threads), str(vs.SECONDS),
-                     str(vs.TABLES), str(vs.TABLE_SIZE), "2", mode], env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
+                     str(vs.TABLES), str(vs.TABLE_SIZE), "2", mode, workload.removeprefix("oltp_")], env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
     if usage.rc != 0:
         raise vs.fail("floor_client", usage)
     delta = server.counter_delta(before, server.counter(DB))
@@ -44,17 +44,17 @@ def cell(values):
     return "n/a" if s is None else f"{s[0]:.2f} ({s[1]:.2f}-{s[2]:.2f})"
 
 
-def compare(server, threads, tmp):
-    print(f"\n{server.name}  {WORKLOAD}  {threads} threads")
+def compare(server, workload, threads, tmp):
+    print(f"\n{server.name}  {workload}  {threads} threads")
     RUNS.header()
     rounds = []
     for r in range(vs.ROUNDS):
         runs = {}
         for tool in TOOLS[r % len(TOOLS):] + TOOLS[:r % len(TOOLS)]:  # the first tool rotates
             if tool.startswith("floor"):
-                run = floor_run(server, threads, tool.partition("-")[2] or "epoll")
+                run = floor_run(server, workload, threads, tool.partition("-")[2] or "epoll")
             else:
-                run = vs.run_tool(tool, server, WORKLOAD, threads, tmp)
+                run = vs.run_tool(tool, server, workload, threads, tmp)
             runs[tool] = run
             u = run.usage
             RUNS.row([r + 1, tool, run.queries, run.qps(), run.us_per_query(u.cpu_s), run.us_per_query(u.user_s),
@@ -73,6 +73,9 @@ def compare(server, threads, tmp):
 
 def benchmark(servers):
     vs.SECONDS, vs.ROUNDS = (int(a) for a in (sys.argv[1:3] + ["10", "5"][len(sys.argv[1:3]):]))
+    workloads = sys.argv[3].split(",") if len(sys.argv) > 3 else WORKLOADS
+    if unknown := [w for w in workloads if w not in WORKLOADS]:
+        sys.exit(f"the floor client runs {' and '.join(WORKLOADS)}, not {', '.join(unknown)}")
     vs.DB = DB  # the commands vs_sysbench builds name it
     server = next((s for s in servers if isinstance(s, MariaDB)), None)
     if server is None:
@@ -80,10 +83,11 @@ def benchmark(servers):
     print_header("The least CPU per query a client spends here: sysbench, fairbench and a bare epoll client", [
         *machine_lines(),
         ("server", f"{server.name} {server.version()}, TCP 127.0.0.1:{server.port}"),
-        ("runs", f"{WORKLOAD}, {vs.SECONDS} s per run, {vs.ROUNDS} rounds (the first tool rotates), "
+        ("runs", f"{', '.join(workloads)}, {vs.SECONDS} s per run, {vs.ROUNDS} rounds (the first tool rotates), "
                  f"{vs.TABLES} tables x {vs.TABLE_SIZE:,} rows prepared once by fairbench, ids uniform"),
-        ("floor", "examples/floor_client.rs: per connection one COM_STMT_EXECUTE at a time (as sysbench and "
-                  "fairbench), the MariaDB metadata cache and CLIENT_DEPRECATE_EOF (as fairbench), a clock read "
+        ("floor", "examples/floor_client.rs: sysbench's prepared statements (read_write: its 20 per "
+                  "transaction, BEGIN and COMMIT included, result rows skipped unread), per connection one "
+                  "COM_STMT_EXECUTE at a time (as sysbench and fairbench), the MariaDB metadata cache and CLIENT_DEPRECATE_EOF (as fairbench), a clock read "
                   "at the send and at the reply, a power-of-two latency bucket; two threads each with a "
                   "level-triggered epoll loop (fairbench's event loops here: one per core), one send and usually "
                   "one recv per query; no async runtime, no histograms, no workload language, no result. "
@@ -98,8 +102,9 @@ def benchmark(servers):
     try:
         vs.prepare_for_runs(server)
         with tempfile.TemporaryDirectory() as tmp:
-            for threads in THREADS:
-                compare(server, threads, tmp)
+            for workload in workloads:
+                for threads in THREADS:
+                    compare(server, workload, threads, tmp)
     finally:
         server.drop_db(DB)
 

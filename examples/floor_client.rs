@@ -1,14 +1,17 @@
-//! The least a client can do per oltp_point_select query on MariaDB/MySQL, as a yardstick
-//! for bench/client-floor.sh: prepared statements, one COM_STMT_EXECUTE per connection at a
-//! time (as sysbench and fairbench), a clock read before the send and after the reply, the
-//! latency counted in a power-of-two bucket, and nothing else: no workload language, no
+//! The least a client can do per query of oltp_point_select or oltp_read_write on
+//! MariaDB/MySQL, as a yardstick for bench/client-floor.sh: sysbench's prepared statements
+//! (BEGIN and COMMIT included), one COM_STMT_EXECUTE per connection at a time (as sysbench and
+//! fairbench), a clock read before the send and after the reply, the latency counted in a
+//! power-of-two bucket, result rows skipped unread, and nothing else: no workload language, no
 //! histograms, no result document, no async runtime. `LOOPS` threads each run a level-
 //! triggered epoll loop over their share of the connections, one `send` and (usually) one
 //! `recv` per query. Whatever CPU this spends per query, no client can spend much less.
 //!
-//! Usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [MODE]
+//! Usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [MODE] [WORKLOAD]
 //! (MODE epoll, the default; uring: the same loop over io_uring; tokio: the same client as
-//! tokio tasks, as fairbench runs its clients)
+//! tokio tasks, as fairbench runs its clients. WORKLOAD point_select, the default, or
+//! read_write: sysbench's 20 statements per transaction, ids uniform, a deadlock, lock wait
+//! timeout or duplicate key skips to the COMMIT)
 //! (password in FB_FLOOR_PASSWORD). Prints the queries and seconds measured.
 
 use sha1::{Digest, Sha1};
@@ -28,6 +31,126 @@ const MARIADB_CLIENT_CACHE_METADATA: u32 = 1 << 4;
 
 type Fallible<T> = Result<T, String>;
 
+/// sysbench's statements (../shared/reference/sysbench-compat.md) by kind, `%u` the table:
+/// BEGIN and COMMIT are prepared once, the others once per table.
+const SQL: [&str; 11] = [
+    "BEGIN",
+    "COMMIT",
+    "SELECT c FROM sbtest%u WHERE id=?",
+    "SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ?",
+    "SELECT SUM(k) FROM sbtest%u WHERE id BETWEEN ? AND ?",
+    "SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ? ORDER BY c",
+    "SELECT DISTINCT c FROM sbtest%u WHERE id BETWEEN ? AND ? ORDER BY c",
+    "UPDATE sbtest%u SET k=k+1 WHERE id=?",
+    "UPDATE sbtest%u SET c=? WHERE id=?",
+    "DELETE FROM sbtest%u WHERE id=?",
+    "INSERT INTO sbtest%u (id, k, c, pad) VALUES (?, ?, ?, ?)",
+];
+/// An index into `SQL`.
+type Kind = usize;
+const BEGIN: Kind = 0;
+const COMMIT: Kind = 1;
+const POINT: Kind = 2;
+const SIMPLE_RANGE: Kind = 3;
+const SUM_RANGE: Kind = 4;
+const ORDER_RANGE: Kind = 5;
+const DISTINCT_RANGE: Kind = 6;
+const INDEX_UPDATE: Kind = 7;
+const NON_INDEX_UPDATE: Kind = 8;
+const DELETE: Kind = 9;
+const INSERT: Kind = 10;
+
+const POINT_SELECT: [Kind; 1] = [POINT];
+/// One transaction of oltp_read_write.
+const READ_WRITE: [Kind; 20] = [
+    BEGIN,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    POINT,
+    SIMPLE_RANGE,
+    SUM_RANGE,
+    ORDER_RANGE,
+    DISTINCT_RANGE,
+    INDEX_UPDATE,
+    NON_INDEX_UPDATE,
+    DELETE,
+    INSERT,
+    COMMIT,
+];
+/// sysbench's --range-size default.
+const RANGE_SIZE: u32 = 100;
+/// Errors sysbench retries (deadlock, lock wait timeout, duplicate key): the floor skips
+/// to the COMMIT.
+const RETRIED: [u16; 3] = [1213, 1205, 1062];
+
+/// Prepared statement ids of one connection: per table, by kind (0 where unused).
+struct Statements(Vec<[u32; SQL.len()]>);
+
+impl Statements {
+    fn of(&self, kind: Kind, table: usize) -> u32 {
+        self.0[table][kind]
+    }
+}
+
+/// A COM_STMT_EXECUTE parameter.
+enum Param<'a> {
+    Int(u32),
+    Text(&'a [u8]),
+}
+
+/// Encodes COM_STMT_EXECUTE of `stmt` with `params` into `out` (header, sequence 0).
+fn encode_execute(out: &mut Vec<u8>, stmt: u32, params: &[Param]) {
+    out.clear();
+    out.extend_from_slice(&[0, 0, 0, 0, 0x17]);
+    out.extend_from_slice(&stmt.to_le_bytes());
+    out.push(0); // no cursor
+    out.extend_from_slice(&1u32.to_le_bytes());
+    if !params.is_empty() {
+        out.extend(std::iter::repeat_n(0u8, params.len().div_ceil(8))); // no NULLs
+        out.push(1); // types follow
+        for p in params {
+            out.extend_from_slice(match p {
+                Param::Int(_) => &[0x03, 0],  // LONG, as sysbench binds its INTs
+                Param::Text(_) => &[0xfe, 0], // STRING, as sysbench binds its CHARs
+            });
+        }
+        for p in params {
+            match p {
+                Param::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+                Param::Text(t) => {
+                    out.push(t.len() as u8); // < 251: a one-byte length
+                    out.extend_from_slice(t);
+                }
+            }
+        }
+    }
+    let len = (out.len() - 4) as u32;
+    out[..3].copy_from_slice(&len.to_le_bytes()[..3]);
+}
+
+/// sysbench's c (10 groups of 11 random digits joined by '-') or pad (5 groups) into `out`.
+fn random_digits(out: &mut [u8], rng: &mut u64) {
+    let mut r = 0;
+    for (i, b) in out.iter_mut().enumerate() {
+        if i % 12 == 11 {
+            *b = b'-';
+            continue;
+        }
+        if r < 10 {
+            r = xorshift(rng);
+        }
+        *b = b'0' + (r % 10) as u8;
+        r /= 10;
+    }
+}
+
 struct Args {
     addr: String,
     user: String,
@@ -39,6 +162,7 @@ struct Args {
     table_size: u32,
     loops: usize,
     mode: Mode,
+    workload: &'static [Kind],
 }
 
 #[derive(Clone, Copy)]
@@ -52,7 +176,8 @@ fn args() -> Fallible<Args> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 7 {
         return Err(
-            "usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [epoll|uring|tokio]"
+            "usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [epoll|uring|tokio] \
+             [point_select|read_write]"
                 .into(),
         );
     }
@@ -72,6 +197,11 @@ fn args() -> Fallible<Args> {
             Some("uring") => Mode::Uring,
             Some("tokio") => Mode::Tokio,
             Some(other) => return Err(format!("MODE is epoll, uring or tokio, not {other}")),
+        },
+        workload: match a.get(9).map(String::as_str) {
+            None | Some("point_select") => &POINT_SELECT,
+            Some("read_write") => &READ_WRITE,
+            Some(other) => return Err(format!("WORKLOAD is point_select or read_write, not {other}")),
         },
     })
 }
@@ -105,8 +235,8 @@ fn scramble(password: &str, nonce: &[u8]) -> Vec<u8> {
     h1.iter().zip(h3.iter()).map(|(a, b)| a ^ b).collect()
 }
 
-/// Connects, logs in and prepares `SELECT c FROM sbtest<t> WHERE id=?` for every table.
-fn connect(a: &Args) -> Fallible<(TcpStream, Vec<u32>)> {
+/// Connects, logs in and prepares the workload's statements for every table.
+fn connect(a: &Args) -> Fallible<(TcpStream, Statements)> {
     let mut s = TcpStream::connect(&a.addr).map_err(|e| format!("connect {}: {e}", a.addr))?;
     s.set_nodelay(true).map_err(|e| e.to_string())?;
     let (_, g) = read_packet(&mut s)?;
@@ -150,38 +280,65 @@ fn connect(a: &Args) -> Fallible<(TcpStream, Vec<u32>)> {
         write_packet(&mut s, seq + 1, &scramble(&a.password, nonce))?;
         read_packet(&mut s)?;
     }
-    let mut ids = Vec::new();
+    let mut stmts = Statements(Vec::new());
+    let (mut begin, mut commit) = (0, 0);
+    if a.workload.contains(&BEGIN) {
+        (begin, commit) = (prepare(&mut s, SQL[BEGIN])?, prepare(&mut s, SQL[COMMIT])?);
+    }
     for t in 1..=a.tables {
-        let sql = format!("SELECT c FROM sbtest{t} WHERE id=?");
-        write_packet(&mut s, 0, &[&[0x16u8][..], sql.as_bytes()].concat())?;
-        let (_, ok) = read_packet(&mut s)?;
-        if ok.len() < 9 {
-            return Err("a short reply to COM_STMT_PREPARE".into());
+        let mut ids = [0; SQL.len()];
+        (ids[BEGIN], ids[COMMIT]) = (begin, commit);
+        for kind in (POINT..SQL.len()).filter(|k| a.workload.contains(k)) {
+            ids[kind] = prepare(&mut s, &SQL[kind].replace("%u", &t.to_string()))?;
         }
-        ids.push(u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]));
-        let defs = u16::from_le_bytes([ok[5], ok[6]]) + u16::from_le_bytes([ok[7], ok[8]]);
-        for _ in 0..defs {
-            read_packet(&mut s)?;
-        }
+        stmts.0.push(ids);
     }
     s.set_nonblocking(true).map_err(|e| e.to_string())?;
-    Ok((s, ids))
+    Ok((s, stmts))
+}
+
+/// COM_STMT_PREPARE: the statement's id (its parameter and column definitions skipped).
+fn prepare(s: &mut TcpStream, sql: &str) -> Fallible<u32> {
+    write_packet(s, 0, &[&[0x16u8][..], sql.as_bytes()].concat())?;
+    let (_, ok) = read_packet(s)?;
+    if ok.len() < 9 {
+        return Err("a short reply to COM_STMT_PREPARE".into());
+    }
+    let defs = u16::from_le_bytes([ok[5], ok[6]]) + u16::from_le_bytes([ok[7], ok[8]]);
+    for _ in 0..defs {
+        read_packet(s)?;
+    }
+    Ok(u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]))
 }
 
 struct Conn {
     sock: TcpStream,
-    stmts: Vec<u32>,
+    stmts: Statements,
+    workload: &'static [Kind],
+    table_size: u32,
+    /// Where the next statement is in the workload's transaction.
+    step: usize,
+    /// The table of the current statement group, and the id the DELETE drew (the INSERT's).
+    table: usize,
+    deleted: u32,
+    /// The reply so far: past its first packet (a result set's column count)?
+    in_result: bool,
     buf: Vec<u8>,
     len: usize,
     /// The next COM_STMT_EXECUTE (kept here: io_uring reads it after the push).
-    out: [u8; 22],
+    out: Vec<u8>,
+    /// c and pad strings, reused.
+    text: [u8; 119],
     sent_at: Instant,
+    /// Statements that failed with an error sysbench retries.
+    retried: u64,
 }
 
 /// What one loop measured: queries and latency counts by power-of-two microseconds.
 #[derive(Default)]
 struct Tally {
     queries: u64,
+    retried: u64,
     buckets: [u64; 32],
 }
 
@@ -193,29 +350,67 @@ fn xorshift(state: &mut u64) -> u64 {
 }
 
 impl Conn {
-    /// Encodes one COM_STMT_EXECUTE of a random table's statement with a random id into
-    /// `out`, and reads the clock.
-    fn encode(&mut self, rng: &mut u64, table_size: u32) {
-        let r = xorshift(rng);
-        let stmt = self.stmts[(r % self.stmts.len() as u64) as usize];
-        let id = ((r >> 32) % table_size as u64) as u32 + 1;
-        let p = &mut self.out;
-        *p = [0; 22];
-        p[0] = 18; // payload length; sequence 0
-        p[4] = 0x17;
-        p[5..9].copy_from_slice(&stmt.to_le_bytes());
-        p[10] = 1; // iteration count 1
-        p[15] = 1; // no NULL bitmap bits; new types follow
-        p[16] = 0x03; // MYSQL_TYPE_LONG, signed
-        p[18..22].copy_from_slice(&id.to_le_bytes());
+    fn new(sock: TcpStream, stmts: Statements, a: &Args) -> Conn {
+        Conn {
+            sock,
+            stmts,
+            workload: a.workload,
+            table_size: a.table_size,
+            step: 0,
+            table: 0,
+            deleted: 0,
+            in_result: false,
+            buf: vec![0; 64 * 1024],
+            len: 0,
+            out: Vec::with_capacity(512),
+            text: [0; 119],
+            sent_at: Instant::now(),
+            retried: 0,
+        }
+    }
+
+    /// Encodes the workload's next COM_STMT_EXECUTE into `out` and reads the clock. Tables
+    /// are drawn once per statement group, ids uniformly, as sysbench does.
+    fn encode(&mut self, rng: &mut u64) {
+        let kind = self.workload[self.step];
+        let first_of_group = self.step == 0 || self.workload[self.step - 1] != kind;
+        if first_of_group && !matches!(kind, BEGIN | COMMIT | INSERT) {
+            self.table = (xorshift(rng) % self.stmts.0.len() as u64) as usize;
+        }
+        let stmt = self.stmts.of(kind, self.table);
+        let id = (xorshift(rng) % self.table_size as u64) as u32 + 1;
+        let out = &mut self.out;
+        match kind {
+            BEGIN | COMMIT => encode_execute(out, stmt, &[]),
+            POINT | INDEX_UPDATE => encode_execute(out, stmt, &[Param::Int(id)]),
+            SIMPLE_RANGE | SUM_RANGE | ORDER_RANGE | DISTINCT_RANGE => {
+                encode_execute(out, stmt, &[Param::Int(id), Param::Int(id + RANGE_SIZE - 1)])
+            }
+            NON_INDEX_UPDATE => {
+                random_digits(&mut self.text, rng);
+                encode_execute(out, stmt, &[Param::Text(&self.text), Param::Int(id)])
+            }
+            DELETE => {
+                self.deleted = id;
+                encode_execute(out, stmt, &[Param::Int(id)])
+            }
+            _ => {
+                // INSERT
+                random_digits(&mut self.text, rng);
+                let (c, pad) = (&self.text, &self.text[60..]);
+                encode_execute(out, stmt, &[Param::Int(self.deleted), Param::Int(id), Param::Text(c), Param::Text(pad)])
+            }
+        }
+        self.in_result = false;
         self.sent_at = Instant::now();
     }
 
     /// Sends the next statement with one `send`.
-    fn send(&mut self, rng: &mut u64, table_size: u32) -> Fallible<()> {
-        self.encode(rng, table_size);
-        let n = unsafe { libc::send(self.sock.as_raw_fd(), self.out.as_ptr().cast(), 22, libc::MSG_NOSIGNAL) };
-        if n != 22 {
+    fn send(&mut self, rng: &mut u64) -> Fallible<()> {
+        self.encode(rng);
+        let n =
+            unsafe { libc::send(self.sock.as_raw_fd(), self.out.as_ptr().cast(), self.out.len(), libc::MSG_NOSIGNAL) };
+        if n != self.out.len() as isize {
             return Err(format!("send: {}", std::io::Error::last_os_error()));
         }
         Ok(())
@@ -236,8 +431,9 @@ impl Conn {
         self.received(n as usize)
     }
 
-    /// `n` more bytes are in `buf`; true once the reply is complete (its last packet starts
-    /// 0xfe: with CLIENT_DEPRECATE_EOF the OK that ends a result set).
+    /// `n` more bytes are in `buf`; true once the reply is complete (an OK, or with
+    /// CLIENT_DEPRECATE_EOF the 0xfe OK that ends a result set), and the workload moved on.
+    /// Complete packets are dropped from the buffer as they are seen.
     fn received(&mut self, n: usize) -> Fallible<bool> {
         self.len += n;
         let mut at = 0;
@@ -246,23 +442,47 @@ impl Conn {
             if at + 4 + size > self.len {
                 break;
             }
-            match self.buf[at + 4] {
-                0xff => {
-                    // The message follows the code (2 bytes) and the SQL state (#, 5 bytes).
-                    let message = self.buf.get(at + 13..at + 4 + size).unwrap_or_default();
-                    return Err(format!("server error: {}", String::from_utf8_lossy(message)));
-                }
-                0xfe => {
-                    self.len = 0;
-                    return Ok(true);
-                }
-                _ => at += 4 + size,
+            let packet = at + 4..at + 4 + size;
+            at += 4 + size;
+            match (self.in_result, self.buf[packet.clone()].first()) {
+                (_, Some(0xff)) => return self.failed(packet),
+                (false, Some(0x00)) | (_, Some(0xfe)) => return Ok(self.done(false)),
+                _ => self.in_result = true,
             }
         }
+        self.buf.copy_within(at..self.len, 0);
+        self.len -= at;
         if self.len == self.buf.len() {
-            return Err("a reply larger than the buffer".into());
+            return Err("a packet larger than the buffer".into());
         }
         Ok(false)
+    }
+
+    /// An ERR packet: one sysbench retries ends the statement (the transaction skips to its
+    /// COMMIT); any other ends the client.
+    fn failed(&mut self, packet: std::ops::Range<usize>) -> Fallible<bool> {
+        let packet = &self.buf[packet];
+        let code = u16::from_le_bytes([packet.get(1).copied().unwrap_or(0), packet.get(2).copied().unwrap_or(0)]);
+        if RETRIED.contains(&code) {
+            self.retried += 1;
+            return Ok(self.done(true));
+        }
+        // The message follows the code (2 bytes) and the SQL state (#, 5 bytes).
+        let message = packet.get(9..).unwrap_or_default();
+        Err(format!("server error {code}: {}", String::from_utf8_lossy(message)))
+    }
+
+    /// Past the end and between transactions (as sysbench, a transaction runs to its end: one
+    /// left open would hold its locks until every loop ends).
+    fn finished(&self, now: Instant, end: Instant) -> bool {
+        now >= end && self.step == 0
+    }
+
+    fn done(&mut self, failed: bool) -> bool {
+        self.len = 0;
+        let last = self.workload.len() - 1;
+        self.step = if failed && self.step < last { last } else { (self.step + 1) % self.workload.len() };
+        true
     }
 }
 
@@ -275,13 +495,13 @@ impl Tally {
 }
 
 /// One epoll loop over `conns` until `end`.
-fn run_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> Fallible<Tally> {
+fn run_loop(mut conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tally> {
     let ep = unsafe { libc::epoll_create1(0) };
     let mut rng = seed | 1;
     for (i, c) in conns.iter_mut().enumerate() {
         let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: i as u64 };
         unsafe { libc::epoll_ctl(ep, libc::EPOLL_CTL_ADD, c.sock.as_raw_fd(), &mut ev) };
-        c.send(&mut rng, table_size)?;
+        c.send(&mut rng)?;
     }
     let mut tally = Tally::default();
     let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; conns.len()];
@@ -295,21 +515,22 @@ fn run_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> F
             }
             let now = Instant::now();
             tally.record(c.sent_at, now);
-            if now < end {
-                c.send(&mut rng, table_size)?;
+            if !c.finished(now, end) {
+                c.send(&mut rng)?;
             } else {
                 open -= 1;
             }
         }
     }
     unsafe { libc::close(ep) };
+    tally.retried = conns.iter().map(|c| c.retried).sum();
     Ok(tally)
 }
 
 /// The same over io_uring: per reply one `io_uring_enter` submits the next send and receive
 /// of every connection served and waits for the next completion (no epoll, no send or recv
 /// system calls of their own).
-fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> Fallible<Tally> {
+fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tally> {
     let entries = (conns.len() as u32 * 2).next_power_of_two().max(8);
     let mut ring = io_uring::IoUring::new(entries).map_err(|e| format!("io_uring: {e}"))?;
     let mut rng = seed | 1;
@@ -322,7 +543,8 @@ fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64
         let free = &mut c.buf[c.len..];
         let recv =
             io_uring::opcode::Recv::new(fd, free.as_mut_ptr(), free.len() as u32).build().user_data(i as u64 * 2 + 1);
-        let send_sqe = io_uring::opcode::Send::new(fd, c.out.as_ptr(), 22).build().user_data(i as u64 * 2);
+        let send_sqe =
+            io_uring::opcode::Send::new(fd, c.out.as_ptr(), c.out.len() as u32).build().user_data(i as u64 * 2);
         let mut sq = ring.submission();
         // Safety: `out` and `buf` live in `conns`, untouched until the completions come.
         unsafe {
@@ -334,7 +556,7 @@ fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64
         Ok(())
     };
     for (i, c) in conns.iter_mut().enumerate() {
-        c.encode(&mut rng, table_size);
+        c.encode(&mut rng);
         push(&mut ring, c, i, true)?;
     }
     while open > 0 {
@@ -357,27 +579,28 @@ fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64
             }
             let now = Instant::now();
             tally.record(c.sent_at, now);
-            if now < end {
-                c.encode(&mut rng, table_size);
+            if !c.finished(now, end) {
+                c.encode(&mut rng);
                 push(&mut ring, c, i, true)?;
             } else {
                 open -= 1;
             }
         }
     }
+    tally.retried = conns.iter().map(|c| c.retried).sum();
     Ok(tally)
 }
 
 /// The same client as tasks on tokio (a current-thread runtime and a LocalSet, as
 /// fairbench's event loops), one task per connection: what the async runtime alone adds.
-fn run_tokio_loop(conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) -> Fallible<Tally> {
+fn run_tokio_loop(conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tally> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
     let local = tokio::task::LocalSet::new();
     let tally = std::rc::Rc::new(std::cell::RefCell::new(Tally::default()));
     for (i, c) in conns.into_iter().enumerate() {
         let tally = tally.clone();
         local.spawn_local(async move {
-            if let Err(e) = tokio_client(c, end, table_size, seed ^ (i as u64) << 20, &tally).await {
+            if let Err(e) = tokio_client(c, end, seed ^ (i as u64) << 20, &tally).await {
                 eprintln!("floor_client: {e}");
                 std::process::exit(1);
             }
@@ -387,19 +610,13 @@ fn run_tokio_loop(conns: Vec<Conn>, end: Instant, table_size: u32, seed: u64) ->
     std::rc::Rc::try_unwrap(tally).map(std::cell::RefCell::into_inner).map_err(|_| "a task outlived its loop".into())
 }
 
-async fn tokio_client(
-    mut c: Conn,
-    end: Instant,
-    table_size: u32,
-    seed: u64,
-    tally: &std::cell::RefCell<Tally>,
-) -> Fallible<()> {
+async fn tokio_client(mut c: Conn, end: Instant, seed: u64, tally: &std::cell::RefCell<Tally>) -> Fallible<()> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s =
         tokio::net::TcpStream::from_std(c.sock.try_clone().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let mut rng = seed | 1;
     loop {
-        c.encode(&mut rng, table_size);
+        c.encode(&mut rng);
         s.write_all(&c.out).await.map_err(|e| format!("send: {e}"))?;
         loop {
             let n = s.read(&mut c.buf[c.len..]).await.map_err(|e| format!("recv: {e}"))?;
@@ -415,7 +632,8 @@ async fn tokio_client(
         let _ = s.try_io(tokio::io::Interest::READABLE, || Err::<(), _>(std::io::ErrorKind::WouldBlock.into()));
         let now = Instant::now();
         tally.borrow_mut().record(c.sent_at, now);
-        if now >= end {
+        if c.finished(now, end) {
+            tally.borrow_mut().retried += c.retried;
             return Ok(());
         }
     }
@@ -433,7 +651,7 @@ fn run() -> Fallible<()> {
     let mut per_loop: Vec<Vec<Conn>> = (0..a.loops.max(1)).map(|_| Vec::new()).collect();
     for i in 0..a.connections {
         let (sock, stmts) = connect(&a)?;
-        let conn = Conn { sock, stmts, buf: vec![0; 4096], len: 0, out: [0; 22], sent_at: Instant::now() };
+        let conn = Conn::new(sock, stmts, &a);
         per_loop[i % a.loops.max(1)].push(conn);
     }
     let start = Instant::now();
@@ -442,11 +660,11 @@ fn run() -> Fallible<()> {
         .into_iter()
         .enumerate()
         .map(|(i, conns)| {
-            let (size, seed, mode) = (a.table_size, 0x9e37_79b9_7f4a_7c15 ^ i as u64, a.mode);
+            let (seed, mode) = (0x9e37_79b9_7f4a_7c15 ^ i as u64, a.mode);
             std::thread::spawn(move || match mode {
-                Mode::Epoll => run_loop(conns, end, size, seed),
-                Mode::Uring => run_uring_loop(conns, end, size, seed),
-                Mode::Tokio => run_tokio_loop(conns, end, size, seed),
+                Mode::Epoll => run_loop(conns, end, seed),
+                Mode::Uring => run_uring_loop(conns, end, seed),
+                Mode::Tokio => run_tokio_loop(conns, end, seed),
             })
         })
         .collect();
@@ -454,6 +672,7 @@ fn run() -> Fallible<()> {
     for t in threads {
         let tally = t.join().map_err(|_| "a loop panicked")??;
         total.queries += tally.queries;
+        total.retried += tally.retried;
         total.buckets.iter_mut().zip(tally.buckets).for_each(|(a, b)| *a += b);
     }
     let seconds = start.elapsed().as_secs_f64();
@@ -467,11 +686,12 @@ fn run() -> Fallible<()> {
         }
     }
     println!(
-        "queries {} seconds {seconds:.3} qps {:.1} median latency in [{}, {}) us",
+        "queries {} seconds {seconds:.3} qps {:.1} median latency in [{}, {}) us retried {}",
         total.queries,
         total.queries as f64 / seconds,
         (1u64 << median) >> 1,
-        1u64 << median
+        1u64 << median,
+        total.retried
     );
     Ok(())
 }
