@@ -231,7 +231,7 @@ impl<'p> Collector<'p> {
     /// Adds a tick to the report window; the window ends when the tick was due at (or,
     /// for the run's last tick, after) its boundary.
     fn window_tick(&mut self, t: &Tick<'_>, warmup: bool, every: Duration) {
-        self.window.recorder.add(t.recorder);
+        self.window.recorder.add_counts(t.recorder);
         self.window.ticks += 1;
         self.window.warmup = warmup;
         if t.due < self.window.boundary {
@@ -308,7 +308,7 @@ impl Sink for Collector<'_> {
         let (stream, error) = (&mut self.stream, &mut self.stream_error);
         self.timeline.push_telling(stats, &self.classes, &mut |entry, h| log_entry(stream, error, entry, h));
         if !warmup {
-            self.totals.add(t.recorder);
+            self.totals.add_counts(t.recorder);
         }
         if let Some(every) = self.report_every {
             self.window_tick(t, warmup, every);
@@ -370,7 +370,7 @@ mod tests {
         let mut c = Collector::new(&[], &[], false, 4, Some(Duration::from_secs(every as u64)), &mut progress);
         let start = Instant::now();
         c.started(start, Duration::from_secs(warmup_s), Duration::ZERO);
-        let mut r = Recorder::new(&[], &[], false);
+        let mut r = crate::recorder::TickRecorder::with_counters(&[], &[], false);
         let second = Duration::from_secs(1);
         for n in 1..=secs {
             let due = start + second * n as u32;

@@ -7,6 +7,7 @@ use super::Recorder;
 use crate::model::{EncodedHistogram, IntervalStats};
 use crate::stats::{LatencyHistogram, PackedHistogram};
 use crate::workload::StatementClass;
+use hdrhistogram::Counter;
 use std::collections::BTreeMap;
 
 /// Whole events, every statement, each class, and the open loop's service time.
@@ -43,15 +44,15 @@ impl ClassHistograms {
 
     /// These histograms emptied and filled from `r` again: a collector keeps one set and
     /// refills it every tick instead of allocating seven histograms of ~270 KB each time.
-    pub fn refill(&mut self, r: &Recorder) {
+    pub fn refill<C: Counter>(&mut self, r: &Recorder<C>) {
         self.clear();
-        self.event.add(&r.events);
+        self.event.add_counts(&r.events);
         for (class, h) in StatementClass::ALL.into_iter().zip(&mut self.classes) {
             r.add_class_to(class, h);
             self.total.add(h);
         }
         if let (Some(mine), Some(o)) = (&mut self.service, r.open_loop()) {
-            mine.add(&o.service_events);
+            mine.add_counts(&o.service_events);
         }
     }
 

@@ -14,6 +14,7 @@ pub use sink::{Sink, Tick};
 
 use crate::stats::LatencyHistogram;
 use crate::workload::{StatementClass, StatementInfo};
+use hdrhistogram::Counter;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,26 +23,30 @@ pub const SCATTER_POINTS: usize = 100;
 /// An event that starts this much after its intended start is counted as late.
 pub const LATE_AFTER: Duration = Duration::from_millis(1);
 
+/// What one tick's recorders are: 32-bit bucket counts (see [`LatencyHistogram`]).
+pub type TickRecorder = Recorder<u32>;
+
+/// `C`: the histograms' bucket counter (64-bit unless said otherwise).
 #[derive(Clone, Debug)]
-pub struct Recorder {
+pub struct Recorder<C: Counter = u64> {
     /// The run's statements; ids index `latencies` (and the open loop's `service`).
     statements: Arc<[StatementInfo]>,
-    latencies: Vec<LatencyHistogram>,
+    latencies: Vec<LatencyHistogram<C>>,
     /// Rows each statement inserted, updated or deleted, as the server reported them.
     rows_affected: Vec<u64>,
     /// Whole events (sysbench's "latency"): first statement start (open loop: intended
     /// start) to last statement end.
-    pub events: LatencyHistogram,
+    pub events: LatencyHistogram<C>,
     /// The kinds of event (a file's transactions) and, when there are several, each one's
     /// latencies (with one kind, `events` is its histogram).
     transaction_names: Arc<[String]>,
-    transactions: Vec<LatencyHistogram>,
+    transactions: Vec<LatencyHistogram<C>>,
     /// Events of each kind that rolled back as the workload intends (counted in events).
     rollbacks: Vec<u64>,
     /// Attempts of each kind that failed and were retried (retried errors, lost connections).
     failures: Vec<u64>,
     /// Open loop only: the same without the wait before the event started.
-    open: Option<OpenLoop>,
+    open: Option<OpenLoop<C>>,
     /// Errors retried, by the database's own code.
     pub errors: BTreeMap<String, u64>,
     pub reconnects: u64,
@@ -60,32 +65,63 @@ pub struct Slowest {
 }
 
 #[derive(Clone, Debug)]
-pub struct OpenLoop {
-    pub service: Vec<LatencyHistogram>,
-    pub service_events: LatencyHistogram,
+pub struct OpenLoop<C: Counter = u64> {
+    pub service: Vec<LatencyHistogram<C>>,
+    pub service_events: LatencyHistogram<C>,
     /// Actual start minus intended start.
-    pub queue: LatencyHistogram,
+    pub queue: LatencyHistogram<C>,
     pub late: u64,
     pub dropped: u64,
 }
 
 impl Recorder {
     pub fn new(statements: &[StatementInfo], transactions: &[String], open_loop: bool) -> Self {
+        Self::with_counters(statements, transactions, open_loop)
+    }
+
+    /// All statements of one class merged (latency, or service time with `service`).
+    pub fn class(&self, class: StatementClass, service: bool) -> LatencyHistogram {
+        self.merged(|c| c == class, service)
+    }
+
+    /// Every statement merged.
+    pub fn total(&self, service: bool) -> LatencyHistogram {
+        self.merged(|_| true, service)
+    }
+
+    fn merged(&self, pick: impl Fn(StatementClass) -> bool, service: bool) -> LatencyHistogram {
+        let mut h = LatencyHistogram::new();
+        let histograms = match (service, &self.open) {
+            (true, Some(o)) => o.service.as_slice(),
+            (true, None) => &[],
+            (false, _) => self.latencies.as_slice(),
+        };
+        for (info, s) in self.statements.iter().zip(histograms) {
+            if pick(info.class) {
+                h.add(s);
+            }
+        }
+        h
+    }
+}
+
+impl<C: Counter> Recorder<C> {
+    pub fn with_counters(statements: &[StatementInfo], transactions: &[String], open_loop: bool) -> Self {
         let of_commits = statements.iter().any(|s| s.class == StatementClass::Commit);
         let kinds = if transactions.len() > 1 { transactions.len() } else { 0 };
         Recorder {
             statements: statements.into(),
-            latencies: statements.iter().map(|_| LatencyHistogram::new()).collect(),
+            latencies: statements.iter().map(|_| LatencyHistogram::empty()).collect(),
             rows_affected: vec![0; statements.len()],
-            events: LatencyHistogram::new(),
+            events: LatencyHistogram::empty(),
             transaction_names: transactions.into(),
-            transactions: (0..kinds).map(|_| LatencyHistogram::new()).collect(),
+            transactions: (0..kinds).map(|_| LatencyHistogram::empty()).collect(),
             rollbacks: vec![0; transactions.len().max(1)],
             failures: vec![0; transactions.len().max(1)],
             open: open_loop.then(|| OpenLoop {
-                service: statements.iter().map(|_| LatencyHistogram::new()).collect(),
-                service_events: LatencyHistogram::new(),
-                queue: LatencyHistogram::new(),
+                service: statements.iter().map(|_| LatencyHistogram::empty()).collect(),
+                service_events: LatencyHistogram::empty(),
+                queue: LatencyHistogram::empty(),
                 late: 0,
                 dropped: 0,
             }),
@@ -165,16 +201,26 @@ impl Recorder {
         }
     }
 
-    pub fn add(&mut self, other: &Recorder) {
+    /// Adds everything `other` recorded.
+    pub fn add(&mut self, other: &Recorder<C>) {
+        self.merge(other, LatencyHistogram::add);
+    }
+
+    /// Adds everything a recorder with other counters recorded (a tick's into totals).
+    pub fn add_counts<D: Counter>(&mut self, other: &Recorder<D>) {
+        self.merge(other, LatencyHistogram::add_counts);
+    }
+
+    fn merge<D: Counter>(&mut self, other: &Recorder<D>, add: impl Fn(&mut LatencyHistogram<C>, &LatencyHistogram<D>)) {
         for (mine, theirs) in self.latencies.iter_mut().zip(&other.latencies) {
-            mine.add(theirs);
+            add(mine, theirs);
         }
         for (mine, theirs) in self.rows_affected.iter_mut().zip(&other.rows_affected) {
             *mine += theirs;
         }
-        self.events.add(&other.events);
+        add(&mut self.events, &other.events);
         for (mine, theirs) in self.transactions.iter_mut().zip(&other.transactions) {
-            mine.add(theirs);
+            add(mine, theirs);
         }
         for (mine, theirs) in self.rollbacks.iter_mut().zip(&other.rollbacks) {
             *mine += theirs;
@@ -184,10 +230,10 @@ impl Recorder {
         }
         if let (Some(mine), Some(theirs)) = (&mut self.open, &other.open) {
             for (m, t) in mine.service.iter_mut().zip(&theirs.service) {
-                m.add(t);
+                add(m, t);
             }
-            mine.service_events.add(&theirs.service_events);
-            mine.queue.add(&theirs.queue);
+            add(&mut mine.service_events, &theirs.service_events);
+            add(&mut mine.queue, &theirs.queue);
             mine.late += theirs.late;
             mine.dropped += theirs.dropped;
         }
@@ -222,7 +268,7 @@ impl Recorder {
     }
 
     /// Each statement's name and latencies, in id order.
-    pub fn statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
+    pub fn statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram<C>)> {
         self.statements.iter().map(|s| s.name.as_str()).zip(&self.latencies)
     }
 
@@ -257,54 +303,29 @@ impl Recorder {
     }
 
     /// Each kind of event's name and latencies.
-    pub fn transactions(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
+    pub fn transactions(&self) -> impl Iterator<Item = (&str, &LatencyHistogram<C>)> {
         let histograms =
             if self.transactions.is_empty() { std::slice::from_ref(&self.events) } else { &self.transactions };
         self.transaction_names.iter().map(String::as_str).zip(histograms)
     }
 
-    pub fn open_loop(&self) -> Option<&OpenLoop> {
+    pub fn open_loop(&self) -> Option<&OpenLoop<C>> {
         self.open.as_ref()
     }
 
     /// Service times per statement (open loop only).
-    pub fn service_statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram)> {
+    pub fn service_statements(&self) -> impl Iterator<Item = (&str, &LatencyHistogram<C>)> {
         let service = self.open.as_ref().map(|o| o.service.as_slice()).unwrap_or(&[]);
         self.statements.iter().map(|s| s.name.as_str()).zip(service)
-    }
-
-    /// All statements of one class merged (latency, or service time with `service`).
-    pub fn class(&self, class: StatementClass, service: bool) -> LatencyHistogram {
-        self.merged(|c| c == class, service)
-    }
-
-    /// Every statement merged.
-    pub fn total(&self, service: bool) -> LatencyHistogram {
-        self.merged(|_| true, service)
     }
 
     /// Adds every statement of `class` into `into` (a histogram reused, not a new one).
     pub fn add_class_to(&self, class: StatementClass, into: &mut LatencyHistogram) {
         for (info, s) in self.statements.iter().zip(&self.latencies) {
             if info.class == class {
-                into.add(s);
+                into.add_counts(s);
             }
         }
-    }
-
-    fn merged(&self, pick: impl Fn(StatementClass) -> bool, service: bool) -> LatencyHistogram {
-        let mut h = LatencyHistogram::new();
-        let histograms = match (service, &self.open) {
-            (true, Some(o)) => o.service.as_slice(),
-            (true, None) => &[],
-            (false, _) => self.latencies.as_slice(),
-        };
-        for (info, s) in self.statements.iter().zip(histograms) {
-            if pick(info.class) {
-                h.add(s);
-            }
-        }
-        h
     }
 
     pub fn error_count(&self) -> u64 {

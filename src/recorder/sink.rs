@@ -1,6 +1,6 @@
 //! The seam between the runner and whatever consumes measurements.
 
-use super::Recorder;
+use super::TickRecorder;
 use std::time::{Duration, Instant};
 
 /// Receives what clients recorded, once per tick of the run loop. The runner merges its
@@ -19,7 +19,7 @@ pub trait Sink {
 
 /// One tick's measurements.
 pub struct Tick<'a> {
-    pub recorder: &'a Recorder,
+    pub recorder: &'a TickRecorder,
     /// When the recorders were swapped: the interval covers what was recorded until then.
     pub until: Instant,
     /// When the tick was due (whole seconds from the start; the last one: the end). Decides

@@ -73,8 +73,8 @@ fn scatter_points(sample: &[(Instant, std::time::Duration)], start: Instant) -> 
 /// One timeline interval (or report window) of a recorder, whose histograms per class are
 /// `h` (merged once by the caller, who may hand them on: the streamed log, the kept
 /// timeline). `threads` is left for the caller to set.
-pub fn interval_stats(
-    r: &Recorder,
+pub fn interval_stats<C: hdrhistogram::Counter>(
+    r: &Recorder<C>,
     h: &ClassHistograms,
     start: Instant,
     from_s: f64,

@@ -6,7 +6,7 @@ use super::timer::ClientTimers;
 use super::Shared;
 use crate::db::{Connection, Database, DbError};
 use crate::random::Rng;
-use crate::recorder::Recorder;
+use crate::recorder::TickRecorder;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,7 @@ pub async fn run<D: Database>(
     spec: Arc<ClientSpec>,
     shared: Arc<Shared>,
     id: u64,
-    rec: Arc<Mutex<Recorder>>,
+    rec: Arc<Mutex<TickRecorder>>,
     timers: Option<ClientTimers>,
 ) -> Option<Client<D::Conn>> {
     let mut end = ClientEnd { totals: super::ClientTotals::default(), client: None };
@@ -62,7 +62,7 @@ async fn run_events<D: Database>(
     spec: Arc<ClientSpec>,
     shared: Arc<Shared>,
     id: u64,
-    rec: Arc<Mutex<Recorder>>,
+    rec: Arc<Mutex<TickRecorder>>,
     timers: Option<ClientTimers>,
     end: &mut ClientEnd<D::Conn>,
 ) {
@@ -234,7 +234,7 @@ async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Re
 
 /// An event that succeeded, recorded: its latency from `intended`, its service time from
 /// `attempt`, an intended rollback counted. Returns its end.
-fn record_ended(rec: &Mutex<Recorder>, tx: usize, ended: Ended, intended: Instant, attempt: Instant) -> Instant {
+fn record_ended(rec: &Mutex<TickRecorder>, tx: usize, ended: Ended, intended: Instant, attempt: Instant) -> Instant {
     let end = Instant::now();
     let mut r = crate::lock(rec);
     r.event(tx, end - intended, end - attempt, end);
@@ -278,7 +278,7 @@ impl<C: Connection> Client<C> {
     /// One event, each statement timed and recorded. `waited`: how long after its
     /// intended start this attempt began (zero in a closed loop).
     #[inline]
-    async fn event(&mut self, tx: usize, rec: &Mutex<Recorder>, waited: Duration) -> Result<Ended, DbError> {
+    async fn event(&mut self, tx: usize, rec: &Mutex<TickRecorder>, waited: Duration) -> Result<Ended, DbError> {
         self.state.event(&mut self.conn, &mut self.rng, tx, rec, waited).await
     }
 }
@@ -289,7 +289,7 @@ pub(super) async fn timed_execute<C: Connection>(
     conn: &mut C,
     handle: usize,
     id: usize,
-    rec: &Mutex<Recorder>,
+    rec: &Mutex<TickRecorder>,
     waited: Duration,
 ) -> Result<(), DbError> {
     let t = Instant::now();

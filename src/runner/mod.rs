@@ -18,7 +18,7 @@ pub mod timer;
 use crate::db::{Connection as _, Database, DbError};
 use crate::model::{LoopModel, RunStatus};
 use crate::plan::RunPlan;
-use crate::recorder::{Recorder, Sink, Tick};
+use crate::recorder::{Sink, Tick, TickRecorder};
 use crate::workload::StatementInfo;
 use client::ClientSpec;
 pub use rendezvous::{Alone, Rendezvous};
@@ -264,7 +264,7 @@ pub fn run_with<D: Database>(
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
 
-    let empty = Recorder::new(&statements, &transactions, plan.loop_model.is_open());
+    let empty = TickRecorder::with_counters(&statements, &transactions, plan.loop_model.is_open());
     let measured = workers.measure(plan, &empty, start, warmup, sink, &mut read_before);
     sink.stopped();
     let ended_at = SystemTime::now();
@@ -351,7 +351,7 @@ struct Measured {
 /// The worker threads, each with the recorder its clients write to.
 struct Workers {
     handles: Vec<JoinHandle<Duration>>,
-    recorders: Vec<Arc<Mutex<Recorder>>>,
+    recorders: Vec<Arc<Mutex<TickRecorder>>>,
     shared: Arc<Shared>,
 }
 
@@ -382,7 +382,7 @@ impl Workers {
         let count = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
         let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone() };
         for w in 0..count {
-            let rec = Arc::new(Mutex::new(Recorder::new(statements, transactions, open)));
+            let rec = Arc::new(Mutex::new(TickRecorder::with_counters(statements, transactions, open)));
             workers.recorders.push(rec.clone());
             // A shard's clients have ids of their own in the whole run's (their random
             // streams and `client_id` values differ from every other shard's).
@@ -474,7 +474,7 @@ impl Workers {
     fn measure(
         &self,
         plan: &RunPlan,
-        empty: &Recorder,
+        empty: &TickRecorder,
         start: Instant,
         warmup: Duration,
         sink: &mut dyn Sink,
@@ -555,7 +555,14 @@ impl Workers {
     /// them and hands the merge to the sink. The interval ends at `due` when `is_end`
     /// (measured time stops there), else when the swaps ended: the last instant anything
     /// in the merge can have been recorded.
-    fn tick(&self, merged: &mut Recorder, spare: &mut Recorder, due: Instant, is_end: bool, sink: &mut dyn Sink) {
+    fn tick(
+        &self,
+        merged: &mut TickRecorder,
+        spare: &mut TickRecorder,
+        due: Instant,
+        is_end: bool,
+        sink: &mut dyn Sink,
+    ) {
         for r in &self.recorders {
             std::mem::swap(&mut *crate::lock(r), spare);
             merged.add(spare);

@@ -4,7 +4,7 @@
 
 use crate::db::{ClientFault, Connection, Database, DbError, Param, Value};
 use crate::random::{DistributionSpec, Rng, UniqueSequence};
-use crate::recorder::Recorder;
+use crate::recorder::TickRecorder;
 use crate::workload::generate::{Context, ScopeDraws, Slot};
 use crate::workload::program::{Program, SaveFrom, Times, TransactionIds, MAX_REPEAT};
 use crate::workload::StatementClass;
@@ -202,7 +202,7 @@ impl ProgramState {
         conn: &mut C,
         rng: &mut Rng,
         tx: usize,
-        rec: &Mutex<Recorder>,
+        rec: &Mutex<TickRecorder>,
         waited: Duration,
     ) -> Result<Ended, DbError> {
         let ProgramState { transactions, slots, row, at } = self;
@@ -309,7 +309,7 @@ async fn statement<C: Connection>(
     s: &StatementState,
     slots: &mut [Value],
     row: &mut Vec<Value>,
-    rec: &Mutex<Recorder>,
+    rec: &Mutex<TickRecorder>,
     waited: Duration,
 ) -> Result<crate::db::Executed, DbError> {
     let handle = match s.table {

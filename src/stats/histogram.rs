@@ -2,7 +2,7 @@
 
 use base64::Engine;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
-use hdrhistogram::Histogram;
+use hdrhistogram::{Counter, Histogram};
 use std::time::Duration;
 
 /// Highest trackable latency: one hour, in nanoseconds. Longer samples are recorded as one
@@ -11,9 +11,12 @@ pub const HIGHEST_NS: u64 = 3_600_000_000_000;
 /// Significant digits kept: 3 (at most 0.1% relative error).
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 
+/// `C`: the bucket counter. 64-bit for whatever accumulates (a run's totals, a report
+/// window); 32-bit for one tick's recorders, which hold a second or so of samples (2^32 in
+/// one bucket would take billions of statements a second) in half the memory.
 #[derive(Clone, Debug)]
-pub struct LatencyHistogram {
-    hist: Histogram<u64>,
+pub struct LatencyHistogram<C: Counter = u64> {
+    hist: Histogram<C>,
     min_ns: u64,
     max_ns: u64,
     sum_ns: u128,
@@ -26,11 +29,17 @@ impl Default for LatencyHistogram {
 }
 
 impl LatencyHistogram {
+    pub fn new() -> Self {
+        Self::empty()
+    }
+}
+
+impl<C: Counter> LatencyHistogram<C> {
     /// Empty, and small: its buckets grow to the largest latency recorded (up to
     /// [`HIGHEST_NS`]), so a run whose statements take under a millisecond keeps ~40 KiB per
     /// histogram, not the ~270 KiB a one-hour range costs. Bucket boundaries do not depend
-    /// on the size, so adding histograms of different sizes stays exact.
-    pub fn new() -> Self {
+    /// on the size or the counter, so adding histograms of different sizes stays exact.
+    pub fn empty() -> Self {
         let mut hist = Histogram::new_with_bounds(1, 2, SIGNIFICANT_DIGITS).expect("valid bounds");
         hist.auto(true);
         LatencyHistogram { hist, min_ns: u64::MAX, max_ns: 0, sum_ns: 0 }
@@ -54,11 +63,37 @@ impl LatencyHistogram {
     }
 
     /// Adds every sample of `other` (exact: bucket counts are summed).
-    pub fn add(&mut self, other: &LatencyHistogram) {
+    pub fn add(&mut self, other: &LatencyHistogram<C>) {
         if other.count() == 0 {
             return;
         }
         self.hist.add(&other.hist).expect("same bucket layout, resizing allowed");
+        self.add_extremes(other);
+    }
+
+    /// Adds every sample of a histogram with another counter (exact: the same buckets, each
+    /// count added to the bucket of the same values).
+    pub fn add_counts<D: Counter>(&mut self, other: &LatencyHistogram<D>) {
+        if other.count() == 0 {
+            return;
+        }
+        for v in other.hist.iter_recorded() {
+            let (value, mut left) = (v.value_iterated_to(), v.count_at_value().as_u64());
+            while left > 0 {
+                // In steps any counter used here (32 or 64 bits) holds.
+                let step = left.min(u32::MAX as u64);
+                let n = C::from_u64(step).expect("a counter of at least 32 bits");
+                // Grows the buckets to fit, as record_ns does.
+                if self.hist.record_n(value, n).is_err() {
+                    self.hist.saturating_record_n(value, n);
+                }
+                left -= step;
+            }
+        }
+        self.add_extremes(other);
+    }
+
+    fn add_extremes<D: Counter>(&mut self, other: &LatencyHistogram<D>) {
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
         self.sum_ns += other.sum_ns;
@@ -115,11 +150,14 @@ impl LatencyHistogram {
         self.hist
             .iter_recorded()
             .map(|v| {
-                (self.hist.median_equivalent(v.value_iterated_to()).clamp(self.min_ns, self.max_ns), v.count_at_value())
+                let value = self.hist.median_equivalent(v.value_iterated_to()).clamp(self.min_ns, self.max_ns);
+                (value, v.count_at_value().as_u64())
             })
             .collect()
     }
+}
 
+impl LatencyHistogram {
     /// V2 + DEFLATE encoding (HdrHistogram's interchange format), base64: mergeable later.
     pub fn encode(&self) -> String {
         let mut buf = Vec::new();
@@ -215,6 +253,34 @@ impl PackedHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_of_another_width_add_to_the_same_buckets() {
+        let (mut narrow, mut wide) = (LatencyHistogram::<u32>::empty(), LatencyHistogram::new());
+        for (ns, times) in
+            [(1, 3), (999, 1), (1_000, 7), (12_345, 2), (1_000_000, 5), (264_010_468, 1), (HIGHEST_NS, 1)]
+        {
+            for _ in 0..times {
+                narrow.record_ns(ns);
+                wide.record_ns(ns);
+            }
+        }
+        // Into an empty histogram and into one already grown: both the same as a 64-bit add.
+        for seed in [None, Some(HIGHEST_NS / 2)] {
+            let (mut from_narrow, mut from_wide) = (LatencyHistogram::new(), LatencyHistogram::new());
+            if let Some(ns) = seed {
+                from_narrow.record_ns(ns);
+                from_wide.record_ns(ns);
+            }
+            from_narrow.add_counts(&narrow);
+            from_wide.add(&wide);
+            assert_eq!(from_narrow.buckets(), from_wide.buckets());
+            assert_eq!(from_narrow.count(), from_wide.count());
+            let extremes = |h: &LatencyHistogram| (h.min_ns(), h.max_ns(), h.sum_ns(), h.percentile_ns(99.0));
+            assert_eq!(extremes(&from_narrow), extremes(&from_wide));
+        }
+        assert_eq!(narrow.buckets(), wide.buckets());
+    }
 
     #[test]
     fn packed_histograms_unpack_to_the_same_samples() {
