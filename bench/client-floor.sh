@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The least CPU per query any client can spend here, against sysbench 1.0.20 and fairbench:
-# oltp_point_select and oltp_read_write on MariaDB over TCP 127.0.0.1 at 8 and 64 threads, the
-# clients alternating on the same tables. The floor client (examples/floor_client.rs) does only what every such
-# client must: one prepared COM_STMT_EXECUTE per connection at a time, a clock read around it,
-# a bare epoll loop; it runs again with an io_uring loop and as tokio tasks. Prints per run QPS and
-# CPU per query (user, system), then the ratios to sysbench of fairbench and of the floor.
+# oltp_point_select and oltp_read_write on MariaDB and PostgreSQL over TCP 127.0.0.1 at 8 and 64
+# threads, the clients alternating on the same tables. The floor client (examples/floor_client/)
+# does only what every such client must: one prepared statement per connection at a time, a
+# clock read around it, a bare epoll loop; it runs again with an io_uring loop and as tokio
+# tasks. Prints per run QPS and CPU per query (user, system), then the ratios to sysbench of
+# fairbench and of the floor. FB_BENCH_SERVERS=mariadb (or postgresql) runs one server.
 # Uses a database of its own (fb_client_floor), dropped at the end. See docs/performance.md.
 # Usage: bench/client-floor.sh [SECONDS_PER_RUN] [ROUNDS] [WORKLOADS]
 #   (defaults 10, 5, oltp_point_select,oltp_read_write)

@@ -1,6 +1,6 @@
 """Driver of bench/client-floor.sh: sysbench, fairbench and the floor client (the least a
-client can do per query: examples/floor_client.rs) alternately on the same MariaDB tables;
-per run QPS and CPU per query, per thread count the ratios to sysbench of the other two."""
+client can do per query: examples/floor_client/) alternately on the same tables of MariaDB
+and PostgreSQL; per run QPS and CPU per query, per configuration the ratios to sysbench."""
 import os
 import re
 import sys
@@ -8,8 +8,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 import vs_sysbench as vs  # noqa: E402
-from benchlib import (PASSWORD, USER, MariaDB, Table, machine_lines, measure, per, print_header,  # noqa: E402
+from benchlib import (PASSWORD, USER, Table, machine_lines, measure, per, print_header,  # noqa: E402
                       run_driver, spread)
+
+SCHEMES = {"queries": "mysql", "transactions": "postgres"}  # by what the server counts
 
 DB = "fb_client_floor"  # its own: a concurrent vs-sysbench.sh drops fb_vs_sysbench
 FLOOR = "target/release/examples/floor_client"
@@ -19,18 +21,23 @@ TOOLS = ["sysbench", "fairbench", "floor", "floor-uring", "floor-tokio"]  # the 
 
 
 def floor_run(server, workload, threads, mode):
-    """A vs.Run of the floor client (mode epoll, uring or tokio): the server's count of queries,
-    the client's own seconds."""
+    """A vs.Run of the floor client (mode epoll, uring or tokio), counted as vs_sysbench counts
+    the tools (MariaDB: the server's queries; PostgreSQL: the client's own, the server's
+    transactions for `extra`), over the client's own seconds."""
     before = server.counter(DB)
-    usage = measure([FLOOR, f"127.0.0.1:{server.port}", USER, DB, str(threads), str(vs.SECONDS),
+    address = f"{SCHEMES[server.counts]}://127.0.0.1:{server.port}"
+    usage = measure([FLOOR, address, USER, DB, str(threads), str(vs.SECONDS),
                      str(vs.TABLES), str(vs.TABLE_SIZE), "2", mode, workload.removeprefix("oltp_")], env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
     if usage.rc != 0:
         raise vs.fail("floor_client", usage)
     delta = server.counter_delta(before, server.counter(DB))
-    m = re.search(r"queries (\d+) seconds ([\d.]+)", usage.stdout)
+    m = re.search(r"queries (\d+) transactions (\d+) seconds ([\d.]+)", usage.stdout)
     if not m:
         raise vs.ToolFailed("floor_client printed no count")
-    return vs.Run(delta, float(m[2]), delta - int(m[1]), usage)
+    queries, transactions, seconds = int(m[1]), int(m[2]), float(m[3])
+    if server.counts == "queries":
+        return vs.Run(delta, seconds, delta - queries, usage)
+    return vs.Run(queries, seconds, delta - transactions, usage)
 
 
 RUNS = Table([("round", 5, "d"), ("tool", 11, ""), ("queries", 9, "d"), ("QPS", 7, ".0f"), ("CPU us/q", 9, ".2f"),
@@ -77,36 +84,37 @@ def benchmark(servers):
     if unknown := [w for w in workloads if w not in WORKLOADS]:
         sys.exit(f"the floor client runs {' and '.join(WORKLOADS)}, not {', '.join(unknown)}")
     vs.DB = DB  # the commands vs_sysbench builds name it
-    server = next((s for s in servers if isinstance(s, MariaDB)), None)
-    if server is None:
-        sys.exit("the floor client speaks MySQL's protocol only: FB_BENCH_SERVERS must include mariadb")
     print_header("The least CPU per query a client spends here: sysbench, fairbench and a bare epoll client", [
         *machine_lines(),
-        ("server", f"{server.name} {server.version()}, TCP 127.0.0.1:{server.port}"),
+        ("servers", ", ".join(f"{s.name} {s.version()}, TCP 127.0.0.1:{s.port}" for s in servers)),
         ("runs", f"{', '.join(workloads)}, {vs.SECONDS} s per run, {vs.ROUNDS} rounds (the first tool rotates), "
                  f"{vs.TABLES} tables x {vs.TABLE_SIZE:,} rows prepared once by fairbench, ids uniform"),
-        ("floor", "examples/floor_client.rs: sysbench's prepared statements (read_write: its 20 per "
+        ("floor", "examples/floor_client/: sysbench's prepared statements (read_write: its 20 per "
                   "transaction, BEGIN and COMMIT included, result rows skipped unread), per connection one "
-                  "COM_STMT_EXECUTE at a time (as sysbench and fairbench), the MariaDB metadata cache and CLIENT_DEPRECATE_EOF (as fairbench), a clock read "
-                  "at the send and at the reply, a power-of-two latency bucket; two threads each with a "
-                  "level-triggered epoll loop (fairbench's event loops here: one per core), one send and usually "
-                  "one recv per query; no async runtime, no histograms, no workload language, no result. "
-                  "floor-uring: the same client with an io_uring loop instead: per reply one io_uring_enter "
-                  "submits the next send and receive of every connection served and waits for a completion. "
-                  "floor-tokio: the same client as one tokio task per connection on a current-thread runtime "
-                  "with a LocalSet per thread, as fairbench runs its clients: what the async runtime adds"),
-        ("queries", "the server's count (Questions delta minus this script's own SHOW) over the tool's own "
-                    "measured seconds; CPU = rusage of the whole process (connect included) per query"),
+                  "statement at a time (as sysbench and fairbench; MySQL: COM_STMT_EXECUTE with the MariaDB "
+                  "metadata cache and CLIENT_DEPRECATE_EOF, as fairbench; PostgreSQL: Bind, Execute and Sync in "
+                  "one send, integers binary), a clock read at the send and at the reply, a power-of-two "
+                  "latency bucket; two threads each with a level-triggered epoll loop (fairbench's event loops "
+                  "here: one per core), one send and usually one recv per query; no async runtime, no "
+                  "histograms, no workload language, no result. floor-uring: the same client with an io_uring "
+                  "loop instead: per reply one io_uring_enter submits the next send and receive of every "
+                  "connection served and waits for a completion. floor-tokio: the same client as one tokio task "
+                  "per connection on a current-thread runtime with a LocalSet per thread, as fairbench runs its "
+                  "clients: what the async runtime adds"),
+        ("queries", "MariaDB: the server's count (Questions delta minus this script's own SHOW); PostgreSQL: "
+                    "each tool's own count, `extra` the server's transactions minus the tool's; over the "
+                    "tool's own measured seconds; CPU = rusage of the whole process (connect included) per query"),
     ])
-    server.create_db(DB)
-    try:
-        vs.prepare_for_runs(server)
-        with tempfile.TemporaryDirectory() as tmp:
-            for workload in workloads:
-                for threads in THREADS:
-                    compare(server, workload, threads, tmp)
-    finally:
-        server.drop_db(DB)
+    for server in servers:
+        server.create_db(DB)
+        try:
+            vs.prepare_for_runs(server)
+            with tempfile.TemporaryDirectory() as tmp:
+                for workload in workloads:
+                    for threads in THREADS:
+                        compare(server, workload, threads, tmp)
+        finally:
+            server.drop_db(DB)
 
 
 if __name__ == "__main__":

@@ -1,33 +1,28 @@
-//! The least a client can do per query of oltp_point_select or oltp_read_write on
-//! MariaDB/MySQL, as a yardstick for bench/client-floor.sh: sysbench's prepared statements
-//! (BEGIN and COMMIT included), one COM_STMT_EXECUTE per connection at a time (as sysbench and
-//! fairbench), a clock read before the send and after the reply, the latency counted in a
-//! power-of-two bucket, result rows skipped unread, and nothing else: no workload language, no
-//! histograms, no result document, no async runtime. `LOOPS` threads each run a level-
-//! triggered epoll loop over their share of the connections, one `send` and (usually) one
-//! `recv` per query. Whatever CPU this spends per query, no client can spend much less.
+//! The least a client can do per query of oltp_point_select or oltp_read_write on MariaDB/MySQL
+//! or PostgreSQL, as a yardstick for bench/client-floor.sh: sysbench's prepared statements
+//! (BEGIN and COMMIT included), one statement per connection at a time (as sysbench and
+//! fairbench: MySQL's COM_STMT_EXECUTE, PostgreSQL's Bind, Execute and Sync in one send), a
+//! clock read before the send and after the reply, the latency counted in a power-of-two
+//! bucket, result rows skipped unread, and nothing else: no workload language, no histograms,
+//! no result document, no async runtime. `LOOPS` threads each run a level-triggered epoll loop
+//! over their share of the connections, one `send` and (usually) one `recv` per query.
+//! Whatever CPU this spends per query, no client can spend much less.
 //!
-//! Usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [MODE] [WORKLOAD]
+//! Usage: floor_client [mysql://|postgres://]HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE
+//! [LOOPS] [MODE] [WORKLOAD]
 //! (MODE epoll, the default; uring: the same loop over io_uring; tokio: the same client as
 //! tokio tasks, as fairbench runs its clients. WORKLOAD point_select, the default, or
-//! read_write: sysbench's 20 statements per transaction, ids uniform, a deadlock, lock wait
-//! timeout or duplicate key skips to the COMMIT)
-//! (password in FB_FLOOR_PASSWORD). Prints the queries and seconds measured.
+//! read_write: sysbench's 20 statements per transaction, ids uniform; an error sysbench
+//! retries (deadlock, lock wait timeout, serialization failure, duplicate key) skips to the
+//! COMMIT.) The password comes from FB_FLOOR_PASSWORD (PostgreSQL: trust or a cleartext
+//! password only). Prints the queries, transactions and seconds measured.
 
-use sha1::{Digest, Sha1};
-use std::io::{Read, Write};
+mod mysql;
+mod pg;
+
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
-
-const CLIENT_CONNECT_WITH_DB: u32 = 8;
-const CLIENT_PROTOCOL_41: u32 = 0x200;
-const CLIENT_TRANSACTIONS: u32 = 0x2000;
-const CLIENT_SECURE_CONNECTION: u32 = 0x8000;
-const CLIENT_PLUGIN_AUTH: u32 = 0x80000;
-const CLIENT_DEPRECATE_EOF: u32 = 0x0100_0000;
-/// MariaDB's extended capability: results of prepared statements without their metadata.
-const MARIADB_CLIENT_CACHE_METADATA: u32 = 1 << 4;
 
 type Fallible<T> = Result<T, String>;
 
@@ -86,10 +81,6 @@ const READ_WRITE: [Kind; 20] = [
 ];
 /// sysbench's --range-size default.
 const RANGE_SIZE: u32 = 100;
-/// Errors sysbench retries (deadlock, lock wait timeout, duplicate key): the floor skips
-/// to the COMMIT.
-const RETRIED: [u16; 3] = [1213, 1205, 1062];
-
 /// Prepared statement ids of one connection: per table, by kind (0 where unused).
 struct Statements(Vec<[u32; SQL.len()]>);
 
@@ -99,40 +90,28 @@ impl Statements {
     }
 }
 
-/// A COM_STMT_EXECUTE parameter.
+/// The workload's statements prepared by `prepare` for every table (BEGIN and COMMIT once).
+fn statements(a: &Args, mut prepare: impl FnMut(&str) -> Fallible<u32>) -> Fallible<Statements> {
+    let mut stmts = Statements(Vec::new());
+    let (mut begin, mut commit) = (0, 0);
+    if a.workload.contains(&BEGIN) {
+        (begin, commit) = (prepare(SQL[BEGIN])?, prepare(SQL[COMMIT])?);
+    }
+    for t in 1..=a.tables {
+        let mut ids = [0; SQL.len()];
+        (ids[BEGIN], ids[COMMIT]) = (begin, commit);
+        for kind in (POINT..SQL.len()).filter(|k| a.workload.contains(k)) {
+            ids[kind] = prepare(&SQL[kind].replace("%u", &t.to_string()))?;
+        }
+        stmts.0.push(ids);
+    }
+    Ok(stmts)
+}
+
+/// A statement's parameter.
 enum Param<'a> {
     Int(u32),
     Text(&'a [u8]),
-}
-
-/// Encodes COM_STMT_EXECUTE of `stmt` with `params` into `out` (header, sequence 0).
-fn encode_execute(out: &mut Vec<u8>, stmt: u32, params: &[Param]) {
-    out.clear();
-    out.extend_from_slice(&[0, 0, 0, 0, 0x17]);
-    out.extend_from_slice(&stmt.to_le_bytes());
-    out.push(0); // no cursor
-    out.extend_from_slice(&1u32.to_le_bytes());
-    if !params.is_empty() {
-        out.extend(std::iter::repeat_n(0u8, params.len().div_ceil(8))); // no NULLs
-        out.push(1); // types follow
-        for p in params {
-            out.extend_from_slice(match p {
-                Param::Int(_) => &[0x03, 0],  // LONG, as sysbench binds its INTs
-                Param::Text(_) => &[0xfe, 0], // STRING, as sysbench binds its CHARs
-            });
-        }
-        for p in params {
-            match p {
-                Param::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
-                Param::Text(t) => {
-                    out.push(t.len() as u8); // < 251: a one-byte length
-                    out.extend_from_slice(t);
-                }
-            }
-        }
-    }
-    let len = (out.len() - 4) as u32;
-    out[..3].copy_from_slice(&len.to_le_bytes()[..3]);
 }
 
 /// sysbench's c (10 groups of 11 random digits joined by '-') or pad (5 groups) into `out`.
@@ -151,7 +130,26 @@ fn random_digits(out: &mut [u8], rng: &mut u64) {
     }
 }
 
+/// The server's protocol: `mysql://` (the default) or `postgres://` before HOST:PORT.
+#[derive(Clone, Copy, PartialEq)]
+enum Protocol {
+    Mysql,
+    Postgres,
+}
+
+/// How a reply's bytes so far stand.
+enum Scan {
+    /// Incomplete: this many bytes are whole messages, seen and no longer needed.
+    Partial(usize),
+    /// The reply ended; `retried`: with an error sysbench retries.
+    Complete {
+        retried: bool,
+    },
+    Failed(String),
+}
+
 struct Args {
+    protocol: Protocol,
     addr: String,
     user: String,
     password: String,
@@ -176,14 +174,21 @@ fn args() -> Fallible<Args> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 7 {
         return Err(
-            "usage: floor_client HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] [epoll|uring|tokio] \
-             [point_select|read_write]"
+            "usage: floor_client [mysql://|postgres://]HOST:PORT USER DB CONNECTIONS SECONDS TABLES TABLE_SIZE [LOOPS] \
+             [epoll|uring|tokio] [point_select|read_write]"
                 .into(),
         );
     }
     let num = |i: usize| a[i].parse::<f64>().map_err(|_| format!("argument {} is not a number: {}", i + 1, a[i]));
+    let (protocol, addr) = match a[0].split_once("://") {
+        None => (Protocol::Mysql, a[0].as_str()),
+        Some(("mysql", addr)) => (Protocol::Mysql, addr),
+        Some(("postgres", addr)) => (Protocol::Postgres, addr),
+        Some((other, _)) => return Err(format!("the scheme is mysql:// or postgres://, not {other}://")),
+    };
     Ok(Args {
-        addr: a[0].clone(),
+        protocol,
+        addr: addr.to_string(),
         user: a[1].clone(),
         password: std::env::var("FB_FLOOR_PASSWORD").unwrap_or_default(),
         db: a[2].clone(),
@@ -206,111 +211,6 @@ fn args() -> Fallible<Args> {
     })
 }
 
-/// Blocking packet I/O for the setup (handshake, prepare).
-fn read_packet(s: &mut TcpStream) -> Fallible<(u8, Vec<u8>)> {
-    let mut head = [0u8; 4];
-    s.read_exact(&mut head).map_err(|e| format!("read: {e}"))?;
-    let mut p = vec![0u8; u32::from_le_bytes([head[0], head[1], head[2], 0]) as usize];
-    s.read_exact(&mut p).map_err(|e| format!("read: {e}"))?;
-    if p.first() == Some(&0xff) {
-        return Err(format!("server error: {}", String::from_utf8_lossy(&p[p.len().min(9)..])));
-    }
-    Ok((head[3], p))
-}
-
-fn write_packet(s: &mut TcpStream, seq: u8, payload: &[u8]) -> Fallible<()> {
-    let mut out = (payload.len() as u32).to_le_bytes();
-    out[3] = seq;
-    s.write_all(&out).and_then(|_| s.write_all(payload)).map_err(|e| format!("write: {e}"))
-}
-
-/// mysql_native_password: SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw))).
-fn scramble(password: &str, nonce: &[u8]) -> Vec<u8> {
-    if password.is_empty() {
-        return Vec::new();
-    }
-    let h1 = Sha1::digest(password.as_bytes());
-    let h2 = Sha1::digest(h1);
-    let h3 = Sha1::new().chain_update(nonce).chain_update(h2).finalize();
-    h1.iter().zip(h3.iter()).map(|(a, b)| a ^ b).collect()
-}
-
-/// Connects, logs in and prepares the workload's statements for every table.
-fn connect(a: &Args) -> Fallible<(TcpStream, Statements)> {
-    let mut s = TcpStream::connect(&a.addr).map_err(|e| format!("connect {}: {e}", a.addr))?;
-    s.set_nodelay(true).map_err(|e| e.to_string())?;
-    let (_, g) = read_packet(&mut s)?;
-    let nul = g.iter().skip(1).position(|&b| b == 0).ok_or("bad greeting")? + 2;
-    if g.len() < nul + 43 {
-        return Err("a greeting too short for protocol 41 with its nonce (is this a MySQL server?)".into());
-    }
-    let mut nonce = g[nul + 4..nul + 12].to_vec();
-    let caps = u32::from(u16::from_le_bytes([g[nul + 13], g[nul + 14]]))
-        | u32::from(u16::from_le_bytes([g[nul + 18], g[nul + 19]])) << 16;
-    let extended = u32::from_le_bytes([g[nul + 27], g[nul + 28], g[nul + 29], g[nul + 30]]);
-    let rest = &g[nul + 31..];
-    nonce.extend_from_slice(&rest[..12]);
-    let want = CLIENT_CONNECT_WITH_DB
-        | CLIENT_PROTOCOL_41
-        | CLIENT_TRANSACTIONS
-        | CLIENT_SECURE_CONNECTION
-        | CLIENT_PLUGIN_AUTH
-        | CLIENT_DEPRECATE_EOF;
-    let (mine, ext) = (want & caps, if caps & 1 == 0 { extended & MARIADB_CLIENT_CACHE_METADATA } else { 0 });
-    let mut out = Vec::new();
-    out.extend_from_slice(&mine.to_le_bytes());
-    out.extend_from_slice(&(16u32 << 20).to_le_bytes());
-    out.push(45);
-    out.extend_from_slice(&[0; 19]);
-    out.extend_from_slice(&ext.to_le_bytes());
-    out.extend_from_slice(a.user.as_bytes());
-    out.push(0);
-    let auth = scramble(&a.password, &nonce);
-    out.push(auth.len() as u8);
-    out.extend_from_slice(&auth);
-    out.extend_from_slice(a.db.as_bytes());
-    out.push(0);
-    out.extend_from_slice(b"mysql_native_password\0");
-    write_packet(&mut s, 1, &out)?;
-    let (seq, p) = read_packet(&mut s)?;
-    if p.first() == Some(&0xfe) {
-        // Switch to mysql_native_password with a new nonce.
-        let nul = p[1..].iter().position(|&b| b == 0).ok_or("bad auth switch")? + 2;
-        let nonce = p.get(nul..p.len().saturating_sub(1)).ok_or("bad auth switch")?;
-        write_packet(&mut s, seq + 1, &scramble(&a.password, nonce))?;
-        read_packet(&mut s)?;
-    }
-    let mut stmts = Statements(Vec::new());
-    let (mut begin, mut commit) = (0, 0);
-    if a.workload.contains(&BEGIN) {
-        (begin, commit) = (prepare(&mut s, SQL[BEGIN])?, prepare(&mut s, SQL[COMMIT])?);
-    }
-    for t in 1..=a.tables {
-        let mut ids = [0; SQL.len()];
-        (ids[BEGIN], ids[COMMIT]) = (begin, commit);
-        for kind in (POINT..SQL.len()).filter(|k| a.workload.contains(k)) {
-            ids[kind] = prepare(&mut s, &SQL[kind].replace("%u", &t.to_string()))?;
-        }
-        stmts.0.push(ids);
-    }
-    s.set_nonblocking(true).map_err(|e| e.to_string())?;
-    Ok((s, stmts))
-}
-
-/// COM_STMT_PREPARE: the statement's id (its parameter and column definitions skipped).
-fn prepare(s: &mut TcpStream, sql: &str) -> Fallible<u32> {
-    write_packet(s, 0, &[&[0x16u8][..], sql.as_bytes()].concat())?;
-    let (_, ok) = read_packet(s)?;
-    if ok.len() < 9 {
-        return Err("a short reply to COM_STMT_PREPARE".into());
-    }
-    let defs = u16::from_le_bytes([ok[5], ok[6]]) + u16::from_le_bytes([ok[7], ok[8]]);
-    for _ in 0..defs {
-        read_packet(s)?;
-    }
-    Ok(u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]))
-}
-
 struct Conn {
     sock: TcpStream,
     stmts: Statements,
@@ -321,17 +221,21 @@ struct Conn {
     /// The table of the current statement group, and the id the DELETE drew (the INSERT's).
     table: usize,
     deleted: u32,
-    /// The reply so far: past its first packet (a result set's column count)?
-    in_result: bool,
+    protocol: Protocol,
+    /// Where the reply is (MySQL: past its first packet, a result set's column count;
+    /// PostgreSQL: past an error sysbench retries, waiting for ReadyForQuery).
+    mid_reply: bool,
     buf: Vec<u8>,
     len: usize,
-    /// The next COM_STMT_EXECUTE (kept here: io_uring reads it after the push).
+    /// The next statement's messages (kept here: io_uring reads them after the push).
     out: Vec<u8>,
     /// c and pad strings, reused.
     text: [u8; 119],
     sent_at: Instant,
     /// Statements that failed with an error sysbench retries.
     retried: u64,
+    /// Transactions (oltp_point_select: statements) run to their end.
+    transactions: u64,
 }
 
 /// What one loop measured: queries and latency counts by power-of-two microseconds.
@@ -339,6 +243,7 @@ struct Conn {
 struct Tally {
     queries: u64,
     retried: u64,
+    transactions: u64,
     buckets: [u64; 32],
 }
 
@@ -359,17 +264,19 @@ impl Conn {
             step: 0,
             table: 0,
             deleted: 0,
-            in_result: false,
+            protocol: a.protocol,
+            mid_reply: false,
             buf: vec![0; 64 * 1024],
             len: 0,
             out: Vec::with_capacity(512),
             text: [0; 119],
             sent_at: Instant::now(),
             retried: 0,
+            transactions: 0,
         }
     }
 
-    /// Encodes the workload's next COM_STMT_EXECUTE into `out` and reads the clock. Tables
+    /// Encodes the workload's next statement into `out` and reads the clock. Tables
     /// are drawn once per statement group, ids uniformly, as sysbench does.
     fn encode(&mut self, rng: &mut u64) {
         let kind = self.workload[self.step];
@@ -379,29 +286,27 @@ impl Conn {
         }
         let stmt = self.stmts.of(kind, self.table);
         let id = (xorshift(rng) % self.table_size as u64) as u32 + 1;
-        let out = &mut self.out;
-        match kind {
-            BEGIN | COMMIT => encode_execute(out, stmt, &[]),
-            POINT | INDEX_UPDATE => encode_execute(out, stmt, &[Param::Int(id)]),
-            SIMPLE_RANGE | SUM_RANGE | ORDER_RANGE | DISTINCT_RANGE => {
-                encode_execute(out, stmt, &[Param::Int(id), Param::Int(id + RANGE_SIZE - 1)])
-            }
-            NON_INDEX_UPDATE => {
-                random_digits(&mut self.text, rng);
-                encode_execute(out, stmt, &[Param::Text(&self.text), Param::Int(id)])
-            }
-            DELETE => {
-                self.deleted = id;
-                encode_execute(out, stmt, &[Param::Int(id)])
-            }
-            _ => {
-                // INSERT
-                random_digits(&mut self.text, rng);
-                let (c, pad) = (&self.text, &self.text[60..]);
-                encode_execute(out, stmt, &[Param::Int(self.deleted), Param::Int(id), Param::Text(c), Param::Text(pad)])
-            }
+        if matches!(kind, NON_INDEX_UPDATE | INSERT) {
+            random_digits(&mut self.text, rng);
         }
-        self.in_result = false;
+        if kind == DELETE {
+            self.deleted = id;
+        }
+        let (c, pad) = (&self.text[..], &self.text[60..]);
+        let params: &[Param] = match kind {
+            BEGIN | COMMIT => &[],
+            POINT | INDEX_UPDATE | DELETE => &[Param::Int(id)],
+            SIMPLE_RANGE | SUM_RANGE | ORDER_RANGE | DISTINCT_RANGE => {
+                &[Param::Int(id), Param::Int(id + RANGE_SIZE - 1)]
+            }
+            NON_INDEX_UPDATE => &[Param::Text(c), Param::Int(id)],
+            _ => &[Param::Int(self.deleted), Param::Int(id), Param::Text(c), Param::Text(pad)], // INSERT
+        };
+        match self.protocol {
+            Protocol::Mysql => mysql::encode_execute(&mut self.out, stmt, params),
+            Protocol::Postgres => pg::encode_execute(&mut self.out, stmt, params),
+        }
+        self.mid_reply = false;
         self.sent_at = Instant::now();
     }
 
@@ -431,45 +336,30 @@ impl Conn {
         self.received(n as usize)
     }
 
-    /// `n` more bytes are in `buf`; true once the reply is complete (an OK, or with
-    /// CLIENT_DEPRECATE_EOF the 0xfe OK that ends a result set), and the workload moved on.
-    /// Complete packets are dropped from the buffer as they are seen.
+    /// `n` more bytes are in `buf`; true once the reply is complete and the workload moved on.
+    /// Complete messages are dropped from the buffer as they are seen.
     fn received(&mut self, n: usize) -> Fallible<bool> {
         self.len += n;
-        let mut at = 0;
-        while at + 4 < self.len {
-            let size = u32::from_le_bytes([self.buf[at], self.buf[at + 1], self.buf[at + 2], 0]) as usize;
-            if at + 4 + size > self.len {
-                break;
+        let seen = &self.buf[..self.len];
+        let scan = match self.protocol {
+            Protocol::Mysql => mysql::scan(seen, &mut self.mid_reply),
+            Protocol::Postgres => pg::scan(seen, &mut self.mid_reply),
+        };
+        match scan {
+            Scan::Partial(whole) => {
+                self.buf.copy_within(whole..self.len, 0);
+                self.len -= whole;
+                if self.len == self.buf.len() {
+                    return Err("a message larger than the buffer".into());
+                }
+                Ok(false)
             }
-            let packet = at + 4..at + 4 + size;
-            at += 4 + size;
-            match (self.in_result, self.buf[packet.clone()].first()) {
-                (_, Some(0xff)) => return self.failed(packet),
-                (false, Some(0x00)) | (_, Some(0xfe)) => return Ok(self.done(false)),
-                _ => self.in_result = true,
+            Scan::Complete { retried } => {
+                self.retried += retried as u64;
+                Ok(self.done(retried))
             }
+            Scan::Failed(message) => Err(message),
         }
-        self.buf.copy_within(at..self.len, 0);
-        self.len -= at;
-        if self.len == self.buf.len() {
-            return Err("a packet larger than the buffer".into());
-        }
-        Ok(false)
-    }
-
-    /// An ERR packet: one sysbench retries ends the statement (the transaction skips to its
-    /// COMMIT); any other ends the client.
-    fn failed(&mut self, packet: std::ops::Range<usize>) -> Fallible<bool> {
-        let packet = &self.buf[packet];
-        let code = u16::from_le_bytes([packet.get(1).copied().unwrap_or(0), packet.get(2).copied().unwrap_or(0)]);
-        if RETRIED.contains(&code) {
-            self.retried += 1;
-            return Ok(self.done(true));
-        }
-        // The message follows the code (2 bytes) and the SQL state (#, 5 bytes).
-        let message = packet.get(9..).unwrap_or_default();
-        Err(format!("server error {code}: {}", String::from_utf8_lossy(message)))
     }
 
     /// Past the end and between transactions (as sysbench, a transaction runs to its end: one
@@ -482,6 +372,7 @@ impl Conn {
         self.len = 0;
         let last = self.workload.len() - 1;
         self.step = if failed && self.step < last { last } else { (self.step + 1) % self.workload.len() };
+        self.transactions += (self.step == 0) as u64;
         true
     }
 }
@@ -524,6 +415,7 @@ fn run_loop(mut conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tally> {
     }
     unsafe { libc::close(ep) };
     tally.retried = conns.iter().map(|c| c.retried).sum();
+    tally.transactions = conns.iter().map(|c| c.transactions).sum();
     Ok(tally)
 }
 
@@ -588,6 +480,7 @@ fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tal
         }
     }
     tally.retried = conns.iter().map(|c| c.retried).sum();
+    tally.transactions = conns.iter().map(|c| c.transactions).sum();
     Ok(tally)
 }
 
@@ -633,7 +526,8 @@ async fn tokio_client(mut c: Conn, end: Instant, seed: u64, tally: &std::cell::R
         let now = Instant::now();
         tally.borrow_mut().record(c.sent_at, now);
         if c.finished(now, end) {
-            tally.borrow_mut().retried += c.retried;
+            let mut t = tally.borrow_mut();
+            (t.retried, t.transactions) = (t.retried + c.retried, t.transactions + c.transactions);
             return Ok(());
         }
     }
@@ -650,7 +544,10 @@ fn run() -> Fallible<()> {
     let a = args()?;
     let mut per_loop: Vec<Vec<Conn>> = (0..a.loops.max(1)).map(|_| Vec::new()).collect();
     for i in 0..a.connections {
-        let (sock, stmts) = connect(&a)?;
+        let (sock, stmts) = match a.protocol {
+            Protocol::Mysql => mysql::connect(&a)?,
+            Protocol::Postgres => pg::connect(&a)?,
+        };
         let conn = Conn::new(sock, stmts, &a);
         per_loop[i % a.loops.max(1)].push(conn);
     }
@@ -673,6 +570,7 @@ fn run() -> Fallible<()> {
         let tally = t.join().map_err(|_| "a loop panicked")??;
         total.queries += tally.queries;
         total.retried += tally.retried;
+        total.transactions += tally.transactions;
         total.buckets.iter_mut().zip(tally.buckets).for_each(|(a, b)| *a += b);
     }
     let seconds = start.elapsed().as_secs_f64();
@@ -686,8 +584,9 @@ fn run() -> Fallible<()> {
         }
     }
     println!(
-        "queries {} seconds {seconds:.3} qps {:.1} median latency in [{}, {}) us retried {}",
+        "queries {} transactions {} seconds {seconds:.3} qps {:.1} median latency in [{}, {}) us retried {}",
         total.queries,
+        total.transactions,
         total.queries as f64 / seconds,
         (1u64 << median) >> 1,
         1u64 << median,
