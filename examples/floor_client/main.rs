@@ -383,6 +383,19 @@ impl Tally {
         self.buckets[(64 - us.leading_zeros() as usize).min(31)] += 1;
         self.queries += 1;
     }
+
+    /// A connection's counts, once its loop is done with it.
+    fn add_conn(&mut self, c: &Conn) {
+        self.retried += c.retried;
+        self.transactions += c.transactions;
+    }
+
+    fn add(&mut self, other: &Tally) {
+        self.queries += other.queries;
+        self.retried += other.retried;
+        self.transactions += other.transactions;
+        self.buckets.iter_mut().zip(other.buckets).for_each(|(a, b)| *a += b);
+    }
 }
 
 /// One epoll loop over `conns` until `end`.
@@ -414,8 +427,7 @@ fn run_loop(mut conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tally> {
         }
     }
     unsafe { libc::close(ep) };
-    tally.retried = conns.iter().map(|c| c.retried).sum();
-    tally.transactions = conns.iter().map(|c| c.transactions).sum();
+    conns.iter().for_each(|c| tally.add_conn(c));
     Ok(tally)
 }
 
@@ -479,8 +491,7 @@ fn run_uring_loop(mut conns: Vec<Conn>, end: Instant, seed: u64) -> Fallible<Tal
             }
         }
     }
-    tally.retried = conns.iter().map(|c| c.retried).sum();
-    tally.transactions = conns.iter().map(|c| c.transactions).sum();
+    conns.iter().for_each(|c| tally.add_conn(c));
     Ok(tally)
 }
 
@@ -526,8 +537,7 @@ async fn tokio_client(mut c: Conn, end: Instant, seed: u64, tally: &std::cell::R
         let now = Instant::now();
         tally.borrow_mut().record(c.sent_at, now);
         if c.finished(now, end) {
-            let mut t = tally.borrow_mut();
-            (t.retried, t.transactions) = (t.retried + c.retried, t.transactions + c.transactions);
+            tally.borrow_mut().add_conn(&c);
             return Ok(());
         }
     }
@@ -567,11 +577,7 @@ fn run() -> Fallible<()> {
         .collect();
     let mut total = Tally::default();
     for t in threads {
-        let tally = t.join().map_err(|_| "a loop panicked")??;
-        total.queries += tally.queries;
-        total.retried += tally.retried;
-        total.transactions += tally.transactions;
-        total.buckets.iter_mut().zip(tally.buckets).for_each(|(a, b)| *a += b);
+        total.add(&t.join().map_err(|_| "a loop panicked")??);
     }
     let seconds = start.elapsed().as_secs_f64();
     // The median's bucket: latencies in [2^(b-1), 2^b) microseconds.

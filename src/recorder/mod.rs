@@ -79,6 +79,11 @@ impl Recorder {
         Self::with_counters(statements, transactions, open_loop)
     }
 
+    /// Adds everything a tick's 32-bit recorder recorded (into totals, a report window).
+    pub fn add_counts<D: Counter>(&mut self, other: &Recorder<D>) {
+        self.merge(other, LatencyHistogram::add_counts);
+    }
+
     /// All statements of one class merged (latency, or service time with `service`).
     pub fn class(&self, class: StatementClass, service: bool) -> LatencyHistogram {
         self.merged(|c| c == class, service)
@@ -106,6 +111,7 @@ impl Recorder {
 }
 
 impl<C: Counter> Recorder<C> {
+    /// Empty, with bucket counters `C` ([`Recorder::new`]: 64-bit).
     pub fn with_counters(statements: &[StatementInfo], transactions: &[String], open_loop: bool) -> Self {
         let of_commits = statements.iter().any(|s| s.class == StatementClass::Commit);
         let kinds = if transactions.len() > 1 { transactions.len() } else { 0 };
@@ -204,11 +210,6 @@ impl<C: Counter> Recorder<C> {
     /// Adds everything `other` recorded.
     pub fn add(&mut self, other: &Recorder<C>) {
         self.merge(other, LatencyHistogram::add);
-    }
-
-    /// Adds everything a recorder with other counters recorded (a tick's into totals).
-    pub fn add_counts<D: Counter>(&mut self, other: &Recorder<D>) {
-        self.merge(other, LatencyHistogram::add_counts);
     }
 
     fn merge<D: Counter>(&mut self, other: &Recorder<D>, add: impl Fn(&mut LatencyHistogram<C>, &LatencyHistogram<D>)) {

@@ -32,6 +32,21 @@ impl LatencyHistogram {
     pub fn new() -> Self {
         Self::empty()
     }
+
+    /// Adds every sample of a histogram with another counter (a tick's 32-bit one; exact: the
+    /// same buckets, each count added to the bucket of the same values).
+    pub fn add_counts<D: Counter>(&mut self, other: &LatencyHistogram<D>) {
+        if other.count() == 0 {
+            return;
+        }
+        for v in other.hist.iter_recorded() {
+            // Grows the buckets to fit, as record_ns does.
+            if self.hist.record_n(v.value_iterated_to(), v.count_at_value().as_u64()).is_err() {
+                self.hist.saturating_record_n(v.value_iterated_to(), v.count_at_value().as_u64());
+            }
+        }
+        self.add_extremes(other);
+    }
 }
 
 impl<C: Counter> LatencyHistogram<C> {
@@ -68,28 +83,6 @@ impl<C: Counter> LatencyHistogram<C> {
             return;
         }
         self.hist.add(&other.hist).expect("same bucket layout, resizing allowed");
-        self.add_extremes(other);
-    }
-
-    /// Adds every sample of a histogram with another counter (exact: the same buckets, each
-    /// count added to the bucket of the same values).
-    pub fn add_counts<D: Counter>(&mut self, other: &LatencyHistogram<D>) {
-        if other.count() == 0 {
-            return;
-        }
-        for v in other.hist.iter_recorded() {
-            let (value, mut left) = (v.value_iterated_to(), v.count_at_value().as_u64());
-            while left > 0 {
-                // In steps any counter used here (32 or 64 bits) holds.
-                let step = left.min(u32::MAX as u64);
-                let n = C::from_u64(step).expect("a counter of at least 32 bits");
-                // Grows the buckets to fit, as record_ns does.
-                if self.hist.record_n(value, n).is_err() {
-                    self.hist.saturating_record_n(value, n);
-                }
-                left -= step;
-            }
-        }
         self.add_extremes(other);
     }
 
