@@ -1,7 +1,7 @@
 //! One client: its connection, prepared statements and random stream, and the loop that
 //! runs events. The loop only executes statements and records their latencies.
 
-use super::program::{Ended, ProgramSpec, ProgramState};
+use super::program::{Ended, Finished, ProgramSpec, ProgramState};
 use super::timer::ClientTimers;
 use super::Shared;
 use crate::db::{Connection, Database, DbError};
@@ -97,12 +97,14 @@ async fn run_events<D: Database>(
         // The kind of event stays the same over retries, so the mix is the declared one.
         let tx = client.pick(&spec);
         let Some(intended) = keyed(&spec, &shared, &mut client.rng, tx, intended).await else { return };
-        let mut attempt = Instant::now();
+        // Closed loop: the first attempt starts at the intended start (both read the clock
+        // once, just before the event's first statement is drawn).
+        let mut attempt = if spec.open_loop { Instant::now() } else { intended };
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
             match client.event(tx, &rec, waited).await {
-                Ok(ended) => {
-                    let end = record_ended(&rec, tx, ended, intended, attempt);
+                Ok(finished) => {
+                    let end = record_ended(&rec, tx, finished, intended, attempt);
                     if measured {
                         totals.events += 1;
                         totals.busy_s += (end - intended).as_secs_f64();
@@ -233,12 +235,18 @@ async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Re
 }
 
 /// An event that succeeded, recorded: its latency from `intended`, its service time from
-/// `attempt`, an intended rollback counted. Returns its end.
-fn record_ended(rec: &Mutex<TickRecorder>, tx: usize, ended: Ended, intended: Instant, attempt: Instant) -> Instant {
-    let end = Instant::now();
+/// `attempt`, both to its last statement's end; an intended rollback counted. Returns its end.
+fn record_ended(
+    rec: &Mutex<TickRecorder>,
+    tx: usize,
+    finished: Finished,
+    intended: Instant,
+    attempt: Instant,
+) -> Instant {
+    let end = finished.last_statement_end.unwrap_or_else(Instant::now);
     let mut r = crate::lock(rec);
     r.event(tx, end - intended, end - attempt, end);
-    if ended == Ended::RolledBack {
+    if finished.ended == Ended::RolledBack {
         r.rolled_back(tx);
     }
     end
@@ -278,23 +286,23 @@ impl<C: Connection> Client<C> {
     /// One event, each statement timed and recorded. `waited`: how long after its
     /// intended start this attempt began (zero in a closed loop).
     #[inline]
-    async fn event(&mut self, tx: usize, rec: &Mutex<TickRecorder>, waited: Duration) -> Result<Ended, DbError> {
+    async fn event(&mut self, tx: usize, rec: &Mutex<TickRecorder>, waited: Duration) -> Result<Finished, DbError> {
         self.state.event(&mut self.conn, &mut self.rng, tx, rec, waited).await
     }
 }
 
 /// Executes BEGIN or COMMIT (prepared `handle`, no parameters), timed and recorded as
-/// statement `id`.
+/// statement `id`; returns when it ended.
 pub(super) async fn timed_execute<C: Connection>(
     conn: &mut C,
     handle: usize,
     id: usize,
     rec: &Mutex<TickRecorder>,
     waited: Duration,
-) -> Result<(), DbError> {
+) -> Result<Instant, DbError> {
     let t = Instant::now();
     conn.execute(handle, &[]).await?;
     let end = Instant::now();
     crate::lock(rec).statement(id, end - t, waited, end);
-    Ok(())
+    Ok(end)
 }

@@ -9,7 +9,7 @@ use crate::workload::generate::{Context, ScopeDraws, Slot};
 use crate::workload::program::{Program, SaveFrom, Times, TransactionIds, MAX_REPEAT};
 use crate::workload::StatementClass;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Parameters bound without allocating, up to this many per statement.
 const INLINE_PARAMS: usize = 16;
@@ -204,12 +204,14 @@ impl ProgramState {
         tx: usize,
         rec: &Mutex<TickRecorder>,
         waited: Duration,
-    ) -> Result<Ended, DbError> {
+    ) -> Result<Finished, DbError> {
+        use super::client::timed_execute;
         let ProgramState { transactions, slots, row, at } = self;
         let t = &mut transactions[tx];
         t.draws.draw(rng, *at, slots);
+        let mut last = None;
         if let Some((id, handle)) = t.begin {
-            super::client::timed_execute(conn, handle, id, rec, waited).await?;
+            last = Some(timed_execute(conn, handle, id, rec, waited).await?);
         }
         for step in t.steps.iter_mut() {
             step.once.draw(rng, *at, slots);
@@ -221,18 +223,19 @@ impl ProgramState {
                 let at = Context { repetition: k, ..*at };
                 for s in &mut t.statements[step.first..step.first + step.count] {
                     s.draws.draw(rng, at, slots);
-                    let done = statement(conn, s, slots, row, rec, waited).await?;
+                    let (done, end) = statement(conn, s, slots, row, rec, waited).await?;
+                    last = Some(end);
                     if let (true, 0, Some((id, handle))) = (s.rollback_if_no_row, done.rows, t.rollback) {
-                        super::client::timed_execute(conn, handle, id, rec, waited).await?;
-                        return Ok(Ended::RolledBack);
+                        let end = timed_execute(conn, handle, id, rec, waited).await?;
+                        return Ok(Finished { ended: Ended::RolledBack, last_statement_end: Some(end) });
                     }
                 }
             }
         }
         if let Some((id, handle)) = t.commit {
-            super::client::timed_execute(conn, handle, id, rec, waited).await?;
+            last = Some(timed_execute(conn, handle, id, rec, waited).await?);
         }
-        Ok(Ended::Committed)
+        Ok(Finished { ended: Ended::Committed, last_statement_end: last })
     }
 }
 
@@ -292,6 +295,15 @@ async fn statement_state<C: Connection>(
     })
 }
 
+/// An event that ran to its end.
+#[derive(Clone, Copy, Debug)]
+pub struct Finished {
+    pub ended: Ended,
+    /// When its last statement's reply arrived, as that statement's timing read the clock
+    /// (`None`: it ran no statement); the event's latency ends there.
+    pub last_statement_end: Option<Instant>,
+}
+
 /// How an event ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ended {
@@ -311,7 +323,7 @@ async fn statement<C: Connection>(
     row: &mut Vec<Value>,
     rec: &Mutex<TickRecorder>,
     waited: Duration,
-) -> Result<crate::db::Executed, DbError> {
+) -> Result<(crate::db::Executed, Instant), DbError> {
     let handle = match s.table {
         None => s.handles[0],
         Some(slot) => {
@@ -325,7 +337,7 @@ async fn statement<C: Connection>(
             })?
         }
     };
-    let done = {
+    let (done, end) = {
         let mut inline = [Param::Null; INLINE_PARAMS];
         let spilled: Vec<Param<'_>>;
         let params: &[Param<'_>] = if s.args.len() <= INLINE_PARAMS {
@@ -337,19 +349,19 @@ async fn statement<C: Connection>(
             spilled = s.args.iter().map(|&slot| slots[slot].as_param()).collect();
             &spilled
         };
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let done = if s.needs_row {
             conn.execute_row(handle, params, row).await?
         } else {
             conn.execute(handle, params).await?
         };
-        let end = std::time::Instant::now();
+        let end = Instant::now();
         {
             let mut r = crate::lock(rec);
             r.statement(s.id, end - started, waited, end);
             r.rows_affected_by(s.id, if s.writes { done.affected_rows.max(done.rows) } else { done.affected_rows });
         }
-        done
+        (done, end)
     };
     for (slot, at) in &s.saves {
         slots[*slot] = match at {
@@ -357,7 +369,7 @@ async fn statement<C: Connection>(
             SaveAt::InsertId => done.last_insert_id.map(|v| Value::Int(v as i64)).unwrap_or(Value::Null),
         };
     }
-    Ok(done)
+    Ok((done, end))
 }
 
 /// A problem of the workload found on the server (a column a save names, a generator).

@@ -2,10 +2,10 @@
 //! byte and a big-endian length that counts itself (the startup message has no type).
 
 use super::values::PgParam;
-use super::Statement;
+use super::{Column, Statement};
 use crate::db::Param;
 use bytes::{BufMut, BytesMut};
-use tokio_postgres::types::{IsNull, ToSql};
+use tokio_postgres::types::{IsNull, ToSql, Type};
 
 /// Protocol 3.0.
 const PROTOCOL_VERSION: i32 = 196_608;
@@ -94,14 +94,32 @@ fn formats(out: &mut BytesMut, known: impl Iterator<Item = bool> + Clone) {
     }
 }
 
+/// What never changes in a statement's Bind, encoded once at prepare: the portal and
+/// statement names, the parameter formats and count (`frame[..split]`), the result formats
+/// (`frame[split..]`). One buffer: an execution reads it, not the name and column list.
+pub struct BindFrame {
+    frame: Vec<u8>,
+    split: usize,
+}
+
+impl BindFrame {
+    pub fn new(name: &str, params: &[Option<Type>], columns: &[Column]) -> Self {
+        let mut frame = BytesMut::new();
+        frame.put_u8(0);
+        cstr(&mut frame, name.as_bytes());
+        formats(&mut frame, params.iter().map(Option::is_some));
+        frame.put_i16(params.len() as i16);
+        let split = frame.len();
+        formats(&mut frame, columns.iter().map(|c| c.ty.is_some()));
+        BindFrame { frame: frame.to_vec(), split }
+    }
+}
+
 /// Bind (unnamed portal) with `params` in binary for their declared types, results in
 /// binary; the caller has checked the count. An error names the parameter, nothing is sent.
 pub fn bind(out: &mut BytesMut, st: &Statement, params: &[Param<'_>]) -> Result<(), String> {
     let at = begin(out, b'B');
-    out.put_u8(0);
-    cstr(out, st.name.as_bytes());
-    formats(out, st.params.iter().map(Option::is_some));
-    out.put_i16(params.len() as i16);
+    out.extend_from_slice(&st.bind.frame[..st.bind.split]);
     for (i, (p, ty)) in params.iter().zip(&st.params).enumerate() {
         let len_at = out.len();
         out.put_i32(0);
@@ -115,7 +133,7 @@ pub fn bind(out: &mut BytesMut, st: &Statement, params: &[Param<'_>]) -> Result<
         };
         out[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
     }
-    formats(out, st.columns.iter().map(|c| c.ty.is_some()));
+    out.extend_from_slice(&st.bind.frame[st.bind.split..]);
     end(out, at);
     Ok(())
 }

@@ -39,8 +39,8 @@ pub struct Column {
 }
 
 pub struct Statement {
-    /// The server's name for it ("" for a plain text query's description).
-    name: String,
+    /// Its Bind message's fixed parts (its name: "" for a plain text query's description).
+    bind: messages::BindFrame,
     params: Vec<Option<Type>>,
     columns: Vec<Column>,
     /// Plain text queries: the SQL executions render their parameters into.
@@ -158,7 +158,8 @@ impl<S: Socket> PgConn<S> {
         if let Some(t) = &text {
             t.check_count(params.len())?;
         }
-        self.statements.push(Statement { name, params, columns, text });
+        let bind = messages::BindFrame::new(&name, &params, &columns);
+        self.statements.push(Statement { bind, params, columns, text });
         Ok(self.statements.len() - 1)
     }
 
@@ -220,6 +221,7 @@ impl<S: Socket> PgConn<S> {
         if st.params.len() != params.len() {
             return Err(DbError::arity(st.params.len(), params.len()));
         }
+        let returns_rows = !st.columns.is_empty();
         self.out.clear();
         match (&st.text, &mut self.text) {
             (Some(t), Some(sql)) => {
@@ -234,10 +236,10 @@ impl<S: Socket> PgConn<S> {
         self.send().await?;
         let count = self.reply(Some(stmt), row, "in reply to a statement").await?;
         // The command tag's count: rows returned by a query, rows changed otherwise.
-        Ok(if self.statements[stmt].columns.is_empty() {
-            Executed { affected_rows: count, ..Executed::default() }
-        } else {
+        Ok(if returns_rows {
             Executed { rows: count, ..Executed::default() }
+        } else {
+            Executed { affected_rows: count, ..Executed::default() }
         })
     }
 
