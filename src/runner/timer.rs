@@ -152,8 +152,8 @@ impl ClientTimers {
         }
     }
 
-    /// Sleeps until `deadline`: `Ok(true)` at it (never before), `Ok(false)` if the run ended
-    /// first.
+    /// Sleeps until `deadline`: `Ok(true)` at it (never before, and also when the run ended
+    /// while the sleeper waited to be polled), `Ok(false)` if the run ended first.
     pub fn sleep_until(&self, deadline: Instant) -> Sleep {
         Sleep { timers: self.0.clone(), deadline, slot: None }
     }
@@ -228,11 +228,14 @@ impl Future for Sleep {
         if let Some(kind) = state.failed {
             return Poll::Ready(Err(std::io::Error::new(kind, "the open loop's timer failed")));
         }
-        if state.stopped {
-            return Poll::Ready(Ok(false));
-        }
+        // Due before the stop was seen (a busy worker polls late): the event lies within
+        // the measured phase and runs, as one in flight does; dropping it would drop the
+        // latest-served events of the run's end.
         if now >= self.deadline {
             return Poll::Ready(Ok(true));
+        }
+        if state.stopped {
+            return Poll::Ready(Ok(false));
         }
         match self.slot {
             Some((slot, _)) => match &mut state.slots[slot].waker {
@@ -329,6 +332,8 @@ mod tests {
             let last = timers.sleep_until(start + Duration::from_secs(60));
             assert!(!last.await.unwrap());
             driver.await.unwrap();
+            // A deadline that passed before the sleeper was polled still counts after the end.
+            assert!(timers.sleep_until(start + Duration::from_micros(700)).await.unwrap());
             assert!(ends.len() == offsets_us.len() - 1);
         });
     }
