@@ -97,8 +97,8 @@ async fn run_events<D: Database>(
         // The kind of event stays the same over retries, so the mix is the declared one.
         let tx = client.pick(&spec);
         let Some(intended) = keyed(&spec, &shared, &mut client.rng, tx, intended).await else { return };
-        // Closed loop: the first attempt starts at the intended start (both read the clock
-        // once, just before the event's first statement is drawn).
+        // Closed loop: `intended` was read from the clock just now (next_due or keyed), so
+        // it is also the first attempt's start; only an open loop's schedule needs a reading.
         let mut attempt = if spec.open_loop { Instant::now() } else { intended };
         loop {
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
