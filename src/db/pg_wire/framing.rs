@@ -18,7 +18,16 @@ impl<S: Socket> PgConn<S> {
     /// The next message's type and body length, the length checked against the limit.
     pub(super) async fn header(&mut self) -> Result<(u8, usize), DbError> {
         self.inbox.fill(&mut self.stream, 5).await?;
-        let h = &self.inbox.buf[self.inbox.start..self.inbox.start + 5];
+        // Five bytes are in the inbox now: the header is there.
+        let (kind, body) = self.buffered_header()?.unwrap_or_default();
+        self.inbox.start += 5;
+        Ok((kind, body))
+    }
+
+    /// The next message's type and body length when its header is in the inbox (not
+    /// consumed), the length checked against the limit.
+    pub(super) fn buffered_header(&self) -> Result<Option<(u8, usize)>, DbError> {
+        let Some(h) = self.inbox.buf[self.inbox.start..self.inbox.end].first_chunk::<5>() else { return Ok(None) };
         let (kind, len) = (h[0], u32::from_be_bytes([h[1], h[2], h[3], h[4]]));
         if len < 4 {
             return Err(DbError::protocol(format!(
@@ -34,8 +43,7 @@ impl<S: Socket> PgConn<S> {
                 self.max_message
             )));
         }
-        self.inbox.start += 5;
-        Ok((kind, body))
+        Ok(Some((kind, body)))
     }
 
     /// The body of a message whose header was read (valid until the next read).
@@ -44,11 +52,6 @@ impl<S: Socket> PgConn<S> {
         let from = self.inbox.start;
         self.inbox.start += len;
         Ok(&self.inbox.buf[from..from + len])
-    }
-
-    /// Skips a message body unread.
-    pub(super) async fn skip(&mut self, len: usize) -> Result<(), DbError> {
-        self.inbox.discard(&mut self.stream, len).await
     }
 
     /// The next message, whole.

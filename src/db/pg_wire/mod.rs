@@ -261,44 +261,97 @@ impl<S: Socket> PgConn<S> {
         mut row: Option<&mut Vec<Value>>,
         phase: &str,
     ) -> Result<u64, DbError> {
-        let (mut count, mut failed): (u64, Option<DbError>) = (0, None);
+        let mut got = Got { count: 0, failed: None };
         loop {
-            let (kind, len) = self.header().await.map_err(|e| failed.take().map_or(e, lost))?;
+            let read = match self.take_buffered(stmt, &mut row, &mut got, phase)? {
+                Wait::Ready => {
+                    self.finished();
+                    return got.failed.map_or(Ok(got.count), Err);
+                }
+                Wait::Bytes(need) => self.inbox.fill(&mut self.stream, need).await,
+                Wait::Skip(len) => self.inbox.discard(&mut self.stream, len).await,
+                Wait::CopyIn => {
+                    // COPY FROM STDIN through a plain query: refuse, the server answers E, Z.
+                    self.out.clear();
+                    messages::copy_fail(&mut self.out, "fairbench sends COPY data only through copy_in");
+                    self.send().await
+                }
+            };
+            read.map_err(|e| got.failed.take().map_or(e, lost))?;
+        }
+    }
+
+    /// Takes every message of a reply already in the inbox, without awaiting (a point
+    /// select's whole reply arrives in one read, a range's rows in a few); says what the
+    /// reply waits for next.
+    fn take_buffered(
+        &mut self,
+        stmt: Option<usize>,
+        row: &mut Option<&mut Vec<Value>>,
+        got: &mut Got,
+        phase: &str,
+    ) -> Result<Wait, DbError> {
+        loop {
+            let Some((kind, len)) = self.buffered_header()? else { return Ok(Wait::Bytes(5)) };
+            let read = match kind {
+                b'D' => row.is_some(),
+                b'C' | b'E' | b'Z' | b'G' => true,
+                b'1' | b'2' | b'3' | b'n' | b'I' | b'T' | b's' | b'N' | b'S' | b'A' | b'H' | b'd' | b'c' => false,
+                _ => return Err(unexpected(kind, phase)),
+            };
+            let inbox = &mut self.inbox;
+            if !read {
+                // Skipped: never buffered whole, only what already arrived is passed over.
+                inbox.start += 5;
+                let here = (inbox.end - inbox.start).min(len);
+                inbox.start += here;
+                if here < len {
+                    return Ok(Wait::Skip(len - here));
+                }
+                continue;
+            }
+            if inbox.end - inbox.start < 5 + len {
+                return Ok(Wait::Bytes(5 + len));
+            }
+            let from = inbox.start + 5;
+            inbox.start = from + len;
+            let body = &inbox.buf[from..from + len];
             match kind {
-                b'D' if row.is_some() => {
-                    self.inbox.fill(&mut self.stream, len).await.map_err(|e| failed.take().map_or(e, lost))?;
-                    let body = &self.inbox.buf[self.inbox.start..self.inbox.start + len];
-                    self.inbox.start += len;
+                b'D' => {
                     let st = stmt.and_then(|s| self.statements.get(s));
                     let (columns, text) = st.map_or((&[][..], true), |s| (&s.columns[..], s.text.is_some()));
                     if let Some(out) = row.take() {
                         if let Err(e) = row_values(body, columns, text, out) {
                             out.clear();
-                            failed = failed.or(Some(DbError::client(ClientFault::Other, e)));
+                            got.failed = got.failed.take().or(Some(DbError::client(ClientFault::Other, e)));
                         }
                     }
                 }
-                b'C' => count += command_count(self.body(len).await?),
-                b'E' => failed = failed.or(Some(server_error(self.body(len).await?))),
-                b'Z' => {
-                    self.skip(len).await?;
-                    self.finished();
-                    return failed.map_or(Ok(count), Err);
-                }
-                b'G' => {
-                    // COPY FROM STDIN through a plain query: refuse, the server answers E, Z.
-                    self.skip(len).await?;
-                    self.out.clear();
-                    messages::copy_fail(&mut self.out, "fairbench sends COPY data only through copy_in");
-                    self.send().await?;
-                }
-                b'D' | b'1' | b'2' | b'3' | b'n' | b'I' | b'T' | b's' | b'N' | b'S' | b'A' | b'H' | b'd' | b'c' => {
-                    self.skip(len).await.map_err(|e| failed.take().map_or(e, lost))?
-                }
-                _ => return Err(unexpected(kind, phase)),
+                b'C' => got.count += command_count(body),
+                b'E' => got.failed = got.failed.take().or_else(|| Some(server_error(body))),
+                b'Z' => return Ok(Wait::Ready),
+                _ => return Ok(Wait::CopyIn),
             }
         }
     }
+}
+
+/// What a reply has brought so far: its CommandCompletes' counts, its first error.
+struct Got {
+    count: u64,
+    failed: Option<DbError>,
+}
+
+/// What a reply waits for after the messages already received.
+enum Wait {
+    /// ReadyForQuery came: the reply is complete.
+    Ready,
+    /// At least this many unconsumed bytes: the next message's header or whole body.
+    Bytes(usize),
+    /// This many bytes of a message skipped unread.
+    Skip(usize),
+    /// CopyInResponse to a plain query: to be refused.
+    CopyIn,
 }
 
 /// The server's error when the connection ends right after it (a FATAL): the error, and

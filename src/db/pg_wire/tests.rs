@@ -74,7 +74,12 @@ fn complete(tag: &str) -> Vec<u8> {
 /// A server that writes `script` and then closes; what the client sent arrives on the
 /// returned channel when it has gone.
 fn serve(script: Vec<u8>) -> (DuplexStream, tokio::sync::oneshot::Receiver<Vec<u8>>) {
-    let (client, server) = tokio::io::duplex(1 << 20);
+    serve_in_pieces(script, 1 << 20)
+}
+
+/// The same, the client reading at most `piece` bytes at a time (the pipe's capacity).
+fn serve_in_pieces(script: Vec<u8>, piece: usize) -> (DuplexStream, tokio::sync::oneshot::Receiver<Vec<u8>>) {
+    let (client, server) = tokio::io::duplex(piece);
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         let (mut rd, mut wr) = tokio::io::split(server);
@@ -134,6 +139,31 @@ async fn a_good_server_gets_statements_rows_and_counts() {
     assert_eq!(row, [Value::Int(5), Value::Text("abc".into()), Value::Null, Value::Text("7".into())]);
     assert_eq!(c.execute(st, &[Param::Int(6)]).await.unwrap().rows, 2);
     assert_eq!(c.execute(st, &[]).await.unwrap_err().to_string(), DbError::arity(1, 0).to_string());
+}
+
+/// A reply is read the same whether it arrives whole or a few bytes per read: messages
+/// handled from the buffer and messages waited for meet at every possible cut.
+#[tokio::test]
+async fn a_reply_cut_anywhere_reads_the_same() {
+    let reply = [
+        msg(b'2', &[]),
+        data_row(&[Some(&5i32.to_be_bytes())]),
+        data_row(&[Some(&6i32.to_be_bytes())]),
+        msg(b'N', b"SWARNING\0Mnothing\0\0"),
+        complete("SELECT 2"),
+        ready(),
+    ]
+    .concat();
+    for piece in [1, 2, 3, 5, 7, 11, 64, 1 << 20] {
+        let script = [welcome(), described(&[], &[("id", 23)]), reply.clone(), reply.clone()].concat();
+        let mut c = connect_as(serve_in_pieces(script, piece).0, "", false).await.unwrap();
+        let st = c.prepare("SELECT id FROM t").await.unwrap();
+        let mut row = Vec::new();
+        let done = c.execute_row(st, &[], &mut row).await.unwrap();
+        assert_eq!((done.rows, &row[..]), (2, &[Value::Int(5)][..]), "pieces of {piece}");
+        assert_eq!(c.execute(st, &[]).await.unwrap().rows, 2, "pieces of {piece}");
+        assert!(c.inbox.empty(), "pieces of {piece}: nothing read past the reply");
+    }
 }
 
 #[tokio::test]
