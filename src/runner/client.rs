@@ -104,10 +104,10 @@ async fn run_events<D: Database>(
             let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
             match client.event(tx, &rec, waited).await {
                 Ok(finished) => {
-                    let end = record_ended(&rec, tx, finished, intended, attempt);
+                    let latency = record_ended(&rec, tx, finished, intended, attempt);
                     if measured {
                         totals.events += 1;
-                        totals.busy_s += (end - intended).as_secs_f64();
+                        totals.busy_s += latency.as_secs_f64();
                     }
                     if spec.thinks {
                         let pause = spec.events.think(tx, &mut client.rng);
@@ -235,21 +235,25 @@ async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Re
 }
 
 /// An event that succeeded, recorded: its latency from `intended`, its service time from
-/// `attempt`, both to its last statement's end; an intended rollback counted. Returns its end.
+/// `attempt`, both to its last statement's end; an intended rollback counted. Returns its
+/// latency.
 fn record_ended(
     rec: &Mutex<TickRecorder>,
     tx: usize,
     finished: Finished,
     intended: Instant,
     attempt: Instant,
-) -> Instant {
+) -> Duration {
     let end = finished.last_statement_end.unwrap_or_else(Instant::now);
+    let latency = end - intended;
+    // A closed loop's first attempt is its intended start: one subtraction for both.
+    let service = if attempt == intended { latency } else { end - attempt };
     let mut r = crate::lock(rec);
-    r.event(tx, end - intended, end - attempt, end);
+    r.event(tx, latency, service, end);
     if finished.ended == Ended::RolledBack {
         r.rolled_back(tx);
     }
-    end
+    latency
 }
 
 /// The event's start after its keying time, if any (closed loop only: it is outside the

@@ -26,6 +26,7 @@ impl<S: Socket> PgConn<S> {
 
     /// The next message's type and body length when its header is in the inbox (not
     /// consumed), the length checked against the limit.
+    #[inline]
     pub(super) fn buffered_header(&self) -> Result<Option<(u8, usize)>, DbError> {
         let Some(h) = self.inbox.buf[self.inbox.start..self.inbox.end].first_chunk::<5>() else { return Ok(None) };
         let (kind, len) = (h[0], u32::from_be_bytes([h[1], h[2], h[3], h[4]]));
