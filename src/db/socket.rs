@@ -93,12 +93,19 @@ impl Inbox {
         }
     }
 
+    /// Consumes up to `n` of the bytes already received; returns how many of `n` are still
+    /// to come.
+    #[inline]
+    pub fn consume(&mut self, n: usize) -> usize {
+        let k = (self.end - self.start).min(n);
+        self.start += k;
+        n - k
+    }
+
     /// Consumes `n` bytes without keeping them: memory stays at the buffer's size.
     pub async fn discard<R: AsyncRead + Unpin>(&mut self, stream: &mut R, mut n: usize) -> Result<(), DbError> {
         loop {
-            let k = (self.end - self.start).min(n);
-            self.start += k;
-            n -= k;
+            n = self.consume(n);
             if n == 0 {
                 return Ok(());
             }

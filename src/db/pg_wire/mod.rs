@@ -303,12 +303,10 @@ impl<S: Socket> PgConn<S> {
             if !read {
                 // Skipped: never buffered whole, only what already arrived is passed over.
                 inbox.start += 5;
-                let here = (inbox.end - inbox.start).min(len);
-                inbox.start += here;
-                if here < len {
-                    return Ok(Wait::Skip(len - here));
+                match inbox.consume(len) {
+                    0 => continue,
+                    rest => return Ok(Wait::Skip(rest)),
                 }
-                continue;
             }
             if inbox.end - inbox.start < 5 + len {
                 return Ok(Wait::Bytes(5 + len));
@@ -323,12 +321,12 @@ impl<S: Socket> PgConn<S> {
                     if let Some(out) = row.take() {
                         if let Err(e) = row_values(body, columns, text, out) {
                             out.clear();
-                            got.failed = got.failed.take().or(Some(DbError::client(ClientFault::Other, e)));
+                            got.failed.get_or_insert_with(|| DbError::client(ClientFault::Other, e));
                         }
                     }
                 }
                 b'C' => got.count += command_count(body),
-                b'E' => got.failed = got.failed.take().or_else(|| Some(server_error(body))),
+                b'E' => _ = got.failed.get_or_insert_with(|| server_error(body)),
                 b'Z' => return Ok(Wait::Ready),
                 _ => return Ok(Wait::CopyIn),
             }
