@@ -107,8 +107,22 @@ impl Sandbox {
 
     /// Rows of the probe table on the primary (0 while it does not exist yet).
     fn probe_rows(&self, filter: &str) -> u64 {
+        self.rows_on(self.port, filter)
+    }
+
+    fn rows_on(&self, port: u16, filter: &str) -> u64 {
         let sql = format!("SELECT COUNT(*) FROM fairbench_probe WHERE {filter}");
-        self.sql(self.port, &sql).ok().and_then(|s| s.parse().ok()).unwrap_or(0)
+        self.sql(port, &sql).ok().and_then(|s| s.parse().ok()).unwrap_or(0)
+    }
+
+    /// A filter for rows of runs that start from now on (run ids are random, not ordered).
+    fn later_runs(&self) -> String {
+        let ids = self.sql(self.port, "SELECT DISTINCT run_id FROM fairbench_probe").unwrap_or_default();
+        let ids: Vec<&str> = ids.split_whitespace().collect();
+        if ids.is_empty() {
+            return "1 = 1".into();
+        }
+        format!("run_id NOT IN ({})", ids.join(", "))
     }
 }
 
@@ -179,8 +193,9 @@ fn lag_under_load(sb: &Sandbox) {
 /// is measured and every acknowledged write is still there.
 fn kill_and_restart_loses_nothing(sb: &Sandbox, rate: &str) -> Value {
     let primary = sb.url("primary");
+    let this_run = sb.later_runs();
     let child = sb.spawn_probe(&["failover", "--target", &primary, "--rate", rate, "--time", "12"], "kill.json");
-    wait_for(30, "the probe's first 20 rows", || sb.probe_rows("1 = 1") >= 20);
+    wait_for(30, "the probe's first 20 rows", || sb.probe_rows(&this_run) >= 20);
     sb.sandbox(&["kill", sb.name, "--node", "primary", "--signal", "KILL"]);
     sb.sandbox(&["start", sb.name, "--node", "primary"]);
     let (doc, report) = sb.finish(child, "kill.json");
@@ -204,7 +219,7 @@ fn kill_and_restart_loses_nothing(sb: &Sandbox, rate: &str) -> Value {
 
 #[test]
 fn mariadb_lag_failover_and_a_deleted_acknowledged_row() {
-    let sb = Sandbox::up("ha_maria", "mariadb", 1, 23406, &["sync_binlog=1"]);
+    let sb = Sandbox::up("ha_maria", "mariadb", 1, 23406, &[]);
     lag_under_load(&sb);
 
     let doc = kill_and_restart_loses_nothing(&sb, "50");
@@ -230,9 +245,82 @@ fn mariadb_lag_failover_and_a_deleted_acknowledged_row() {
     let saved = sb.home.path().join("deleted.json");
     let o = sb.fairbench(&["probe", "verify", saved.to_str().unwrap(), "--target", &primary]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains(", 1 lost (seq [3])"), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 LOST (seq 3)"), "{}", text(&o));
     let again: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     assert_eq!(again["ha"]["failover"]["verification"]["lost_seqs"], serde_json::json!([3]));
+}
+
+/// The primary of a two-target probe killed with -9 and started again, no promotion: the
+/// sandbox's benchmark user is refused by the read-only replica, so the writer waits for the
+/// primary. No failover, nothing lost, no split brain.
+fn no_failover_with_the_benchmark_user(sb: &Sandbox) {
+    let (primary, replica) = (sb.url("primary"), sb.url("replica1"));
+    assert!(primary.contains("://fairbench@"), "{primary}");
+    let args = ["failover", "--target", &primary, "--target", &replica, "--rate", "20", "--time", "12"];
+    let this_run = sb.later_runs();
+    let child = sb.spawn_probe(&args, "bench-user.json");
+    wait_for(30, "the probe's first 20 rows", || sb.probe_rows(&this_run) >= 20);
+    sb.sandbox(&["kill", sb.name, "--node", "primary", "--signal", "KILL"]);
+    sb.sandbox(&["start", sb.name, "--node", "primary"]);
+    let (doc, report) = sb.finish(child, "bench-user.json");
+    let f = &doc["ha"]["failover"];
+    assert!(f["split_brain"].is_null(), "{}", f["split_brain"]);
+    assert!(!has_finding(&doc, "ha-split-brain", "critical"), "{:?}", findings(&doc));
+    let outage = f["outages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!((outage["target_before"].as_u64(), outage["target_after"].as_u64()), (Some(1), Some(1)), "{outage}");
+    let every_ack_on_the_primary = f["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["outcome"] == "acknowledged")
+        .all(|a| a["target"] == 1 && a["role"] == "primary");
+    assert!(every_ack_on_the_primary, "a write was acknowledged elsewhere: {}", f["outcomes"]);
+    assert!(report.contains("verdict: no failover: the primary (target1) came back after"), "{report}");
+    let v = &f["verification"];
+    assert_eq!((v["lost"].as_u64(), v["diverged"].as_u64(), v["target"].as_u64()), (Some(0), Some(0), Some(1)), "{v}");
+    assert!(
+        report.contains("; 0 of ") && report.contains("acknowledged writes lost on the final primary, 0 diverged"),
+        "{report}"
+    );
+}
+
+/// The same sequence with root, whose privileges pass read_only: the replica acknowledges the
+/// writes the primary never gets. A split brain, with the rows counted on every node.
+fn split_brain_with_a_privileged_user(sb: &Sandbox) {
+    let (primary, replica) =
+        (sb.url("primary").replace("fairbench@", "root@"), sb.url("replica1").replace("fairbench@", "root@"));
+    let args = ["failover", "--target", &primary, "--target", &replica, "--rate", "20", "--time", "15"];
+    let this_run = sb.later_runs();
+    let child = sb.spawn_probe(&args, "root.json");
+    wait_for(30, "the probe's first 20 rows", || sb.probe_rows(&this_run) >= 20);
+    sb.sandbox(&["kill", sb.name, "--node", "primary", "--signal", "KILL"]);
+    // Rows the dead primary cannot have sent: written on the replica itself.
+    let on_replica = || sb.rows_on(sb.port + 1, &this_run);
+    let at_kill = on_replica();
+    wait_for(30, "5 writes on the replica", || on_replica() >= at_kill + 5);
+    sb.sandbox(&["start", sb.name, "--node", "primary"]);
+    let (doc, report) = sb.finish(child, "root.json");
+    let f = &doc["ha"]["failover"];
+    assert!(has_finding(&doc, "ha-split-brain", "critical"), "{:?}", findings(&doc));
+    let w = &f["split_brain"]["on_non_primary"][0];
+    assert_eq!((w["target"].as_u64(), w["role"].as_str()), (Some(2), Some("replica")), "{w}");
+    assert!(w["acknowledged"].as_u64().unwrap() >= 5, "{w}");
+    assert!(report.contains("verdict: SPLIT BRAIN"), "{report}");
+    assert!(!report.contains("downtime: "), "a downtime figure printed as if the failover were clean: {report}");
+    // The restarted primary is the final primary and lacks what the replica took.
+    let v = &f["verification"];
+    assert_eq!(v["target"].as_u64(), Some(1), "{v}");
+    assert!(v["lost"].as_u64().unwrap() >= 5 && v["diverged"].as_u64().unwrap() >= 5, "{v}");
+    let checks = f["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[1]["missing"].as_u64(), Some(0), "the replica holds every acknowledged write: {}", checks[1]);
+}
+
+#[test]
+fn mariadb_split_brain_is_told_from_a_primary_that_came_back() {
+    let sb = Sandbox::up("ha_maria_sb", "mariadb", 1, 23606, &[]);
+    no_failover_with_the_benchmark_user(&sb);
+    split_brain_with_a_privileged_user(&sb);
 }
 
 #[test]
@@ -263,8 +351,9 @@ fn postgres_lag_and_the_writer_moving_to_a_promoted_replica() {
 
     let (primary, replica) = (sb.url("primary"), sb.url("replica1"));
     let args = ["failover", "--target", &primary, "--target", &replica, "--rate", "50", "--time", "12"];
+    let this_run = sb.later_runs();
     let child = sb.spawn_probe(&args, "promote.json");
-    wait_for(30, "the probe's first 20 rows", || sb.probe_rows("1 = 1") >= 20);
+    wait_for(30, "the probe's first 20 rows", || sb.probe_rows(&this_run) >= 20);
     sb.sandbox(&["kill", sb.name, "--node", "primary", "--signal", "KILL"]);
     sb.sandbox(&["promote", sb.name, "--node", "replica1"]);
     let (doc, report) = sb.finish(child, "promote.json");
@@ -275,6 +364,20 @@ fn postgres_lag_and_the_writer_moving_to_a_promoted_replica() {
     assert!(report.contains("the writer moved from target1 to target2"), "{report}");
     let last = f["attempts"].as_array().unwrap().last().unwrap();
     assert_eq!((last["outcome"].as_str(), last["target"].as_u64()), (Some("acknowledged"), Some(2)), "{last}");
+    // The writer moved after the promotion, not before: the standby refused every write until
+    // then, and each write target2 acknowledged was on a connection that found it a primary.
+    assert!(f["split_brain"].is_null(), "{}", f["split_brain"]);
+    let on_target2 =
+        f["attempts"].as_array().unwrap().iter().filter(|a| a["outcome"] == "acknowledged" && a["target"] == 2);
+    assert!(on_target2.clone().all(|a| a["role"] != "replica"), "{}", f["roles"]);
+    let promoted_at = f["roles"].as_array().unwrap().iter().find(|c| c["target"] == 2 && c["role"] != "replica");
+    let promoted_at =
+        promoted_at.unwrap_or_else(|| panic!("target2 seen promoted: {}", f["roles"]))["at_us"].as_u64().unwrap();
+    let first = on_target2.map(|a| a["at_us"].as_u64().unwrap() + a["took_us"].as_u64().unwrap()).min().unwrap();
+    assert!(first >= promoted_at, "acknowledged at {first} us, promoted (seen) at {promoted_at} us");
+    // The killed primary stays down: named as unverified, not counted as fine.
+    assert!(f["checks"][0]["unverified"].is_string(), "{}", f["checks"][0]);
+    assert!(has_finding(&doc, "ha-unverified", "warn"), "{:?}", findings(&doc));
     // Looked up on the promoted replica; asynchronous replication may lose the primary's
     // last commits: whatever is missing is counted and said.
     let v = &f["verification"];

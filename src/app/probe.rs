@@ -47,20 +47,26 @@ fn check_with(common: &ProbeCommon) -> Result<(), Error> {
     }
 }
 
-/// `probe verify`: the acknowledged writes of a saved failover probe looked up again.
+/// `probe verify`: the rows of a saved failover probe looked up again on every node (or the
+/// nodes named), the final primary judged anew; the result's checks, verdict and audit are
+/// replaced.
 fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     let mut doc = super::read_result(&a.result)?;
     let not_failover = || ConfigError(format!("{} holds no failover probe (ha.failover)", a.result.display()));
-    let failover = doc.ha.as_ref().and_then(|h| h.failover.as_ref()).ok_or_else(not_failover)?;
-    let raw = match (&a.target, &failover.verification) {
-        (Some(t), _) => t.clone(),
-        (None, Some(v)) => v.node.clone(),
-        (None, None) => {
-            return Err(ConfigError("the result was never verified: name the node with --target".into()).into())
-        }
+    let ha = doc.ha.as_ref().ok_or_else(not_failover)?;
+    let failover = ha.failover.as_ref().ok_or_else(not_failover)?;
+    let raw: Vec<String> = match a.targets.is_empty() {
+        false => a.targets.clone(),
+        true => ha.nodes.iter().map(|n| n.url.clone()).collect(),
     };
-    let url = TargetUrl::parse_with_password_file(&raw, a.password_file.as_deref(), |k| std::env::var(k).ok())
+    let urls = raw
+        .iter()
+        .map(|u| TargetUrl::parse_with_password_file(u, a.password_file.as_deref(), |k| std::env::var(k).ok()))
+        .collect::<Result<Vec<_>, _>>()
         .map_err(UrlError)?;
+    if urls.is_empty() || urls.iter().any(|u| u.dialect != urls[0].dialect) {
+        return Err(ConfigError("name the nodes to look on with --target (all of one kind)".into()).into());
+    }
     let options = connect_options(&TargetArgs {
         target: String::new(),
         password_file: None,
@@ -68,31 +74,36 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
         ps: true,
     });
     let (attempts, run_id) = (failover.attempts.clone(), failover.run_id);
-    let verified = with_database!(&url, &options, |db| {
-        crate::local_runtime().block_on(failover::verify(&*db, &url.redacted(), &attempts, run_id))
-    })?;
-    let line = format!(
-        "{} of {} acknowledged writes present on {}, {} lost{}; {} of unknown outcome present",
-        verified.acknowledged - verified.lost,
-        verified.acknowledged,
-        verified.node,
-        verified.lost,
-        if verified.lost > 0 {
-            format!(" (seq {:?})", verified.lost_seqs.iter().take(20).collect::<Vec<_>>())
-        } else {
-            String::new()
-        },
-        verified.unacknowledged_present
-    );
+    let (checks, verdict) = with_database!(&urls[0], &options, |db| look_up(db, &urls, &options, &attempts, run_id))?;
     if let Some(f) = doc.ha.as_mut().and_then(|h| h.failover.as_mut()) {
-        f.verification = Some(verified);
+        f.checks = checks;
+        f.verification = verdict;
+        let mut text = String::new();
+        crate::report::ha::verification(&mut text, f);
+        print!("{text}");
     }
     doc.audit = audit::audit(&doc);
     doc.write(&a.result)?;
-    println!("{line}");
     print!("\n{}", crate::report::findings("Audit", &doc.audit));
     super::say(format_args!("Result updated: {}", a.result.display()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every node of `urls` looked up (the first opened as `first`).
+fn look_up<D: Database>(
+    first: Arc<D>,
+    urls: &[TargetUrl],
+    options: &crate::db::ConnectOptions,
+    attempts: &[crate::model::ha::Attempt],
+    run_id: i64,
+) -> Result<(Vec<crate::model::ha::NodeCheck>, Option<crate::model::ha::Verification>), Error> {
+    let mut dbs = vec![first];
+    for u in &urls[1..] {
+        dbs.push(Arc::new(D::open(u, options)?));
+    }
+    let targets = failover::Targets { dbs, urls: urls.iter().map(TargetUrl::redacted).collect() };
+    let timeout = options.connect_timeout.max(Duration::from_secs(5));
+    Ok(crate::local_runtime().block_on(probe::check::all(&targets, attempts, run_id, timeout)))
 }
 
 impl From<ProbeError> for Error {
@@ -150,29 +161,29 @@ fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -
         rate: common.rate,
         duration: probe_duration(common),
         attempt_timeout: common.attempt_timeout,
+        role_poll: Duration::from_secs_f64(a.role_poll_ms / 1000.0),
         run_id: probe::run_id(),
     };
     super::say(format_args!(
-        "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), run id {}",
+        "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), every node's role read every {} ms, run id {}",
         1000.0 / opts.rate,
         targets.urls.join(", "),
+        a.role_poll_ms,
         opts.run_id
     ));
     let clock = Clock::now();
     let targets = Arc::new(targets);
     let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
-    let ((attempts, pacer), workload) = alongside(common, &targets.dbs[0], (&urls[0], &a.targets[0]), move |stop| {
-        crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
-    })?;
+    let ((attempts, roles, pacer), workload) =
+        alongside(common, &targets.dbs[0], (&urls[0], &a.targets[0]), move |stop| {
+            crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
+        })?;
     let end_us = clock.elapsed_us();
-    let mut record = failover::record(attempts, &opts, end_us);
-    let survivor = failover::surviving_target(&record.attempts);
-    let verified =
-        rt.block_on(failover::verify(&*targets.dbs[survivor], &targets.urls[survivor], &record.attempts, opts.run_id));
-    match verified {
-        Ok(v) => record.verification = Some(v),
-        Err(e) => eprintln!("warning: the acknowledged writes could not be verified: {e}"),
-    }
+    let mut record = probe::verdict::record(attempts, roles, &opts, end_us);
+    let lookup_timeout = common.attempt_timeout.max(Duration::from_secs(5));
+    let (checks, verdict) = rt.block_on(probe::check::all(&targets, &record.attempts, opts.run_id, lookup_timeout));
+    record.checks = checks;
+    record.verification = verdict;
     let own = OwnWrites {
         statement: "probe.write",
         sql: failover::insert_sql(&*targets.dbs[0]),

@@ -13,7 +13,10 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(durability_off(h));
     out.extend(asynchronous(h));
+    out.extend(split_brain(h));
+    out.extend(two_primaries(h));
     out.extend(lost_writes(h));
+    out.extend(unverified_nodes(h));
     out.extend(lag_without_load(h));
     out.extend(never_recovered(h));
     out
@@ -42,6 +45,35 @@ fn durability_off(h: &HaRecord) -> Option<Finding> {
     ))
 }
 
+/// One cause, one finding: when the run's server is non-durable (`durability-off`) and so are
+/// probed nodes (`ha-durability-off`, the same setting on a sandbox's nodes), the two become
+/// one `durability-off` that names the nodes and says where it matters (the run, and HA).
+pub fn fold_durability(general: Vec<Finding>, ha: Vec<Finding>) -> Vec<Finding> {
+    let mut out = general;
+    let Some(run) = out.iter().position(|f| f.id == "durability-off") else {
+        out.extend(ha);
+        return out;
+    };
+    for f in ha {
+        if f.id != "ha-durability-off" {
+            out.push(f);
+            continue;
+        }
+        let d = &mut out[run];
+        let nodes: Vec<String> = f.evidence.keys().cloned().collect();
+        d.title = format!(
+            "{}; the HA probe's node(s) {} too: it matters for the run (commits cost less than durable ones) and for HA (a crash loses acknowledged commits)",
+            d.title,
+            nodes.join(", ")
+        );
+        for (node, why) in f.evidence {
+            d.evidence.insert(format!("node {node}"), why);
+        }
+        d.advice = format!("{}; {}", d.advice, f.advice);
+    }
+    out
+}
+
 /// Replicas that do not acknowledge commits: a failover to one can lose acknowledged writes.
 fn asynchronous(h: &HaRecord) -> Option<Finding> {
     let replicated = h.nodes.len() > 1;
@@ -60,26 +92,112 @@ fn asynchronous(h: &HaRecord) -> Option<Finding> {
     ))
 }
 
+/// Writes a replica acknowledged, or two primaries taking writes in turns: the downtime and
+/// loss of a clean failover do not apply.
+fn split_brain(h: &HaRecord) -> Option<Finding> {
+    let f = h.failover.as_ref()?;
+    let sb = f.split_brain.as_ref()?;
+    let non_primary: u64 = sb.on_non_primary.iter().map(|w| w.acknowledged).sum();
+    let mut parts = Vec::new();
+    for w in &sb.on_non_primary {
+        let role = w.role.map_or("of unknown role", |r| r.name());
+        parts.push(format!("{} write(s) acknowledged by target{} while it was {role}", w.acknowledged, w.target));
+    }
+    for p in &sb.overlapping {
+        parts.push(format!(
+            "target{} and target{} took writes in turns while both were primaries",
+            p.targets[0], p.targets[1]
+        ));
+    }
+    let ends = f.verification.as_ref().map_or("no node".to_string(), |v| v.node.clone());
+    Some(finding(
+        "ha-split-brain",
+        Severity::Critical,
+        format!("split brain: {}", parts.join("; ")),
+        vec![
+            ("acknowledged_on_non_primary", json!(non_primary)),
+            ("on_non_primary", json!(sb.on_non_primary)),
+            ("overlapping", json!(sb.overlapping)),
+            ("final_primary", json!(ends)),
+            ("diverged", json!(f.verification.as_ref().map_or(0, |v| v.diverged))),
+        ],
+        "a node that is not the primary (or a second primary) accepted writes that the real primary does not have: the probe's user passes read_only (MySQL/MariaDB: SUPER, READ_ONLY ADMIN), or the cluster let two nodes take writes; measure with the application's own, unprivileged user, and fence the old primary before promoting another",
+    ))
+}
+
+/// Two nodes read as primaries at the same time (without both taking this probe's writes).
+fn two_primaries(h: &HaRecord) -> Option<Finding> {
+    let f = h.failover.as_ref()?;
+    if f.split_brain.as_ref().is_some_and(|sb| !sb.overlapping.is_empty()) {
+        return None;
+    }
+    let end_us = (h.duration_s * 1e6) as u64;
+    let spans = crate::model::ha::Timeline(&f.roles).several_writers(end_us);
+    let (from, to, targets) = spans.first()?;
+    Some(finding(
+        "ha-two-primaries",
+        Severity::Warn,
+        format!(
+            "{} read as primaries at the same time from {:.3} s to {:.3} s",
+            targets.iter().map(|t| format!("target{t}")).collect::<Vec<_>>().join(" and "),
+            *from as f64 / 1e6,
+            *to as f64 / 1e6
+        ),
+        vec![("spans", json!(spans))],
+        "a client still pointed at the other primary writes to a copy that goes its own way: a failover must fence the old primary (read_only, stop it, or remove it from the proxy) before or as it promotes another",
+    ))
+}
+
 fn lost_writes(h: &HaRecord) -> Option<Finding> {
     let f = h.failover.as_ref()?;
+    let acknowledged = json!(f.outcomes.get("acknowledged").copied().unwrap_or(0));
     let Some(v) = &f.verification else {
+        let answered = f.checks.iter().any(|c| c.unverified.is_none());
         return Some(finding(
             "ha-unverified",
             Severity::Warn,
-            "the acknowledged writes were not looked up after the probe (no node answered)",
-            vec![("acknowledged", json!(f.outcomes.get("acknowledged").copied().unwrap_or(0)))],
-            "start the surviving primary and run the probe again: without the lookup, lost writes are unknown",
+            match answered {
+                true => "the acknowledged writes were not judged: no node that answered reads as primary after the probe",
+                false => "the acknowledged writes were not looked up after the probe (no node answered)",
+            },
+            vec![("acknowledged", acknowledged)],
+            "start the surviving primary (or promote one) and look again with `fairbench probe verify RESULT`: without the lookup, lost writes are unknown",
         ));
     };
-    (v.lost > 0).then(|| {
+    (v.lost > 0 || v.diverged > 0).then(|| {
         finding(
             "ha-lost-writes",
             Severity::Critical,
-            format!("{} acknowledged write(s) are missing on {}", v.lost, v.node),
-            vec![("lost", json!(v.lost)), ("lost_seqs", json!(v.lost_seqs)), ("acknowledged", json!(v.acknowledged))],
-            "the database said these commits succeeded and no longer has them: durability off, asynchronous replication with a failover, or rows deleted by someone else; find which in the nodes' settings before trusting this setup with data",
+            format!("{} acknowledged write(s) are missing on {}, the final primary; {} diverged", v.lost, v.node, v.diverged),
+            vec![
+                ("lost", json!(v.lost)),
+                ("lost_seqs", json!(first(&v.lost_seqs))),
+                ("diverged", json!(v.diverged)),
+                ("diverged_seqs", json!(first(&v.diverged_seqs))),
+                ("acknowledged", json!(v.acknowledged)),
+            ],
+            "the database said these commits succeeded and the node that ends as primary does not have them (diverged: another node has rows the primary lacks): durability off, asynchronous replication with a failover, a split brain, or rows deleted by someone else; find which in the nodes' settings before trusting this setup with data",
         )
     })
+}
+
+/// Nodes whose rows could not be read after the probe: what they hold is unknown.
+fn unverified_nodes(h: &HaRecord) -> Option<Finding> {
+    let f = h.failover.as_ref()?;
+    f.verification.as_ref()?;
+    let unverified: Vec<(String, serde_json::Value)> =
+        f.checks.iter().filter_map(|c| Some((format!("target{}", c.target), json!(c.unverified.as_ref()?)))).collect();
+    if unverified.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = unverified.iter().map(|(n, _)| n.as_str()).collect();
+    Some(finding(
+        "ha-unverified",
+        Severity::Warn,
+        format!("{} could not be read after the probe: unverified", names.join(", ")),
+        unverified.iter().map(|(n, v)| (n.as_str(), v.clone())).collect(),
+        "what these nodes hold is unknown (a copy that diverged would not show): start them and run `fairbench probe verify RESULT`",
+    ))
 }
 
 fn lag_without_load(h: &HaRecord) -> Option<Finding> {
@@ -97,6 +215,10 @@ fn lag_without_load(h: &HaRecord) -> Option<Finding> {
 
 fn never_recovered(h: &HaRecord) -> Option<Finding> {
     let f = h.failover.as_ref()?;
+    // A split brain says why no primary took the writes again; its finding says it.
+    if f.split_brain.is_some() {
+        return None;
+    }
     let open = f.outages.iter().find(|o| o.to_us.is_none())?;
     Some(finding(
         "ha-not-recovered",
@@ -105,4 +227,9 @@ fn never_recovered(h: &HaRecord) -> Option<Finding> {
         vec![("from_s", json!(open.from_us as f64 / 1e6)), ("errors", json!(open.errors))],
         "the downtime is at least this long, not measured: run the probe longer than the failover takes, and give it every endpoint the primary may move to (--target, repeated)",
     ))
+}
+
+/// The first 20 sequence numbers (the result's verification lists up to 1,000).
+fn first(seqs: &[u64]) -> &[u64] {
+    &seqs[..seqs.len().min(20)]
 }

@@ -30,10 +30,11 @@ pub enum Probe {
 pub struct VerifyArgs {
     /// A result file of `probe failover` (or of a workload run with it).
     pub result: PathBuf,
-    /// The node to look on (default: the one the probe verified on; the result keeps URLs
-    /// without passwords, so give the password with --password-file or the environment).
-    #[arg(long, value_name = "URL")]
-    pub target: Option<String>,
+    /// A node to look on, repeatable (default: every node the probe wrote to; the result
+    /// keeps URLs without passwords, so give the password with --password-file or the
+    /// environment).
+    #[arg(long = "target", value_name = "URL")]
+    pub targets: Vec<String>,
     #[arg(long = "password-file", value_name = "FILE")]
     pub password_file: Option<PathBuf>,
     #[command(flatten)]
@@ -78,6 +79,10 @@ pub struct FailoverArgs {
     /// primary).
     #[arg(long = "target", required = true, value_name = "URL")]
     pub targets: Vec<String>,
+    /// Milliseconds between readings of every node's role while the probe writes (each write
+    /// is judged by its node's role at that moment: the resolution of that judgement).
+    #[arg(long = "role-poll-ms", default_value_t = 100.0, value_parser = poll_ms)]
+    pub role_poll_ms: f64,
     #[command(flatten)]
     pub common: ProbeCommon,
 }

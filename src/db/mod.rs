@@ -137,8 +137,13 @@ pub trait Connection: 'static {
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError>;
     /// Every server setting (MySQL SHOW GLOBAL VARIABLES, pg_settings, SQLite PRAGMAs).
     async fn variables(&mut self) -> Result<BTreeMap<String, String>, DbError>;
-    /// `primary`, `replica`, `standalone` or `embedded`, with the evidence in parentheses.
-    async fn replication_role(&mut self) -> Result<String, DbError>;
+    /// What the node is now (primary, replica, read-only...) and what that was read from.
+    /// Needs little privilege: what the user cannot see is said in the evidence.
+    async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError>;
+    /// The role in words, with the evidence in parentheses.
+    async fn replication_role(&mut self) -> Result<String, DbError> {
+        Ok(self.node_role().await?.describe())
+    }
     /// Rows and bytes of the named tables. Row counts are exact where counting is cheap or
     /// the database's estimate looks wrong (below half of `declared_rows`); counting stops
     /// at max(declared_rows, 1,000,000) rows. Otherwise they are the database's estimates.

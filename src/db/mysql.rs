@@ -13,6 +13,7 @@ use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
     TargetUrl, TlsMode, Transport, Value as FbValue,
 };
+use crate::model::ha::RoleReading;
 use crate::model::{SbtestShape, TableDef, TableSize};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
@@ -391,20 +392,22 @@ impl Connection for MysqlConnection {
         self.pairs("SHOW GLOBAL VARIABLES").await
     }
 
-    async fn replication_role(&mut self) -> Result<String, DbError> {
-        // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling.
-        let rows = match self.rows("SHOW REPLICA STATUS").await {
-            Ok(r) => r,
-            Err(_) => self.rows("SHOW SLAVE STATUS").await?,
+    async fn node_role(&mut self) -> Result<RoleReading, DbError> {
+        let vars = self
+            .pairs("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin')")
+            .await?;
+        // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling. A user
+        // without the privilege to see it is told apart from a node that has no source.
+        let replicates = match self.rows("SHOW REPLICA STATUS").await {
+            Ok(r) => Ok(!r.is_empty()),
+            Err(e) if e.connection_lost => return Err(e),
+            Err(_) => match self.rows("SHOW SLAVE STATUS").await {
+                Ok(r) => Ok(!r.is_empty()),
+                Err(e) if e.connection_lost => return Err(e),
+                Err(e) => Err(e),
+            },
         };
-        if !rows.is_empty() {
-            return Ok("replica (SHOW REPLICA STATUS has a source)".into());
-        }
-        let log_bin = self.pairs("SHOW GLOBAL VARIABLES LIKE 'log_bin'").await?;
-        Ok(match log_bin.get("log_bin").map(String::as_str) {
-            Some("ON") => "primary (binary log on, not a replica)".into(),
-            _ => "standalone (no binary log, not a replica)".into(),
-        })
+        Ok(super::facts::mysql::role(&vars, replicates.map_err(|e| e.message)))
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

@@ -440,8 +440,9 @@ impl Connection for SqliteConnection {
         Ok(out)
     }
 
-    async fn replication_role(&mut self) -> Result<String, DbError> {
-        Ok("embedded (in-process library, no replication)".into())
+    async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError> {
+        let evidence = "in-process library, no replication".into();
+        Ok(crate::model::ha::RoleReading { role: crate::model::ha::NodeRole::Embedded, evidence })
     }
 
     async fn table_sizes(&mut self, tables: &[String], _declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

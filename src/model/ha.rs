@@ -54,6 +54,46 @@ pub struct NodeRecord {
     pub settings: BTreeMap<String, String>,
 }
 
+/// The role changes of a probe, in time order.
+pub struct Timeline<'a>(pub &'a [RoleChange]);
+
+impl Timeline<'_> {
+    /// The last role `target` was read in at or before `at_us`, skipping readings that got no
+    /// answer: a node that acknowledged a write answered, and is what it last said it was.
+    pub fn known_role(&self, target: u32, at_us: u64) -> Option<NodeRole> {
+        self.before(target, at_us).find_map(|c| c.role)
+    }
+
+    /// Whether `target` took writes at `at_us` as far as the readings tell: its last reading
+    /// said primary (one that got no answer says it did not).
+    pub fn writer_at(&self, target: u32, at_us: u64) -> bool {
+        self.before(target, at_us).next().and_then(|c| c.role).is_some_and(NodeRole::is_writer)
+    }
+
+    fn before(&self, target: u32, at_us: u64) -> impl Iterator<Item = &RoleChange> {
+        self.0.iter().rev().filter(move |c| c.target == target && c.at_us <= at_us)
+    }
+
+    /// Spans in which two or more nodes read as primaries at once: (from, to, targets).
+    pub fn several_writers(&self, end_us: u64) -> Vec<(u64, u64, Vec<u32>)> {
+        let mut out: Vec<(u64, u64, Vec<u32>)> = Vec::new();
+        let targets: std::collections::BTreeSet<u32> = self.0.iter().map(|c| c.target).collect();
+        let times = self.0.iter().map(|c| c.at_us);
+        for (i, t) in times.clone().enumerate() {
+            let writers: Vec<u32> = targets.iter().copied().filter(|&n| self.writer_at(n, t)).collect();
+            let until = self.0.get(i + 1).map_or(end_us, |c| c.at_us);
+            if writers.len() < 2 || until <= t {
+                continue;
+            }
+            match out.last_mut() {
+                Some(last) if last.1 == t && last.2 == writers => last.1 = until,
+                _ => out.push((t, until, writers)),
+            }
+        }
+        out
+    }
+}
+
 /// The failover writer: one row per attempt, at a fixed rate.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FailoverRecord {
@@ -69,11 +109,81 @@ pub struct FailoverRecord {
     pub outcomes: BTreeMap<String, u64>,
     /// Each span with no acknowledged write between two acknowledged ones (or until the end).
     pub outages: Vec<Outage>,
-    /// The longest outage, milliseconds (0: none).
+    /// The longest outage, milliseconds (0: none). Not the downtime of a clean failover when
+    /// `split_brain` is present.
     pub downtime_ms: f64,
-    /// The acknowledged writes looked for on the surviving primary after the run.
+    /// Every node's role as the probe saw it change: read before the first write on each
+    /// connection, and every `role_poll_ms` by the role watcher.
+    #[serde(default)]
+    pub roles: Vec<RoleChange>,
+    /// Milliseconds between the role watcher's readings of each node.
+    #[serde(default)]
+    pub role_poll_ms: f64,
+    /// Writes acknowledged by a node that was not the primary, or by two primaries at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_brain: Option<SplitBrain>,
+    /// The acknowledged writes looked for on the node that ends as primary after the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
+    /// Every node's rows of this probe after the run, node by node.
+    #[serde(default)]
+    pub checks: Vec<NodeCheck>,
+}
+
+/// The writes that make a failover's figures untrue: acknowledged by a node that read as a
+/// replica or read-only at that moment, or by two nodes that both took writes in
+/// overlapping time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SplitBrain {
+    pub on_non_primary: Vec<NonPrimaryWrites>,
+    pub overlapping: Vec<OverlappingWriters>,
+}
+
+/// Writes one node acknowledged while it read as something other than a primary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NonPrimaryWrites {
+    pub target: u32,
+    /// `replica` or `read_only`; absent: its role was never read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<NodeRole>,
+    pub acknowledged: u64,
+    pub first_us: u64,
+    pub last_us: u64,
+}
+
+/// Two nodes that each acknowledged writes between acknowledgements of the other while both
+/// read as primaries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OverlappingWriters {
+    /// The two targets, lower first.
+    pub targets: [u32; 2],
+    /// Acknowledged writes that interleaved (on either node).
+    pub acknowledged: u64,
+    pub from_us: u64,
+    pub to_us: u64,
+}
+
+/// One node's rows of this probe, read after the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NodeCheck {
+    pub target: u32,
+    /// Redacted URL.
+    pub node: String,
+    /// Its role when read after the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<RoleReading>,
+    /// The node's rows could not be read (unreachable, or the lookup failed): why.
+    /// Unverified, never counted as fine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<String>,
+    /// Rows of this probe the node holds.
+    pub present: u64,
+    /// Acknowledged writes the node does not hold.
+    pub missing: u64,
+    pub missing_seqs: Vec<u64>,
+    /// Rows the node holds whose write was never acknowledged (unknown outcome, or failed).
+    pub unacknowledged_present: u64,
+    pub unacknowledged_present_seqs: Vec<u64>,
 }
 
 /// How an attempt ended.
@@ -119,6 +229,75 @@ pub struct Attempt {
     /// The error message, first attempt of each outage and code only (the rest repeat it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The node's role as read on this attempt's connection before its first write
+    /// (absent: no connection, or the role could not be read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<NodeRole>,
+}
+
+/// What a node is at one moment, as it says itself: whether an ordinary client's write
+/// there is a write to the primary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeRole {
+    /// Accepts writes and replicates from nobody, with replicas or a binary log to feed them.
+    Primary,
+    /// Accepts writes and replicates from nobody; nothing replicates from it.
+    Standalone,
+    /// Replicates from another node (MySQL/MariaDB: a source configured; PostgreSQL: in
+    /// recovery). A write acknowledged here is not a write to the primary.
+    Replica,
+    /// Replicates from nobody but refuses ordinary writes (`read_only`, `super_read_only`,
+    /// `default_transaction_read_only`).
+    ReadOnly,
+    /// An embedded database (SQLite): the only copy.
+    Embedded,
+}
+
+impl NodeRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeRole::Primary => "primary",
+            NodeRole::Standalone => "standalone",
+            NodeRole::Replica => "replica",
+            NodeRole::ReadOnly => "read-only",
+            NodeRole::Embedded => "embedded",
+        }
+    }
+
+    /// A write acknowledged by a node in this role is a write to the primary.
+    pub fn is_writer(self) -> bool {
+        matches!(self, NodeRole::Primary | NodeRole::Standalone | NodeRole::Embedded)
+    }
+}
+
+/// A node's role and what it was read from (`read_only=OFF, not a replica`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RoleReading {
+    pub role: NodeRole,
+    pub evidence: String,
+}
+
+impl RoleReading {
+    /// `primary (binary log on, not a replica, read_only=OFF)`.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.role.name(), self.evidence)
+    }
+}
+
+/// A change of a node's role as the probe saw it: on a writer's connection before its first
+/// write, or by the role watcher that reads every node while the probe runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoleChange {
+    /// Microseconds since the probe started.
+    pub at_us: u64,
+    /// 1-based, in `--target` order.
+    pub target: u32,
+    /// Absent: the node did not answer (its role unknown from then on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<NodeRole>,
+    /// What the role was read from, or why the node did not answer.
+    pub evidence: String,
 }
 
 /// No acknowledged write from `from_us` (the last before the fault) to `to_us` (the first
@@ -139,11 +318,17 @@ pub struct Outage {
     pub target_after: Option<u32>,
 }
 
-/// The probe's rows looked up on a node after the run.
+/// The probe's rows looked up on the node that ends as primary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Verification {
-    /// The node read (redacted URL): the target acknowledged last.
+    /// The node read (redacted URL): the one that reads as primary after the run.
     pub node: String,
+    /// Its target number (0 in files of fairbench before 0.2: the target acknowledged last).
+    #[serde(default)]
+    pub target: u32,
+    /// Why this node is taken as the final primary.
+    #[serde(default)]
+    pub why: String,
     /// RFC 3339.
     pub at: String,
     pub acknowledged: u64,
@@ -157,6 +342,11 @@ pub struct Verification {
     pub unacknowledged_present_seqs: Vec<u64>,
     /// Writes that failed with an error, yet are present: the server said no and did it.
     pub failed_present: u64,
+    /// Rows present on another node but not on this one: copies that went their own way.
+    #[serde(default)]
+    pub diverged: u64,
+    #[serde(default)]
+    pub diverged_seqs: Vec<u64>,
 }
 
 /// Heartbeats written on the primary, read on each replica.

@@ -5,8 +5,11 @@
 //! outage instead of failing on it. What a node is (durability, replication) comes from its
 //! driver (`Database::server_facts`).
 
+pub mod check;
 pub mod failover;
 pub mod lag;
+pub mod roles;
+pub mod verdict;
 
 use crate::db::{Connection, Database, DbError};
 use crate::model::ha::NodeRecord;

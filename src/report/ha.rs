@@ -1,7 +1,7 @@
 //! A high-availability probe's figures as the text report prints them: the nodes, the
 //! failover writer's outages and lost writes, each replica's lag.
 
-use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, Outcome};
+use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, NodeRole, Outcome, SplitBrain};
 use std::fmt::Write;
 
 pub fn text(o: &mut String, h: &HaRecord, verbose: bool) {
@@ -45,31 +45,12 @@ fn failover(o: &mut String, f: &FailoverRecord, verbose: bool) {
         f.attempt_timeout_s,
         outcomes.join(", ")
     );
-    let resolution = 1000.0 / f.rate;
-    match f.outages.len() {
-        0 => {
-            let _ = writeln!(o, "  downtime: none (every attempt acknowledged)");
-        }
-        n => {
-            let _ = writeln!(
-                o,
-                "  downtime: {:.0} ms, the longest of {n} outage(s) (last acknowledged write to the next; resolution {resolution:.0} ms, one attempt per slot)",
-                f.downtime_ms
-            );
-        }
+    let _ = writeln!(o, "  verdict: {}", verdict(f));
+    roles(o, f);
+    if let Some(sb) = &f.split_brain {
+        split_brain(o, sb);
     }
-    for out in &f.outages {
-        let to = out.to_us.map_or("the end (never acknowledged again)".into(), secs);
-        let moved = match out.target_after {
-            Some(t) if t != out.target_before && out.target_before > 0 => {
-                format!("; the writer moved from target{} to target{t}", out.target_before)
-            }
-            _ => String::new(),
-        };
-        let errors: Vec<String> = out.errors.iter().map(|(k, v)| format!("{v} {k}")).collect();
-        let _ =
-            writeln!(o, "    {} -> {}: {:.0} ms, {}{moved}", secs(out.from_us), to, out.duration_ms, errors.join(", "));
-    }
+    downtime(o, f);
     if verbose {
         for a in f.attempts.iter().filter(|a| a.outcome != Outcome::Acknowledged) {
             let code = a.code.as_deref().unwrap_or("");
@@ -85,22 +66,175 @@ fn failover(o: &mut String, f: &FailoverRecord, verbose: bool) {
             );
         }
     }
+    verification(o, f);
+}
+
+/// The failover in one line: split brain, no failover, or the writer's move; and the loss.
+pub fn verdict(f: &FailoverRecord) -> String {
+    let loss = match &f.verification {
+        Some(v) => format!(
+            "{} of {} acknowledged writes lost on the final primary, {} diverged",
+            v.lost, v.acknowledged, v.diverged
+        ),
+        None => "loss not judged (no node reads as primary after the run, or none answered)".into(),
+    };
+    if let Some(sb) = &f.split_brain {
+        let n: u64 = sb.on_non_primary.iter().map(|w| w.acknowledged).sum::<u64>()
+            + sb.overlapping.iter().map(|p| p.acknowledged).sum::<u64>();
+        return format!("SPLIT BRAIN ({n} write(s) acknowledged off the primary): no clean failover; {loss}");
+    }
+    let Some(longest) = f.outages.iter().max_by(|a, b| a.duration_ms.total_cmp(&b.duration_ms)) else {
+        return format!("no outage; {loss}");
+    };
+    match longest.target_after {
+        None => format!(
+            "no write acknowledged on a primary for the last {:.0} ms (not recovered); {loss}",
+            longest.duration_ms
+        ),
+        Some(t) if t == longest.target_before => {
+            format!("no failover: the primary (target{t}) came back after {:.0} ms; {loss}", longest.duration_ms)
+        }
+        Some(t) => format!(
+            "failover from target{} to target{t} in {:.0} ms; {loss}",
+            longest.target_before, longest.duration_ms
+        ),
+    }
+}
+
+/// Each node's roles as the probe saw them change.
+fn roles(o: &mut String, f: &FailoverRecord) {
+    if f.roles.is_empty() {
+        return;
+    }
+    let targets: std::collections::BTreeSet<u32> = f.roles.iter().map(|c| c.target).collect();
+    let _ = writeln!(o, "  roles (read before each connection's first write, and every {:.0} ms):", f.role_poll_ms);
+    for t in targets {
+        let changes: Vec<String> = f
+            .roles
+            .iter()
+            .filter(|c| c.target == t)
+            .map(|c| format!("{} at {}", c.role.map_or("no answer", |r| r.name()), secs(c.at_us)))
+            .collect();
+        let _ = writeln!(o, "    target{t}: {}", changes.join(", "));
+    }
+}
+
+fn split_brain(o: &mut String, sb: &SplitBrain) {
+    for w in &sb.on_non_primary {
+        let _ = writeln!(
+            o,
+            "  SPLIT BRAIN: {} write(s) acknowledged by target{} while it was {} ({} -> {})",
+            w.acknowledged,
+            w.target,
+            w.role.map_or("of unknown role", |r| if r == NodeRole::ReadOnly { "read-only" } else { "a replica" }),
+            secs(w.first_us),
+            secs(w.last_us)
+        );
+    }
+    for p in &sb.overlapping {
+        let _ = writeln!(
+            o,
+            "  SPLIT BRAIN: target{} and target{} both took writes while both read as primaries ({} interleaved acknowledgement(s), {} -> {})",
+            p.targets[0],
+            p.targets[1],
+            p.acknowledged,
+            secs(p.from_us),
+            secs(p.to_us)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  this was no clean failover: the spans below are without a write acknowledged on a primary, and loss is judged on the node that ends as primary only"
+    );
+}
+
+fn downtime(o: &mut String, f: &FailoverRecord) {
+    let resolution = 1000.0 / f.rate;
+    let clean = f.split_brain.is_none();
+    match (f.outages.len(), clean) {
+        (0, true) => {
+            let _ = writeln!(o, "  downtime: none (every attempt acknowledged by a primary)");
+        }
+        (0, false) => {}
+        (n, true) => {
+            let _ = writeln!(
+                o,
+                "  downtime: {:.0} ms, the longest of {n} outage(s) (last write acknowledged on a primary to the next; resolution {resolution:.0} ms, one attempt per slot)",
+                f.downtime_ms
+            );
+        }
+        (n, false) => {
+            let _ = writeln!(
+                o,
+                "  no downtime figure: {n} span(s) without a write acknowledged on a primary, the longest {:.0} ms",
+                f.downtime_ms
+            );
+        }
+    }
+    for out in &f.outages {
+        let to = out.to_us.map_or("the end (never acknowledged again)".into(), secs);
+        let how = match out.target_after {
+            Some(t) if t != out.target_before && out.target_before > 0 => {
+                format!("; the writer moved from target{} to target{t}, a primary then", out.target_before)
+            }
+            Some(t) if t == out.target_before => {
+                format!("; no failover: target{t} came back after {:.0} ms", out.duration_ms)
+            }
+            _ => String::new(),
+        };
+        let errors: Vec<String> = out.errors.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        let _ =
+            writeln!(o, "    {} -> {}: {:.0} ms, {}{how}", secs(out.from_us), to, out.duration_ms, errors.join(", "));
+    }
+}
+
+/// Every node's rows after the run, and the verdict on the node that ends as primary.
+pub fn verification(o: &mut String, f: &FailoverRecord) {
+    for c in &f.checks {
+        match (&c.unverified, &c.role) {
+            (Some(why), _) => {
+                let _ = writeln!(o, "  target{} {}: UNVERIFIED ({why})", c.target, c.node);
+            }
+            (None, role) => {
+                let role = role.as_ref().map_or("unknown".into(), |r| r.describe());
+                let _ = writeln!(
+                    o,
+                    "  target{} {} ({role}): {} of this run's rows, {} acknowledged missing{}, {} never acknowledged present",
+                    c.target,
+                    c.node,
+                    c.present,
+                    c.missing,
+                    if c.missing > 0 { format!(" (seq {})", list(&c.missing_seqs)) } else { String::new() },
+                    c.unacknowledged_present
+                );
+            }
+        }
+    }
     match &f.verification {
         Some(v) => {
             let _ = writeln!(
                 o,
-                "  acknowledged writes on {} afterwards: {} of {} present, {} LOST{}; {} of unknown outcome present (committed, never acknowledged); {} that failed with an error present",
+                "  acknowledged writes on {} afterwards (final primary: {}): {} of {} present, {} LOST{}; {} DIVERGED (on another node, not here){}; {} of unknown outcome present (committed, never acknowledged); {} that failed with an error present",
                 v.node,
+                v.why,
                 v.acknowledged - v.lost,
                 v.acknowledged,
                 v.lost,
                 if v.lost > 0 { format!(" (seq {})", list(&v.lost_seqs)) } else { String::new() },
+                v.diverged,
+                if v.diverged > 0 { format!(" (seq {})", list(&v.diverged_seqs)) } else { String::new() },
                 v.unacknowledged_present,
                 v.failed_present
             );
         }
-        None => {
+        None if f.checks.iter().all(|c| c.unverified.is_some()) => {
             let _ = writeln!(o, "  acknowledged writes: not verified (no node answered after the run)");
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "  acknowledged writes: loss not judged (no node that answered reads as primary after the run)"
+            );
         }
     }
 }

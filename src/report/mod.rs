@@ -3,7 +3,7 @@
 mod compare;
 pub mod csv;
 mod findings;
-mod ha;
+pub mod ha;
 mod headline;
 pub mod html;
 mod interval;

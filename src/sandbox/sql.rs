@@ -56,11 +56,16 @@ pub fn answers<D: Database>(db: &D) -> Result<(), DbError> {
     row(db, "SELECT 1").map(|_| ())
 }
 
-/// `primary` or `replica` as the server says (the driver's replication_role, first word;
-/// a server that replicates from nobody is a primary here).
+/// `primary`, `replica` or `read-only` as the server says (the driver's node_role; a
+/// server that replicates from nobody and takes writes is a primary here).
 pub fn role<D: Database>(db: &D) -> Result<&'static str, DbError> {
-    let said = crate::local_runtime().block_on(bounded(async { db.connect().await?.replication_role().await }))?;
-    Ok(if said.starts_with("replica") { "replica" } else { "primary" })
+    use crate::model::ha::NodeRole;
+    let said = crate::local_runtime().block_on(bounded(async { db.connect().await?.node_role().await }))?;
+    Ok(match said.role {
+        NodeRole::Replica => "replica",
+        NodeRole::ReadOnly => "read-only",
+        _ => "primary",
+    })
 }
 
 fn text(v: &Value) -> String {

@@ -2,6 +2,7 @@
 
 use super::{culprits, is_on, isolation, setting_groups, settings, Groups, OS_PAGE_CACHE};
 use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
+use crate::model::ha::{NodeRole, RoleReading};
 use crate::model::parse_bytes;
 use crate::model::SqlCommand;
 use std::collections::BTreeMap;
@@ -163,6 +164,26 @@ fn durability(vars: &BTreeMap<String, String>, aurora: bool) -> Durability {
     }
 }
 
+/// The role from `read_only`, `super_read_only`, `log_bin` and whether the node replicates
+/// (`Err`: why the user may not see it).
+pub fn role(vars: &BTreeMap<String, String>, replicates: Result<bool, String>) -> RoleReading {
+    let on = |k: &str| vars.get(k).is_some_and(|v| v.eq_ignore_ascii_case("ON") || v == "1");
+    let read_only = match (on("read_only"), vars.contains_key("super_read_only"), on("super_read_only")) {
+        (_, true, true) => "super_read_only=ON",
+        (true, _, _) => "read_only=ON",
+        _ => "read_only=OFF",
+    };
+    let (role, source) = match (&replicates, read_only != "read_only=OFF", on("log_bin")) {
+        (Ok(true), _, _) => (NodeRole::Replica, "SHOW REPLICA STATUS has a source".to_string()),
+        (Ok(false), true, _) => (NodeRole::ReadOnly, "not a replica".to_string()),
+        (Ok(false), false, true) => (NodeRole::Primary, "binary log on, not a replica".to_string()),
+        (Ok(false), false, false) => (NodeRole::Standalone, "no binary log, not a replica".to_string()),
+        (Err(e), true, _) => (NodeRole::ReadOnly, format!("replica status not visible to this user: {}", e)),
+        (Err(e), false, _) => (NodeRole::Primary, format!("replica status not visible to this user: {}", e)),
+    };
+    RoleReading { role, evidence: format!("{source}, {read_only}") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::vars;
@@ -232,5 +253,21 @@ mod tests {
         let buffered = data_caches(&vars(&[pool[0], ("innodb_flush_method", "fsync")]), Some(8 << 30));
         assert_eq!(buffered[OS_PAGE_CACHE], 8 << 30);
         assert!(!data_caches(&vars(&pool), None).contains_key(OS_PAGE_CACHE), "a remote server's host is unknown");
+    }
+
+    #[test]
+    fn a_node_is_a_primary_only_when_it_replicates_from_nobody_and_takes_writes() {
+        let v = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let primary = v(&[("read_only", "OFF"), ("log_bin", "ON")]);
+        assert_eq!(role(&primary, Ok(false)).role, NodeRole::Primary);
+        assert_eq!(role(&primary, Ok(true)).role, NodeRole::Replica, "a writable replica is still a replica");
+        let r = role(&v(&[("read_only", "ON"), ("log_bin", "ON")]), Ok(false));
+        assert_eq!((r.role, r.evidence.as_str()), (NodeRole::ReadOnly, "not a replica, read_only=ON"));
+        let r = role(&v(&[("read_only", "OFF"), ("super_read_only", "ON")]), Ok(false));
+        assert_eq!(r.role, NodeRole::ReadOnly);
+        assert_eq!(role(&v(&[("read_only", "OFF"), ("log_bin", "OFF")]), Ok(false)).role, NodeRole::Standalone);
+        let hidden = role(&v(&[("read_only", "ON")]), Err("denied".into()));
+        assert_eq!(hidden.role, NodeRole::ReadOnly);
+        assert!(hidden.evidence.contains("not visible to this user: denied"), "{}", hidden.evidence);
     }
 }

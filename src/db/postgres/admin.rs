@@ -4,6 +4,7 @@
 use super::PostgresConnection;
 use crate::db::text_sql::literal;
 use crate::db::{ClientFault, Connection, DbError, Dialect, Param, ServerInfo, TableInfo};
+use crate::model::ha::{NodeRole, RoleReading};
 use crate::model::TableSize;
 use std::collections::BTreeMap;
 
@@ -110,13 +111,20 @@ impl PostgresConnection {
             .collect())
     }
 
-    pub(super) async fn role(&mut self) -> Result<String, DbError> {
-        let row = one(self, "SELECT pg_is_in_recovery(), (SELECT count(*) FROM pg_stat_replication)").await?;
-        Ok(match (col(&row, 0) == Some("t"), int(&row, 1)?) {
-            (true, _) => "replica (pg_is_in_recovery)".into(),
-            (false, 0) => "standalone (no replica connected)".into(),
-            (false, n) => format!("primary ({n} replica(s) in pg_stat_replication)"),
-        })
+    pub(super) async fn role(&mut self) -> Result<RoleReading, DbError> {
+        let row = one(
+            self,
+            "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), \
+             (SELECT count(*) FROM pg_stat_replication)",
+        )
+        .await?;
+        let (role, evidence) = match (col(&row, 0) == Some("t"), col(&row, 1) == Some("on"), int(&row, 2)?) {
+            (true, _, _) => (NodeRole::Replica, "pg_is_in_recovery".to_string()),
+            (false, true, _) => (NodeRole::ReadOnly, "default_transaction_read_only=on, not in recovery".into()),
+            (false, false, 0) => (NodeRole::Standalone, "not in recovery, no replica connected".into()),
+            (false, false, n) => (NodeRole::Primary, format!("not in recovery, {n} replica(s) in pg_stat_replication")),
+        };
+        Ok(RoleReading { role, evidence })
     }
 
     pub(super) async fn sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

@@ -246,7 +246,7 @@ impl Connection for PostgresConnection {
         self.settings().await
     }
 
-    async fn replication_role(&mut self) -> Result<String, DbError> {
+    async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError> {
         self.role().await
     }
 

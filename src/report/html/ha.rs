@@ -65,30 +65,96 @@ fn failover(f: &FailoverRecord) -> String {
         })
         .collect();
     let verified = match &f.verification {
-        Some(v) if v.lost > 0 => format!(
-            "<span class=\"fail\">{} of {} acknowledged writes LOST on {} (seq {:?})</span>",
+        Some(v) if v.lost > 0 || v.diverged > 0 => format!(
+            "<span class=\"fail\">{} of {} acknowledged writes LOST on {}, the final primary (seq {:?}); {} diverged</span>",
             v.lost,
             v.acknowledged,
             esc(&v.node),
-            v.lost_seqs.iter().take(20).collect::<Vec<_>>()
+            v.lost_seqs.iter().take(20).collect::<Vec<_>>(),
+            v.diverged
         ),
         Some(v) => format!(
-            "<span class=\"pass\">all {} acknowledged writes present on {}</span>",
+            "<span class=\"pass\">all {} acknowledged writes present on {}, the final primary</span>",
             v.acknowledged,
             esc(&v.node)
         ),
+        None if f.checks.iter().any(|c| c.unverified.is_none()) => {
+            "<span class=\"fail\">loss not judged: no node that answered reads as primary</span>".into()
+        }
         None => "<span class=\"fail\">not verified: no node answered after the probe</span>".into(),
     };
     let unknown = f.verification.as_ref().map_or(0, |v| v.unacknowledged_present);
+    let headline = match &f.split_brain {
+        None => format!(
+            "<strong>downtime {:.0} ms</strong> (the longest outage: last write acknowledged on a primary to the next; resolution {:.0} ms)",
+            f.downtime_ms,
+            1000.0 / f.rate
+        ),
+        Some(_) => "<strong class=\"fail\">split brain: no clean failover, no downtime figure</strong>".into(),
+    };
     format!(
-        "<h3>Failover writer</h3><p>{} attempts at {} per second ({}); <strong>downtime {:.0} ms</strong> (the longest outage: last acknowledged write to the next; resolution {:.0} ms).</p>{}<p>Afterwards: {verified}; {unknown} write(s) of unknown outcome present.</p>",
+        "<h3>Failover writer</h3><p>{} attempts at {} per second ({}); {headline}.</p>{}{}<p>Afterwards: {verified}; {unknown} write(s) of unknown outcome present.</p>{}",
         f.attempts.len(),
         f.rate,
         esc(&outcomes.join(", ")),
-        f.downtime_ms,
-        1000.0 / f.rate,
-        table(&["from s", "to s", "ms", "writer", "attempts not acknowledged"], rows, "num")
+        split_brain(f),
+        table(&["from s", "to s", "ms", "writer", "attempts not acknowledged by a primary"], rows, "num"),
+        checks(f)
     )
+}
+
+fn split_brain(f: &FailoverRecord) -> String {
+    let Some(sb) = &f.split_brain else { return String::new() };
+    let mut items: Vec<String> = sb
+        .on_non_primary
+        .iter()
+        .map(|w| {
+            let role = w.role.map_or("of unknown role", |r| r.name());
+            format!(
+                "<li>{} write(s) acknowledged by target{} while it was {role} ({:.3} s to {:.3} s)</li>",
+                w.acknowledged,
+                w.target,
+                w.first_us as f64 / 1e6,
+                w.last_us as f64 / 1e6
+            )
+        })
+        .collect();
+    items.extend(sb.overlapping.iter().map(|p| {
+        format!(
+            "<li>target{} and target{} took writes in turns while both read as primaries ({} acknowledgement(s), {:.3} s to {:.3} s)</li>",
+            p.targets[0],
+            p.targets[1],
+            p.acknowledged,
+            p.from_us as f64 / 1e6,
+            p.to_us as f64 / 1e6
+        )
+    }));
+    format!("<p class=\"fail\">Split brain (ha-split-brain):</p><ul>{}</ul>", items.concat())
+}
+
+/// Every node's rows after the run.
+fn checks(f: &FailoverRecord) -> String {
+    if f.checks.is_empty() {
+        return String::new();
+    }
+    let rows = f
+        .checks
+        .iter()
+        .map(|c| {
+            let role = match (&c.unverified, &c.role) {
+                (Some(why), _) => format!("UNVERIFIED: {why}"),
+                (None, r) => r.as_ref().map_or("unknown".into(), |r| r.describe()),
+            };
+            vec![
+                Cell::text(&format!("target{} {}", c.target, c.node)),
+                Cell::text(&role),
+                Cell::num(c.present.to_string()),
+                Cell::num(c.missing.to_string()),
+                Cell::num(c.unacknowledged_present.to_string()),
+            ]
+        })
+        .collect();
+    table(&["node", "role after the run", "rows", "acknowledged missing", "never acknowledged present"], rows, "num")
 }
 
 fn lag(l: &LagRecord) -> String {

@@ -1,0 +1,117 @@
+//! Which node is the primary, read from the nodes themselves: on each writer connection before
+//! its first write, and by a watcher that reads every node every `poll` while the probe runs.
+//! The changes form a timeline that answers "what was this node when it acknowledged that
+//! write", to the watcher's resolution.
+
+use super::Clock;
+use crate::db::{Connection, Database, DbError};
+use crate::model::ha::{RoleChange, RoleReading};
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Role changes as they are seen, from the writer and the watcher (one thread, no locks).
+#[derive(Default)]
+pub struct Seen(RefCell<Vec<RoleChange>>);
+
+impl Seen {
+    /// Records `reading` of `target` (1-based) at `at_us` when it differs from the last one.
+    pub fn note(&self, target: u32, at_us: u64, reading: Result<&RoleReading, String>) {
+        let mut all = self.0.borrow_mut();
+        let (role, evidence) = match reading {
+            Ok(r) => (Some(r.role), r.evidence.clone()),
+            Err(why) => (None, why),
+        };
+        let last = all.iter().rev().find(|c| c.target == target);
+        if last.is_some_and(|c| c.role == role) {
+            return;
+        }
+        all.push(RoleChange { at_us, target, role, evidence });
+    }
+
+    pub fn into_changes(self) -> Vec<RoleChange> {
+        let mut all = self.0.into_inner();
+        all.sort_by_key(|c| c.at_us);
+        all
+    }
+}
+
+/// Reads every node's role every `poll` until `stop` says so, each node on a connection of
+/// its own (a node that hangs delays only its own readings).
+pub async fn watch<D: Database>(
+    dbs: &[Arc<D>],
+    clock: &Clock,
+    poll: Duration,
+    timeout: Duration,
+    seen: &Seen,
+    stop: &dyn Fn() -> bool,
+) {
+    let watchers =
+        dbs.iter().enumerate().map(|(i, db)| watch_one(&**db, i as u32 + 1, clock, poll, timeout, seen, stop));
+    futures_util::future::join_all(watchers).await;
+}
+
+async fn watch_one<D: Database>(
+    db: &D,
+    target: u32,
+    clock: &Clock,
+    poll: Duration,
+    timeout: Duration,
+    seen: &Seen,
+    stop: &dyn Fn() -> bool,
+) {
+    let mut conn: Option<D::Conn> = None;
+    let mut next = Instant::now();
+    while !stop() {
+        let reading = tokio::time::timeout(timeout, read(db, &mut conn)).await;
+        let reading = match reading {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {:.1} s", timeout.as_secs_f64())),
+        };
+        if reading.is_err() {
+            conn = None;
+        }
+        seen.note(target, clock.elapsed_us(), reading.as_ref().map_err(Clone::clone));
+        next += poll;
+        if !super::sleep_until(next.max(Instant::now()), stop).await {
+            break;
+        }
+    }
+}
+
+async fn read<D: Database>(db: &D, conn: &mut Option<D::Conn>) -> Result<RoleReading, DbError> {
+    if conn.is_none() {
+        *conn = Some(db.connect().await?);
+    }
+    conn.as_mut().expect("connected above").node_role().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ha::{NodeRole, Timeline};
+
+    fn reading(role: NodeRole) -> RoleReading {
+        RoleReading { role, evidence: String::new() }
+    }
+
+    #[test]
+    fn only_changes_are_kept_and_an_unanswered_reading_hides_no_known_role() {
+        let seen = Seen::default();
+        seen.note(1, 0, Ok(&reading(NodeRole::Primary)));
+        seen.note(2, 5, Ok(&reading(NodeRole::Replica)));
+        seen.note(1, 10, Ok(&reading(NodeRole::Primary)));
+        seen.note(1, 20, Err("refused".into()));
+        seen.note(2, 30, Ok(&reading(NodeRole::Primary)));
+        seen.note(1, 40, Ok(&reading(NodeRole::Primary)));
+        let changes = seen.into_changes();
+        assert_eq!(changes.len(), 5, "{changes:?}");
+        let t = Timeline(&changes);
+        assert_eq!(t.known_role(1, 25), Some(NodeRole::Primary));
+        assert!(!t.writer_at(1, 25), "no answer: not taking writes");
+        assert_eq!(t.known_role(2, 29), Some(NodeRole::Replica));
+        assert!(t.writer_at(2, 30));
+        assert_eq!(t.several_writers(100), vec![(40, 100, vec![1, 2])]);
+    }
+}
