@@ -4,7 +4,7 @@
 //! dir) and ports of its own; a guard runs `sandbox down` however the test ends.
 
 mod common;
-use common::sandbox::{client, free_ports};
+use common::sandbox::{client, client_as, free_ports};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -114,7 +114,8 @@ fn lifecycle(engine: &'static str, name: &'static str, base: u16, setting: &str)
     assert_eq!(lines.len(), 2, "{out}");
     assert!(lines[0].starts_with("primary") && lines[0].contains(&format!("127.0.0.1:{port}/fairbench")), "{out}");
     assert!(lines[1].starts_with("replica1") && lines[1].contains(&format!("127.0.0.1:{replica}/fairbench")), "{out}");
-    assert!(lines.iter().all(|l| l.contains("://root@127.0.0.1:") || l.contains("://postgres@127.0.0.1:")), "{out}");
+    // The printed URLs are the benchmark user's, whom read_only binds.
+    assert!(lines.iter().all(|l| l.contains("://fairbench@127.0.0.1:")), "{out}");
     let up = |n: &str, r: &str| (n.to_string(), r.to_string(), "running".to_string());
     assert_eq!(home.ls(), vec![up("primary", "primary"), up("replica1", "replica")]);
     // --set reaches every node.
@@ -126,6 +127,18 @@ fn lifecycle(engine: &'static str, name: &'static str, base: u16, setting: &str)
         assert_eq!(shown, "77", "{setting} on port {p}");
     }
     assert!(home.fails(&["up", name, "--engine", engine]).contains("already exists"));
+    // Durable by default: the settings --set did not change are the durable ones.
+    let durable = match engine {
+        "mariadb" => query(engine, port, "SELECT CONCAT(@@sync_binlog, ' ', @@innodb_flush_log_at_trx_commit)"),
+        _ => query(engine, port, "SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit')"),
+    };
+    assert_eq!(durable, if engine == "mariadb" { "1 1" } else { "on on" });
+    // The benchmark user writes its own tables on the primary and is refused on the replica.
+    client_as(engine, port, "fairbench", "CREATE TABLE bench_own (id INT PRIMARY KEY)").unwrap();
+    let has = |p: u16| client_as(engine, p, "fairbench", "SELECT count(*) FROM bench_own").ok();
+    wait_for(30, "the benchmark user's table on the replica", || has(replica));
+    let refused = client_as(engine, replica, "fairbench", "INSERT INTO bench_own VALUES (1)").unwrap_err();
+    assert!(refused.contains("read-only") || refused.contains("read only") || refused.contains("1290"), "{refused}");
 
     query(engine, port, "CREATE TABLE probe (id INT PRIMARY KEY, v VARCHAR(20))");
     query(engine, port, "INSERT INTO probe VALUES (1, 'before the crash')");

@@ -22,7 +22,8 @@ pub fn audit(doc: &ResultDocument) -> Vec<Finding> {
         true => rules::for_probes(doc),
         false => rules::all(doc).into_iter().chain(client::all(doc)).chain(tpcc::all(doc)).collect(),
     };
-    let mut findings = merge_same_ids(general.into_iter().chain(ha::all(doc)).chain(shards::all(doc)));
+    let general = ha::fold_durability(general, ha::all(doc));
+    let mut findings = merge_same_ids(general.into_iter().chain(shards::all(doc)));
     findings.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
     findings
 }

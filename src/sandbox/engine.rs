@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 /// The database every sandbox creates on its primary, named in the URLs it prints.
 pub const DATABASE: &str = "fairbench";
+/// The benchmark user in the URLs a sandbox prints: no administrative privilege, so that
+/// `read_only` binds it as it binds an application (root stays for fairbench's own work).
+pub const BENCH_USER: &str = "fairbench";
 
 /// A database server that sandboxes can run. SQL goes through fairbench's own drivers.
 pub trait Engine: Sync {
@@ -29,7 +32,8 @@ pub trait Engine: Sync {
     }
     /// The server binaries are installed (else: which package to install).
     fn check_installed(&self) -> Result<(), SandboxError>;
-    /// The URL of the node's `fairbench` database, as fairbench's `--target`.
+    /// The URL of the node's `fairbench` database as the benchmark user, as fairbench's
+    /// `--target`.
     fn url(&self, port: u16) -> String;
     fn pid_file(&self, node: &Node) -> PathBuf;
     /// Creates the first primary's data directory.

@@ -2,7 +2,7 @@
 //! command line (rebuilt from sandbox.json at each start, so a replica restarts read-only and
 //! replicating, a promoted one writable). Replication: binary log, GTID, `CHANGE MASTER`.
 
-use super::engine::{await_answer, find_binary, log_file, make_node_dir, on, Engine, DATABASE};
+use super::engine::{await_answer, find_binary, log_file, make_node_dir, on, Engine, BENCH_USER, DATABASE};
 use super::process::{self, OsUser};
 use super::{sql, Node, Role, Sandbox, SandboxError};
 use crate::db::mysql::MysqlDatabase;
@@ -47,6 +47,10 @@ impl MariaDb {
             "--relay-log=relay-bin".into(),
             // A promoted replica's binary log then holds everything: it can serve replicas.
             "--log-slave-updates=ON".into(),
+            // Durable as production runs (MariaDB's own default is sync_binlog=0); --set,
+            // later on the command line, changes it on purpose.
+            "--sync-binlog=1".into(),
+            "--innodb-flush-log-at-trx-commit=1".into(),
         ];
         if process::is_root() {
             args.push("--user=root".into());
@@ -76,7 +80,7 @@ impl Engine for MariaDb {
     }
 
     fn url(&self, port: u16) -> String {
-        format!("mysql://root@127.0.0.1:{port}/{DATABASE}")
+        format!("mysql://{BENCH_USER}@127.0.0.1:{port}/{DATABASE}")
     }
 
     fn pid_file(&self, node: &Node) -> PathBuf {
@@ -119,15 +123,26 @@ impl Engine for MariaDb {
         await_answer(self, node, Some(&mut child))
     }
 
-    /// The replication account, on every node (any may be promoted); kept out of the binary
-    /// log so that no node has transactions of its own in its GTID state.
+    /// The replication account and the benchmark user, on every node (any may be promoted);
+    /// kept out of the binary log so that no node has transactions of its own in its GTID
+    /// state. The benchmark user may do anything in the `fairbench` database and read the
+    /// server's state (PROCESS, SLAVE MONITOR), nothing that passes `read_only`.
     fn bootstrap(&self, node: &Node) -> Result<(), SandboxError> {
         let db = Self::admin(node).map_err(on(node, "connecting"))?;
-        let user = format!("'{REPL_USER}'@'127.0.0.1'");
-        let create = format!("CREATE USER IF NOT EXISTS {user}");
-        let grant = format!("GRANT REPLICATION SLAVE ON *.* TO {user}");
-        sql::exec(&db, &["SET SESSION sql_log_bin = 0", &create, &grant])
-            .map_err(on(node, "creating the replication user"))
+        let repl = format!("'{REPL_USER}'@'127.0.0.1'");
+        let bench = format!("'{BENCH_USER}'@'127.0.0.1'");
+        sql::exec(
+            &db,
+            &[
+                "SET SESSION sql_log_bin = 0",
+                &format!("CREATE USER IF NOT EXISTS {repl}"),
+                &format!("GRANT REPLICATION SLAVE ON *.* TO {repl}"),
+                &format!("CREATE USER IF NOT EXISTS {bench}"),
+                &format!("GRANT ALL PRIVILEGES ON `{DATABASE}`.* TO {bench}"),
+                &format!("GRANT PROCESS, SLAVE MONITOR ON *.* TO {bench}"),
+            ],
+        )
+        .map_err(on(node, "creating the replication and benchmark users"))
     }
 
     fn follow(&self, source: &Node, replica: &Node) -> Result<(), SandboxError> {

@@ -3,7 +3,7 @@
 //! Replicas are `pg_basebackup -R` copies streaming through a replication slot. As root,
 //! every binary runs as the `postgres` OS user (PostgreSQL refuses to run as root).
 
-use super::engine::{await_answer, is_exec, log_file, make_node_dir, on, Engine, DATABASE};
+use super::engine::{await_answer, is_exec, log_file, make_node_dir, on, Engine, BENCH_USER, DATABASE};
 use super::process::{self, OsUser};
 use super::{sql, Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::postgres::PostgresDatabase;
@@ -68,6 +68,9 @@ impl Postgres {
             ("hot_standby", "on".into()),
             // A replica whose source restarts reconnects within a second, not five.
             ("wal_retrieve_retry_interval", "1s".into()),
+            // Durable whatever the installed defaults say; --set, written after, changes it.
+            ("fsync", "on".into()),
+            ("synchronous_commit", "on".into()),
         ];
         for (k, v) in
             own.iter().map(|(k, v)| (*k, v.as_str())).chain(sb.settings.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -177,7 +180,7 @@ impl Engine for Postgres {
     }
 
     fn url(&self, port: u16) -> String {
-        format!("postgres://postgres@127.0.0.1:{port}/{DATABASE}")
+        format!("postgres://{BENCH_USER}@127.0.0.1:{port}/{DATABASE}")
     }
 
     fn pid_file(&self, node: &Node) -> PathBuf {
@@ -245,7 +248,20 @@ impl Engine for Postgres {
         if self.has_database(node)? {
             return Ok(());
         }
-        sql::exec(&Self::admin(node)?, &[&format!("CREATE DATABASE {DATABASE}")])
+        // The benchmark user owns the database (its tables are its own) and reads the
+        // server's statistics (pg_monitor); not a superuser. Replicas get both by streaming.
+        let role = format!(
+            "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{BENCH_USER}') THEN \
+             CREATE ROLE {BENCH_USER} LOGIN NOSUPERUSER; END IF; END$$"
+        );
+        sql::exec(
+            &Self::admin(node)?,
+            &[
+                &role,
+                &format!("GRANT pg_monitor TO {BENCH_USER}"),
+                &format!("CREATE DATABASE {DATABASE} OWNER {BENCH_USER}"),
+            ],
+        )
     }
 
     fn has_database(&self, node: &Node) -> Result<bool, DbError> {

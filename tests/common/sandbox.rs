@@ -11,18 +11,25 @@ pub fn free_ports(base: u16, count: u16) -> u16 {
     (base..base + 1000).find(|&b| (b..b + count).all(free)).expect("a free block of ports")
 }
 
-/// SQL through the engine's own client: Ok(output) or Err(stderr).
+/// SQL through the engine's own client as its administrator: Ok(output) or Err(stderr).
 pub fn client(engine: &str, port: u16, sql: &str) -> Result<String, String> {
+    let admin = if engine == "mariadb" { "root" } else { "postgres" };
+    client_as(engine, port, admin, sql)
+}
+
+/// SQL through the engine's own client as `user` (the sandbox's benchmark user is `fairbench`).
+pub fn client_as(engine: &str, port: u16, user: &str, sql: &str) -> Result<String, String> {
     let port = port.to_string();
     let mut cmd = match engine {
         "mariadb" => {
             let mut c = Command::new("mariadb");
-            c.args(["--protocol=tcp", "-h127.0.0.1", "-P", &port, "-uroot", "-N", "-B", "fairbench", "-e", sql]);
+            let user = format!("-u{user}");
+            c.args(["--protocol=tcp", "-h127.0.0.1", "-P", &port, &user, "-N", "-B", "fairbench", "-e", sql]);
             c
         }
         _ => {
             let mut c = Command::new("psql");
-            c.args(["-X", "-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-d", "fairbench", "-At", "-c", sql]);
+            c.args(["-X", "-h", "127.0.0.1", "-p", &port, "-U", user, "-d", "fairbench", "-At", "-c", sql]);
             c
         }
     };
