@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 ensure_mariadb
 ensure_postgres
 ensure_sysbench
+# tests/ha.rs: Galera sandboxes (galera-4, rsync for the state transfer) and HAProxy (--proxy).
+[ -e /usr/lib/galera/libgalera_smm.so ] || { echo "== installing galera-4"; apt_install galera-4; }
+command -v rsync >/dev/null 2>&1 || { echo "== installing rsync"; apt_install rsync; }
+command -v haproxy >/dev/null 2>&1 || { echo "== installing HAProxy"; apt_install haproxy; }
 command -v chromium >/dev/null 2>&1 || { echo "== installing Chromium (tests/html_report.rs opens the HTML reports)"; apt_install chromium; }
 # tests/streamed_timeline.rs reads the interval log back with HdrHistogram's Python package.
 if ! python3 -c 'import hdrh' >/dev/null 2>&1; then

@@ -45,7 +45,8 @@ fn result_set(columns: &[&str], rows: &[Vec<String>]) -> Vec<u8> {
     r
 }
 
-/// `SHOW GLOBAL VARIABLES [LIKE 'p%']`: the matching variables (LIKE with % only).
+/// `SHOW GLOBAL VARIABLES [LIKE 'p%' | WHERE Variable_name IN (...)]`: the matching variables
+/// (LIKE with % only).
 fn like(name: &str, pattern: &str) -> bool {
     let parts: Vec<&str> = pattern.split('%').collect();
     let [first, middle @ .., last] = parts.as_slice() else {
@@ -74,6 +75,10 @@ fn answer(query: &str, vars: &[(&str, &str)]) -> Vec<u8> {
     }
     if q == "SHOW GLOBAL VARIABLES" {
         return result_set(&["Variable_name", "Value"], &pairs(&|_| true));
+    }
+    if let Some(list) = q.strip_prefix("SHOW GLOBAL VARIABLES WHERE Variable_name IN (") {
+        let names: Vec<&str> = list.trim_end_matches(')').split(',').map(|n| n.trim().trim_matches('\'')).collect();
+        return result_set(&["Variable_name", "Value"], &pairs(&|k| names.contains(&k)));
     }
     if q == "SHOW GLOBAL STATUS" {
         return result_set(&["Variable_name", "Value"], &[vec!["Com_select".into(), "12".into()]]);
@@ -145,7 +150,7 @@ fn mysql_8_is_recorded_with_its_redo_capacity_and_binary_log() {
     assert!(!f.durability.is_off(), "{:?}", f.durability);
     assert_eq!(f.isolation.as_deref(), Some("repeatable read"));
     assert_eq!(f.setting_group("innodb_redo_log_capacity"), "logging/redo");
-    assert_eq!(s.replication_role, "primary (binary log on, not a replica)");
+    assert_eq!(s.replication_role, "primary (binary log on, not a replica, read_only=OFF)");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::probe::{self, failover, lag, Clock, ProbeError};
 use crate::report::Report as _;
 use crate::result::probe::ProbeRun;
 use crate::runner::signal;
-use crate::{audit, with_database};
+use crate::{audit, sandbox, with_database};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -24,19 +24,44 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
         Probe::Failover(a) => {
             check_with(&a.common)?;
             let urls = urls(&a.targets, &a.common)?;
+            let faults = fault_schedule(&a.common, &urls[0])?;
             let options = options(&a.common);
-            with_database!(&urls[0], &options, |db| failover_cmd(db, &urls, a))
+            with_database!(&urls[0], &options, |db| failover_cmd(db, &urls, a, faults))
         }
         Probe::Lag(a) => {
             check_with(&a.common)?;
             let mut all = vec![a.primary.clone()];
             all.extend(a.replicas.iter().cloned());
             let urls = urls(&all, &a.common)?;
+            let faults = fault_schedule(&a.common, &urls[0])?;
             let options = options(&a.common);
-            with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a))
+            with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a, faults))
         }
         Probe::Verify(a) => verify_cmd(a),
     }
+}
+
+/// `--fault` checked before anything starts: its sandbox (named, or the one with a node at
+/// the first target's port), every node known, every step before the probe's end.
+fn fault_schedule(common: &ProbeCommon, first: &TargetUrl) -> Result<Option<sandbox::fault::Schedule>, Error> {
+    let Some(text) = &common.fault else { return Ok(None) };
+    let name = match &common.sandbox {
+        Some(n) => n.clone(),
+        None => sandbox::fault::owning(&first.host, first.port).ok_or_else(|| {
+            ConfigError(format!(
+                "--fault acts on a sandbox, and none has a node at {}:{}: name it with --sandbox",
+                first.host, first.port
+            ))
+        })?,
+    };
+    let end = match &common.with {
+        Some(w) => {
+            let args = workload_args(w, common, "sqlite://check.db")?;
+            Duration::from_secs(args.time.unwrap_or(common.time.as_secs()) + u64::from(args.warmup))
+        }
+        None => common.time,
+    };
+    Ok(Some(sandbox::fault::check(text, &name, end)?))
 }
 
 /// A bad --with is bad input: refused before any server is touched.
@@ -149,7 +174,12 @@ fn open_all<D: Database>(first: Arc<D>, urls: &[TargetUrl], common: &ProbeCommon
     Ok(dbs)
 }
 
-fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -> Result<ExitCode, Error> {
+fn failover_cmd<D: Database>(
+    db: Arc<D>,
+    urls: &[TargetUrl],
+    a: &FailoverArgs,
+    faults: Option<sandbox::fault::Schedule>,
+) -> Result<ExitCode, Error> {
     let common = &a.common;
     let dbs = open_all(db, urls, common)?;
     let targets = failover::Targets { dbs, urls: urls.iter().map(TargetUrl::redacted).collect() };
@@ -172,6 +202,7 @@ fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -
         opts.run_id
     ));
     let clock = Clock::now();
+    let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let targets = Arc::new(targets);
     let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
     let ((attempts, roles, pacer), workload) =
@@ -179,6 +210,7 @@ fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -
             crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
         })?;
     let end_us = clock.elapsed_us();
+    let faults = performer.map(sandbox::fault::Performer::finish);
     let mut record = probe::verdict::record(attempts, roles, &opts, end_us);
     let lookup_timeout = common.attempt_timeout.max(Duration::from_secs(5));
     let (checks, verdict) = rt.block_on(probe::check::all(&targets, &record.attempts, opts.run_id, lookup_timeout));
@@ -193,7 +225,7 @@ fn failover_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &FailoverArgs) -
         pacer,
     };
     let ha = ha_record("failover", clock, end_us, nodes, common, Some(record), None);
-    finish(ha, workload, common, (&*targets.dbs[0], &urls[0]), own)
+    finish(ha, faults, workload, common, (&*targets.dbs[0], &urls[0]), own)
 }
 
 fn acknowledged_latencies(attempts: &[crate::model::ha::Attempt]) -> crate::stats::LatencyHistogram {
@@ -204,7 +236,12 @@ fn acknowledged_latencies(attempts: &[crate::model::ha::Attempt]) -> crate::stat
     h
 }
 
-fn lag_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &LagArgs) -> Result<ExitCode, Error> {
+fn lag_cmd<D: Database>(
+    db: Arc<D>,
+    urls: &[TargetUrl],
+    a: &LagArgs,
+    faults: Option<sandbox::fault::Schedule>,
+) -> Result<ExitCode, Error> {
     let common = &a.common;
     let dbs = open_all(db, urls, common)?;
     let redacted: Vec<String> = urls.iter().map(TargetUrl::redacted).collect();
@@ -230,12 +267,14 @@ fn lag_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &LagArgs) -> Result<E
         opts.run_id
     ));
     let clock = Clock::now();
+    let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let (primary, readers, lag_opts) = (dbs[0].clone(), dbs[1..].to_vec(), opts.clone());
     let ((written, seen), workload) = alongside(common, &dbs[0], (&urls[0], &a.primary), move |stop| {
         let stop: std::rc::Rc<dyn Fn() -> bool> = std::rc::Rc::new(move || stop());
         crate::local_runtime().block_on(lag::run(primary, readers, &lag_opts, clock, stop))
     })?;
     let end_us = clock.elapsed_us();
+    let faults = performer.map(sandbox::fault::Performer::finish);
     let replicas = seen
         .iter()
         .zip(&redacted[1..])
@@ -251,7 +290,7 @@ fn lag_cmd<D: Database>(db: Arc<D>, urls: &[TargetUrl], a: &LagArgs) -> Result<E
         started_at: clock.started_at,
         pacer: written.pacer,
     };
-    finish(ha, workload, common, (&*dbs[0], &urls[0]), own)
+    finish(ha, faults, workload, common, (&*dbs[0], &urls[0]), own)
 }
 
 async fn describe_all<D: Database>(
@@ -371,6 +410,7 @@ struct OwnWrites {
 /// and printed.
 fn finish<D: Database>(
     ha: HaRecord,
+    faults: Option<crate::model::fault::FaultRecord>,
     workload: Workload,
     common: &ProbeCommon,
     (db, url): (&D, &TargetUrl),
@@ -378,12 +418,14 @@ fn finish<D: Database>(
 ) -> Result<ExitCode, Error> {
     if let Some((mut doc, path, args)) = workload {
         doc.ha = Some(ha);
+        doc.faults = faults;
         doc.audit = audit::audit(&doc);
         return save_and_print(&doc, &path, &args);
     }
     let path = common.out.clone().unwrap_or_else(|| default_out(&format!("probe-{}", ha.probe)));
     let run = probe_run(&ha, db, url, common, own);
     let mut doc = crate::result::probe::document(run, ha);
+    doc.faults = faults;
     doc.audit = audit::audit(&doc);
     doc.write(&path)?;
     let opts = crate::report::ReportOptions { percentile: 95.0, verbose: common.verbose };

@@ -13,9 +13,14 @@ pub fn sandbox_cmd(args: &SandboxArgs) -> Result<ExitCode, Error> {
             let opts = UpOptions {
                 name: a.name.clone(),
                 engine: a.engine.clone(),
-                replicas: a.replicas,
+                replicas: match (a.nodes, a.engine.as_str()) {
+                    (Some(n), _) => n - 1,
+                    (None, "galera" | "mariadb-galera") => 2,
+                    (None, _) => a.replicas,
+                },
                 settings: a.set.clone(),
                 port: a.port,
+                proxy: a.proxy,
             };
             let nodes = sandbox::up(&opts, &mut note)?;
             print_rows(nodes.iter().map(|n| vec![n.node.clone(), n.role.clone(), n.url.clone()]).collect());

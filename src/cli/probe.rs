@@ -67,6 +67,14 @@ pub struct ProbeCommon {
     pub password_file: Option<PathBuf>,
     #[command(flatten)]
     pub connect: ConnectArgs,
+    /// Faults performed on a sandbox's nodes on the probe's clock: 'ACTION NODE @TIME [for
+    /// DURATION]; ...' with kill, stop, start, pause, resume, promote, e.g. 'kill primary @5s;
+    /// promote replica1 @6s' (docs/ha.md).
+    #[arg(long, value_name = "SCHEDULE")]
+    pub fault: Option<String>,
+    /// The sandbox --fault acts on (default: the one with a node at the first target's port).
+    #[arg(long, value_name = "NAME")]
+    pub sandbox: Option<String>,
     /// Also print every attempt that was not acknowledged (failover) or every second (lag).
     #[arg(long, short = 'v')]
     pub verbose: bool,

@@ -32,12 +32,15 @@ pub struct UpArgs {
     /// The sandbox's name (letters, digits, - and _): its directory under the sandbox home
     /// ($FAIRBENCH_SANDBOX_HOME, else ~/.fairbench/sandboxes).
     pub name: String,
-    /// mariadb or postgres.
+    /// mariadb, postgres, or galera (MariaDB with wsrep: every node writable).
     #[arg(long)]
     pub engine: String,
     /// Asynchronous replicas of the primary.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "nodes")]
     pub replicas: u32,
+    /// Nodes in all: a primary and N-1 replicas, or N Galera members (galera's default: 3).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub nodes: Option<u32>,
     /// A server setting for every node, e.g. --set innodb_flush_log_at_trx_commit=2 (repeatable;
     /// two sandboxes that differ in one --set are the A/B of that setting).
     #[arg(long = "set", value_name = "VAR=VALUE")]
@@ -46,6 +49,10 @@ pub struct UpArgs {
     /// for mariadb, 15432 for postgres).
     #[arg(long)]
     pub port: Option<u16>,
+    /// HAProxy in front of the nodes, the one endpoint an application would use: a writer
+    /// port (the primary; the others as backups while it is down) and a reader port.
+    #[arg(long)]
+    pub proxy: bool,
 }
 
 #[derive(Args, Debug, Clone)]

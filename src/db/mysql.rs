@@ -394,20 +394,35 @@ impl Connection for MysqlConnection {
 
     async fn node_role(&mut self) -> Result<RoleReading, DbError> {
         let vars = self
-            .pairs("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin')")
+            .pairs(
+                "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin', 'wsrep_on', 'port', 'server_id')",
+            )
             .await?;
+        if vars.get("wsrep_on").is_some_and(|v| v == "ON") {
+            let status = self
+                .pairs(
+                    "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_cluster_status', 'wsrep_ready', \
+                     'wsrep_local_state_comment', 'wsrep_cluster_size')",
+                )
+                .await?;
+            let mut role = super::facts::mysql::galera_role(&status);
+            role.node = super::facts::mysql::identity(&vars);
+            return Ok(role);
+        }
         // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling. A user
-        // without the privilege to see it is told apart from a node that has no source.
+        // without the privilege to see it is told apart from a node that has no source: a
+        // writable node whose source cannot be seen has no role that can be told (the error).
         let replicates = match self.rows("SHOW REPLICA STATUS").await {
             Ok(r) => Ok(!r.is_empty()),
             Err(e) if e.connection_lost => return Err(e),
-            Err(_) => match self.rows("SHOW SLAVE STATUS").await {
-                Ok(r) => Ok(!r.is_empty()),
-                Err(e) if e.connection_lost => return Err(e),
-                Err(e) => Err(e),
-            },
+            Err(_) => self.rows("SHOW SLAVE STATUS").await.map(|r| !r.is_empty()),
         };
-        Ok(super::facts::mysql::role(&vars, replicates.map_err(|e| e.message)))
+        let seen = replicates.as_ref().map(|r| *r).map_err(|e| e.message.clone());
+        match (super::facts::mysql::role(&vars, seen), replicates) {
+            (Some(role), _) => Ok(role),
+            (None, Err(e)) => Err(e),
+            (None, Ok(_)) => unreachable!("a role is told whenever the replica status is seen"),
+        }
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

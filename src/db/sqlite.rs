@@ -442,7 +442,7 @@ impl Connection for SqliteConnection {
 
     async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError> {
         let evidence = "in-process library, no replication".into();
-        Ok(crate::model::ha::RoleReading { role: crate::model::ha::NodeRole::Embedded, evidence })
+        Ok(crate::model::ha::RoleReading { role: crate::model::ha::NodeRole::Embedded, evidence, node: String::new() })
     }
 
     async fn table_sizes(&mut self, tables: &[String], _declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

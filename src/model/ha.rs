@@ -70,6 +70,13 @@ impl Timeline<'_> {
         self.before(target, at_us).next().and_then(|c| c.role).is_some_and(NodeRole::is_writer)
     }
 
+    /// Both nodes read as members of one multi-primary cluster at `at_us`: writes on both
+    /// are the cluster's design, not two primaries.
+    pub fn members_at(&self, a: u32, b: u32, at_us: u64) -> bool {
+        let member = |n| self.before(n, at_us).next().and_then(|c| c.role).is_some_and(NodeRole::shares_writes);
+        member(a) && member(b)
+    }
+
     fn before(&self, target: u32, at_us: u64) -> impl Iterator<Item = &RoleChange> {
         self.0.iter().rev().filter(move |c| c.target == target && c.at_us <= at_us)
     }
@@ -82,7 +89,8 @@ impl Timeline<'_> {
         for (i, t) in times.clone().enumerate() {
             let writers: Vec<u32> = targets.iter().copied().filter(|&n| self.writer_at(n, t)).collect();
             let until = self.0.get(i + 1).map_or(end_us, |c| c.at_us);
-            if writers.len() < 2 || until <= t {
+            let members = writers.iter().all(|&n| self.members_at(n, n, t));
+            if writers.len() < 2 || until <= t || members {
                 continue;
             }
             match out.last_mut() {
@@ -233,6 +241,15 @@ pub struct Attempt {
     /// (absent: no connection, or the role could not be read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<NodeRole>,
+    /// The server that answered on this connection, by its own identity (a target may be a
+    /// proxy or DNS name in front of several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// Read on the same connection right after the acknowledgement, when the last reading
+    /// before it said the node was not a primary: a promotion between the two readings shows
+    /// here as a primary, a write a replica took as a replica still.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_after: Option<NodeRole>,
 }
 
 /// What a node is at one moment, as it says itself: whether an ordinary client's write
@@ -252,6 +269,9 @@ pub enum NodeRole {
     ReadOnly,
     /// An embedded database (SQLite): the only copy.
     Embedded,
+    /// A node of a multi-primary cluster (Galera) in its primary component: takes writes
+    /// beside the other members, each certified against all of them.
+    Member,
 }
 
 impl NodeRole {
@@ -262,12 +282,18 @@ impl NodeRole {
             NodeRole::Replica => "replica",
             NodeRole::ReadOnly => "read-only",
             NodeRole::Embedded => "embedded",
+            NodeRole::Member => "member",
         }
     }
 
     /// A write acknowledged by a node in this role is a write to the primary.
     pub fn is_writer(self) -> bool {
-        matches!(self, NodeRole::Primary | NodeRole::Standalone | NodeRole::Embedded)
+        matches!(self, NodeRole::Primary | NodeRole::Standalone | NodeRole::Embedded | NodeRole::Member)
+    }
+
+    /// Several nodes in this role take writes at once by design (no split brain between them).
+    pub fn shares_writes(self) -> bool {
+        self == NodeRole::Member
     }
 }
 
@@ -276,6 +302,10 @@ impl NodeRole {
 pub struct RoleReading {
     pub role: NodeRole,
     pub evidence: String,
+    /// The server's own identity (`port 13307, server_id 2`): through a proxy, which node
+    /// answered.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub node: String,
 }
 
 impl RoleReading {
@@ -316,6 +346,22 @@ pub struct Outage {
     pub target_before: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_after: Option<u32>,
+    /// The servers (their own identity) that acknowledged last before and first after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_before: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_after: Option<String>,
+}
+
+impl Outage {
+    /// The server that took writes after is another than before (a proxy's target included).
+    pub fn moved(&self) -> bool {
+        match (&self.node_before, &self.node_after, self.target_after) {
+            (Some(b), Some(a), _) => a != b,
+            (_, _, Some(t)) => t != self.target_before && self.target_before > 0,
+            _ => false,
+        }
+    }
 }
 
 /// The probe's rows looked up on the node that ends as primary.

@@ -9,6 +9,7 @@ pub mod conditions;
 pub mod criterion;
 pub mod error_code;
 pub mod facts;
+pub mod fault;
 pub mod file;
 pub mod finding;
 pub mod ha;
@@ -116,6 +117,9 @@ pub struct ResultDocument {
     /// attempt and outage, lost acknowledged writes, replica lag; absent for other runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ha: Option<ha::HaRecord>,
+    /// Faults performed on a sandbox's nodes on a schedule (`--fault`), on the run's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<fault::FaultRecord>,
     /// A combined result (`fairbench combine`): one row per shard, the figures above being
     /// theirs added up (histograms merged exactly). Empty for a run on one host.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -73,7 +73,12 @@ pub fn verdict(
         [only] => (*only, "the only node that reads as primary after the run".to_string()),
         several => {
             let chosen = several.iter().find(|c| Some(c.target) == last_acked).unwrap_or(&several[0]);
-            (*chosen, format!("{} nodes read as primary after the run; this one acknowledged last", several.len()))
+            let members = several.iter().all(|c| c.role.as_ref().is_some_and(|r| r.role.shares_writes()));
+            let why = match members {
+                true => format!("{} members of a multi-primary cluster take writes; judged on the one that acknowledged last, the others must hold the same rows", several.len()),
+                false => format!("{} nodes read as primary after the run; this one acknowledged last", several.len()),
+            };
+            (*chosen, why)
         }
     };
     let own = present.get(&final_primary.target).cloned().unwrap_or_default();
@@ -127,11 +132,22 @@ mod tests {
     use crate::model::ha::NodeRole;
 
     fn a(seq: u64, outcome: Outcome, target: u32) -> Attempt {
-        Attempt { seq, at_us: seq * 1000, took_us: 100, outcome, target, code: None, message: None, role: None }
+        Attempt {
+            seq,
+            at_us: seq * 1000,
+            took_us: 100,
+            outcome,
+            target,
+            code: None,
+            message: None,
+            role: None,
+            node: None,
+            role_after: None,
+        }
     }
 
     fn role(r: NodeRole) -> Option<RoleReading> {
-        Some(RoleReading { role: r, evidence: String::new() })
+        Some(RoleReading { role: r, evidence: String::new(), node: String::new() })
     }
 
     #[test]

@@ -37,6 +37,8 @@ struct Live<C> {
     insert: usize,
     /// The node's role, read on this connection before its first write.
     role: NodeRole,
+    /// The server's own identity (through a proxy: which node answered).
+    node: String,
 }
 
 /// The writer's INSERT: the server's clock and session id as the driver spells them.
@@ -103,7 +105,7 @@ async fn write_all<D: Database>(
             Some(l) => write_one::<D>(opts, &clock, l, seq, &mut live).await,
             None => match connect_any(targets, opts.attempt_timeout, &clock, seen).await {
                 Ok(l) => write_one::<D>(opts, &clock, l, seq, &mut live).await,
-                Err(e) => failed(Outcome::NotConnected, 0, None, &e),
+                Err(e) => failed(Outcome::NotConnected, 0, &e),
             },
         };
         if attempt.outcome == Outcome::Acknowledged {
@@ -112,6 +114,9 @@ async fn write_all<D: Database>(
         attempt.seq = seq;
         attempt.at_us = clock.us(started);
         attempt.took_us = started.elapsed().as_micros() as u64;
+        if let Some(l) = live.as_mut().filter(|l| attempt.outcome == Outcome::Acknowledged && !l.role.is_writer()) {
+            attempt.role_after = read_again(l, opts, &clock, seen).await;
+        }
         // The message once per run of the same code: an outage repeats it every slot.
         if attempt.code.is_some() && attempts.last().is_some_and(|p| p.code == attempt.code) {
             attempt.message = None;
@@ -119,6 +124,21 @@ async fn write_all<D: Database>(
         attempts.push(attempt);
     }
     (attempts, pacer)
+}
+
+/// A node that said it was not a primary acknowledged a write: its role read again on the
+/// same connection tells a promotion between the two readings (now a primary) from a write
+/// taken by a replica (still one). Only then, so the writer's pace is otherwise untouched.
+async fn read_again<C: Connection>(
+    l: &mut Live<C>,
+    opts: &FailoverOptions,
+    clock: &Clock,
+    seen: &Seen,
+) -> Option<NodeRole> {
+    let role = tokio::time::timeout(opts.attempt_timeout, l.conn.node_role()).await.ok()?.ok()?;
+    seen.note(l.target as u32 + 1, clock.elapsed_us(), Ok(&role));
+    l.role = role.role;
+    Some(role.role)
 }
 
 /// One INSERT on a live connection; keeps the connection in `keep` only if it succeeded.
@@ -131,8 +151,9 @@ async fn write_one<D: Database>(
 ) -> Attempt {
     let client_us = clock.elapsed_us() as i64;
     let params = [Param::Int(opts.run_id), Param::Int(seq as i64), Param::Int(client_us)];
-    let (target, role) = (l.target as u32 + 1, Some(l.role));
-    match tokio::time::timeout(opts.attempt_timeout, l.conn.execute(l.insert, &params)).await {
+    let target = l.target as u32 + 1;
+    let (role, node) = (Some(l.role), Some(l.node.clone()).filter(|n| !n.is_empty()));
+    let mut attempt = match tokio::time::timeout(opts.attempt_timeout, l.conn.execute(l.insert, &params)).await {
         Ok(Ok(_)) => {
             *keep = Some(l);
             Attempt {
@@ -143,22 +164,25 @@ async fn write_one<D: Database>(
                 target,
                 code: None,
                 message: None,
-                role,
+                role: None,
+                node: None,
+                role_after: None,
             }
         }
         // The commit may have happened: only the server's own answer says it did not.
-        Ok(Err(e)) if e.connection_lost => failed(Outcome::Unknown, target, role, &e),
-        Ok(Err(e)) => failed(Outcome::Failed, target, role, &e),
+        Ok(Err(e)) if e.connection_lost => failed(Outcome::Unknown, target, &e),
+        Ok(Err(e)) => failed(Outcome::Failed, target, &e),
         Err(_) => failed(
             Outcome::Unknown,
             target,
-            role,
             &DbError::timeout(format!("no answer within {:.1} s", opts.attempt_timeout.as_secs_f64())),
         ),
-    }
+    };
+    (attempt.role, attempt.node) = (role, node);
+    attempt
 }
 
-fn failed(outcome: Outcome, target: u32, role: Option<NodeRole>, e: &DbError) -> Attempt {
+fn failed(outcome: Outcome, target: u32, e: &DbError) -> Attempt {
     Attempt {
         seq: 0,
         at_us: 0,
@@ -167,7 +191,9 @@ fn failed(outcome: Outcome, target: u32, role: Option<NodeRole>, e: &DbError) ->
         target,
         code: Some(e.code.to_string()),
         message: Some(e.to_string()),
-        role,
+        role: None,
+        node: None,
+        role_after: None,
     }
 }
 
@@ -188,7 +214,7 @@ async fn connect_any<D: Database>(
             let role = conn.node_role().await?;
             seen.note(i as u32 + 1, clock.elapsed_us(), Ok(&role));
             let insert = conn.prepare(&sql).await?;
-            Ok::<_, DbError>(Live { target: i, conn, insert, role: role.role })
+            Ok::<_, DbError>(Live { target: i, conn, insert, role: role.role, node: role.node })
         };
         match tokio::time::timeout(timeout, attempt).await {
             Ok(Ok(l)) => return Ok(l),

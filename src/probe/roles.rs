@@ -93,7 +93,7 @@ mod tests {
     use crate::model::ha::{NodeRole, Timeline};
 
     fn reading(role: NodeRole) -> RoleReading {
-        RoleReading { role, evidence: String::new() }
+        RoleReading { role, evidence: String::new(), node: String::new() }
     }
 
     #[test]

@@ -42,9 +42,18 @@ pub fn record(attempts: Vec<Attempt>, roles: Vec<RoleChange>, opts: &FailoverOpt
 }
 
 /// An acknowledged write on a node that read as a primary when it acknowledged.
+/// The role read after it decides when the one before said "not a primary" (a promotion
+/// between the two readings).
 fn on_primary(timeline: &Timeline, a: &Attempt) -> bool {
-    let role = timeline.known_role(a.target, acked_at(a)).or(a.role);
-    a.outcome == Outcome::Acknowledged && role.is_some_and(|r| r.is_writer())
+    a.outcome == Outcome::Acknowledged && role_at_ack(timeline, a).is_some_and(|r| r.is_writer())
+}
+
+fn role_at_ack(timeline: &Timeline, a: &Attempt) -> Option<crate::model::ha::NodeRole> {
+    let before = timeline.known_role(a.target, acked_at(a)).or(a.role);
+    match (before, a.role_after) {
+        (Some(b), Some(after)) if !b.is_writer() => Some(after),
+        _ => before,
+    }
 }
 
 /// Each span without a write acknowledged on a primary that holds at least one attempt that
@@ -52,7 +61,7 @@ fn on_primary(timeline: &Timeline, a: &Attempt) -> bool {
 /// after it (or the end). A write a replica acknowledged does not end an outage.
 pub fn outages(attempts: &[Attempt], on_primary: &dyn Fn(&Attempt) -> bool, end_us: u64) -> Vec<Outage> {
     let mut out = Vec::new();
-    let mut last_ack: (u64, u32) = (0, 0);
+    let mut last_ack: (u64, u32, Option<String>) = (0, 0, None);
     let mut open: Option<Outage> = None;
     for a in attempts {
         if on_primary(a) {
@@ -61,9 +70,10 @@ pub fn outages(attempts: &[Attempt], on_primary: &dyn Fn(&Attempt) -> bool, end_
                 o.to_us = Some(acked_at);
                 o.duration_ms = (acked_at - o.from_us) as f64 / 1000.0;
                 o.target_after = Some(a.target);
+                o.node_after = a.node.clone();
                 out.push(o);
             }
-            last_ack = (acked_at, a.target);
+            last_ack = (acked_at, a.target, a.node.clone());
             continue;
         }
         let o = open.get_or_insert_with(|| Outage {
@@ -73,6 +83,8 @@ pub fn outages(attempts: &[Attempt], on_primary: &dyn Fn(&Attempt) -> bool, end_
             errors: BTreeMap::new(),
             target_before: last_ack.1,
             target_after: None,
+            node_before: last_ack.2.clone(),
+            node_after: None,
         });
         let key = match (&a.code, a.outcome) {
             (Some(code), _) => format!("{} {code}", a.outcome.name()),
@@ -96,7 +108,7 @@ pub fn split_brain(attempts: &[Attempt], timeline: &Timeline) -> Option<SplitBra
     for a in acked.clone().filter(|a| !on_primary(timeline, a)) {
         let w = on_non_primary.entry(a.target).or_insert(NonPrimaryWrites {
             target: a.target,
-            role: timeline.known_role(a.target, acked_at(a)).or(a.role),
+            role: role_at_ack(timeline, a),
             acknowledged: 0,
             first_us: acked_at(a),
             last_us: 0,
@@ -119,7 +131,7 @@ fn overlapping<'a>(acked: impl Iterator<Item = &'a Attempt>, timeline: &Timeline
         let t = acked_at(a);
         if let Some(&previous) = last.get(&a.target) {
             for (&other, &other_at) in last.iter().filter(|(&n, _)| n != a.target) {
-                if other_at > previous && timeline.writer_at(other, t) {
+                if other_at > previous && timeline.writer_at(other, t) && !timeline.members_at(a.target, other, t) {
                     let key = [a.target.min(other), a.target.max(other)];
                     let p = pairs.entry(key).or_insert(OverlappingWriters {
                         targets: key,
@@ -145,7 +157,18 @@ mod tests {
 
     fn a(seq: u64, at_ms: u64, outcome: Outcome, target: u32) -> Attempt {
         let code = (outcome != Outcome::Acknowledged).then(|| "2013".to_string());
-        Attempt { seq, at_us: at_ms * 1000, took_us: 1000, outcome, target, code, message: None, role: None }
+        Attempt {
+            seq,
+            at_us: at_ms * 1000,
+            took_us: 1000,
+            outcome,
+            target,
+            code,
+            message: None,
+            role: None,
+            node: None,
+            role_after: None,
+        }
     }
 
     fn change(at_ms: u64, target: u32, role: Option<NodeRole>) -> RoleChange {
@@ -222,6 +245,20 @@ mod tests {
             (2, Some(NodeRole::Replica), 2, 201_000, 301_000)
         );
         assert!(sb.overlapping.is_empty());
+    }
+
+    #[test]
+    fn a_promotion_between_the_reading_and_the_write_is_no_split_brain() {
+        use Outcome::*;
+        let mut promoted = a(2, 200, Acknowledged, 1);
+        promoted.role_after = Some(NodeRole::Primary);
+        let mut replica = a(3, 300, Acknowledged, 2);
+        replica.role_after = Some(NodeRole::Replica);
+        let roles = vec![change(0, 1, Some(NodeRole::Replica)), change(0, 2, Some(NodeRole::Replica))];
+        let r = record(vec![a(1, 100, Failed, 1), promoted, replica], roles, &opts(), 400_000);
+        let sb = r.split_brain.expect("the replica's write");
+        assert_eq!((sb.on_non_primary.len(), sb.on_non_primary[0].target), (1, 2), "{sb:?}");
+        assert_eq!(r.outages[0].target_after, Some(1), "the promoted node's write ends the outage");
     }
 
     #[test]

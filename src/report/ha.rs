@@ -1,10 +1,11 @@
 //! A high-availability probe's figures as the text report prints them: the nodes, the
 //! failover writer's outages and lost writes, each replica's lag.
 
+use crate::model::fault::FaultRecord;
 use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, NodeRole, Outcome, SplitBrain};
 use std::fmt::Write;
 
-pub fn text(o: &mut String, h: &HaRecord, verbose: bool) {
+pub fn text(o: &mut String, h: &HaRecord, faults: Option<&FaultRecord>, verbose: bool) {
     let load = h.load.as_deref().map_or("alone, without load".to_string(), |w| format!("beside the workload `{w}`"));
     let _ = writeln!(
         o,
@@ -24,7 +25,7 @@ pub fn text(o: &mut String, h: &HaRecord, verbose: bool) {
         }
     }
     if let Some(f) = &h.failover {
-        failover(o, f, verbose);
+        failover(o, f, faults, verbose);
     }
     if let Some(l) = &h.lag {
         lag(o, l, verbose);
@@ -35,7 +36,7 @@ fn secs(us: u64) -> String {
     format!("{:.3}", us as f64 / 1e6)
 }
 
-fn failover(o: &mut String, f: &FailoverRecord, verbose: bool) {
+fn failover(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>, verbose: bool) {
     let outcomes: Vec<String> = f.outcomes.iter().map(|(k, v)| format!("{v} {k}")).collect();
     let _ = writeln!(
         o,
@@ -45,12 +46,12 @@ fn failover(o: &mut String, f: &FailoverRecord, verbose: bool) {
         f.attempt_timeout_s,
         outcomes.join(", ")
     );
-    let _ = writeln!(o, "  verdict: {}", verdict(f));
+    let _ = writeln!(o, "  verdict: {}", verdict(f, faults));
     roles(o, f);
     if let Some(sb) = &f.split_brain {
         split_brain(o, sb);
     }
-    downtime(o, f);
+    downtime(o, f, faults);
     if verbose {
         for a in f.attempts.iter().filter(|a| a.outcome != Outcome::Acknowledged) {
             let code = a.code.as_deref().unwrap_or("");
@@ -70,7 +71,7 @@ fn failover(o: &mut String, f: &FailoverRecord, verbose: bool) {
 }
 
 /// The failover in one line: split brain, no failover, or the writer's move; and the loss.
-pub fn verdict(f: &FailoverRecord) -> String {
+pub fn verdict(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
     let loss = match &f.verification {
         Some(v) => format!(
             "{} of {} acknowledged writes lost on the final primary, {} diverged",
@@ -86,19 +87,37 @@ pub fn verdict(f: &FailoverRecord) -> String {
     let Some(longest) = f.outages.iter().max_by(|a, b| a.duration_ms.total_cmp(&b.duration_ms)) else {
         return format!("no outage; {loss}");
     };
+    let since = f.outages.iter().take_while(|o| !std::ptr::eq(*o, longest)).filter_map(|o| o.to_us).last();
+    let after = match (super::faults::cause(faults, longest, since.unwrap_or(0)), longest.to_us) {
+        (Some(e), Some(to)) => {
+            let at = e.at_us.unwrap_or(0);
+            format!(" ({:.0} ms after {} at {})", to.saturating_sub(at) as f64 / 1000.0, e.label(), secs(at))
+        }
+        _ => String::new(),
+    };
+    let (before, after_node) = (who(longest.target_before, &longest.node_before), after_of(longest));
     match longest.target_after {
         None => format!(
             "no write acknowledged on a primary for the last {:.0} ms (not recovered); {loss}",
             longest.duration_ms
         ),
-        Some(t) if t == longest.target_before => {
-            format!("no failover: the primary (target{t}) came back after {:.0} ms; {loss}", longest.duration_ms)
+        Some(_) if !longest.moved() => {
+            format!("no failover: the primary ({before}) came back after {:.0} ms{after}; {loss}", longest.duration_ms)
         }
-        Some(t) => format!(
-            "failover from target{} to target{t} in {:.0} ms; {loss}",
-            longest.target_before, longest.duration_ms
-        ),
+        Some(_) => format!("failover from {before} to {after_node} in {:.0} ms{after}; {loss}", longest.duration_ms),
     }
+}
+
+/// A target, with the server that answered on it when known: `target1 (port 13306, server_id 1)`.
+fn who(target: u32, node: &Option<String>) -> String {
+    match node {
+        Some(n) => format!("target{target} ({n})"),
+        None => format!("target{target}"),
+    }
+}
+
+fn after_of(o: &crate::model::ha::Outage) -> String {
+    o.target_after.map_or("none".into(), |t| who(t, &o.node_after))
 }
 
 /// Each node's roles as the probe saw them change.
@@ -148,7 +167,7 @@ fn split_brain(o: &mut String, sb: &SplitBrain) {
     );
 }
 
-fn downtime(o: &mut String, f: &FailoverRecord) {
+fn downtime(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
     let resolution = 1000.0 / f.rate;
     let clean = f.split_brain.is_none();
     match (f.outages.len(), clean) {
@@ -171,20 +190,36 @@ fn downtime(o: &mut String, f: &FailoverRecord) {
             );
         }
     }
+    let mut since = 0;
     for out in &f.outages {
         let to = out.to_us.map_or("the end (never acknowledged again)".into(), secs);
         let how = match out.target_after {
-            Some(t) if t != out.target_before && out.target_before > 0 => {
-                format!("; the writer moved from target{} to target{t}, a primary then", out.target_before)
-            }
-            Some(t) if t == out.target_before => {
-                format!("; no failover: target{t} came back after {:.0} ms", out.duration_ms)
+            Some(_) if out.moved() => format!(
+                "; the writer moved from {} to {}, a primary then",
+                who(out.target_before, &out.node_before),
+                after_of(out)
+            ),
+            Some(_) if out.target_before > 0 => {
+                format!("; no failover: {} came back after {:.0} ms", after_of(out), out.duration_ms)
             }
             _ => String::new(),
         };
         let errors: Vec<String> = out.errors.iter().map(|(k, v)| format!("{v} {k}")).collect();
         let _ =
             writeln!(o, "    {} -> {}: {:.0} ms, {}{how}", secs(out.from_us), to, out.duration_ms, errors.join(", "));
+        if let (Some(e), Some(to)) = (super::faults::cause(faults, out, since), out.to_us) {
+            let at = e.at_us.unwrap_or(0);
+            let _ = writeln!(
+                o,
+                "      from {} at {} to the first write acknowledged on a primary ({}) at {}: {:.0} ms",
+                e.label(),
+                secs(at),
+                after_of(out),
+                secs(to),
+                to.saturating_sub(at) as f64 / 1000.0
+            );
+        }
+        since = out.to_us.unwrap_or(since);
     }
 }
 

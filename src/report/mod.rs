@@ -2,6 +2,7 @@
 
 mod compare;
 pub mod csv;
+mod faults;
 mod findings;
 pub mod ha;
 mod headline;

@@ -55,8 +55,11 @@ impl Report for TextReport {
             named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
         }
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);
+        if let Some(f) = &d.faults {
+            super::faults::text(&mut o, f);
+        }
         if let Some(h) = &d.ha {
-            super::ha::text(&mut o, h, opts.verbose);
+            super::ha::text(&mut o, h, d.faults.as_ref(), opts.verbose);
         }
         checks(&mut o, d);
         client_cost(&mut o, d);

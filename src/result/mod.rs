@@ -122,6 +122,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         thresholds: Vec::new(),
         tpcc: None,
         ha: None,
+        faults: None,
         shards: Vec::new(),
         audit: Vec::new(),
     };

@@ -118,6 +118,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
         tpcc: None,
         shards: Vec::new(),
         ha: Some(ha),
+        faults: None,
         audit: Vec::new(),
     }
 }

@@ -2,7 +2,7 @@
 //! replicate and promote one. One file per engine; [`ENGINES`] lists them.
 
 use super::process::{self, OsUser};
-use super::{mariadb, postgres, Node, Sandbox, SandboxError, START_DEADLINE};
+use super::{galera, mariadb, postgres, Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,6 +30,17 @@ pub trait Engine: Sync {
     fn os_user(&self) -> Result<Option<OsUser>, SandboxError> {
         Ok(None)
     }
+    /// Every node takes writes (a multi-primary cluster): nodes are members, not a primary
+    /// and replicas.
+    fn multi_primary(&self) -> bool {
+        false
+    }
+    /// Consecutive ports each node needs (SQL first).
+    fn ports_per_node(&self) -> usize {
+        1
+    }
+    /// HAProxy's health check in the database's protocol (`--proxy`).
+    fn proxy_check(&self) -> &'static str;
     /// The server binaries are installed (else: which package to install).
     fn check_installed(&self) -> Result<(), SandboxError>;
     /// The URL of the node's `fairbench` database as the benchmark user, as fairbench's
@@ -67,7 +78,7 @@ pub trait Engine: Sync {
 }
 
 /// Every engine sandboxes know.
-pub const ENGINES: [&dyn Engine; 2] = [&mariadb::MariaDb, &postgres::Postgres];
+pub const ENGINES: [&dyn Engine; 3] = [&mariadb::MariaDb, &postgres::Postgres, &galera::Galera];
 
 /// The engine `--engine` or sandbox.json names.
 pub fn engine(name: &str) -> Result<&'static dyn Engine, SandboxError> {

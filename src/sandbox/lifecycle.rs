@@ -71,6 +71,7 @@ pub fn ls(name: Option<&str>) -> Result<Vec<NodeLine>, SandboxError> {
     for n in names {
         let (sb, engine) = loaded(&n)?;
         lines.extend(sb.nodes.iter().map(|node| live_line(engine, &sb, node)));
+        lines.extend(super::proxy::lines(&sb, engine));
     }
     Ok(lines)
 }
@@ -129,7 +130,11 @@ pub fn start(name: &str, nodes: &[String], note: &mut dyn FnMut(String)) -> Resu
             note(format!("Verified: {} replicates from {}", replica.name, source.name));
         }
     }
-    Ok(sb.nodes.iter().map(|n| live_line(engine, &sb, n)).collect())
+    if sb.proxy.is_some() && super::proxy::state(&sb).1 != Status::Running {
+        super::proxy::start(&sb, engine)?;
+        note("Started the proxy (HAProxy)".into());
+    }
+    Ok(sb.nodes.iter().map(|n| live_line(engine, &sb, n)).chain(super::proxy::lines(&sb, engine)).collect())
 }
 
 /// Makes replica `node` a writable primary; its source becomes a former primary, as it is.
@@ -178,6 +183,9 @@ pub fn promote(name: &str, node: &str, note: &mut dyn FnMut(String)) -> Result<V
 /// Stops every node (TERM, then KILL after the deadline) and deletes the sandbox's directory.
 pub fn down(name: &str, note: &mut dyn FnMut(String)) -> Result<(), SandboxError> {
     let (sb, engine) = loaded(name)?;
+    if super::proxy::stop(&sb)? {
+        note("Stopped the proxy (HAProxy)".into());
+    }
     for node in &sb.nodes {
         if let Some(how) = stop(engine, node)? {
             note(format!("Stopped {} ({how})", node.name));

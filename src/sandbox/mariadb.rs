@@ -15,7 +15,7 @@ pub struct MariaDb;
 const REPL_USER: &str = "fairbench_repl";
 
 impl MariaDb {
-    fn binary(name: &str) -> Result<PathBuf, SandboxError> {
+    pub(super) fn binary(name: &str) -> Result<PathBuf, SandboxError> {
         find_binary(name)
             .ok_or_else(|| SandboxError::Missing { what: format!("MariaDB's {name}"), package: "mariadb-server" })
     }
@@ -25,13 +25,13 @@ impl MariaDb {
         MysqlDatabase::new(&sql::target(&url), &sql::options())
     }
 
-    fn admin(node: &Node) -> Result<MysqlDatabase, DbError> {
+    pub(super) fn admin(node: &Node) -> Result<MysqlDatabase, DbError> {
         Self::db(node, "mysql")
     }
 
     /// mariadbd's options for this node: its own files and port, a server id, the binary log,
     /// read-only when it is a replica, then the sandbox's --set values.
-    fn server_args(sb: &Sandbox, node: &Node) -> Vec<String> {
+    pub(super) fn server_args(sb: &Sandbox, node: &Node) -> Vec<String> {
         let d = |f: &str| node.dir.join(f).display().to_string();
         let mut args = vec![
             "--no-defaults".to_string(),
@@ -63,6 +63,53 @@ impl MariaDb {
     }
 }
 
+impl MariaDb {
+    /// System tables with a root that logs in from 127.0.0.1 without a password, owned by
+    /// `user` (default: root when fairbench is root). Tried twice on a fresh data directory:
+    /// under load (several bootstraps at once) the bootstrap server has been seen to fail its
+    /// own script once and pass the next time.
+    pub(super) fn install(node: &Node, user: Option<&str>) -> Result<(), SandboxError> {
+        let data = node.dir.join("data");
+        let install = || {
+            let mut cmd = process::command(&Self::binary("mariadb-install-db")?, &node.dir, None::<OsUser>);
+            cmd.arg("--no-defaults").arg(format!("--datadir={}", data.display())).args([
+                "--auth-root-authentication-method=normal",
+                "--skip-name-resolve",
+                "--skip-test-db",
+            ]);
+            match user {
+                Some(u) => cmd.arg(format!("--user={u}")),
+                None if process::is_root() => cmd.arg("--user=root"),
+                None => &mut cmd,
+            };
+            process::run(cmd, &format!("mariadb-install-db for {}", node.name)).map(|_| ())
+        };
+        install().or_else(|_| {
+            let _ = std::fs::remove_dir_all(&data);
+            install()
+        })
+    }
+
+    /// The benchmark user's account: anything in the `fairbench` database, the server's
+    /// state (PROCESS, SLAVE MONITOR), nothing that passes `read_only`.
+    fn bench_user_sql() -> [String; 4] {
+        let bench = format!("'{BENCH_USER}'@'127.0.0.1'");
+        [
+            // HAProxy's health check logs in as it, with no privilege at all (`--proxy`).
+            "CREATE USER IF NOT EXISTS 'fairbench_check'@'127.0.0.1'".into(),
+            format!("CREATE USER IF NOT EXISTS {bench}"),
+            format!("GRANT ALL PRIVILEGES ON `{DATABASE}`.* TO {bench}"),
+            format!("GRANT PROCESS, SLAVE MONITOR ON *.* TO {bench}"),
+        ]
+    }
+
+    /// The benchmark user on `node` (a Galera cluster replicates it to its members).
+    pub(super) fn create_bench_user(node: &Node) -> Result<(), DbError> {
+        let sql = Self::bench_user_sql();
+        sql::exec(&Self::admin(node)?, &sql.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+}
+
 impl Engine for MariaDb {
     fn name(&self) -> &'static str {
         "mariadb"
@@ -72,6 +119,10 @@ impl Engine for MariaDb {
     }
     fn process_name(&self) -> &'static str {
         "mariadbd"
+    }
+
+    fn proxy_check(&self) -> &'static str {
+        "option mysql-check user fairbench_check post-41"
     }
 
     fn check_installed(&self) -> Result<(), SandboxError> {
@@ -87,28 +138,9 @@ impl Engine for MariaDb {
         node.dir.join("mysqld.pid")
     }
 
-    /// System tables with a root that logs in from 127.0.0.1 without a password. Tried twice
-    /// on a fresh data directory: under load (several bootstraps at once) the bootstrap
-    /// server has been seen to fail its own script once and pass the next time.
     fn init(&self, _sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
         make_node_dir(node, None)?;
-        let data = node.dir.join("data");
-        let install = || {
-            let mut cmd = process::command(&Self::binary("mariadb-install-db")?, &node.dir, None::<OsUser>);
-            cmd.arg("--no-defaults").arg(format!("--datadir={}", data.display())).args([
-                "--auth-root-authentication-method=normal",
-                "--skip-name-resolve",
-                "--skip-test-db",
-            ]);
-            if process::is_root() {
-                cmd.arg("--user=root");
-            }
-            process::run(cmd, &format!("mariadb-install-db for {}", node.name)).map(|_| ())
-        };
-        install().or_else(|_| {
-            let _ = std::fs::remove_dir_all(&data);
-            install()
-        })
+        Self::install(node, None)
     }
 
     /// Each replica has system tables of its own: replication starts from an empty GTID state.
@@ -130,19 +162,12 @@ impl Engine for MariaDb {
     fn bootstrap(&self, node: &Node) -> Result<(), SandboxError> {
         let db = Self::admin(node).map_err(on(node, "connecting"))?;
         let repl = format!("'{REPL_USER}'@'127.0.0.1'");
-        let bench = format!("'{BENCH_USER}'@'127.0.0.1'");
-        sql::exec(
-            &db,
-            &[
-                "SET SESSION sql_log_bin = 0",
-                &format!("CREATE USER IF NOT EXISTS {repl}"),
-                &format!("GRANT REPLICATION SLAVE ON *.* TO {repl}"),
-                &format!("CREATE USER IF NOT EXISTS {bench}"),
-                &format!("GRANT ALL PRIVILEGES ON `{DATABASE}`.* TO {bench}"),
-                &format!("GRANT PROCESS, SLAVE MONITOR ON *.* TO {bench}"),
-            ],
-        )
-        .map_err(on(node, "creating the replication and benchmark users"))
+        let (create, grant) =
+            (format!("CREATE USER IF NOT EXISTS {repl}"), format!("GRANT REPLICATION SLAVE ON *.* TO {repl}"));
+        let bench = Self::bench_user_sql();
+        let mut all = vec!["SET SESSION sql_log_bin = 0", create.as_str(), grant.as_str()];
+        all.extend(bench.iter().map(String::as_str));
+        sql::exec(&db, &all).map_err(on(node, "creating the replication and benchmark users"))
     }
 
     fn follow(&self, source: &Node, replica: &Node) -> Result<(), SandboxError> {
@@ -243,6 +268,7 @@ mod tests {
             engine: "mariadb".into(),
             settings: [("innodb_flush_log_at_trx_commit".to_string(), "2".to_string())].into(),
             nodes: vec![],
+            proxy: None,
         };
         let args = MariaDb::server_args(&sb, &node("replica1", Role::Replica));
         assert_eq!(args[0], "--no-defaults");

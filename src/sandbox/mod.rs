@@ -11,11 +11,14 @@
 //! new file plus a line in [`engine::ENGINES`].
 
 mod engine;
+pub mod fault;
+mod galera;
 mod lifecycle;
 mod mariadb;
 mod ports;
 mod postgres;
 mod process;
+pub mod proxy;
 mod sql;
 mod up;
 mod verify;
@@ -77,6 +80,9 @@ pub enum Role {
     /// A primary one of whose replicas was promoted; left as it was (running or stopped).
     #[serde(rename = "former-primary")]
     FormerPrimary,
+    /// A node of a multi-primary cluster (Galera): takes writes beside the others.
+    #[serde(rename = "member")]
+    Member,
 }
 
 impl Role {
@@ -85,6 +91,7 @@ impl Role {
             Role::Primary => "primary",
             Role::Replica => "replica",
             Role::FormerPrimary => "former-primary",
+            Role::Member => "member",
         }
     }
 }
@@ -123,6 +130,9 @@ pub struct Sandbox {
     /// The `--set` values every node's server runs with.
     pub settings: BTreeMap<String, String>,
     pub nodes: Vec<Node>,
+    /// HAProxy in front of the nodes (`up --proxy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<proxy::Proxy>,
 }
 
 /// `$FAIRBENCH_SANDBOX_HOME`, else `$HOME/.fairbench/sandboxes`; absolute (servers run in

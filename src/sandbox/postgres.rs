@@ -175,6 +175,10 @@ impl Engine for Postgres {
         })
     }
 
+    fn proxy_check(&self) -> &'static str {
+        "option pgsql-check user postgres"
+    }
+
     fn check_installed(&self) -> Result<(), SandboxError> {
         Self::bin_dir().map(|_| ())
     }

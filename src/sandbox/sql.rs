@@ -64,6 +64,7 @@ pub fn role<D: Database>(db: &D) -> Result<&'static str, DbError> {
     Ok(match said.role {
         NodeRole::Replica => "replica",
         NodeRole::ReadOnly => "read-only",
+        NodeRole::Member => "member",
         _ => "primary",
     })
 }

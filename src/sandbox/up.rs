@@ -18,6 +18,8 @@ pub struct UpOptions {
     pub settings: Vec<String>,
     /// The primary's port; replicas take the next ones.
     pub port: Option<u16>,
+    /// HAProxy in front (a writer and a reader port after the nodes' ports).
+    pub proxy: bool,
 }
 
 /// The most replicas one sandbox has (ports and memory of one host).
@@ -35,6 +37,9 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
         return Err(SandboxError::Invalid(format!("--replicas {} is more than {MAX_REPLICAS}", opts.replicas)));
     }
     engine.check_installed()?;
+    if opts.proxy {
+        super::proxy::check_installed()?;
+    }
     let user = engine.os_user()?;
     let home = home()?;
     let dir = home.join(&opts.name);
@@ -42,13 +47,19 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
         return Err(SandboxError::Exists { name: opts.name.clone(), dir });
     }
     let count = opts.replicas as usize + 1;
-    let ports = ports::choose(opts.port, engine.default_port(), count, &recorded_ports(&home))?;
+    let block = count * engine.ports_per_node() + if opts.proxy { 2 } else { 0 };
+    let ports = ports::choose(opts.port, engine.default_port(), block, &recorded_ports(&home))?;
     let sb = Sandbox {
         name: opts.name.clone(),
         dir: dir.clone(),
         engine: engine.name().into(),
         settings,
-        nodes: ports.iter().enumerate().map(|(i, &port)| new_node(&dir, i, port)).collect(),
+        proxy: opts.proxy.then(|| super::proxy::Proxy { writer_port: ports[block - 2], reader_port: ports[block - 1] }),
+        nodes: ports[..count]
+            .iter()
+            .enumerate()
+            .map(|(i, &port)| new_node(&dir, i, port, engine.multi_primary()))
+            .collect(),
     };
     check_socket_paths(&sb)?;
     std::fs::create_dir_all(&dir).map_err(SandboxError::io("cannot create", &dir))?;
@@ -58,7 +69,8 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
         }
     }
     sb.save()?;
-    if let Err(e) = build(engine, &sb, note) {
+    if let Err(e) = build(engine, &sb, note).and_then(|()| super::proxy::start(&sb, engine)) {
+        let _ = super::proxy::stop(&sb);
         for node in &sb.nodes {
             let _ = lifecycle::stop(engine, node);
         }
@@ -68,11 +80,14 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
             sb.name
         )));
     }
-    Ok(sb.nodes.iter().map(|n| lifecycle::recorded_line(engine, &sb, n)).collect())
+    let nodes = sb.nodes.iter().map(|n| lifecycle::recorded_line(engine, &sb, n));
+    Ok(nodes.chain(super::proxy::lines(&sb, engine)).collect())
 }
 
-fn new_node(dir: &Path, i: usize, port: u16) -> Node {
+/// A primary and its replicas, or the members of a multi-primary cluster (`node1`...).
+fn new_node(dir: &Path, i: usize, port: u16, multi_primary: bool) -> Node {
     let (name, role, source) = match i {
+        _ if multi_primary => (format!("node{}", i + 1), Role::Member, None),
         0 => ("primary".to_string(), Role::Primary, None),
         i => (format!("replica{i}"), Role::Replica, Some("primary".to_string())),
     };
@@ -87,7 +102,8 @@ fn build(engine: &dyn Engine, sb: &Sandbox, note: &mut dyn FnMut(String)) -> Res
     engine.start(sb, primary)?;
     engine.bootstrap(primary)?;
     for replica in &sb.nodes[1..] {
-        note(format!("Creating {} on port {}, replicating from {}", replica.name, replica.port, primary.name));
+        let how = if engine.multi_primary() { "joining the cluster of" } else { "replicating from" };
+        note(format!("Creating {} on port {}, {how} {}", replica.name, replica.port, primary.name));
         engine.init_replica(sb, primary, replica)?;
         engine.start(sb, replica)?;
         engine.bootstrap(replica)?;
@@ -99,7 +115,8 @@ fn build(engine: &dyn Engine, sb: &Sandbox, note: &mut dyn FnMut(String)) -> Res
         if !engine.has_database(replica).map_err(on(replica, "reading the databases"))? {
             return Err(SandboxError::Failed(format!("the fairbench database did not reach {}", replica.name)));
         }
-        note(format!("Verified: {} replicates from {} (marker read, replication healthy)", replica.name, primary.name));
+        let how = if engine.multi_primary() { "is a synced member with" } else { "replicates from" };
+        note(format!("Verified: {} {how} {} (marker read, replication healthy)", replica.name, primary.name));
     }
     Ok(())
 }
@@ -155,11 +172,13 @@ mod tests {
 
     #[test]
     fn nodes_are_a_primary_then_replicas_on_the_next_ports() {
-        let r = new_node(Path::new("/h/x"), 2, 13308);
+        let r = new_node(Path::new("/h/x"), 2, 13308, false);
         assert_eq!(
             (r.name.as_str(), r.role, r.source.as_deref(), r.server_id),
             ("replica2", Role::Replica, Some("primary"), 3)
         );
-        assert_eq!(new_node(Path::new("/h/x"), 0, 13306).dir, Path::new("/h/x/primary"));
+        assert_eq!(new_node(Path::new("/h/x"), 0, 13306, false).dir, Path::new("/h/x/primary"));
+        let m = new_node(Path::new("/h/x"), 1, 13307, true);
+        assert_eq!((m.name.as_str(), m.role, m.source), ("node2", Role::Member, None));
     }
 }

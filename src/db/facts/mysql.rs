@@ -164,9 +164,26 @@ fn durability(vars: &BTreeMap<String, String>, aurora: bool) -> Durability {
     }
 }
 
+/// A Galera node's role from its wsrep status (`wsrep_cluster_status`, `wsrep_ready`,
+/// `wsrep_local_state_comment`, `wsrep_cluster_size`): a member of the primary component
+/// takes writes beside the others; any other state refuses them.
+pub fn galera_role(status: &BTreeMap<String, String>) -> RoleReading {
+    let get = |k: &str| status.get(k).map_or("?", String::as_str);
+    let evidence = format!(
+        "Galera: wsrep_cluster_status={}, wsrep_ready={}, {}, cluster size {}",
+        get("wsrep_cluster_status"),
+        get("wsrep_ready"),
+        get("wsrep_local_state_comment"),
+        get("wsrep_cluster_size")
+    );
+    let member = get("wsrep_cluster_status") == "Primary" && get("wsrep_ready") == "ON";
+    RoleReading { role: if member { NodeRole::Member } else { NodeRole::ReadOnly }, evidence, node: String::new() }
+}
+
 /// The role from `read_only`, `super_read_only`, `log_bin` and whether the node replicates
-/// (`Err`: why the user may not see it).
-pub fn role(vars: &BTreeMap<String, String>, replicates: Result<bool, String>) -> RoleReading {
+/// (`Err`: why the user may not see it). None: it cannot be told (the node is writable and
+/// whether it replicates is hidden from this user).
+pub fn role(vars: &BTreeMap<String, String>, replicates: Result<bool, String>) -> Option<RoleReading> {
     let on = |k: &str| vars.get(k).is_some_and(|v| v.eq_ignore_ascii_case("ON") || v == "1");
     let read_only = match (on("read_only"), vars.contains_key("super_read_only"), on("super_read_only")) {
         (_, true, true) => "super_read_only=ON",
@@ -179,9 +196,15 @@ pub fn role(vars: &BTreeMap<String, String>, replicates: Result<bool, String>) -
         (Ok(false), false, true) => (NodeRole::Primary, "binary log on, not a replica".to_string()),
         (Ok(false), false, false) => (NodeRole::Standalone, "no binary log, not a replica".to_string()),
         (Err(e), true, _) => (NodeRole::ReadOnly, format!("replica status not visible to this user: {}", e)),
-        (Err(e), false, _) => (NodeRole::Primary, format!("replica status not visible to this user: {}", e)),
+        (Err(_), false, _) => return None,
     };
-    RoleReading { role, evidence: format!("{source}, {read_only}") }
+    Some(RoleReading { role, evidence: format!("{source}, {read_only}"), node: identity(vars) })
+}
+
+/// The server's own identity from `port` and `server_id`.
+pub fn identity(vars: &BTreeMap<String, String>) -> String {
+    let get = |k: &str| vars.get(k).map_or("?", String::as_str);
+    format!("port {}, server_id {}", get("port"), get("server_id"))
 }
 
 #[cfg(test)]
@@ -259,15 +282,24 @@ mod tests {
     fn a_node_is_a_primary_only_when_it_replicates_from_nobody_and_takes_writes() {
         let v = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let primary = v(&[("read_only", "OFF"), ("log_bin", "ON")]);
-        assert_eq!(role(&primary, Ok(false)).role, NodeRole::Primary);
-        assert_eq!(role(&primary, Ok(true)).role, NodeRole::Replica, "a writable replica is still a replica");
-        let r = role(&v(&[("read_only", "ON"), ("log_bin", "ON")]), Ok(false));
+        assert_eq!(role(&primary, Ok(false)).unwrap().role, NodeRole::Primary);
+        assert_eq!(role(&primary, Ok(true)).unwrap().role, NodeRole::Replica, "a writable replica is still a replica");
+        let r = role(&v(&[("read_only", "ON"), ("log_bin", "ON")]), Ok(false)).unwrap();
         assert_eq!((r.role, r.evidence.as_str()), (NodeRole::ReadOnly, "not a replica, read_only=ON"));
-        let r = role(&v(&[("read_only", "OFF"), ("super_read_only", "ON")]), Ok(false));
+        let r = role(&v(&[("read_only", "OFF"), ("super_read_only", "ON")]), Ok(false)).unwrap();
         assert_eq!(r.role, NodeRole::ReadOnly);
-        assert_eq!(role(&v(&[("read_only", "OFF"), ("log_bin", "OFF")]), Ok(false)).role, NodeRole::Standalone);
-        let hidden = role(&v(&[("read_only", "ON")]), Err("denied".into()));
+        assert_eq!(
+            role(&v(&[("read_only", "OFF"), ("log_bin", "OFF")]), Ok(false)).unwrap().role,
+            NodeRole::Standalone
+        );
+        assert!(role(&v(&[("read_only", "OFF")]), Err("denied".into())).is_none(), "a writable node of unknown source");
+        let hidden = role(&v(&[("read_only", "ON")]), Err("denied".into())).unwrap();
         assert_eq!(hidden.role, NodeRole::ReadOnly);
         assert!(hidden.evidence.contains("not visible to this user: denied"), "{}", hidden.evidence);
+        let g = |s: &str, r: &str| {
+            let status = v(&[("wsrep_cluster_status", s), ("wsrep_ready", r), ("wsrep_local_state_comment", "Synced")]);
+            galera_role(&status).role
+        };
+        assert_eq!((g("Primary", "ON"), g("non-Primary", "OFF")), (NodeRole::Member, NodeRole::ReadOnly));
     }
 }

@@ -115,7 +115,7 @@ impl PostgresConnection {
         let row = one(
             self,
             "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), \
-             (SELECT count(*) FROM pg_stat_replication)",
+             (SELECT count(*) FROM pg_stat_replication), current_setting('port'), current_setting('cluster_name')",
         )
         .await?;
         let (role, evidence) = match (col(&row, 0) == Some("t"), col(&row, 1) == Some("on"), int(&row, 2)?) {
@@ -124,7 +124,11 @@ impl PostgresConnection {
             (false, false, 0) => (NodeRole::Standalone, "not in recovery, no replica connected".into()),
             (false, false, n) => (NodeRole::Primary, format!("not in recovery, {n} replica(s) in pg_stat_replication")),
         };
-        Ok(RoleReading { role, evidence })
+        let node = match col(&row, 4).unwrap_or("") {
+            "" => format!("port {}", text(&row, 3)),
+            name => format!("port {}, cluster_name {name}", text(&row, 3)),
+        };
+        Ok(RoleReading { role, evidence, node })
     }
 
     pub(super) async fn sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

@@ -3,6 +3,7 @@
 
 use super::data::{sig, Axis, Chart, Mark, Series};
 use super::{esc, table, Cell};
+use crate::model::fault::FaultRecord;
 use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, Outcome};
 use serde_json::Value;
 
@@ -56,9 +57,11 @@ fn failover(f: &FailoverRecord) -> String {
                 Cell::num(o.to_us.map_or("never".into(), |t| format!("{:.3}", t as f64 / 1e6))),
                 Cell::num(format!("{:.0}", o.duration_ms)),
                 Cell::text(&format!(
-                    "target{} -> {}",
+                    "target{}{} -> {}{}",
                     o.target_before,
-                    o.target_after.map_or("-".into(), |t| format!("target{t}"))
+                    o.node_before.as_ref().map_or(String::new(), |n| format!(" ({n})")),
+                    o.target_after.map_or("-".into(), |t| format!("target{t}")),
+                    o.node_after.as_ref().map_or(String::new(), |n| format!(" ({n})"))
                 )),
                 Cell::text(&errors.join(", ")),
             ]
@@ -182,7 +185,8 @@ fn lag(l: &LagRecord) -> String {
     )
 }
 
-pub fn charts(h: &HaRecord) -> Vec<Chart> {
+/// The probe's charts; the faults performed (on the probe's clock) marked on each.
+pub fn charts(h: &HaRecord, faults: Option<&FaultRecord>) -> Vec<Chart> {
     let mut out = Vec::new();
     if let Some(f) = &h.failover {
         out.push(attempts_chart(f));
@@ -190,7 +194,40 @@ pub fn charts(h: &HaRecord) -> Vec<Chart> {
     if let Some(l) = &h.lag {
         out.push(lag_chart(l));
     }
+    let marks = fault_marks(faults);
+    for c in &mut out {
+        c.marks.extend(marks.iter().cloned());
+    }
     out
+}
+
+fn fault_marks(faults: Option<&FaultRecord>) -> Vec<Mark> {
+    let events = faults.map_or(&[][..], |f| &f.events[..]);
+    events.iter().filter_map(|e| Some(Mark { x: e.at_us? as f64 / 1e6, label: e.label() })).collect()
+}
+
+/// The faults performed, as a table.
+pub fn faults_section(f: &FaultRecord) -> String {
+    let secs = |us: Option<u64>| us.map_or("-".into(), |u| format!("{:.3}", u as f64 / 1e6));
+    let rows = f
+        .events
+        .iter()
+        .map(|e| {
+            vec![
+                Cell::num(format!("{:.3}", e.planned_ms as f64 / 1000.0)),
+                Cell::text(&e.label()),
+                Cell::num(secs(e.at_us)),
+                Cell::num(secs(e.done_us)),
+                Cell::text(&format!("{}: {}", e.outcome, e.detail)),
+            ]
+        })
+        .collect();
+    format!(
+        "<section><h2>Faults on sandbox {}</h2><p>Schedule <code>{}</code>; seconds on the run's clock (the probe's when a probe ran), marked on its charts.</p>{}</section>",
+        esc(&f.sandbox),
+        esc(&f.schedule),
+        table(&["planned s", "fault", "began s", "done s", "what it did"], rows, "num")
+    )
 }
 
 /// Every attempt at its time, by outcome; outages marked.

@@ -111,6 +111,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
     ResultDocument {
         tpcc: None,
         ha: None,
+        faults: None,
         shards: Vec::new(),
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,

@@ -18,7 +18,7 @@ pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart
     let title = format!("{} on {} {}", c.workload.name, c.server.product, c.server.version);
     let mut charts = data::single_charts(d);
     if let Some(h) = &d.ha {
-        charts.extend(super::ha::charts(h));
+        charts.extend(super::ha::charts(h, d.faults.as_ref()));
     }
     let mut o = format!("<header><h1>fairbench: {}</h1></header>", esc(&title));
     let _ = write!(o, "<section class=\"headline\">{}</section>", single::headline(file, d));
@@ -31,6 +31,9 @@ pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart
     o.push_str(&single::thresholds(d));
     if let Some(t) = &d.tpcc {
         o.push_str(&super::tpcc::section(t));
+    }
+    if let Some(f) = &d.faults {
+        o.push_str(&super::ha::faults_section(f));
     }
     if let Some(h) = &d.ha {
         o.push_str(&super::ha::section(h));

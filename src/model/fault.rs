@@ -1,0 +1,50 @@
+//! Faults performed on a sandbox's nodes on a schedule (`--fault`): what was asked, when it
+//! began and ended on the run's clock, and what it did.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FaultRecord {
+    /// The sandbox whose nodes the faults were performed on.
+    pub sandbox: String,
+    /// The schedule as given.
+    pub schedule: String,
+    /// Each step in time order (a `for D` adds the step that undoes it).
+    pub events: Vec<FaultEvent>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FaultEvent {
+    /// `kill` (SIGKILL), `stop` (SIGTERM), `start`, `pause` (SIGSTOP), `resume` (SIGCONT),
+    /// `promote`.
+    pub action: String,
+    /// The sandbox node.
+    pub node: String,
+    /// When it was planned, milliseconds on the run's clock.
+    pub planned_ms: u64,
+    /// When it began, microseconds on the run's clock; absent: never performed (the run
+    /// ended first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_us: Option<u64>,
+    /// When it was done (the signal delivered and its effect seen, the server answering, the
+    /// promoted node taking a write).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done_us: Option<u64>,
+    /// `done`, `failed` or `not performed`.
+    pub outcome: String,
+    /// What it did, or why it failed or was not performed.
+    pub detail: String,
+}
+
+impl FaultEvent {
+    /// A fault that interrupts writes where it lands (not a start, resume or promote).
+    pub fn disrupts(&self) -> bool {
+        matches!(self.action.as_str(), "kill" | "stop" | "pause")
+    }
+
+    /// `kill primary @5.000 s`.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.action, self.node)
+    }
+}

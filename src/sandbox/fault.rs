@@ -1,0 +1,269 @@
+//! Faults on a schedule: `--fault 'kill primary @5s; start primary @8s; promote replica1 @6s;
+//! pause replica1 @3s for 2s'` parsed and checked against a sandbox's nodes and the run's
+//! length before anything starts, then performed on the run's clock by a thread of its own,
+//! each step recorded with when it began and ended and what it did.
+
+use super::{lifecycle, Sandbox, SandboxError, Signal};
+use crate::model::fault::{FaultEvent, FaultRecord};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Kill,
+    Stop,
+    Start,
+    Pause,
+    Resume,
+    Promote,
+}
+
+const ACTIONS: [(&str, Action); 6] = [
+    ("kill", Action::Kill),
+    ("stop", Action::Stop),
+    ("start", Action::Start),
+    ("pause", Action::Pause),
+    ("resume", Action::Resume),
+    ("promote", Action::Promote),
+];
+
+impl Action {
+    fn name(self) -> &'static str {
+        ACTIONS.iter().find(|(_, a)| *a == self).map_or("?", |(n, _)| n)
+    }
+
+    /// What undoes it after `for D`: a killed or stopped node is started, a paused one resumed.
+    fn undo(self) -> Option<Action> {
+        match self {
+            Action::Kill | Action::Stop => Some(Action::Start),
+            Action::Pause => Some(Action::Resume),
+            _ => None,
+        }
+    }
+}
+
+/// One step of a schedule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub action: Action,
+    pub node: String,
+    pub at: Duration,
+}
+
+/// A schedule checked against its sandbox: the steps in time order.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    pub sandbox: String,
+    pub text: String,
+    pub steps: Vec<Step>,
+}
+
+fn bad(step: &str, why: impl std::fmt::Display) -> SandboxError {
+    SandboxError::Invalid(format!("--fault {step:?}: {why}"))
+}
+
+/// `ACTION NODE @TIME [for DURATION]; ...`, times as `5s`, `1.5s` or `500ms`.
+pub fn parse(text: &str) -> Result<Vec<Step>, SandboxError> {
+    let mut steps = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        let (action, node, at, rest) = match words.as_slice() {
+            [a, n, at, rest @ ..] if at.starts_with('@') => (*a, *n, &at[1..], rest),
+            _ => return Err(bad(part, "write ACTION NODE @TIME [for DURATION], e.g. 'kill primary @5s'")),
+        };
+        let names: Vec<&str> = ACTIONS.iter().map(|(n, _)| *n).collect();
+        let action = ACTIONS
+            .iter()
+            .find(|(n, _)| *n == action)
+            .map(|(_, a)| *a)
+            .ok_or_else(|| bad(part, format!("unknown action {action:?}: use {}", names.join(", "))))?;
+        let at = duration(at).ok_or_else(|| bad(part, format!("{at:?} is not a time such as 5s or 500ms")))?;
+        steps.push(Step { action, node: node.to_string(), at });
+        match rest {
+            [] => {}
+            ["for", d] => {
+                let d = duration(d).ok_or_else(|| bad(part, format!("{d:?} is not a duration such as 2s")))?;
+                let undo = action.undo().ok_or_else(|| bad(part, format!("{} takes no 'for'", action.name())))?;
+                steps.push(Step { action: undo, node: node.to_string(), at: at + d });
+            }
+            _ => return Err(bad(part, "only 'for DURATION' may follow the time")),
+        }
+    }
+    if steps.is_empty() {
+        return Err(SandboxError::Invalid("--fault is empty: e.g. --fault 'kill primary @5s'".into()));
+    }
+    steps.sort_by_key(|s| s.at);
+    Ok(steps)
+}
+
+fn duration(s: &str) -> Option<Duration> {
+    let (number, scale) = match s.strip_suffix("ms") {
+        Some(n) => (n, 0.001),
+        None => (s.strip_suffix('s')?, 1.0),
+    };
+    let v: f64 = number.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then(|| Duration::from_secs_f64(v * scale))
+}
+
+/// The schedule for sandbox `name`: every node exists, every step before `end`.
+pub fn check(text: &str, name: &str, end: Duration) -> Result<Schedule, SandboxError> {
+    let steps = parse(text)?;
+    let sb = Sandbox::load(&super::home()?, name)?;
+    for s in &steps {
+        sb.node(&s.node).map_err(|e| bad(text, e))?;
+        if s.at >= end {
+            return Err(bad(
+                text,
+                format!(
+                    "{} {} at {:.3} s is past the run's end ({:.3} s)",
+                    s.action.name(),
+                    s.node,
+                    s.at.as_secs_f64(),
+                    end.as_secs_f64()
+                ),
+            ));
+        }
+    }
+    Ok(Schedule { sandbox: name.to_string(), text: text.to_string(), steps })
+}
+
+/// The sandbox one of whose nodes (or its proxy) listens on 127.0.0.1:`port` (or localhost).
+pub fn owning(host: &str, port: u16) -> Option<String> {
+    if !matches!(host, "127.0.0.1" | "localhost") {
+        return None;
+    }
+    let home = super::home().ok()?;
+    let listens = |sb: &Sandbox| {
+        let proxy = sb.proxy.as_ref().is_some_and(|p| p.writer_port == port || p.reader_port == port);
+        proxy || sb.nodes.iter().any(|x| x.port == port)
+    };
+    super::names(&home).into_iter().find(|n| Sandbox::load(&home, n).is_ok_and(|sb| listens(&sb)))
+}
+
+/// The schedule being performed on a thread of its own.
+pub struct Performer {
+    thread: std::thread::JoinHandle<Vec<FaultEvent>>,
+    cancel: Arc<AtomicBool>,
+    sandbox: String,
+    text: String,
+}
+
+/// Starts performing `schedule`, its times counted from `zero`.
+pub fn perform(schedule: Schedule, zero: Instant) -> Result<Performer, SandboxError> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let stop = cancel.clone();
+    let (sandbox, text) = (schedule.sandbox.clone(), schedule.text.clone());
+    let thread = std::thread::Builder::new()
+        .name("fairbench-faults".into())
+        .spawn(move || run(&schedule, zero, &stop))
+        .map_err(|e| SandboxError::Failed(format!("cannot start the fault schedule's thread: {e}")))?;
+    Ok(Performer { thread, cancel, sandbox, text })
+}
+
+impl Performer {
+    /// Stops at the next step (one being performed finishes) and returns what was done.
+    pub fn finish(self) -> FaultRecord {
+        self.cancel.store(true, Ordering::SeqCst);
+        let events = self.thread.join().unwrap_or_default();
+        FaultRecord { sandbox: self.sandbox, schedule: self.text, events }
+    }
+}
+
+fn run(schedule: &Schedule, zero: Instant, cancel: &AtomicBool) -> Vec<FaultEvent> {
+    let us = |t: Instant| t.saturating_duration_since(zero).as_micros() as u64;
+    let mut out = Vec::new();
+    for step in &schedule.steps {
+        let mut event = FaultEvent {
+            action: step.action.name().into(),
+            node: step.node.clone(),
+            planned_ms: step.at.as_millis() as u64,
+            at_us: None,
+            done_us: None,
+            outcome: "not performed".into(),
+            detail: "the run ended first".into(),
+        };
+        if wait_until(zero + step.at, cancel) {
+            let began = Instant::now();
+            let done = act(&schedule.sandbox, step);
+            event.at_us = Some(us(began));
+            event.done_us = Some(us(Instant::now()));
+            (event.outcome, event.detail) = match done {
+                Ok(what) => ("done".into(), what),
+                Err(e) => ("failed".into(), e.to_string()),
+            };
+        }
+        out.push(event);
+    }
+    out
+}
+
+/// Sleeps until `t`; false when cancelled first.
+fn wait_until(t: Instant, cancel: &AtomicBool) -> bool {
+    loop {
+        if cancel.load(Ordering::SeqCst) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= t {
+            return true;
+        }
+        std::thread::sleep((t - now).min(Duration::from_millis(5)));
+    }
+}
+
+fn act(sandbox: &str, step: &Step) -> Result<String, SandboxError> {
+    let node = std::slice::from_ref(&step.node);
+    let mut notes = Vec::new();
+    let mut note = |line: String| notes.push(line);
+    let signal = |s: Signal| lifecycle::kill(sandbox, node, s).map(|lines| lines.join("; "));
+    match step.action {
+        Action::Kill => signal(Signal::Kill),
+        Action::Stop => signal(Signal::Term),
+        Action::Pause => signal(Signal::Stop),
+        Action::Resume => signal(Signal::Cont),
+        Action::Start => lifecycle::start(sandbox, node, &mut note).map(|_| format!("{} answers", step.node)),
+        Action::Promote => {
+            lifecycle::promote(sandbox, &step.node, &mut note).map(|_| format!("{} promoted, takes writes", step.node))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_schedule_is_steps_in_time_order_and_for_adds_the_undo() {
+        let steps =
+            parse("kill primary @5s; start primary @8s; promote replica1 @6s; pause replica1 @3s for 2s").unwrap();
+        let got: Vec<(Action, &str, u128)> =
+            steps.iter().map(|s| (s.action, s.node.as_str(), s.at.as_millis())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Action::Pause, "replica1", 3000),
+                (Action::Kill, "primary", 5000),
+                (Action::Resume, "replica1", 5000),
+                (Action::Promote, "replica1", 6000),
+                (Action::Start, "primary", 8000)
+            ]
+        );
+        assert_eq!(parse("kill primary @500ms").unwrap()[0].at, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn a_bad_schedule_is_one_line_naming_the_step() {
+        for (text, says) in [
+            ("kil primary @5s", "unknown action \"kil\""),
+            ("kill primary 5s", "write ACTION NODE @TIME"),
+            ("kill primary @5x", "not a time"),
+            ("promote replica1 @5s for 2s", "promote takes no 'for'"),
+            ("kill primary @5s now", "only 'for DURATION'"),
+            (" ; ", "--fault is empty"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(says) && e.lines().count() == 1, "{text}: {e}");
+        }
+    }
+}
