@@ -445,6 +445,9 @@ fn galera_member_killed_under_load_loses_nothing() {
     assert!(roles.iter().all(|r| r.starts_with("member (Galera")), "{roles:?}");
     assert!(f["split_brain"].is_null(), "members writing together is no split brain: {}", f["split_brain"]);
     assert!(!has_finding(&doc, "ha-two-primaries", "warn"), "{:?}", findings(&doc));
+    // Galera is synchronous; the probe's own INSERTs on the workload's node are not other load.
+    assert!(!has_finding(&doc, "ha-async-replication", "warn"), "{:?}", findings(&doc));
+    assert!(!has_finding(&doc, "mix-mismatch", "warn"), "{:?}", findings(&doc));
     let killed_at = doc["faults"]["events"][0]["at_us"].as_u64().unwrap();
     let after = f["attempts"]
         .as_array()
@@ -458,6 +461,12 @@ fn galera_member_killed_under_load_loses_nothing() {
     assert_eq!(doc["conditions"]["run"]["status"].as_str(), Some("completed"), "the workload on node2 completed");
     assert!(doc["stats"]["total"]["count"].as_u64().unwrap() > 100, "{}", doc["stats"]["total"]);
     assert!(report.contains("member (Galera: wsrep_cluster_status=Primary"), "{report}");
+    // The workload's stall beside the probe's outage: agreeing, or by how much not.
+    let line = report.lines().find(|l| l.contains("the workload beside it: longest stall"));
+    let line = line.unwrap_or_else(|| panic!("no comparison of the two views: {report}"));
+    let differs = line.contains("DIFFERS from the probe's");
+    assert!(differs || line.contains("agrees with the probe's"), "{line}");
+    assert_eq!(has_finding(&doc, "ha-views-differ", "warn"), differs, "{line}");
     let o = sb.fairbench(&["sandbox", "promote", "ha_galera", "--node", "node2"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stderr).contains("node2 is a member, not a replica"), "{}", text(&o));

@@ -19,7 +19,31 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
     out.extend(unverified_nodes(h));
     out.extend(lag_without_load(h));
     out.extend(never_recovered(h));
+    out.extend(views_differ(d));
     out
+}
+
+/// The workload beside a failover probe stalled for another span than the probe's outage.
+fn views_differ(d: &ResultDocument) -> Option<Finding> {
+    let v = d.outage_views().filter(|v| !v.agree())?;
+    Some(finding(
+        "ha-views-differ",
+        Severity::Warn,
+        format!(
+            "the workload stalled {:.0} ms, the probe's downtime is {:.0} ms ({:+.0} ms, more than the {:.0} ms the resolutions allow)",
+            v.workload_ms(),
+            v.probe_ms,
+            v.difference_ms(),
+            v.tolerance_ms()
+        ),
+        vec![
+            ("probe_ms", json!(v.probe_ms)),
+            ("workload_longest_event_ms", json!(v.longest_event_ms)),
+            ("workload_no_event_ms", json!(v.no_event_ms)),
+            ("workload_errors", json!(v.errors)),
+        ],
+        "the probe measures one connection writing one row, reconnecting at once to the targets in turn; the workload's clients keep their connections to their one target, wait on locks, crash recovery or a cluster's eviction, and reconnect after --reconnect-timeout: quote the view that matches the claim (an application's is the workload's, through the endpoint it uses)",
+    ))
 }
 
 /// Nodes whose settings let an acknowledged commit vanish in a crash of that node.
@@ -232,4 +256,35 @@ fn never_recovered(h: &HaRecord) -> Option<Finding> {
 /// The first 20 sequence numbers (the result's verification lists up to 1,000).
 fn first(seqs: &[u64]) -> &[u64] {
     &seqs[..seqs.len().min(20)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_non_durable_setting_is_one_finding_naming_where_it_matters() {
+        let run = finding(
+            "durability-off",
+            Severity::Critical,
+            "durability is switched off",
+            vec![("sync_binlog", json!("0"))],
+            "a",
+        );
+        let node = |n: &str| (n.to_string(), json!({"sync_binlog": "0"}));
+        let nodes = [node("target1"), node("target2")];
+        let ha = finding(
+            "ha-durability-off",
+            Severity::Critical,
+            "target1, target2 allow(s) losing acknowledged commits in a crash",
+            nodes.iter().map(|(n, v)| (n.as_str(), v.clone())).collect(),
+            "b",
+        );
+        let out = fold_durability(vec![run.clone()], vec![ha.clone()]);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(out[0].title.contains("target1, target2 too") && out[0].title.contains("for HA"), "{}", out[0].title);
+        assert!(out[0].evidence.contains_key("node target2"));
+        // Without a workload's finding, the probe's stands alone.
+        assert_eq!(fold_durability(Vec::new(), vec![ha])[0].id, "ha-durability-off");
+    }
 }

@@ -15,6 +15,7 @@ pub mod finding;
 pub mod ha;
 pub mod kinds;
 pub mod metric;
+pub mod outage;
 pub mod repeat;
 pub mod shard;
 pub mod stats;

@@ -60,6 +60,9 @@ impl Report for TextReport {
         }
         if let Some(h) = &d.ha {
             super::ha::text(&mut o, h, d.faults.as_ref(), opts.verbose);
+            if let Some(v) = d.outage_views() {
+                super::ha::views(&mut o, &v);
+            }
         }
         checks(&mut o, d);
         client_cost(&mut o, d);

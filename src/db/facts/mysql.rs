@@ -150,9 +150,12 @@ fn durability(vars: &BTreeMap<String, String>, aurora: bool) -> Durability {
     // Semi-synchronous replication: a commit returns once a replica has its events.
     let semi_sync = ["rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"];
     let replica_acknowledges = semi_sync.iter().filter_map(|n| vars.get(*n)).map(|v| is_on(v)).reduce(|a, b| a || b);
+    // Galera: a commit returns once every member has certified its write set.
+    let galera = vars.get("wsrep_on").is_some_and(|v| is_on(v));
+    let replica_acknowledges = if galera { Some(true) } else { replica_acknowledges };
     let mut names = vec!["innodb_flush_log_at_trx_commit", "log_bin", "sync_binlog", "innodb_doublewrite"];
     if replica_acknowledges == Some(true) {
-        names.extend(semi_sync);
+        names.extend(if galera { &["wsrep_on"][..] } else { &semi_sync[..] });
     }
     Durability {
         commit,

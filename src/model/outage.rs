@@ -1,0 +1,96 @@
+//! The same outage seen twice: by the failover probe (its writer's longest span without a
+//! write acknowledged on a primary) and by the workload run beside it (its longest stall:
+//! the longest event, or the longest span of intervals in which no event completed). The
+//! two agree when they differ by no more than the coarser of their resolutions.
+
+use super::ResultDocument;
+
+/// Both views of the longest outage, milliseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutageViews {
+    /// The probe's downtime (its longest outage).
+    pub probe_ms: f64,
+    /// The probe's resolution: one attempt per slot.
+    pub probe_resolution_ms: f64,
+    /// The workload's longest single event.
+    pub longest_event_ms: f64,
+    /// The workload's longest span of measured intervals in which no event completed.
+    pub no_event_ms: f64,
+    /// The workload's resolution for `no_event_ms`: its interval length.
+    pub interval_ms: f64,
+    /// Its events that ended in an error (retried or not).
+    pub errors: u64,
+}
+
+impl OutageViews {
+    /// The workload's stall: its longest event or its longest span without one.
+    pub fn workload_ms(&self) -> f64 {
+        self.longest_event_ms.max(self.no_event_ms)
+    }
+
+    /// How far apart the two views may be and still agree: the coarser resolution (the
+    /// span without events is counted in whole intervals).
+    pub fn tolerance_ms(&self) -> f64 {
+        let interval = if self.no_event_ms > self.longest_event_ms { self.interval_ms } else { 0.0 };
+        self.probe_resolution_ms.max(interval)
+    }
+
+    /// Workload minus probe, milliseconds.
+    pub fn difference_ms(&self) -> f64 {
+        self.workload_ms() - self.probe_ms
+    }
+
+    pub fn agree(&self) -> bool {
+        self.difference_ms().abs() <= self.tolerance_ms()
+    }
+}
+
+impl ResultDocument {
+    /// A workload run beside a failover probe that saw an outage: both views of it.
+    pub fn outage_views(&self) -> Option<OutageViews> {
+        let ha = self.ha.as_ref().filter(|h| h.load.is_some())?;
+        let f = ha.failover.as_ref().filter(|f| !f.outages.is_empty())?;
+        let measured: Vec<_> = self.intervals.iter().filter(|i| !i.warmup).collect();
+        let interval_ms = measured.first().map_or(1000.0, |i| i.duration_s * 1000.0);
+        let (mut run, mut longest) = (0.0f64, 0.0f64);
+        for i in &measured {
+            run = if i.event.count == 0 { run + i.duration_s * 1000.0 } else { 0.0 };
+            longest = longest.max(run);
+        }
+        Some(OutageViews {
+            probe_ms: f.downtime_ms,
+            probe_resolution_ms: 1000.0 / f.rate,
+            longest_event_ms: measured.iter().map(|i| i.event.max_us / 1000.0).fold(0.0, f64::max),
+            no_event_ms: longest,
+            interval_ms,
+            errors: measured.iter().map(|i| i.errors).sum(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn views(probe_ms: f64, event_ms: f64, no_event_ms: f64) -> OutageViews {
+        OutageViews {
+            probe_ms,
+            probe_resolution_ms: 50.0,
+            longest_event_ms: event_ms,
+            no_event_ms,
+            interval_ms: 1000.0,
+            errors: 0,
+        }
+    }
+
+    #[test]
+    fn the_views_agree_within_the_coarser_resolution() {
+        // A workload event held through the whole outage: exact on its side, the slot on the probe's.
+        assert!(views(2205.0, 2240.0, 1000.0).agree());
+        let far = views(101.0, 2430.0, 2000.0);
+        assert!(!far.agree());
+        assert_eq!((far.workload_ms(), far.difference_ms(), far.tolerance_ms()), (2430.0, 2329.0, 50.0));
+        // Only whole seconds without events: a second's resolution.
+        assert!(views(1800.0, 300.0, 2000.0).agree());
+    }
+}
