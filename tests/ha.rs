@@ -288,7 +288,7 @@ fn no_failover_with_the_benchmark_user(sb: &Sandbox) {
         .filter(|a| a["outcome"] == "acknowledged")
         .all(|a| a["target"] == 1 && a["role"] == "primary");
     assert!(every_ack_on_the_primary, "a write was acknowledged elsewhere: {}", f["outcomes"]);
-    assert!(report.contains("verdict: no failover: the primary (target1 (port "), "{report}");
+    assert!(report.contains("verdict: no failover: the same node (target1 (port "), "{report}");
     let v = &f["verification"];
     assert_eq!((v["lost"].as_u64(), v["diverged"].as_u64(), v["target"].as_u64()), (Some(0), Some(0), Some(1)), "{v}");
     assert!(

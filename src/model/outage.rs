@@ -28,11 +28,12 @@ impl OutageViews {
         self.longest_event_ms.max(self.no_event_ms)
     }
 
-    /// How far apart the two views may be and still agree: the coarser resolution (the
-    /// span without events is counted in whole intervals).
+    /// How far apart the two views may be and still agree: the probe's outage is bounded by
+    /// its slots at both ends (the last write before may be a slot early, the first after a
+    /// slot late), and a span without events is counted in whole intervals.
     pub fn tolerance_ms(&self) -> f64 {
         let interval = if self.no_event_ms > self.longest_event_ms { self.interval_ms } else { 0.0 };
-        self.probe_resolution_ms.max(interval)
+        (2.0 * self.probe_resolution_ms).max(interval)
     }
 
     /// Workload minus probe, milliseconds.
@@ -89,7 +90,9 @@ mod tests {
         assert!(views(2205.0, 2240.0, 1000.0).agree());
         let far = views(101.0, 2430.0, 2000.0);
         assert!(!far.agree());
-        assert_eq!((far.workload_ms(), far.difference_ms(), far.tolerance_ms()), (2430.0, 2329.0, 50.0));
+        assert_eq!((far.workload_ms(), far.difference_ms(), far.tolerance_ms()), (2430.0, 2329.0, 100.0));
+        assert!(views(6347.0, 6292.0, 5995.0).agree(), "a slot at each end");
+        assert!(!views(6347.0, 6240.0, 5995.0).agree());
         // Only whole seconds without events: a second's resolution.
         assert!(views(1800.0, 300.0, 2000.0).agree());
     }

@@ -102,7 +102,10 @@ pub fn verdict(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
             longest.duration_ms
         ),
         Some(_) if !longest.moved() => {
-            format!("no failover: the primary ({before}) came back after {:.0} ms{after}; {loss}", longest.duration_ms)
+            format!(
+                "no failover: the same node ({before}) took writes again after {:.0} ms{after}; {loss}",
+                longest.duration_ms
+            )
         }
         Some(_) => format!("failover from {before} to {after_node} in {:.0} ms{after}; {loss}", longest.duration_ms),
     }
@@ -200,7 +203,7 @@ fn downtime(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
                 after_of(out)
             ),
             Some(_) if out.target_before > 0 => {
-                format!("; no failover: {} came back after {:.0} ms", after_of(out), out.duration_ms)
+                format!("; no failover: {} took writes again after {:.0} ms", after_of(out), out.duration_ms)
             }
             _ => String::new(),
         };
