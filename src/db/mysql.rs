@@ -417,12 +417,7 @@ impl Connection for MysqlConnection {
             Err(e) if e.connection_lost => return Err(e),
             Err(_) => self.rows("SHOW SLAVE STATUS").await.map(|r| !r.is_empty()),
         };
-        let seen = replicates.as_ref().map(|r| *r).map_err(|e| e.message.clone());
-        match (super::facts::mysql::role(&vars, seen), replicates) {
-            (Some(role), _) => Ok(role),
-            (None, Err(e)) => Err(e),
-            (None, Ok(_)) => unreachable!("a role is told whenever the replica status is seen"),
-        }
+        super::facts::mysql::role(&vars, replicates)
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

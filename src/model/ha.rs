@@ -73,8 +73,11 @@ impl Timeline<'_> {
     /// Both nodes read as members of one multi-primary cluster at `at_us`: writes on both
     /// are the cluster's design, not two primaries.
     pub fn members_at(&self, a: u32, b: u32, at_us: u64) -> bool {
-        let member = |n| self.before(n, at_us).next().and_then(|c| c.role).is_some_and(NodeRole::shares_writes);
-        member(a) && member(b)
+        self.member_at(a, at_us) && self.member_at(b, at_us)
+    }
+
+    fn member_at(&self, target: u32, at_us: u64) -> bool {
+        self.before(target, at_us).next().and_then(|c| c.role).is_some_and(NodeRole::shares_writes)
     }
 
     fn before(&self, target: u32, at_us: u64) -> impl Iterator<Item = &RoleChange> {
@@ -89,7 +92,7 @@ impl Timeline<'_> {
         for (i, t) in times.clone().enumerate() {
             let writers: Vec<u32> = targets.iter().copied().filter(|&n| self.writer_at(n, t)).collect();
             let until = self.0.get(i + 1).map_or(end_us, |c| c.at_us);
-            let members = writers.iter().all(|&n| self.members_at(n, n, t));
+            let members = writers.iter().all(|&n| self.member_at(n, t));
             if writers.len() < 2 || until <= t || members {
                 continue;
             }

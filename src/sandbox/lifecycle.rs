@@ -25,7 +25,7 @@ fn loaded(name: &str) -> Result<(Sandbox, &'static dyn Engine), SandboxError> {
 }
 
 /// The server's pid (from its pid file) and state.
-fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, Status) {
+pub(crate) fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, Status) {
     let pid = process::read_pid(&engine.pid_file(node));
     let status = process::status(pid, engine.process_name(), &node.data_dir());
     (pid.filter(|_| status != Status::Stopped), status)

@@ -184,24 +184,31 @@ pub fn galera_role(status: &BTreeMap<String, String>) -> RoleReading {
 }
 
 /// The role from `read_only`, `super_read_only`, `log_bin` and whether the node replicates
-/// (`Err`: why the user may not see it). None: it cannot be told (the node is writable and
-/// whether it replicates is hidden from this user).
-pub fn role(vars: &BTreeMap<String, String>, replicates: Result<bool, String>) -> Option<RoleReading> {
+/// (`Err`: why the user may not see it). That error comes back when the role cannot be told
+/// (the node is writable and whether it replicates is hidden from this user).
+pub fn role<E: std::fmt::Display>(
+    vars: &BTreeMap<String, String>,
+    replicates: Result<bool, E>,
+) -> Result<RoleReading, E> {
     let on = |k: &str| vars.get(k).is_some_and(|v| v.eq_ignore_ascii_case("ON") || v == "1");
     let read_only = match (on("read_only"), vars.contains_key("super_read_only"), on("super_read_only")) {
         (_, true, true) => "super_read_only=ON",
         (true, _, _) => "read_only=ON",
         _ => "read_only=OFF",
     };
-    let (role, source) = match (&replicates, read_only != "read_only=OFF", on("log_bin")) {
+    let replicates = match replicates {
+        Ok(r) => Ok(r),
+        Err(e) if read_only == "read_only=OFF" => return Err(e),
+        Err(e) => Err(format!("replica status not visible to this user: {e}")),
+    };
+    let (role, source) = match (replicates, read_only != "read_only=OFF", on("log_bin")) {
         (Ok(true), _, _) => (NodeRole::Replica, "SHOW REPLICA STATUS has a source".to_string()),
         (Ok(false), true, _) => (NodeRole::ReadOnly, "not a replica".to_string()),
         (Ok(false), false, true) => (NodeRole::Primary, "binary log on, not a replica".to_string()),
         (Ok(false), false, false) => (NodeRole::Standalone, "no binary log, not a replica".to_string()),
-        (Err(e), true, _) => (NodeRole::ReadOnly, format!("replica status not visible to this user: {}", e)),
-        (Err(_), false, _) => return None,
+        (Err(why), _, _) => (NodeRole::ReadOnly, why),
     };
-    Some(RoleReading { role, evidence: format!("{source}, {read_only}"), node: identity(vars) })
+    Ok(RoleReading { role, evidence: format!("{source}, {read_only}"), node: identity(vars) })
 }
 
 /// The server's own identity from `port` and `server_id`.
@@ -283,6 +290,7 @@ mod tests {
 
     #[test]
     fn a_node_is_a_primary_only_when_it_replicates_from_nobody_and_takes_writes() {
+        let role = |vars: &BTreeMap<String, String>, r: Result<bool, String>| role(vars, r);
         let v = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let primary = v(&[("read_only", "OFF"), ("log_bin", "ON")]);
         assert_eq!(role(&primary, Ok(false)).unwrap().role, NodeRole::Primary);
@@ -295,8 +303,11 @@ mod tests {
             role(&v(&[("read_only", "OFF"), ("log_bin", "OFF")]), Ok(false)).unwrap().role,
             NodeRole::Standalone
         );
-        assert!(role(&v(&[("read_only", "OFF")]), Err("denied".into())).is_none(), "a writable node of unknown source");
-        let hidden = role(&v(&[("read_only", "ON")]), Err("denied".into())).unwrap();
+        assert!(
+            role(&v(&[("read_only", "OFF")]), Err::<bool, String>("denied".into())).is_err(),
+            "a writable node of unknown source"
+        );
+        let hidden = role(&v(&[("read_only", "ON")]), Err::<bool, String>("denied".into())).unwrap();
         assert_eq!(hidden.role, NodeRole::ReadOnly);
         assert!(hidden.evidence.contains("not visible to this user: denied"), "{}", hidden.evidence);
         let g = |s: &str, r: &str| {
