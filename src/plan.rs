@@ -135,8 +135,8 @@ pub struct RunPlan {
     /// Seed of every client's random stream (client i uses seed and i).
     pub rand_seed: u64,
     pub loop_model: LoopModel,
-    /// Seconds a client keeps trying to reconnect after losing its connection.
-    pub reconnect_timeout_s: u32,
+    /// How a client reconnects after losing its connection.
+    pub reconnect: crate::model::ReconnectPolicy,
     /// Deadline of each administrative query (counters, conditions, table sizes).
     pub admin_timeout: Duration,
     /// Times the measured phase runs (each after its own warmup).

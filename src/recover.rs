@@ -73,6 +73,7 @@ struct ReadBack {
     start: Option<SystemTime>,
     errors: u64,
     reconnects: u64,
+    reconnect_failures: u64,
     cpu_s: f64,
 }
 
@@ -94,6 +95,7 @@ fn read_back(paths: &[PathBuf; 2]) -> Result<ReadBack, RecoverError> {
         start: log.start,
         errors: 0,
         reconnects: 0,
+        reconnect_failures: 0,
         cpu_s: 0.0,
     };
     let mut group: Vec<IntervalStats> = Vec::new();
@@ -132,6 +134,7 @@ impl ReadBack {
             self.measured_s += stats.duration_s;
             self.errors += stats.errors;
             self.reconnects += stats.reconnects;
+            self.reconnect_failures += stats.reconnect_failures;
             self.cpu_s += intervals.iter().map(|s| s.client_cpu_pct.unwrap_or(0.0) / 100.0 * s.duration_s).sum::<f64>();
             match &mut self.totals {
                 Some(t) => t.add(&histograms),
@@ -161,6 +164,7 @@ fn fill(mut doc: ResultDocument, back: ReadBack) -> ResultDocument {
     doc.intervals = crate::result::scatter::bounded(back.kept.finish());
     doc.errors.total = back.errors;
     doc.errors.reconnects = back.reconnects;
+    doc.errors.reconnect_failures = back.reconnect_failures;
     let cost = &mut doc.client_cost;
     cost.cpu_s = back.cpu_s;
     cost.cpu_per_event_us = (events > 0).then(|| back.cpu_s * 1e6 / events as f64);

@@ -392,6 +392,61 @@ fn mariadb_failover_by_a_fault_schedule() {
     );
 }
 
+/// A workload given the primary and its replica follows the writer: with no promotion it
+/// never writes into the replica and fails after --reconnect-timeout naming what each node
+/// is; with the promotion by schedule it reconnects to the promoted replica and goes on, its
+/// stall at least from the kill's effect to the promotion.
+#[test]
+fn bench_follows_the_primary_through_a_scheduled_failover() {
+    let sb = Sandbox::up("ha_follow", "mariadb", 1, 27906, &[]);
+    let (primary, replica) = (sb.url("primary"), sb.url("replica1"));
+    let out = |name: &str| sb.home.path().join(name).to_str().unwrap().to_string();
+    let bench = |extra: &[&str], file: &str| {
+        let mut args = vec!["bench", "oltp_write_only", "--target", &primary, "--target", &replica];
+        args.extend(["--tables", "1", "--table-size", "1000", "--threads", "2", "--quiet"]);
+        args.extend(extra);
+        let file = out(file);
+        args.extend(["--out", &file]);
+        let o = sb.fairbench(&args);
+        let doc: Option<Value> = std::fs::read_to_string(&file).ok().and_then(|t| serde_json::from_str(&t).ok());
+        (o, doc)
+    };
+
+    let (o, doc) = bench(&["--time", "8", "--reconnect-timeout", "2", "--fault", "kill primary @2s"], "none.json");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    let says = format!("{replica} is replica");
+    assert!(err.contains("no node takes writes now") && err.contains(&says), "{err}");
+    let doc = doc.expect("a failed run still leaves its result");
+    assert_eq!(doc["conditions"]["run"]["status"], "failed", "{}", doc["conditions"]["run"]);
+    assert!(doc["errors"]["reconnect_failures"].as_u64().unwrap() >= 1, "{}", doc["errors"]);
+    sb.sandbox(&["start", sb.name, "--node", "primary"]);
+
+    let faults = "kill primary @3s; promote replica1 @4s";
+    let (o, doc) = bench(&["--time", "8", "--reconnect-timeout", "30", "--fault", faults], "follow.json");
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = doc.unwrap();
+    assert_eq!(doc["conditions"]["run"]["status"], "completed");
+    assert_eq!(doc["target"]["nodes"].as_array().map(Vec::len), Some(2), "{}", doc["target"]);
+    let events = doc["faults"]["events"].as_array().unwrap();
+    assert!(events.iter().all(|e| e["outcome"] == "done"), "{}", doc["faults"]);
+    let (killed, promoted) = (events[0]["done_us"].as_u64().unwrap(), events[1]["at_us"].as_u64().unwrap());
+    assert!(doc["errors"]["reconnects"].as_u64().unwrap() >= 1, "{}", doc["errors"]);
+    let after: u64 = doc["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["from_s"].as_f64().unwrap() * 1e6 > promoted as f64)
+        .map(|i| i["event"]["count"].as_u64().unwrap())
+        .sum();
+    assert!(after > 0, "no event after the promotion");
+    // The report's judgement: the workload waited from the kill until the promoted node took writes.
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = report.lines().find(|l| l.contains("kill primary (began 3.")).unwrap_or_else(|| panic!("{report}"));
+    let stalled: f64 = line.split("stalled ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+    assert!(stalled * 1000.0 >= (promoted - killed) as f64, "{line}: promoted {promoted} us, killed {killed} us");
+}
+
 /// A failover measured through HAProxy, as an application sees it: one endpoint, the node
 /// behind it changing when the primary dies and its replica is promoted.
 #[test]
@@ -539,7 +594,7 @@ fn postgres_lag_and_the_writer_moving_to_a_promoted_replica() {
 fn probe_input_errors_are_one_line() {
     let bin = env!("CARGO_BIN_EXE_fairbench");
     let dir = tempfile::tempdir().unwrap();
-    let cases: [&[&str]; 4] = [
+    let cases: [&[&str]; 7] = [
         &["probe", "failover", "--target", "nosuch://x"],
         &["probe", "failover", "--target", "mysql://u@127.0.0.1:1/x", "--target", "postgres://u@127.0.0.1:1/x"],
         &[
@@ -560,6 +615,10 @@ fn probe_input_errors_are_one_line() {
             "--with",
             "oltp_read_only --target sqlite://x.db",
         ],
+        // A fault schedule acts once, on a run with an end; several targets are servers of one kind.
+        &["bench", "oltp_read_only", "--target", "sqlite://x.db", "--fault", "kill primary @1s", "--repeat", "2"],
+        &["bench", "oltp_read_only", "--target", "sqlite://x.db", "--fault", "kill primary @1s", "--time", "0"],
+        &["bench", "oltp_read_only", "--target", "sqlite://x.db", "--target", "sqlite://y.db"],
     ];
     for args in cases {
         let o = Command::new(bin).args(args).current_dir(dir.path()).output().unwrap();

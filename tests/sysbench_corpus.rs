@@ -246,7 +246,7 @@ fn facts(args: &[String]) -> Result<(BTreeMap<String, String>, Vec<String>), Str
         Command::Run(r) | Command::Bench(r) => {
             put("command", "run".into());
             put("workload", r.workload.workload.clone());
-            put("target", without_password(&r.target.target));
+            put("target", without_password(r.target.target()));
             put("threads", r.threads.to_string());
             put("time", opt(r.time));
             put("events", opt(r.events));
@@ -265,13 +265,13 @@ fn facts(args: &[String]) -> Result<(BTreeMap<String, String>, Vec<String>), Str
         Command::Prepare(p) => {
             put("command", "prepare".into());
             put("workload", p.workload.workload.clone());
-            put("target", without_password(&p.target.target));
+            put("target", without_password(p.target.target()));
             put("threads", p.threads.to_string());
             workload_facts(&mut put, &p.workload);
         }
         Command::Cleanup(c) => {
             put("command", "cleanup".into());
-            put("target", without_password(&c.target.target));
+            put("target", without_password(c.target.target()));
             put("cleanup_tables", opt(c.tables.map(u64::from)));
         }
         Command::List(l) => {

@@ -4,7 +4,7 @@
 
 use super::live::Job;
 use super::run::{check_out, default_out, Phases, Session};
-use super::{connect_options, target, Error};
+use super::{connect_options, follow, target, Error};
 use crate::cli::{parse_thresholds, AbArgs, RunArgs};
 use crate::compare::{self, Input, Subject};
 use crate::db::{Database, TargetUrl};
@@ -63,8 +63,10 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
         subject: ab.under_test.as_deref().map(Subject::parse),
     };
     let [(a, ta), (b, tb)] = &plan.sides;
-    with_database!(ta, &connect_options(&a.target), |da| {
-        with_database!(tb, &connect_options(&b.target), |db| alternate(da, db, &plan))
+    let (oa, ob) = (connect_options(&a.target), connect_options(&b.target));
+    with_database!(ta, &oa, |da| {
+        let da = follow(da, std::slice::from_ref(ta), &oa)?;
+        with_database!(tb, &ob, |db| alternate(da, follow(db, std::slice::from_ref(tb), &ob)?, &plan))
     })
 }
 
@@ -73,8 +75,8 @@ fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> R
     let [(a, ta), (b, tb)] = &plan.sides;
     let job = Job::new(0);
     let mut sides: [Box<dyn Phases>; 2] = [
-        Box::new(Session::open(da, a, ta, true, Some(&plan.files[0]), &job)?),
-        Box::new(Session::open(db, b, tb, true, Some(&plan.files[1]), &job)?),
+        Box::new(Session::open(da, a, std::slice::from_ref(ta), true, Some(&plan.files[0]), &job)?),
+        Box::new(Session::open(db, b, std::slice::from_ref(tb), true, Some(&plan.files[1]), &job)?),
     ];
     let repeats = sides[0].plan().repeats;
     job.expect_parts(2 * repeats);

@@ -101,8 +101,8 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
     }
     let cli = Cli::from_arg_matches(&matches).map_err(|e| clap_line(command, &e))?;
     let (target, workload) = match &cli.command {
-        Command::Bench(a) | Command::Run(a) => (&a.target.target, &a.workload.workload),
-        Command::Prepare(a) => (&a.target.target, &a.workload.workload),
+        Command::Bench(a) | Command::Run(a) => (a.target.target(), &a.workload.workload),
+        Command::Prepare(a) => (a.target.target(), &a.workload.workload),
         _ => return Err(format!("a Job runs bench, run or prepare, not {command}")),
     };
     // No environment: the password, if any, is the pods' to read.

@@ -5,6 +5,7 @@ mod ab;
 mod check;
 mod combine;
 mod compare;
+mod faults;
 mod hints;
 mod k8s;
 mod live;
@@ -20,6 +21,7 @@ use run::run_cmd;
 
 use crate::audit;
 use crate::cli::{CleanupArgs, Cli, Command, PrepareArgs, TargetArgs, WorkloadArgs};
+use crate::db::follow::FollowPrimary;
 use crate::db::{Database, DbError, Dialect, TargetUrl, UrlError};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::plan::{ConfigError, WorkloadPlan};
@@ -139,15 +141,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
             let target = target(&args.target)?;
             with_database!(&target, &connect_options(&args.target), |db| cleanup_cmd(db, &args, &target))
         }
-        Command::Run(args) => {
-            let target = target(&args.target)?;
-            with_database!(&target, &connect_options(&args.target), |db| run_cmd(db, &args, &target, false))
-        }
-        Command::Bench(args) => {
-            let target = target(&args.target)?;
-            with_database!(&target, &connect_options(&args.target), |db| run_cmd(db, &args, &target, true))
-        }
+        Command::Run(args) => run_or_bench(&args, false),
+        Command::Bench(args) => run_or_bench(&args, true),
     }
+}
+
+fn run_or_bench(args: &crate::cli::RunArgs, bench: bool) -> Result<ExitCode, Error> {
+    let urls = targets(&args.target)?;
+    let options = connect_options(&args.target);
+    with_database!(&urls[0], &options, |db| run_cmd(follow(db, &urls, &options)?, args, &urls, bench))
 }
 
 /// How connections are opened: deadlines, packet limit, cleartext consent.
@@ -164,8 +166,44 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
 /// The target URL; a password not in the URL comes from --password-file, then
 /// FAIRBENCH_PASSWORD, then MYSQL_PWD / PGPASSWORD.
 fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
+    if args.targets.len() > 1 {
+        return Err(ConfigError(
+            "this command takes one --target; several (the nodes of one replicated database) are for run and bench"
+                .into(),
+        )
+        .into());
+    }
+    parse_target(args.target(), args)
+}
+
+fn parse_target(raw: &str, args: &TargetArgs) -> Result<TargetUrl, Error> {
     let file = args.password_file.as_deref();
-    Ok(TargetUrl::parse_with_password_file(&args.target, file, |k| std::env::var(k).ok()).map_err(UrlError)?)
+    Ok(TargetUrl::parse_with_password_file(raw, file, |k| std::env::var(k).ok()).map_err(UrlError)?)
+}
+
+/// run and bench: every --target, all servers of one kind.
+fn targets(args: &TargetArgs) -> Result<Vec<TargetUrl>, Error> {
+    let urls = args.targets.iter().map(|t| parse_target(t, args)).collect::<Result<Vec<_>, _>>()?;
+    let mixed = urls.iter().any(|u| u.dialect != urls[0].dialect);
+    if urls.len() > 1 && (mixed || urls[0].embedded()) {
+        return Err(ConfigError(
+            "several --target are the nodes of one replicated database: all mysql:// or all postgres://".into(),
+        )
+        .into());
+    }
+    Ok(urls)
+}
+
+/// The nodes of `urls` as one target whose connections go to the node that takes writes
+/// (one URL: that server, as it is).
+pub(super) fn follow<D: Database>(
+    first: Arc<D>,
+    urls: &[TargetUrl],
+    options: &crate::db::ConnectOptions,
+) -> Result<Arc<FollowPrimary<D>>, Error> {
+    let others = urls[1..].iter().map(|u| D::open(u, options).map(Arc::new)).collect::<Result<Vec<_>, _>>()?;
+    let redacted = urls.iter().map(TargetUrl::redacted).collect();
+    Ok(Arc::new(FollowPrimary::new(first, others, redacted)))
 }
 
 /// The workload named on the command line: a built-in, or a file compiled for `dialect`.

@@ -1,5 +1,5 @@
 //! `fairbench probe failover|lag`: the probe runs on a thread of its own; a workload given
-//! with `--with` runs on this one, against the (first) primary, and its result carries the
+//! with `--with` runs on this one (following the primary over the failover probe's targets), and its result carries the
 //! probe's figures. Without one, the probe's own writes make the result.
 
 use super::run::{default_out, measure_run, save_and_print};
@@ -41,19 +41,9 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
     }
 }
 
-/// `--fault` checked before anything starts: its sandbox (named, or the one with a node at
-/// the first target's port), every node known, every step before the probe's end.
+/// `--fault` checked before anything starts, against the probe's end (with a workload: the
+/// workload's warmup and time).
 fn fault_schedule(common: &ProbeCommon, first: &TargetUrl) -> Result<Option<sandbox::fault::Schedule>, Error> {
-    let Some(text) = &common.fault else { return Ok(None) };
-    let name = match &common.sandbox {
-        Some(n) => n.clone(),
-        None => sandbox::fault::owning(&first.host, first.port).ok_or_else(|| {
-            ConfigError(format!(
-                "--fault acts on a sandbox, and none has a node at {}:{}: name it with --sandbox",
-                first.host, first.port
-            ))
-        })?,
-    };
     let end = match &common.with {
         Some(w) => {
             let args = workload_args(w, common, "sqlite://check.db")?;
@@ -61,7 +51,7 @@ fn fault_schedule(common: &ProbeCommon, first: &TargetUrl) -> Result<Option<sand
         }
         None => common.time,
     };
-    Ok(Some(sandbox::fault::check(text, &name, end)?))
+    super::faults::schedule(&common.faults, first, end)
 }
 
 /// A bad --with is bad input: refused before any server is touched.
@@ -92,12 +82,7 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     if urls.is_empty() || urls.iter().any(|u| u.dialect != urls[0].dialect) {
         return Err(ConfigError("name the nodes to look on with --target (all of one kind)".into()).into());
     }
-    let options = connect_options(&TargetArgs {
-        target: String::new(),
-        password_file: None,
-        connect: a.connect.clone(),
-        ps: true,
-    });
+    let options = connect_options(&TargetArgs::one(String::new(), None, a.connect.clone(), true));
     let (attempts, run_id) = (failover.attempts.clone(), failover.run_id);
     let (checks, verdict) = with_database!(&urls[0], &options, |db| look_up(db, &urls, &options, &attempts, run_id))?;
     if let Some(f) = doc.ha.as_mut().and_then(|h| h.failover.as_mut()) {
@@ -153,12 +138,7 @@ fn urls(raw: &[String], common: &ProbeCommon) -> Result<Vec<TargetUrl>, Error> {
 }
 
 fn options(common: &ProbeCommon) -> crate::db::ConnectOptions {
-    let mut options = connect_options(&TargetArgs {
-        target: String::new(),
-        password_file: None,
-        connect: common.connect.clone(),
-        ps: true,
-    });
+    let mut options = connect_options(&TargetArgs::one(String::new(), None, common.connect.clone(), true));
     // A probe must see an outage as it happens, not after the default 10 s.
     options.connect_timeout = options.connect_timeout.min(common.attempt_timeout);
     options
@@ -205,10 +185,11 @@ fn failover_cmd<D: Database>(
     let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let targets = Arc::new(targets);
     let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
-    let ((attempts, roles, pacer), workload) =
-        alongside(common, &targets.dbs[0], (&urls[0], &a.targets[0]), move |stop| {
-            crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
-        })?;
+    // The workload follows the primary over every target, as the probe's writer does.
+    let load_db = super::follow(targets.dbs[0].clone(), urls, &options(common))?;
+    let ((attempts, roles, pacer), workload) = alongside(common, &load_db, (urls, &a.targets[0]), move |stop| {
+        crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
+    })?;
     let end_us = clock.elapsed_us();
     let faults = performer.map(sandbox::fault::Performer::finish);
     let mut record = probe::verdict::record(attempts, roles, &opts, end_us);
@@ -269,7 +250,8 @@ fn lag_cmd<D: Database>(
     let clock = Clock::now();
     let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let (primary, readers, lag_opts) = (dbs[0].clone(), dbs[1..].to_vec(), opts.clone());
-    let ((written, seen), workload) = alongside(common, &dbs[0], (&urls[0], &a.primary), move |stop| {
+    let load_db = super::follow(dbs[0].clone(), &urls[..1], &options(common))?;
+    let ((written, seen), workload) = alongside(common, &load_db, (&urls[..1], &a.primary), move |stop| {
         let stop: std::rc::Rc<dyn Fn() -> bool> = std::rc::Rc::new(move || stop());
         crate::local_runtime().block_on(lag::run(primary, readers, &lag_opts, clock, stop))
     })?;
@@ -338,12 +320,12 @@ fn ha_record(
 type Workload = Option<(ResultDocument, std::path::PathBuf, RunArgs)>;
 
 /// Runs `probe` on a thread of its own, and the `--with` workload (if any) on this one
-/// against `db`; the probe is told to stop when the workload ends, on Ctrl-C, or at its
-/// own end.
+/// against `db` (the nodes `urls` as one); the probe is told to stop when the workload
+/// ends, on Ctrl-C, or at its own end.
 fn alongside<D: Database, T: Send + 'static>(
     common: &ProbeCommon,
     db: &Arc<D>,
-    (url, raw_url): (&TargetUrl, &str),
+    (urls, raw_url): (&[TargetUrl], &str),
     probe: impl FnOnce(Arc<dyn Fn() -> bool + Send + Sync>) -> T + Send + 'static,
 ) -> Result<(T, Workload), Error> {
     let workload_args = common.with.as_deref().map(|w| workload_args(w, common, raw_url)).transpose()?;
@@ -358,7 +340,7 @@ fn alongside<D: Database, T: Send + 'static>(
         .map_err(|e| ConfigError(format!("cannot start the probe's thread: {e}")))?;
     let workload = workload_args.map(|args| {
         let job = super::live::Job::new(0);
-        let measured = measure_run(db.clone(), &args, url, true, args.out.as_deref(), &job);
+        let measured = measure_run(db.clone(), &args, urls, true, args.out.as_deref(), &job);
         // The probe ends with the workload.
         done.store(true, Ordering::SeqCst);
         measured.map(|(doc, path)| (doc, path, args))
@@ -373,7 +355,7 @@ fn workload_args(with: &str, common: &ProbeCommon, raw_url: &str) -> Result<RunA
     let words: Vec<&str> = with.split_whitespace().collect();
     if words.iter().any(|w| *w == "--target" || w.starts_with("--target=")) {
         return Err(ConfigError(
-            "--with takes a workload and its options without --target: it runs on the probe's (first) primary".into(),
+            "--with takes a workload and its options without --target: it runs on the probe's targets (failover: on whichever takes writes; lag: on the primary)".into(),
         )
         .into());
     }
@@ -390,6 +372,9 @@ fn workload_args(with: &str, common: &ProbeCommon, raw_url: &str) -> Result<RunA
     match cli.command {
         crate::cli::Command::Bench(args) => {
             args.shard.refuse_in("probe --with")?;
+            if args.faults.fault.is_some() {
+                return Err(ConfigError("--fault goes on the probe, not inside --with".into()).into());
+            }
             Ok(args)
         }
         _ => Err(ConfigError(format!("--with {with:?} is not a workload")).into()),
@@ -458,6 +443,7 @@ fn probe_run<D: Database>(ha: &HaRecord, db: &D, url: &TargetUrl, common: &Probe
             address: transport.address.clone(),
             tls: transport.tls,
             statements: StatementMode::Prepared,
+            nodes: Vec::new(),
         },
         server,
         host: crate::conditions::host::read(),

@@ -30,11 +30,11 @@ struct Before {
 pub(super) fn run_cmd<D: Database>(
     db: Arc<D>,
     args: &RunArgs,
-    target: &TargetUrl,
+    targets: &[TargetUrl],
     bench: bool,
 ) -> Result<ExitCode, Error> {
     let job = Job::new(0);
-    let (doc, out_path) = measure_run(db, args, target, bench, args.out.as_deref(), &job)?;
+    let (doc, out_path) = measure_run(db, args, targets, bench, args.out.as_deref(), &job)?;
     drop(job);
     if args.shard.print_result {
         super::shard::print_marked(&doc);
@@ -44,15 +44,16 @@ pub(super) fn run_cmd<D: Database>(
 
 /// A run up to its result document (not yet saved) and where it goes (`out`, else the
 /// default file): `run` and `bench` save and print it, `sweep` gathers one per point.
+/// `db`: the targets as one ([`super::follow`]).
 pub(super) fn measure_run<D: Database>(
     db: Arc<D>,
     args: &RunArgs,
-    target: &TargetUrl,
+    targets: &[TargetUrl],
     bench: bool,
     out: Option<&std::path::Path>,
     job: &Job,
 ) -> Result<(ResultDocument, PathBuf), Error> {
-    let mut session = Session::open(db, args, target, bench, out, job)?;
+    let mut session = Session::open(db, args, targets, bench, out, job)?;
     let repeats = session.plan.repeats;
     job.expect_parts(repeats);
     for repeat in 1..=repeats {
@@ -96,6 +97,11 @@ pub(super) struct Session<D: Database> {
     shard: Option<crate::shard::ShardRun<D>>,
     dialect: crate::model::Dialect,
     redacted_url: String,
+    /// Several --target: every node's URL (connections go to the one taking writes).
+    nodes: Vec<String>,
+    /// `--fault`: performed during the (one) measured phase, then what it did.
+    faults: Option<crate::sandbox::fault::Schedule>,
+    performed: Option<crate::model::fault::FaultRecord>,
     statements: StatementMode,
 }
 
@@ -103,11 +109,12 @@ impl<D: Database> Session<D> {
     pub(super) fn open(
         db: Arc<D>,
         args: &RunArgs,
-        target: &TargetUrl,
+        targets: &[TargetUrl],
         bench: bool,
         out: Option<&std::path::Path>,
         job: &Job,
     ) -> Result<Self, Error> {
+        let target = &targets[0];
         let workload = workload_plan(&args.workload, target.dialect)?;
         let mut plan = args.plan(db.dialect(), workload)?;
         let thresholds = args.thresholds()?;
@@ -115,6 +122,7 @@ impl<D: Database> Session<D> {
         // Before any load: a result that cannot be written is found now, not after the run.
         let out_path = out.map(|p| p.to_path_buf()).unwrap_or_else(|| default_out(plan.workload.name()));
         check_out(&out_path, &plan)?;
+        let faults = super::faults::for_run(&args.faults, &plan, target)?;
         if bench {
             db.create_if_missing()?;
         }
@@ -170,6 +178,12 @@ impl<D: Database> Session<D> {
             timeline: None,
             dialect: target.dialect,
             redacted_url: target.redacted(),
+            faults,
+            performed: None,
+            nodes: match targets.len() {
+                1 => Vec::new(),
+                _ => targets.iter().map(TargetUrl::redacted).collect(),
+            },
             statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
         })
     }
@@ -182,6 +196,7 @@ impl<D: Database> Session<D> {
             plan: &self.plan,
             dialect: self.dialect,
             redacted_url: self.redacted_url.clone(),
+            nodes: self.nodes.clone(),
             transport: self.db.transport(),
             begin_sql: [self.db.begin_sql(false), self.db.begin_sql(true)],
             server: self.before.server.clone(),
@@ -233,9 +248,11 @@ impl<D: Database> Phases for Session<D> {
             Some(shard) => shard,
             None => &mut runner::Alone,
         };
-        let measured = measure(self.db.clone(), &self.plan, &mut self.progress, stream, rendezvous);
+        let faults = self.faults.take();
+        let measured = measure(self.db.clone(), &self.plan, &mut self.progress, stream, rendezvous, faults);
         self.job.part_ends();
-        let (outcome, collected) = measured?;
+        let (outcome, collected, performed) = measured?;
+        self.performed = self.performed.take().or(performed);
         let completed = outcome.status == RunStatus::Completed;
         self.runs.push((outcome, collected));
         Ok(completed)
@@ -278,6 +295,7 @@ impl<D: Database> Phases for Session<D> {
         let mut doc = result::build_repeated(s.setting(tables_at_end), runs);
         doc.streamed = streamed;
         doc.checks = checks;
+        doc.faults = s.performed.take();
         doc.conditions.run.shard = s.shard.take().map(crate::shard::ShardRun::finish);
         doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
         doc.audit = audit::audit(&doc);
@@ -292,7 +310,8 @@ fn measure<D: Database>(
     progress: &mut dyn Progress,
     stream: Option<&mut TimelineFiles>,
     rendezvous: &mut dyn runner::Rendezvous,
-) -> Result<(runner::RunOutcome, crate::collector::Collected), Error> {
+    faults: Option<crate::sandbox::fault::Schedule>,
+) -> Result<(runner::RunOutcome, crate::collector::Collected, Option<crate::model::fault::FaultRecord>), Error> {
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
     let mut collector = Collector::new(
@@ -311,8 +330,10 @@ fn measure<D: Database>(
     if plan.shard.is_some() {
         collector = collector.keep_histograms();
     }
-    let outcome = runner::run_with(db, plan, &mut collector, rendezvous)?;
-    Ok((outcome, collector.finish()))
+    let mut sink = super::faults::FaultSink::new(&mut collector, faults);
+    let outcome = runner::run_with(db, plan, &mut sink, rendezvous);
+    let performed = sink.finish();
+    Ok((outcome?, collector.finish(), performed))
 }
 
 /// A workload file's `before_run` checks: one that fails refuses the run, naming it.

@@ -3,7 +3,7 @@
 
 use super::live::Job;
 use super::run::{check_out, default_out, measure_run};
-use super::{connect_options, do_prepare, target, workload_plan, Error, LoadSettings};
+use super::{connect_options, do_prepare, follow, targets, workload_plan, Error, LoadSettings};
 use crate::cli::{Sweep, SweepArgs};
 use crate::db::{Database, TargetUrl};
 use crate::model::sweep::{
@@ -28,8 +28,9 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Result<ExitCode, Error> {
     if quiet {
         super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    let target = target(&first.target)?;
-    with_database!(&target, &connect_options(&first.target), |db| sweep_points(db, &sweep, &first, &target))
+    let urls = targets(&first.target)?;
+    let options = connect_options(&first.target);
+    with_database!(&urls[0], &options, |db| sweep_points(follow(db, &urls, &options)?, &sweep, &first, &urls))
 }
 
 /// Every point of `sweep`; `first` is its first point's options (the target, the format).
@@ -37,8 +38,9 @@ fn sweep_points<D: Database>(
     db: Arc<D>,
     sweep: &Sweep,
     first: &crate::cli::RunArgs,
-    target: &TargetUrl,
+    targets: &[TargetUrl],
 ) -> Result<ExitCode, Error> {
+    let target = &targets[0];
     let name = workload_plan(&first.workload, target.dialect)?.name().to_string();
     let file_workload = crate::workload::file::is_file(&first.workload.workload);
     if file_workload && sweep.sizes_given {
@@ -94,7 +96,7 @@ fn sweep_points<D: Database>(
             // Each point streams its timeline beside the sweep file, under a name of its own.
             let point = out.with_extension("").display().to_string() + &format!("-t{threads}-{tables}x{size}.json");
             let point = std::path::PathBuf::from(point);
-            let (result, _) = measure_run(db.clone(), &args, target, file_workload, Some(&point), &job)?;
+            let (result, _) = measure_run(db.clone(), &args, targets, file_workload, Some(&point), &job)?;
             // The document written when the point started measuring: the sweep file holds
             // the point now (its streamed timeline stays beside it).
             let _ = std::fs::remove_file(&point);

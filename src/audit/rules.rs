@@ -455,7 +455,14 @@ fn collection_incomplete(d: &ResultDocument) -> Vec<Finding> {
     vec![finding(
         "collection-incomplete",
         Severity::Warn,
-        format!("{} could not be read: the server did not answer in time", missing.join(" and ")),
+        format!(
+            "{} could not be read: the server did not answer in time{}",
+            missing.join(" and "),
+            match d.faults.is_some() || !d.target.nodes.is_empty() {
+                true => ", or went away (a fault or failover during the run: the counters after it would be another node's)",
+                false => "",
+            }
+        ),
         vec![("missing", json!(missing))],
         "the statement-count check and the dataset's growth are missing from this result; rerun, or read the server's own counters",
     )]

@@ -105,10 +105,7 @@ mod tests {
         assert_eq!(a.targets, ["sqlite://a.db", "sqlite://b.db"]);
         assert_eq!((a.under_test.as_deref(), a.claims.as_slice()), (Some("target"), &["tps>=1x".to_string()][..]));
         let (b, _) = a.side(1, 42).unwrap();
-        assert_eq!(
-            (b.target.target.as_str(), b.time, b.repeat, b.workload.rand_seed),
-            ("sqlite://b.db", Some(5), 3, 42)
-        );
+        assert_eq!((b.target.target(), b.time, b.repeat, b.workload.rand_seed), ("sqlite://b.db", Some(5), 3, 42));
     }
 
     #[test]

@@ -112,8 +112,17 @@ pub struct TargetArgs {
     /// Database URL: sqlite://PATH, mysql://user:pass@host:port/db or postgres://user:pass@host:port/db.
     /// Options: ?socket=PATH, ?tls=require|verify, ?ca=FILE. Safer than a password in the URL:
     /// --password-file, or FAIRBENCH_PASSWORD / MYSQL_PWD / PGPASSWORD (see docs/security.md).
-    #[arg(long, env = "FAIRBENCH_TARGET", default_value = "sqlite://fairbench.db", hide_env_values = true)]
-    pub target: String,
+    /// run and bench take several: the nodes of one replicated database, each client
+    /// connected to the first that takes writes (and to whichever does after a failover).
+    #[arg(
+        long = "target",
+        value_name = "URL",
+        env = "FAIRBENCH_TARGET",
+        default_value = "sqlite://fairbench.db",
+        hide_env_values = true,
+        action = clap::ArgAction::Append
+    )]
+    pub targets: Vec<String>,
     /// Read the password from the first line of FILE (used when the URL has none; keep the
     /// file mode 0600).
     #[arg(long = "password-file", value_name = "FILE")]
@@ -126,6 +135,32 @@ pub struct TargetArgs {
     /// statement anew for each execution.
     #[arg(long, default_value = "on", value_parser = switch, num_args = 0..=1, default_missing_value = "on", require_equals = true)]
     pub ps: bool,
+}
+
+impl TargetArgs {
+    /// The first (often the only) target.
+    pub fn target(&self) -> &str {
+        self.targets.first().map_or("", String::as_str)
+    }
+
+    /// One target, as `--target URL` for the one given.
+    pub fn one(target: String, password_file: Option<PathBuf>, connect: ConnectArgs, ps: bool) -> Self {
+        TargetArgs { targets: vec![target], password_file, connect, ps }
+    }
+}
+
+/// Faults performed on a sandbox's nodes while a run or probe measures.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FaultArgs {
+    /// Faults performed on a sandbox's nodes on the run's clock (seconds from its start,
+    /// warmup included; a probe's from the probe's start): 'ACTION NODE @TIME [for
+    /// DURATION]; ...' with kill, stop, start, pause, resume, promote, e.g. 'kill primary @5s;
+    /// promote replica1 @6s' (docs/ha.md).
+    #[arg(long, value_name = "SCHEDULE")]
+    pub fault: Option<String>,
+    /// The sandbox --fault acts on (default: the one with a node at the first target's port).
+    #[arg(long, value_name = "NAME", requires = "fault")]
+    pub sandbox: Option<String>,
 }
 
 /// Deadlines and limits for a server that may misbehave: none of them can hang fairbench.
@@ -318,6 +353,8 @@ pub struct RunArgs {
     /// Seconds a client keeps trying to reconnect after losing its connection.
     #[arg(long = "reconnect-timeout", default_value_t = 10)]
     pub reconnect_timeout: u32,
+    #[command(flatten)]
+    pub faults: FaultArgs,
     /// Open loop: events per second over all clients, on a schedule that does not wait for
     /// the server; latency is measured from each event's intended start. Without it: closed loop.
     #[arg(long)]
@@ -536,7 +573,7 @@ impl RunArgs {
                     max_backlog: self.max_backlog.unwrap_or_else(|| (share(rate) * 10.0).ceil().max(1.0) as u64),
                 },
             },
-            reconnect_timeout_s: self.reconnect_timeout,
+            reconnect: crate::model::ReconnectPolicy::new(self.reconnect_timeout, self.threads),
             admin_timeout: self.target.connect.admin_timeout,
             repeats: self.repeat,
             cost_per_hour: self.cost_per_hour,

@@ -50,7 +50,7 @@ pub struct ProbeCommon {
     /// Seconds to probe. With --with: the workload's --time when it has one.
     #[arg(long, default_value = "60", value_parser = seconds)]
     pub time: Duration,
-    /// A workload run alongside on the (first) primary, written as `fairbench bench` takes it
+    /// A workload run alongside (failover: on whichever target takes writes), written as `fairbench bench` takes it
     /// without --target: e.g. --with 'oltp_write_only --threads 8 --table-size 100000'
     /// (words split at spaces; no quoting). Its result file carries the probe's figures.
     #[arg(long, value_name = "WORKLOAD ARGS")]
@@ -67,14 +67,8 @@ pub struct ProbeCommon {
     pub password_file: Option<PathBuf>,
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Faults performed on a sandbox's nodes on the probe's clock: 'ACTION NODE @TIME [for
-    /// DURATION]; ...' with kill, stop, start, pause, resume, promote, e.g. 'kill primary @5s;
-    /// promote replica1 @6s' (docs/ha.md).
-    #[arg(long, value_name = "SCHEDULE")]
-    pub fault: Option<String>,
-    /// The sandbox --fault acts on (default: the one with a node at the first target's port).
-    #[arg(long, value_name = "NAME")]
-    pub sandbox: Option<String>,
+    #[command(flatten)]
+    pub faults: super::FaultArgs,
     /// Also print every attempt that was not acknowledged (failover) or every second (lag).
     #[arg(long, short = 'v')]
     pub verbose: bool,

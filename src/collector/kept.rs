@@ -162,6 +162,7 @@ fn merge_fields(into: &mut IntervalStats, later: &IntervalStats) {
     into.backlog = later.backlog.or(into.backlog);
     into.errors += later.errors;
     into.reconnects += later.reconnects;
+    into.reconnect_failures += later.reconnect_failures;
     into.client_cpu_pct = match (into.client_cpu_pct, later.client_cpu_pct) {
         (Some(x), Some(y)) if a + b > 0.0 => Some((x * a + y * b) / (a + b)),
         (x, y) => x.or(y),

@@ -80,6 +80,7 @@ fn errors(docs: &[&ResultDocument]) -> ErrorRecord {
     for d in docs {
         e.total += d.errors.total;
         e.reconnects += d.errors.reconnects;
+        e.reconnect_failures += d.errors.reconnect_failures;
         for (code, n) in &d.errors.by_code {
             *e.by_code.entry(code.clone()).or_default() += n;
         }

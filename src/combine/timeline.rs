@@ -73,6 +73,7 @@ fn merge_group(entries: &[&IntervalStats]) -> Result<IntervalStats, String> {
     into.backlog = sum(|e| e.backlog);
     into.errors = entries.iter().map(|e| e.errors).sum();
     into.reconnects = entries.iter().map(|e| e.reconnects).sum();
+    into.reconnect_failures = entries.iter().map(|e| e.reconnect_failures).sum();
     // Percent of one core, over every client host.
     into.client_cpu_pct = entries.iter().filter_map(|e| e.client_cpu_pct).reduce(|a, b| a + b);
     into.slowest =

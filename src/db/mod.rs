@@ -10,6 +10,7 @@ mod bulk;
 mod ddl;
 mod error;
 pub mod facts;
+pub mod follow;
 mod inspected;
 pub mod mysql;
 mod mysql_wire;

@@ -256,6 +256,10 @@ pub struct RunRecord {
     pub status: RunStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// How clients reconnected after losing their connection (absent: a probe's own
+    /// writes, or a result from before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconnect: Option<crate::model::ReconnectPolicy>,
     /// `--repeat`: how many times the measured phase ran (absent: once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<u32>,

@@ -107,3 +107,53 @@ impl RetryPolicy {
         }
     }
 }
+/// How a client that lost its connection reconnects (`--reconnect-timeout`): attempts
+/// with a doubling wait between them, until the timeout; then the run fails.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ReconnectPolicy {
+    /// Attempts go on this long after the loss, seconds.
+    pub timeout_s: u32,
+    /// The wait after the first failed attempt, milliseconds; it doubles after each ...
+    pub backoff_first_ms: u64,
+    /// ... up to this: 2 ms per client, from 50 ms to 2 s, so that all clients together
+    /// knock at most about 1,000 times a second. Each client waits 50-100% of the step
+    /// (spread, so that they do not arrive in the same millisecond). A client sees a
+    /// server that is back within this (plus a connect).
+    pub backoff_max_ms: u64,
+}
+
+impl ReconnectPolicy {
+    pub fn new(timeout_s: u32, clients: u32) -> Self {
+        ReconnectPolicy { timeout_s, backoff_first_ms: 5, backoff_max_ms: (u64::from(clients) * 2).clamp(50, 2000) }
+    }
+
+    /// The wait after failed attempt `n` (0-based) of client `id`.
+    pub fn backoff(&self, id: u64, n: u32) -> std::time::Duration {
+        let full = self.backoff_first_ms.saturating_mul(1 << n.min(20)).min(self.backoff_max_ms);
+        let mut x = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(n).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x ^= x >> 31;
+        std::time::Duration::from_micros(full * 1000).mul_f64(0.5 + (x % 1000) as f64 / 2000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reconnect_backoff_doubles_to_its_cap_spread_over_half_to_all_of_it() {
+        let p = ReconnectPolicy::new(10, 4);
+        assert_eq!((p.backoff_first_ms, p.backoff_max_ms), (5, 50));
+        assert_eq!(ReconnectPolicy::new(10, 300).backoff_max_ms, 600);
+        assert_eq!(ReconnectPolicy::new(10, 5000).backoff_max_ms, 2000);
+        for id in 0..50 {
+            for n in 0..12 {
+                let full = std::time::Duration::from_millis((5u64 << n).min(50));
+                let w = p.backoff(id, n);
+                assert!(w >= full / 2 && w <= full, "client {id} attempt {n}: {w:?} of {full:?}");
+            }
+        }
+        let spread: std::collections::BTreeSet<_> = (0..50).map(|id| p.backoff(id, 3)).collect();
+        assert!(spread.len() > 25, "clients wait different times: {spread:?}");
+    }
+}

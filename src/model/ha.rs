@@ -4,6 +4,7 @@
 //! took to become visible on each replica. Times are microseconds since the probe started
 //! (`started_at` is its wall-clock start), so one clock orders every attempt.
 
+use super::is_zero;
 use super::{ClassStats, ServerFacts};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ pub struct HaRecord {
     pub started_at: String,
     /// Seconds the probe wrote for.
     pub duration_s: f64,
-    /// The workload run alongside on the (first) primary (`--with`), by name; absent: the
+    /// The workload run alongside (`--with`; failover: following the primary over the targets), by name; absent: the
     /// probe ran alone, without load.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<String>,
@@ -435,8 +436,4 @@ pub struct LagSecond {
     /// Heartbeats of this second never seen.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unseen: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }

@@ -29,7 +29,7 @@ mod words;
 pub use command::SqlCommand;
 pub use conditions::*;
 pub use criterion::{Criterion, ThresholdRecord};
-pub use error_code::{ClientFault, ErrorCode, RetryPolicy};
+pub use error_code::{ClientFault, ErrorCode, ReconnectPolicy, RetryPolicy};
 pub use facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
 pub use file::{pretty_json, ResultFileError};
 pub use finding::{Finding, Severity};
@@ -187,6 +187,16 @@ pub struct TargetRecord {
     /// Prepared statements or plain-text queries (results before it was recorded: prepared).
     #[serde(default)]
     pub statements: StatementMode,
+    /// Several --target (the nodes of one replicated database): every node, in the order
+    /// tried; each client connects to the first that takes writes, again after a loss. `url`
+    /// is the first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+}
+
+/// For `skip_serializing_if`: a count that is zero is left out.
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
@@ -195,6 +205,10 @@ pub struct ErrorRecord {
     /// Retried errors by the database's own code (MySQL errno, SQLSTATE, SQLite code).
     pub by_code: BTreeMap<String, u64>,
     pub reconnects: u64,
+    /// Reconnect attempts that failed, each followed by a backoff (10 ms doubling to 250 ms)
+    /// until --reconnect-timeout.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reconnect_failures: u64,
 }
 
 /// Open-loop facts of a run.

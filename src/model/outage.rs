@@ -20,6 +20,9 @@ pub struct OutageViews {
     pub interval_ms: f64,
     /// Its events that ended in an error (retried or not).
     pub errors: u64,
+    /// When the workload reconnected: its clients' longest wait between attempts (a client
+    /// sees the writer back up to this late).
+    pub reconnect_step_ms: f64,
 }
 
 impl OutageViews {
@@ -30,10 +33,11 @@ impl OutageViews {
 
     /// How far apart the two views may be and still agree: the probe's outage is bounded by
     /// its slots at both ends (the last write before may be a slot early, the first after a
-    /// slot late), and a span without events is counted in whole intervals.
+    /// slot late), the workload's reconnecting clients see the writer back up to a backoff
+    /// step late, and a span without events is counted in whole intervals.
     pub fn tolerance_ms(&self) -> f64 {
         let interval = if self.no_event_ms > self.longest_event_ms { self.interval_ms } else { 0.0 };
-        (2.0 * self.probe_resolution_ms).max(interval)
+        (2.0 * self.probe_resolution_ms + self.reconnect_step_ms).max(interval)
     }
 
     /// Workload minus probe, milliseconds.
@@ -65,7 +69,70 @@ impl ResultDocument {
             no_event_ms: longest,
             interval_ms,
             errors: measured.iter().map(|i| i.errors).sum(),
+            reconnect_step_ms: match (self.errors.reconnects, &self.conditions.run.reconnect) {
+                (1.., Some(r)) => r.backoff_max_ms as f64,
+                _ => 0.0,
+            },
         })
+    }
+}
+
+/// What a workload saw after a fault performed on its own clock (`run --fault`): from the
+/// fault to the next fault that disrupts writes (or the run's end).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultStall {
+    /// `kill primary`.
+    pub fault: String,
+    /// When the fault began, seconds on the run's clock.
+    pub at_s: f64,
+    /// The longest event that ended in the window (an event caught by the fault waits
+    /// through the reconnect and its retry: its latency spans the outage it saw).
+    pub longest_event_ms: f64,
+    /// The longest span of whole intervals in the window in which no event completed.
+    pub no_event_ms: f64,
+    pub interval_ms: f64,
+    pub errors: u64,
+    pub reconnects: u64,
+    pub reconnect_failures: u64,
+}
+
+impl FaultStall {
+    /// The workload's stall after the fault: its longest event or its longest span without one.
+    pub fn stall_ms(&self) -> f64 {
+        self.longest_event_ms.max(self.no_event_ms)
+    }
+}
+
+impl ResultDocument {
+    /// Each fault that disrupts writes, performed on the run's own clock (no probe), with what
+    /// the workload's timeline shows after it.
+    pub fn fault_stalls(&self) -> Vec<FaultStall> {
+        let Some(f) = self.faults.as_ref().filter(|_| self.ha.is_none()) else { return vec![] };
+        let begun: Vec<_> = f.events.iter().filter(|e| e.disrupts()).filter_map(|e| Some((e, e.at_us?))).collect();
+        let end = self.intervals.last().map_or(0.0, |i| i.from_s + i.duration_s);
+        let mut out = Vec::new();
+        for (n, (event, at_us)) in begun.iter().enumerate() {
+            let from = *at_us as f64 / 1e6;
+            let to = begun.get(n + 1).map_or(end, |(_, next)| *next as f64 / 1e6);
+            let window: Vec<_> =
+                self.intervals.iter().filter(|i| i.from_s + i.duration_s > from && i.from_s < to).collect();
+            let (mut run, mut no_event) = (0.0f64, 0.0f64);
+            for i in &window {
+                run = if i.event.count == 0 { run + i.duration_s * 1000.0 } else { 0.0 };
+                no_event = no_event.max(run);
+            }
+            out.push(FaultStall {
+                fault: event.label(),
+                at_s: from,
+                longest_event_ms: window.iter().map(|i| i.event.max_us / 1000.0).fold(0.0, f64::max),
+                no_event_ms: no_event,
+                interval_ms: window.first().map_or(1000.0, |i| i.duration_s * 1000.0),
+                errors: window.iter().map(|i| i.errors).sum(),
+                reconnects: window.iter().map(|i| i.reconnects).sum(),
+                reconnect_failures: window.iter().map(|i| i.reconnect_failures).sum(),
+            });
+        }
+        out
     }
 }
 
@@ -81,6 +148,7 @@ mod tests {
             no_event_ms,
             interval_ms: 1000.0,
             errors: 0,
+            reconnect_step_ms: 0.0,
         }
     }
 
@@ -95,5 +163,10 @@ mod tests {
         assert!(!views(6347.0, 6240.0, 5995.0).agree());
         // Only whole seconds without events: a second's resolution.
         assert!(views(1800.0, 300.0, 2000.0).agree());
+        // Reconnecting clients see the writer back up to a backoff step late.
+        let mut reconnected = views(1056.0, 1183.0, 995.0);
+        assert!(!reconnected.agree());
+        reconnected.reconnect_step_ms = 50.0;
+        assert!(reconnected.agree() && reconnected.tolerance_ms() == 150.0);
     }
 }

@@ -1,5 +1,6 @@
 //! Latency summaries as result files hold them (microseconds), and the per-interval timeline.
 
+use super::is_zero;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -121,6 +122,9 @@ pub struct IntervalStats {
     pub backlog: Option<u64>,
     pub errors: u64,
     pub reconnects: u64,
+    /// Reconnect attempts that failed in this interval (results before it was recorded: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reconnect_failures: u64,
     /// CPU used by the fairbench process in this interval, percent of one core.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_cpu_pct: Option<f64>,

@@ -50,6 +50,8 @@ pub struct Recorder<C: Counter = u64> {
     /// Errors retried, by the database's own code.
     pub errors: BTreeMap<String, u64>,
     pub reconnects: u64,
+    /// Reconnect attempts that failed (each followed by a backoff).
+    pub reconnect_failures: u64,
     /// Latency samples for a scatter plot: COMMITs, or events when there is no COMMIT.
     pub scatter: Reservoir,
     /// The slowest statement recorded (a stall names it).
@@ -133,6 +135,7 @@ impl<C: Counter> Recorder<C> {
             }),
             errors: BTreeMap::new(),
             reconnects: 0,
+            reconnect_failures: 0,
             scatter: Reservoir::new(of_commits),
             slowest: None,
         }
@@ -242,6 +245,7 @@ impl<C: Counter> Recorder<C> {
             *self.errors.entry(code.clone()).or_default() += n;
         }
         self.reconnects += other.reconnects;
+        self.reconnect_failures += other.reconnect_failures;
         self.scatter.merge(&other.scatter);
         if let Some(theirs) = other.slowest.filter(|t| self.slowest.is_none_or(|s| t.latency > s.latency)) {
             self.slowest = Some(theirs);
@@ -264,6 +268,7 @@ impl<C: Counter> Recorder<C> {
         }
         self.errors.clear();
         self.reconnects = 0;
+        self.reconnect_failures = 0;
         self.scatter.clear();
         self.slowest = None;
     }

@@ -101,6 +101,7 @@ pub fn interval_stats<C: hdrhistogram::Counter>(
         backlog: None,
         errors: r.error_count(),
         reconnects: r.reconnects,
+        reconnect_failures: r.reconnect_failures,
         client_cpu_pct: None,
         scatter: Scatter {
             of: if r.scatter.of_commits { ScatterOf::Commit } else { ScatterOf::Event },

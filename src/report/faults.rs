@@ -21,6 +21,29 @@ pub fn text(o: &mut String, f: &FaultRecord) {
     }
 }
 
+/// What the workload saw after each fault that disrupts writes (faults on the run's clock).
+pub fn stalls(o: &mut String, stalls: &[crate::model::outage::FaultStall]) {
+    if stalls.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "The workload after each fault (until the next one, or the run's end):");
+    for s in stalls {
+        let _ = writeln!(
+            o,
+            "  {} (began {:.3} s): stalled {:.0} ms (its longest event {:.0} ms; {:.0} ms without a completed event, in {:.0} ms intervals); {} errors, {} reconnects, {} failed reconnect attempts",
+            s.fault,
+            s.at_s,
+            s.stall_ms(),
+            s.longest_event_ms,
+            s.no_event_ms,
+            s.interval_ms,
+            s.errors,
+            s.reconnects,
+            s.reconnect_failures
+        );
+    }
+}
+
 /// The fault an outage followed: the first fault that interrupts writes and began after the
 /// previous outage ended (`since_us`) and before this one ended.
 pub fn cause<'a>(faults: Option<&'a FaultRecord>, outage: &Outage, since_us: u64) -> Option<&'a FaultEvent> {

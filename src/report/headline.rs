@@ -32,7 +32,11 @@ pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
     let events = if commit.count > 0 || ev.count == 0 { "transactions" } else { "events, autocommit" };
     let _ = writeln!(o, "  throughput:  {:.1} events/s ({events}), {:.1} queries/s", ev.qps, tot.qps);
     let _ = writeln!(o, "  latency:     {}", latency(&ev, p, d.open_loop.is_some()));
-    let _ = writeln!(o, "  errors:      {} retried, {} reconnects", d.errors.total, d.errors.reconnects);
+    let failed = match d.errors.reconnect_failures {
+        0 => String::new(),
+        n => format!(" ({n} failed reconnect attempts)"),
+    };
+    let _ = writeln!(o, "  errors:      {} retried, {} reconnects{failed}", d.errors.total, d.errors.reconnects);
     let _ = writeln!(o, "  stability:   {}", stability(d));
     if let Some(line) = repeats(d) {
         let _ = writeln!(o, "  repeats:     {line}");

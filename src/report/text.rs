@@ -57,6 +57,7 @@ impl Report for TextReport {
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);
         if let Some(f) = &d.faults {
             super::faults::text(&mut o, f);
+            super::faults::stalls(&mut o, &d.fault_stalls());
         }
         if let Some(h) = &d.ha {
             super::ha::text(&mut o, h, d.faults.as_ref(), opts.verbose);

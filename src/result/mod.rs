@@ -29,6 +29,8 @@ pub struct Setting<'a> {
     pub dialect: Dialect,
     /// The target URL with any password replaced by `***`.
     pub redacted_url: String,
+    /// Several --target: every node, the workload following the one that takes writes.
+    pub nodes: Vec<String>,
     pub transport: Transport,
     /// The BEGIN this target's driver sends for a transaction that reads only, and for one
     /// that writes (SQLite: BEGIN IMMEDIATE).
@@ -88,10 +90,15 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         .collect();
     let events = totals.events.count();
     let client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
-    let errors =
-        ErrorRecord { total: totals.error_count(), by_code: totals.errors.clone(), reconnects: totals.reconnects };
+    let errors = ErrorRecord {
+        total: totals.error_count(),
+        by_code: totals.errors.clone(),
+        reconnects: totals.reconnects,
+        reconnect_failures: totals.reconnect_failures,
+    };
     let target = TargetRecord {
         url: setting.redacted_url.clone(),
+        nodes: setting.nodes.clone(),
         driver: setting.dialect,
         transport: setting.transport.kind,
         address: setting.transport.address.clone(),
@@ -179,6 +186,7 @@ fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
         percentile_method: PERCENTILE_METHOD.into(),
         status: outcome.status,
         failure: outcome.failure.clone(),
+        reconnect: Some(plan.reconnect.clone()),
         repeats: (plan.repeats > 1).then_some(plan.repeats),
         cost_per_hour: plan.cost_per_hour,
         started_at: crate::model::rfc3339(outcome.started_at),

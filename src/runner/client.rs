@@ -19,7 +19,7 @@ pub struct ClientSpec {
     pub thinks: bool,
     pub seed: u64,
     pub retry: crate::model::RetryPolicy,
-    pub reconnect_timeout: Duration,
+    pub reconnect: crate::model::ReconnectPolicy,
     pub open_loop: bool,
 }
 
@@ -117,7 +117,7 @@ async fn run_events<D: Database>(
                 }
                 Err(e) if e.connection_lost => {
                     crate::lock(&rec).failed(tx, &e.code.to_string());
-                    match Box::pin(reconnect(&*db, &spec, &shared, id, &e)).await {
+                    match Box::pin(reconnect(&*db, &spec, &shared, id, &rec, &e)).await {
                         Some(c) => {
                             *client = c;
                             crate::lock(&rec).reconnects += 1;
@@ -176,30 +176,41 @@ async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Clie
     Ok(Client { conn, rng, state, deck: Default::default() })
 }
 
-/// Tries to reconnect until the timeout; `None` when the run must end.
+/// Tries to reconnect, with backoff, until the timeout (each failed attempt recorded);
+/// `None` when the run must end.
 async fn reconnect<D: Database>(
     db: &D,
     spec: &ClientSpec,
     shared: &Shared,
     id: u64,
+    rec: &Mutex<TickRecorder>,
     cause: &DbError,
 ) -> Option<Client<D::Conn>> {
-    let deadline = Instant::now() + spec.reconnect_timeout;
+    let deadline = Instant::now() + Duration::from_secs(spec.reconnect.timeout_s.into());
     let mut last = cause.clone();
-    while Instant::now() < deadline && !shared.stopping() {
-        match connect_gated(db, spec, shared, id).await {
-            Ok(c) => return Some(c),
-            Err(e) => last = e,
+    let mut n = 0;
+    while !shared.stopping() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        match tokio::time::timeout(left, connect_gated(db, spec, shared, id)).await {
+            Ok(Ok(c)) => return Some(c),
+            Ok(Err(e)) => last = e,
+            Err(_) => last = DbError::timeout("no connection before --reconnect-timeout"),
+        }
+        crate::lock(rec).reconnect_failures += 1;
+        let pause = spec.reconnect.backoff(id, n).min(deadline.saturating_duration_since(Instant::now()));
+        pause_unless_stopped(shared, pause).await;
+        n += 1;
     }
     // Also at the end of the run: a server that died then lost the events in flight.
     shared.fail(if shared.stopping() {
         format!("client {id} lost its connection as the run ended: {last}")
     } else {
         format!(
-            "client {id} lost its connection and could not reconnect within {} s: {last}",
-            spec.reconnect_timeout.as_secs()
+            "client {id} lost its connection and could not reconnect within {} s ({n} attempts): {last}",
+            spec.reconnect.timeout_s
         )
     });
     None

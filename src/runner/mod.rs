@@ -375,7 +375,7 @@ impl Workers {
             thinks,
             seed: plan.rand_seed,
             retry: plan.retry.clone(),
-            reconnect_timeout: Duration::from_secs(plan.reconnect_timeout_s as u64),
+            reconnect: plan.reconnect.clone(),
             open_loop: plan.loop_model.is_open(),
         });
         let open = plan.loop_model.is_open();

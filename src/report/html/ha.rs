@@ -201,7 +201,7 @@ pub fn charts(h: &HaRecord, faults: Option<&FaultRecord>) -> Vec<Chart> {
     out
 }
 
-fn fault_marks(faults: Option<&FaultRecord>) -> Vec<Mark> {
+pub(super) fn fault_marks(faults: Option<&FaultRecord>) -> Vec<Mark> {
     let events = faults.map_or(&[][..], |f| &f.events[..]);
     events.iter().filter_map(|e| Some(Mark { x: e.at_us? as f64 / 1e6, label: e.label() })).collect()
 }

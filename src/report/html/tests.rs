@@ -96,6 +96,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 backlog: open.then_some(s as u64 % 7),
                 errors: 0,
                 reconnects: 0,
+                reconnect_failures: 0,
                 client_cpu_pct: Some(40.0 + 20.0 * rng.next()),
                 scatter: Scatter {
                     of: ScatterOf::Commit,
@@ -123,6 +124,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
             address: "127.0.0.1:3306".into(),
             tls: TlsMode::Off,
             statements: StatementMode::Prepared,
+            nodes: Vec::new(),
         },
         conditions: Conditions {
             client: ClientConditions {
@@ -178,6 +180,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 percentile_method: "HdrHistogram".into(),
                 status: RunStatus::Completed,
                 failure: None,
+                reconnect: None,
                 repeats: None,
                 cost_per_hour: None,
                 started_at: "2026-11-22T00:20:39.190Z".into(),
@@ -213,7 +216,12 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
             warning: None,
         },
         fairness: None,
-        errors: ErrorRecord { total: 3, by_code: BTreeMap::from([("1213".to_string(), 3)]), reconnects: 0 },
+        errors: ErrorRecord {
+            total: 3,
+            by_code: BTreeMap::from([("1213".to_string(), 3)]),
+            reconnects: 0,
+            reconnect_failures: 0,
+        },
         intervals,
         streamed: Vec::new(),
         repeats: vec![],

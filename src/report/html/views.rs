@@ -17,6 +17,13 @@ pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart
     let c = &d.conditions;
     let title = format!("{} on {} {}", c.workload.name, c.server.product, c.server.version);
     let mut charts = data::single_charts(d);
+    // Without a probe the faults were performed on the run's own clock: marked on its timeline.
+    if let (Some(f), None) = (&d.faults, &d.ha) {
+        let marks = super::ha::fault_marks(Some(f));
+        for c in charts.iter_mut().filter(|c| c.x.format == "s") {
+            c.marks.extend(marks.iter().cloned());
+        }
+    }
     if let Some(h) = &d.ha {
         charts.extend(super::ha::charts(h, d.faults.as_ref()));
     }

@@ -1,0 +1,86 @@
+//! `--fault` on run, bench and the probes: the schedule checked before anything starts, and
+//! performed on the run's own clock (the runner's start, handed to the sink), so that the
+//! faults and the run's timeline share one zero.
+
+use super::Error;
+use crate::cli::FaultArgs;
+use crate::db::TargetUrl;
+use crate::model::fault::FaultRecord;
+use crate::plan::{ConfigError, RunPlan};
+use crate::recorder::{Sink, Tick};
+use crate::sandbox::fault::{self, Performer, Schedule};
+use std::time::{Duration, Instant};
+
+/// The schedule for a run or probe ending at `end`: its sandbox (named, or the one with a
+/// node at the first target's port), every node known, every step before `end`.
+pub(super) fn schedule(args: &FaultArgs, first: &TargetUrl, end: Duration) -> Result<Option<Schedule>, Error> {
+    let Some(text) = &args.fault else { return Ok(None) };
+    let name = match &args.sandbox {
+        Some(n) => n.clone(),
+        None => fault::owning(&first.host, first.port).ok_or_else(|| {
+            ConfigError(format!(
+                "--fault acts on a sandbox, and none has a node at {}:{}: name it with --sandbox",
+                first.host, first.port
+            ))
+        })?,
+    };
+    Ok(Some(fault::check(text, &name, end)?))
+}
+
+/// A run's schedule: one measured phase with a known end (warmup and --time), one process.
+pub(super) fn for_run(args: &FaultArgs, plan: &RunPlan, first: &TargetUrl) -> Result<Option<Schedule>, Error> {
+    if args.fault.is_none() {
+        return Ok(None);
+    }
+    let refuse = |why: &str| Err(ConfigError(format!("--fault {why}")).into());
+    if plan.repeats > 1 {
+        return refuse("acts once, on one measured phase: it cannot go with --repeat");
+    }
+    if plan.shard.is_some() {
+        return refuse("acts from one process: give it to a probe beside the shards, not to a shard");
+    }
+    let Some(time) = plan.stop.time else {
+        return refuse("needs the run's end: give --time");
+    };
+    schedule(args, first, Duration::from_secs(u64::from(plan.warmup_s)) + time)
+}
+
+/// A sink that starts the schedule when the run starts (its times count from the runner's
+/// start, warmup included) and passes everything on to `inner`.
+pub(super) struct FaultSink<'a> {
+    inner: &'a mut dyn Sink,
+    schedule: Option<Schedule>,
+    performer: Option<Performer>,
+}
+
+impl<'a> FaultSink<'a> {
+    pub fn new(inner: &'a mut dyn Sink, schedule: Option<Schedule>) -> Self {
+        FaultSink { inner, schedule, performer: None }
+    }
+
+    /// What was performed (steps not reached when the run ended: not performed).
+    pub fn finish(self) -> Option<FaultRecord> {
+        self.performer.map(Performer::finish)
+    }
+}
+
+impl Sink for FaultSink<'_> {
+    fn started(&mut self, start: Instant, warmup: Duration, process_cpu: Duration) {
+        if let Some(s) = self.schedule.take() {
+            // The run is under way: it goes on without its faults rather than lose its numbers.
+            match fault::perform(s, start) {
+                Ok(p) => self.performer = Some(p),
+                Err(e) => eprintln!("warning: no fault was performed: {e}"),
+            }
+        }
+        self.inner.started(start, warmup, process_cpu);
+    }
+
+    fn tick(&mut self, tick: &Tick<'_>) {
+        self.inner.tick(tick);
+    }
+
+    fn stopped(&mut self) {
+        self.inner.stopped();
+    }
+}
