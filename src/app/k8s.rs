@@ -88,7 +88,7 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
         argv = crate::cli::sysbench::translate(&argv).map_err(|e| format!("the options of {command}: {e}"))?.args;
     }
     let matches = Cli::command().try_get_matches_from(&argv).map_err(|e| clap_line(command, &e))?;
-    let given = matches.subcommand().and_then(|(_, sub)| sub.value_source("target"));
+    let given = matches.subcommand().and_then(|(_, sub)| sub.value_source("targets"));
     if given != Some(ValueSource::CommandLine) {
         let env = if given == Some(ValueSource::EnvVariable) {
             " (the pods do not see this shell's FAIRBENCH_TARGET)"

@@ -107,6 +107,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Sweep(args) => sweep::sweep_cmd(&args),
         Command::Report(args) => report::report_cmd(&args),
         Command::Export(args) => report::export_cmd(&args),
+        Command::Show(args) => report::show_cmd(&args),
         Command::Combine(args) => combine::combine_cmd(&args),
         Command::Recover(args) => recover::recover_cmd(&args),
         Command::Rerun(args) => rerun::rerun_cmd(&args),

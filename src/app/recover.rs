@@ -4,6 +4,7 @@ use super::{read_result, Error};
 use crate::audit;
 use crate::cli::RecoverArgs;
 use crate::plan::ConfigError;
+use crate::report::Report as _;
 use std::process::ExitCode;
 
 pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
@@ -32,7 +33,10 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
             jsonl.display()
         );
     }
-    print!("{}", crate::report::findings("Audit", &doc.audit));
+    // The same report a run that ended prints, from what was recovered.
+    let opts = crate::report::ReportOptions { percentile: 95.0, verbose: false };
+    print!("\n{}", crate::report::TextReport.render(&doc, &opts));
+    print!("\n{}", crate::report::findings("Audit", &doc.audit));
     super::say(format_args!("Result saved to {}", out.display()));
     Ok(ExitCode::SUCCESS)
 }

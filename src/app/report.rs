@@ -1,13 +1,15 @@
 //! `fairbench report` (HTML) and `fairbench export` (CSV): read result files, render.
 
 use super::Error;
-use crate::cli::{ExportArgs, ExportWhat, ReportArgs};
+use crate::cli::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 use crate::compare::{self, Input};
+use crate::model::comparison::COMPARISON_SCHEMA_NAME;
 use crate::model::file::{self, write_atomic};
 use crate::model::sweep::{SweepDocument, SWEEP_SCHEMA_NAME};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::plan::ConfigError;
 use crate::report::html::{self, HtmlInput};
+use crate::report::{CompareText, ComparisonFormat as _, Report as _, ReportOptions, TextReport};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -59,22 +61,44 @@ fn read_intervals(path: &Path) -> Result<Vec<crate::model::IntervalStats>, Error
 enum Loaded {
     Result(Box<ResultDocument>),
     Sweep(Box<SweepDocument>),
+    Comparison(Box<crate::model::comparison::Comparison>),
 }
 
 fn load(path: &Path) -> Result<Loaded, Error> {
     // Read once, and never into a serde_json::Value (several times the file's size).
     let text = file::read_text(path)?;
-    let is_sweep = file::schema_of(&text).is_ok_and(|(schema, _)| schema.as_deref() == Some(SWEEP_SCHEMA_NAME));
-    if !is_sweep {
-        return Ok(Loaded::Result(Box::new(super::with_facts(ResultDocument::parse(&text).map_err(|e| e.at(path))?))));
+    let schema = file::schema_of(&text).ok().and_then(|(schema, _)| schema);
+    match schema.as_deref() {
+        Some(SWEEP_SCHEMA_NAME) => Ok(Loaded::Sweep(Box::new(typed(path, &text)?))),
+        Some(COMPARISON_SCHEMA_NAME) => Ok(Loaded::Comparison(Box::new(typed(path, &text)?))),
+        _ => Ok(Loaded::Result(Box::new(super::with_facts(ResultDocument::parse(&text).map_err(|e| e.at(path))?)))),
     }
-    let de = &mut serde_json::Deserializer::from_str(&text);
-    let sweep: SweepDocument = serde_path_to_error::deserialize(de).map_err(|e| ResultFileError::Field {
+}
+
+/// A sweep or comparison file, a bad field named with its path.
+fn typed<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, Error> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    Ok(serde_path_to_error::deserialize(de).map_err(|e| ResultFileError::Field {
         path: path.into(),
         field: e.path().to_string(),
         problem: e.inner().to_string(),
-    })?;
-    Ok(Loaded::Sweep(Box::new(sweep)))
+    })?)
+}
+
+/// `fairbench show FILE` (and `report --text`): the text a run, sweep or ab printed.
+pub(super) fn show_cmd(args: &ShowArgs) -> Result<ExitCode, Error> {
+    print!("{}", show_text(&args.file, &ReportOptions { percentile: args.percentile, verbose: args.verbose })?);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn show_text(path: &Path, opts: &ReportOptions) -> Result<String, Error> {
+    Ok(match load(path)? {
+        Loaded::Result(doc) => {
+            format!("{}\n{}", TextReport.render(&doc, opts), crate::report::findings("Audit", &doc.audit))
+        }
+        Loaded::Sweep(sweep) => crate::report::sweep_table(&sweep),
+        Loaded::Comparison(c) => CompareText { all: false }.render(&c),
+    })
 }
 
 pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
@@ -82,7 +106,20 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
         return Err(ConfigError("report: --under-test names what differs between several results".into()).into());
     }
     let names: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    if args.text {
+        let [file] = args.files.as_slice() else {
+            return Err(ConfigError("report --text prints one file: give one".into()).into());
+        };
+        return show_cmd(&ShowArgs { file: file.clone(), verbose: false, percentile: 95.0 });
+    }
     let mut loaded = args.files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(i) = loaded.iter().position(|l| matches!(l, Loaded::Comparison(_))) {
+        return Err(ConfigError(format!(
+            "report: {} is a comparison; give the result files it compares (or `fairbench show` it)",
+            names[i]
+        ))
+        .into());
+    }
     let page = match loaded.as_mut_slice() {
         [Loaded::Sweep(sweep)] => html::render(&HtmlInput::Sweep { file: &names[0], sweep }),
         [Loaded::Result(doc)] => {
@@ -102,7 +139,7 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
                 .zip(&names)
                 .map(|(l, file)| match l {
                     Loaded::Result(doc) => Input { file: file.clone(), doc: *doc },
-                    Loaded::Sweep(_) => unreachable!("checked above"),
+                    Loaded::Sweep(_) | Loaded::Comparison(_) => unreachable!("checked above"),
                 })
                 .collect();
             let subject = args.under_test.as_deref().map(compare::Subject::parse);

@@ -117,6 +117,9 @@ impl<D: Database> Session<D> {
         let target = &targets[0];
         let workload = workload_plan(&args.workload, target.dialect)?;
         let mut plan = args.plan(db.dialect(), workload)?;
+        if args.rate == Some(0.0) {
+            job.say(format_args!("note: --rate 0 is sysbench's \"no rate limit\": a closed loop"));
+        }
         let thresholds = args.thresholds()?;
         runner::limits::check_clients(db.blocking(), plan.threads).map_err(RunError::Limits)?;
         // Before any load: a result that cannot be written is found now, not after the run.

@@ -19,7 +19,7 @@ pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use k8s::{JobArgs, K8sArgs, K8sCommand};
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
-pub use report::{ExportArgs, ExportWhat, ReportArgs};
+pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
@@ -77,6 +77,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Export a result as CSV: the timeline, per-statement statistics or the conditions.
     Export(ExportArgs),
+    /// Print a saved result as the text report its run printed (any kind of result, a sweep
+    /// or an ab comparison), with its audit.
+    Show(ShowArgs),
     /// Combine the shards of a run split over client hosts (--shard I/N) into one result:
     /// histograms summed exactly, a row per shard (docs/distributed.md).
     Combine(CombineArgs),
@@ -356,7 +359,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub faults: FaultArgs,
     /// Open loop: events per second over all clients, on a schedule that does not wait for
-    /// the server; latency is measured from each event's intended start. Without it: closed loop.
+    /// the server; latency is measured from each event's intended start. Without it (or 0,
+    /// sysbench's "no limit"): closed loop.
     #[arg(long)]
     pub rate: Option<f64>,
     /// Open-loop arrivals: fixed (evenly spaced) or poisson.
@@ -531,7 +535,7 @@ impl RunArgs {
             (None, Some(_)) if !self.workload.sysbench_defaults => None,
             (None, _) => Some(Duration::from_secs(10)),
         };
-        if let Some(rate) = self.rate {
+        if let Some(rate) = self.open_rate() {
             check_rate(rate, time)?;
         }
         if self.percentile != 0.0 && !(1.0..=100.0).contains(&self.percentile) {
@@ -545,7 +549,7 @@ impl RunArgs {
             percentiles.push(percentile);
         }
         // Each shard runs its share of the run's clients, events and rate.
-        let shard = self.shard.plan(self.threads, self.rate)?;
+        let shard = self.shard.plan(self.threads, self.open_rate())?;
         let threads = shard.as_ref().map_or(self.threads, |s| s.threads);
         let events = events.map(|e| shard.as_ref().map_or(e, |s| crate::plan::share(e, s.index, s.count).1.max(1)));
         let share = |total: f64| total * threads as f64 / self.threads.max(1) as f64;
@@ -561,7 +565,7 @@ impl RunArgs {
             percentiles,
             retry: retry_policy(dialect, &self.ignore_errors)?,
             rand_seed: self.workload.seed(),
-            loop_model: match self.rate {
+            loop_model: match self.open_rate() {
                 None => LoopModel::Closed,
                 Some(rate) => LoopModel::Open {
                     rate: share(rate),
@@ -580,6 +584,13 @@ impl RunArgs {
         };
         plan.validate()?;
         Ok(plan)
+    }
+}
+
+impl RunArgs {
+    /// The open loop's rate: `--rate`, but 0 (sysbench's "no limit") is a closed loop.
+    pub fn open_rate(&self) -> Option<f64> {
+        self.rate.filter(|r| *r != 0.0)
     }
 }
 

@@ -16,6 +16,22 @@ pub struct ReportArgs {
     /// (a setting, a run option, or product/version/target), shown first.
     #[arg(long, value_name = "NAME")]
     pub under_test: Option<String>,
+    /// Print the text report instead (one file), as `fairbench show` does.
+    #[arg(long, conflicts_with_all = ["out", "under_test"])]
+    pub text: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ShowArgs {
+    /// A saved result (run, bench, repeats, a probe, combined, recovered), a sweep file or an
+    /// ab comparison.
+    pub file: PathBuf,
+    /// The report's wide per-query table too.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Percentile in the report's P columns.
+    #[arg(long, default_value_t = 95.0)]
+    pub percentile: f64,
 }
 
 #[derive(Args, Debug, Clone)]
