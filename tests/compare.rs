@@ -548,3 +548,26 @@ fn mariadb_same_settings_compare_clean_and_a_durability_change_is_critical() {
     let (_, cmp) = compare(dir, &[&a, &b], &["--under-test", "sync_binlog"]);
     assert!(finding(&cmp, "durability-differs").is_some(), "{}", cmp["findings"]);
 }
+
+/// Two runs on the same PostgreSQL table are one dataset even when updates between them
+/// left a dead version of every row (the table's bytes doubled, its rows the same): bloat is
+/// a note with the bytes, never a critical `dataset-differs`.
+#[test]
+fn postgres_the_same_rows_in_more_bytes_are_one_dataset() {
+    let db = TestDb::new(Kind::Postgres);
+    let p = db.fairbench(&["prepare", "oltp_point_select", "--table-size=30000", "-q"]);
+    assert!(p.status.success(), "{}", text(&p));
+    let run = ["run", "oltp_point_select", "--table-size=30000", "--events=200", "-q"];
+    let dir = db.dir.path();
+    let a = write(dir, "a.json", &db.run_json(&run));
+    // A new version of every row: the full pages cannot hold it, the heap grows by the table.
+    pg_exec(&db.url, "UPDATE sbtest1 SET c = c");
+    let b = write(dir, "b.json", &db.run_json(&run));
+    let (_, cmp) = compare(dir, &[&a, &b], &[]);
+    assert!(finding(&cmp, "dataset-differs").is_none(), "{}", cmp["findings"]);
+    let note = finding(&cmp, "dataset-bloat").unwrap_or_else(|| panic!("{}", cmp["findings"]));
+    assert_eq!(note["severity"], "info");
+    let bytes: Vec<u64> = note["evidence"]["bytes"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).collect();
+    assert!(bytes[1] > bytes[0] * 3 / 2, "{note}");
+    assert_eq!(note["evidence"]["rows"], json!([30000, 30000]), "{note}");
+}
