@@ -99,7 +99,9 @@ fn dataset_fits_in_memory(d: &ResultDocument) -> Vec<Finding> {
     if let Some(ram) = ds.server_host_memory_bytes {
         evidence.push(("host_memory_bytes", json!(ram)));
     }
-    let in_ram = ds.server_host_memory_bytes.is_some_and(|ram| data * 2 <= ram);
+    // RAM holds data only for an engine that reads through the OS page cache: InnoDB with
+    // O_DIRECT reads past it, so only its buffer pool can hold the data.
+    let in_ram = ds.reads_through_os_cache() && ds.server_host_memory_bytes.is_some_and(|ram| data * 2 <= ram);
     let what = if partial { "the part of the data the run drew from" } else { "the whole dataset" };
     let (severity, title) = match (in_cache, in_ram) {
         (Some((name, _)), _) => (Severity::Warn, format!("{what} fits in {name}: this measures memory, not storage")),

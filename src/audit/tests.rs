@@ -168,6 +168,21 @@ fn data_within_the_os_page_cache_fits_in_memory() {
     assert!(with_id(&audit(&d), "dataset-fits-in-memory").is_empty());
 }
 
+/// InnoDB with O_DIRECT reads past the OS page cache (its driver names no such cache): data
+/// larger than the buffer pool does not fit in memory however much RAM the host has; the
+/// same data read through the page cache does.
+#[test]
+fn data_past_the_buffer_pool_with_o_direct_does_not_fit_in_ram() {
+    let mut d = clean(loopback_run());
+    d.conditions.dataset.total_bytes = 1 << 30;
+    d.conditions.dataset.server_host_memory_bytes = Some(24 << 30);
+    d.conditions.dataset.cache = [("innodb_buffer_pool_size".into(), 128 << 20)].into();
+    assert!(with_id(&audit(&d), "dataset-fits-in-memory").is_empty(), "O_DIRECT: only the buffer pool holds data");
+    d.conditions.dataset.cache.insert("os_page_cache".into(), 512 << 20);
+    let f = audit(&d).into_iter().find(|f| f.id == "dataset-fits-in-memory").expect("through the page cache");
+    assert!(f.title.contains("RAM (page cache)"), "{}", f.title);
+}
+
 /// A TPC-C-like result's own findings: quiet on a spec-mode run of 2 hours on enough
 /// warehouses; each problem named when it is there.
 #[test]

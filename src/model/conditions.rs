@@ -105,7 +105,17 @@ pub struct DatasetConditions {
     pub server_host_memory_bytes: Option<u64>,
 }
 
+/// The name of the OS page cache among a dataset's caches: present when the server is on
+/// this host and its engine reads the data through the OS (not InnoDB with O_DIRECT).
+pub const OS_PAGE_CACHE: &str = "os_page_cache";
+
 impl DatasetConditions {
+    /// Whether the engine reads its data through the OS page cache of the server's host, as
+    /// the driver judged it (`cache` names it).
+    pub fn reads_through_os_cache(&self) -> bool {
+        self.cache.contains_key(OS_PAGE_CACHE)
+    }
+
     /// The largest memory that caches the data, by the server's name for it, and its bytes;
     /// `None` when none is known.
     pub fn largest_cache(&self) -> Option<(&str, u64)> {

@@ -19,9 +19,7 @@ pub fn of(driver: Dialect, product: &str, vars: &BTreeMap<String, String>) -> Se
     }
 }
 
-/// The OS page cache's name among a server's data caches: what the host's available RAM
-/// holds of the files a server reads through the OS.
-pub const OS_PAGE_CACHE: &str = "os_page_cache";
+pub use crate::model::conditions::OS_PAGE_CACHE;
 
 /// Settings by what they change: each group with its setting names, exact or as prefixes
 /// ending in `_`.
