@@ -571,3 +571,30 @@ fn postgres_the_same_rows_in_more_bytes_are_one_dataset() {
     assert!(bytes[1] > bytes[0] * 3 / 2, "{note}");
     assert_eq!(note["evidence"]["rows"], json!([30000, 30000]), "{note}");
 }
+
+/// MariaDB against PostgreSQL, the product under test: the verdict comes first (before the
+/// list of what differs on purpose, however long), and max_connections (151 vs 100 by
+/// default, or whatever each server has) far above the 2 clients that ran is listed among
+/// the differences, never a finding.
+#[test]
+fn mariadb_against_postgres_puts_the_verdict_first_and_unbinding_limits_aside() {
+    let (maria, pg) = (TestDb::new(Kind::Mysql), TestDb::new(Kind::Postgres));
+    let run = ["bench", "oltp_point_select", "--table-size=1000", "--time=2", "--threads=2", "-q"];
+    let dir = maria.dir.path();
+    let a = write(dir, "a.json", &maria.run_json(&run));
+    let b = write(dir, "b.json", &pg.run_json(&run));
+    let (_, out, err) = compare_raw(dir, &[&a, &b], &["--under-test", "product", "--claim", "tps>=1.1x"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let verdict = lines.iter().position(|l| l.starts_with("B: ")).unwrap_or_else(|| panic!("{out}\n{err}"));
+    let claimed = lines.iter().position(|l| l.starts_with("Claim tps>=1.1x (B)")).unwrap_or_else(|| panic!("{out}"));
+    let listed = lines.iter().position(|l| l.starts_with("Under test: product")).unwrap_or_else(|| panic!("{out}"));
+    assert!(verdict < 8 && claimed < 9 && listed > claimed, "{out}");
+    let (_, cmp) = compare(dir, &[&a, &b], &["--under-test", "product", "--claim", "tps>=1.1x"]);
+    let listed = difference(&cmp, "connections", "max_connections").unwrap_or_else(|| panic!("{}", cmp["differences"]));
+    assert!(listed["values"].as_array().unwrap().iter().all(|v| v.is_string()), "{listed}");
+    let limits = |f: &Value| f["evidence"].get("max_connections").is_some();
+    assert!(!cmp["findings"].as_array().unwrap().iter().any(limits), "{}", cmp["findings"]);
+    // What does bind is still said (the redo capacity in effect: 96 MiB vs 1 GiB by default).
+    let settings = finding(&cmp, "settings-differ");
+    assert!(settings.is_none_or(|f| f["evidence"].get("max_connections").is_none()), "{}", cmp["findings"]);
+}

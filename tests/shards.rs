@@ -9,6 +9,7 @@ use base64::Engine;
 use common::{text, Kind, TestDb};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
+use mysql_async::prelude::Queryable;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -430,4 +431,59 @@ impl Drop for DropUser {
     fn drop(&mut self) {
         common::mysql_exec(&format!("DROP USER IF EXISTS '{}'@'%'", self.0));
     }
+}
+
+/// Shards started the obvious way, without --shard-key (the same options, each its own
+/// --out, one printing its result) derive one key and meet; shards whose options differ
+/// time out naming each other's keys and --shard-key.
+#[test]
+fn mariadb_shards_without_a_key_meet_and_mismatched_ones_say_why() {
+    let _serial = serial();
+    let db = TestDb::new(Kind::Mysql);
+    let o = db.fairbench(&["prepare", "oltp_point_select", "--table-size", "1000"]);
+    assert!(o.status.success(), "{}", text(&o));
+    // The database name differs per test run: another run's shards never share this key.
+    let spawn = |i: u32, n: u32, extra: &[&str]| {
+        let mut cmd = Command::new(common::bin());
+        cmd.args(["run", "oltp_point_select", "--table-size", "1000", "--threads", "3", "--time", "2"])
+            .args(extra)
+            .arg(format!("--target={}", db.url))
+            .arg(format!("--shard={i}/{n}"))
+            .arg(format!("--out={}", shard_file(&db, i).display()));
+        cmd.current_dir(db.dir.path()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+    };
+    let children = [spawn(0, 3, &[]), spawn(1, 3, &["--print-result"]), spawn(2, 3, &["-q", "--format", "json"])];
+    for (i, c) in children.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "shard {i}: {}", text(&o));
+    }
+    // Shard 1 starts once shard 0 has registered, so its barrier sees shard 0's row.
+    let first = spawn(0, 2, &["--shard-timeout", "3"]);
+    let registered = || {
+        common::rt().block_on(async {
+            let mut c = mysql_async::Conn::from_url(&db.url).await.unwrap();
+            let n: Option<u64> =
+                c.query_first("SELECT COUNT(*) FROM fairbench_shards WHERE shard = 0").await.unwrap_or(Some(0));
+            c.disconnect().await.unwrap();
+            n.unwrap_or(0) > 0
+        })
+    };
+    let waiting = std::time::Instant::now();
+    while !registered() {
+        assert!(waiting.elapsed() < std::time::Duration::from_secs(60), "shard 0 never registered");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let second = spawn(1, 2, &["--shard-timeout", "10", "--ps=off"]);
+    let _ = first.wait_with_output().unwrap();
+    let o = second.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{}", text(&o));
+    let error = stderr.lines().find(|l| l.starts_with("error:")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        error.contains("1 of 2 shards reached the barrier")
+            && error.contains("meanwhile shards registered under other keys: cmd-")
+            && error.contains("(shard 0)")
+            && error.contains("start every shard with the same --shard-key"),
+        "{error}"
+    );
 }

@@ -81,3 +81,43 @@ fn bad_files_fail_naming_line_and_column() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code() == Some(2) && err.contains("cannot read workload file /nonexistent/w.toml"), "{err}");
 }
+
+/// `check` as a gate: a statement on a table the file does not declare is an error at its
+/// line (fairbench runs only on tables it creates); a database the file must run on and
+/// cannot is a non-zero exit, naming it.
+#[test]
+fn check_fails_on_undeclared_tables_and_databases_it_cannot_run_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/workloads/xfer.toml")).unwrap();
+    let path = dir.path().join("w.toml");
+    let p = path.display().to_string();
+    let undeclared = good.replace(
+        "UPDATE balances SET balance = balance + :amount WHERE customer_id = :to",
+        "UPDATE balances SET balance = balance + (SELECT MAX(x) FROM audit_log) WHERE customer_id = :to",
+    );
+    std::fs::write(&path, undeclared).unwrap();
+    let out = check(&[&p]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with(&format!("error: {p}:54:"))
+            && l.contains("uses table audit_log, which the file does not declare")),
+        "{err}"
+    );
+
+    // SQL for PostgreSQL only: not runnable on the others.
+    let only_pg = good.replace(
+        "  sql = \"UPDATE balances SET balance = balance + :amount WHERE customer_id = :to\"",
+        "  postgres = \"UPDATE balances SET balance = balance + :amount WHERE customer_id = :to\"",
+    );
+    std::fs::write(&path, only_pg).unwrap();
+    let out = check(&[&p]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: not runnable on mysql") && err.contains("error: not runnable on sqlite"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("xfer on postgres:"));
+    let out = check(&[&p, "--dialect", "postgres"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = check(&[&p, "--dialect", "postgres,mysql"]);
+    assert_eq!(out.status.code(), Some(1));
+}

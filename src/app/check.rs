@@ -19,10 +19,16 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
         .map_err(|e| ConfigError(format!("cannot read workload file {file}: {e}")))?;
     let spec = spec::parse(&file, &text).map_err(ConfigError)?;
     let overrides = crate::workload::file::parse_sets(&args.set).map_err(ConfigError)?;
-    let dialects = match &args.dialect {
-        None => Dialect::ALL.to_vec(),
-        Some(d) => vec![Dialect::from_name(d)
-            .ok_or_else(|| ConfigError(format!("--dialect {d:?}: use mysql, postgres or sqlite")))?],
+    let dialects = match args.dialect.is_empty() {
+        true => Dialect::ALL.to_vec(),
+        false => args
+            .dialect
+            .iter()
+            .map(|d| {
+                Dialect::from_name(d)
+                    .ok_or_else(|| ConfigError(format!("--dialect {d:?}: use mysql, postgres or sqlite")))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
     };
     let mut compiled = Vec::new();
     let mut failed: Vec<(Dialect, Vec<String>)> = Vec::new();
@@ -50,10 +56,11 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
             print!("{}", samples(p, args.sample).map_err(ConfigError)?);
         }
     }
+    // A gate: a database it must run on and cannot fails the check.
     for (d, errors) in &failed {
-        println!("not runnable on {}: {}", d.name(), errors.first().map(String::as_str).unwrap_or("unknown"));
+        eprintln!("error: not runnable on {}: {}", d.name(), errors.first().map(String::as_str).unwrap_or("unknown"));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// A generator as the file would write it, shortly.

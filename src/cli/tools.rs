@@ -26,9 +26,10 @@ pub struct ListArgs {
 pub struct CheckArgs {
     /// A workload file (see docs/workloads.md).
     pub file: PathBuf,
-    /// Compile for one database only: mysql, postgres or sqlite (default: all three).
-    #[arg(long)]
-    pub dialect: Option<String>,
+    /// The databases it must run on: mysql, postgres, sqlite, comma-separated (default: all
+    /// three). `check` exits 1 when one of them cannot run it.
+    #[arg(long, value_delimiter = ',')]
+    pub dialect: Vec<String>,
     /// Override a [params] value, e.g. --set customers=100000 (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,

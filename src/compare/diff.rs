@@ -289,6 +289,23 @@ fn dataset_differs(docs: &[&ResultDocument], diffs: &[Difference]) -> Option<Fin
     None
 }
 
+/// Settings that limit clients (connections, their backlog and cached threads): they bind
+/// only when a run's clients come near them.
+const CLIENT_LIMITS: [&str; 4] = ["max_connections", "max_user_connections", "back_log", "thread_cache_size"];
+
+/// A client limit that every side sets far above the `clients` that ran (twice, and at
+/// least 10 more for fairbench's own and other connections) or not at all (0: no limit,
+/// for max_user_connections): it could not have changed the result.
+fn unbinding_client_limit(d: &Difference, clients: u32) -> bool {
+    let floor = u64::from(clients).saturating_mul(2).max(u64::from(clients) + 10);
+    let far_above = |v: &Option<String>| match v.as_deref().and_then(|v| v.trim().parse::<u64>().ok()) {
+        Some(0) => d.key == "max_user_connections",
+        Some(n) => n >= floor,
+        None => false,
+    };
+    CLIENT_LIMITS.contains(&d.key.as_str()) && d.values.iter().all(far_above)
+}
+
 /// Bytes a table's size may move by without its data changing: storage engines allocate in
 /// steps (InnoDB in 1 MiB extents), so small tables of equal rows differ by a few of them.
 const ALLOCATION_SLACK: u64 = 4 << 20;
@@ -377,11 +394,13 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "a socket saves a network round trip per statement and TLS costs one at connect: use the same on every side",
         ));
     }
-    // A setting only one product has is that product's own, not a difference of setup.
+    // A setting only one product has is that product's own, not a difference of setup; a
+    // limit on clients far above the clients that ran cannot bind (listed, not a finding).
+    let clients = docs.iter().map(|d| d.conditions.run.threads).max().unwrap_or(0);
     let settings: Vec<&Difference> = diffs
         .iter()
         .filter(|d| ["memory/cache", "logging/redo", "replication", "connections"].contains(&d.group.as_str()))
-        .filter(|d| !d.one_sided())
+        .filter(|d| !d.one_sided() && !unbinding_client_limit(d, clients))
         .collect();
     if !settings.is_empty() {
         out.push(finding(

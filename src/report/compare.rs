@@ -30,10 +30,11 @@ const MAX_ROWS_PER_GROUP: usize = 25;
 impl ComparisonFormat for CompareText {
     fn render(&self, c: &Comparison) -> String {
         let mut o = String::new();
+        // The answer first: what differs on purpose, however long, comes after it.
         sides(&mut o, c);
-        under_test(&mut o, c);
         verdict(&mut o, c);
         metrics(&mut o, c);
+        under_test(&mut o, c);
         differences(&mut o, c, self.all);
         let _ = writeln!(o);
         o.push_str(&super::findings("Comparison findings", &c.findings));

@@ -181,14 +181,43 @@ impl<D: Database> Barrier<D> {
         let _ = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), conn.simple(&sql)).await });
     }
 
-    fn timed_out(&self, missing: &[u32]) -> String {
+    fn timed_out(&mut self, missing: &[u32]) -> String {
         let list: Vec<String> = missing.iter().map(u32::to_string).collect();
+        let others = self.other_keys();
         format!(
-            "{} of {} shards reached the barrier within {} s (--shard-timeout); missing: shard {}; the run did not start",
+            "{} of {} shards reached the barrier within {} s (--shard-timeout); missing: shard {}; the run did not start{}",
             self.plan.count as usize - missing.len(),
             self.plan.count,
             self.plan.timeout.as_secs(),
-            list.join(", ")
+            list.join(", "),
+            others
+        )
+    }
+
+    /// Shards that registered meanwhile under other keys (started with other options, or
+    /// another --shard-key), for the message of a barrier that timed out.
+    fn other_keys(&mut self) -> String {
+        let sql = format!(
+            "SELECT run_key, shard FROM {TABLE} WHERE run_key <> '{}' AND at_us >= {} ORDER BY run_key, shard",
+            self.plan.key, self.since_us
+        );
+        let mut keys: Vec<(String, Vec<String>)> = Vec::new();
+        for row in self.rows(&sql).unwrap_or_default() {
+            let (Some(Some(key)), Some(Some(shard))) = (row.first().cloned(), row.get(1).cloned()) else { continue };
+            match keys.last_mut().filter(|(k, _)| *k == key) {
+                Some((_, shards)) if !shards.contains(&shard) => shards.push(shard),
+                Some(_) => {}
+                None => keys.push((key, vec![shard])),
+            }
+        }
+        if keys.is_empty() {
+            return String::new();
+        }
+        let named: Vec<String> = keys.iter().map(|(k, s)| format!("{k} (shard {})", s.join(", "))).collect();
+        format!(
+            "; meanwhile shards registered under other keys: {}: their command lines differ from this one's ({}); start every shard with the same --shard-key to join them",
+            named.join(", "),
+            self.plan.key
         )
     }
 

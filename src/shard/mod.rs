@@ -13,19 +13,29 @@ use crate::plan::ShardPlan;
 use sha2::Digest;
 use std::time::{Duration, Instant};
 
-/// The key of a run whose shards were given none: the command line without the shard's own
-/// flags, hashed (every shard of one run is started with the same line).
+/// Flags (with a value) that each shard of one run may give differently: where its result
+/// goes and how it is shown, and its own index. `--shard I/N` is kept as its count N.
+const OWN_TO_A_SHARD: [&str; 5] = ["--out", "--shard-index", "--metrics-listen", "--format", "--report-interval"];
+/// Switches that only change what a shard prints.
+const OWN_SWITCHES: [&str; 6] = ["--print-result", "--quiet", "-q", "--verbose", "-v", "--histogram"];
+
+/// The key of a run whose shards were given none: the command line without what each
+/// shard may give its own way (`--out`, its index, `--print-result`, output options),
+/// hashed; shards started the obvious way (the same options, each its own `--out`) agree.
 pub fn default_key(args: &[String]) -> String {
-    let mut kept: Vec<&str> = Vec::new();
-    let mut skip_value = false;
-    for a in args.iter().skip(1) {
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        match a.as_str() {
-            "--shard" | "--shard-index" => skip_value = true,
-            s if s.starts_with("--shard=") || s.starts_with("--shard-index=") => {}
-            s => kept.push(s),
+    let mut kept: Vec<String> = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with('-') => (n, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| it.next().cloned()).unwrap_or_default();
+        match name {
+            "--shard" => kept.push(format!("--shard of {}", value().rsplit('/').next().unwrap_or(""))),
+            n if OWN_TO_A_SHARD.contains(&n) => drop(value()),
+            n if OWN_SWITCHES.contains(&n) => {}
+            _ => kept.push(a.clone()),
         }
     }
     let digest = sha2::Sha256::digest(kept.join("\u{1f}").as_bytes());
@@ -148,4 +158,29 @@ pub fn keyed(mut plan: ShardPlan, args: &[String]) -> ShardPlan {
         plan.key = default_key(args);
     }
     plan
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::default_key;
+
+    fn key(line: &str) -> String {
+        default_key(&line.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn shards_started_the_obvious_way_share_a_key() {
+        let base = "fairbench run oltp_read_only --threads 8 --time 60 --target mysql://u@db/x";
+        let shards = [
+            format!("{base} --shard 0/3 --out a.json"),
+            format!("{base} --shard=1/3 --out=b.json --print-result -q"),
+            format!("{base} --out c.json --shard 2/3 --format json --metrics-listen 0.0.0.0:9100"),
+        ];
+        let keys: Vec<String> = shards.iter().map(|s| key(s)).collect();
+        assert!(keys.iter().all(|k| *k == keys[0]), "{keys:?}");
+        // What the shards run is the key: another count, workload or option is another run.
+        assert_ne!(key(&format!("{base} --shard 0/4 --out a.json")), keys[0]);
+        assert_ne!(key(&format!("{base} --threads 9 --shard 0/3")), keys[0]);
+        assert_ne!(key(&shards[0].replace("oltp_read_only", "oltp_read_write")), keys[0]);
+    }
 }

@@ -232,6 +232,18 @@ impl Compiler<'_> {
         substitute(&mut self.e, &self.params, sql)
     }
 
+    /// Whether the file declares table `name` (a table, or one of a set's: sbtest3 of sbtest).
+    pub(super) fn declares_table(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        let in_set = |(set, count): &(String, u32)| {
+            let set = set.to_ascii_lowercase();
+            name.strip_prefix(set.as_str())
+                .and_then(|n| n.parse::<u32>().ok())
+                .is_some_and(|n| (1..=*count).contains(&n))
+        };
+        self.table_rows.iter().any(|(t, _)| t.to_ascii_lowercase() == name) || self.sets.iter().any(in_set)
+    }
+
     /// The tables, table sets expanded, with their generators resolved.
     fn tables(&mut self, spec: &Spec) -> Vec<TableProgram> {
         // Every table (or set) with its rows, for `ids` generators anywhere in the file;

@@ -5,6 +5,7 @@
 mod compile;
 mod resolve;
 mod sql;
+mod tables;
 mod transaction;
 
 use super::spec::{Generator, Pause, Scalar};

@@ -213,6 +213,12 @@ impl Compiler<'_> {
         let mut text = self.substitute(sql);
         let batch = self.batch(scope, st, &mut text, &mut own);
         let on_table = self.table_choice(scope, st, sql, &mut text);
+        // A set's marker (now \u{1}) was checked by table_choice.
+        for t in super::tables::referenced(&text).iter().filter(|t| !t.ends_with('\u{1}')) {
+            if !self.declares_table(t) {
+                self.e.at(sql, format!("statement {name}.{sname} uses table {t}, which the file does not declare (add a [[tables]] for it: fairbench runs only on tables it creates)"));
+            }
+        }
         let (positional, names) = match positional(&text) {
             Ok(x) => x,
             Err(m) => {
