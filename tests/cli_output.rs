@@ -187,3 +187,22 @@ fn mariadb_sysbench_options_on_every_command_in_both_orders() {
 fn postgres_sysbench_options_on_every_command_in_both_orders() {
     sysbench_options_on_every_command_in_both_orders(Kind::Postgres);
 }
+
+/// sysbench 1.0's own word orders, as published lines write them (test name or options
+/// first, the command last), on the embedded default target.
+#[test]
+fn sqlite_sysbench_word_orders_run_as_sysbench_runs_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |l: &str| {
+        let o = fairbench_in(dir.path(), &l.split_whitespace().map(str::to_string).collect::<Vec<_>>());
+        assert!(o.status.success(), "{l}: {}", text(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    line("--threads=1 --tables=3 oltp_point_select prepare");
+    let report = line("--threads=2 --tables=3 --time=1 oltp_point_select run");
+    assert!(report.contains("total number of events:"), "{report}");
+    line("--tables=3 oltp_point_select cleanup");
+    line("oltp_read_write --tables=1 --table-size=1000 prepare");
+    let report = line("oltp_read_write --tables=1 --table-size=1000 --time=1 run");
+    assert!(report.contains("transactions:"), "{report}");
+}
