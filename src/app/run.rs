@@ -143,18 +143,7 @@ impl<D: Database> Session<D> {
         if !super::quiet() {
             announce(&plan, &before.server, &db.transport(), args.target.ps);
         }
-        let (metrics, metrics_server) = match &args.metrics_listen {
-            None => (None, None),
-            Some(addr) => {
-                let metrics = Arc::new(crate::metrics::LiveMetrics::new(plan.threads, plan.loop_model.is_open()));
-                let server = crate::metrics::MetricsServer::start(addr, metrics.clone()).map_err(ConfigError)?;
-                job.say(format_args!(
-                    "metrics: http://{}/metrics (OpenMetrics, while the run lasts)",
-                    server.address()
-                ));
-                (Some(metrics), Some(server))
-            }
-        };
+        let (metrics, metrics_server) = serve_metrics(args, &plan, job)?;
         // sysbench's format: its interval lines on stdout, where its parsers read them.
         let progress = job.progress(
             match args.format() {
@@ -190,6 +179,17 @@ impl<D: Database> Session<D> {
             statements: if args.target.ps { StatementMode::Prepared } else { StatementMode::Text },
         })
     }
+}
+
+/// `--metrics-listen`: the live metrics and the server that serves them while the run lasts.
+type Metrics = (Option<Arc<crate::metrics::LiveMetrics>>, Option<crate::metrics::MetricsServer>);
+
+fn serve_metrics(args: &RunArgs, plan: &RunPlan, job: &Job) -> Result<Metrics, Error> {
+    let Some(addr) = &args.metrics_listen else { return Ok((None, None)) };
+    let metrics = Arc::new(crate::metrics::LiveMetrics::new(plan.threads, plan.loop_model.is_open()));
+    let server = crate::metrics::MetricsServer::start(addr, metrics.clone()).map_err(ConfigError)?;
+    job.say(format_args!("metrics: http://{}/metrics (OpenMetrics, while the run lasts)", server.address()));
+    Ok((Some(metrics), Some(server)))
 }
 
 impl<D: Database> Session<D> {

@@ -289,6 +289,31 @@ fn dataset_differs(docs: &[&ResultDocument], diffs: &[Difference]) -> Option<Fin
     None
 }
 
+/// Cache, redo, replication and connection settings both sides have that differ.
+fn settings_differ(docs: &[&ResultDocument], diffs: &[Difference]) -> Option<Finding> {
+    // A setting only one product has is that product's own, not a difference of setup; a
+    // limit on clients far above the clients that ran cannot bind (listed, not a finding).
+    let clients = docs.iter().map(|d| d.conditions.run.threads).max().unwrap_or(0);
+    let settings: Vec<&Difference> = diffs
+        .iter()
+        .filter(|d| ["memory/cache", "logging/redo", "replication", "connections"].contains(&d.group.as_str()))
+        .filter(|d| !d.one_sided() && !unbinding_client_limit(d, clients))
+        .collect();
+    (!settings.is_empty()).then(|| {
+        finding(
+            "settings-differ",
+            Severity::Warn,
+            format!(
+                "{} of cache, redo log, replication or connections {}",
+                crate::model::plural(settings.len() as u64, "server setting"),
+                if settings.len() == 1 { "differs" } else { "differ" }
+            ),
+            evidence(settings.into_iter()),
+            "check each one: in the study \"Are Aurora Performance Claims True?\", a larger redo log alone (innodb_log_file_size 128 MB -> 1 GB) turned Aurora's \"7.3X faster\" than MySQL into \"1.7x\"",
+        )
+    })
+}
+
 /// Settings that limit clients (connections, their backlog and cached threads): they bind
 /// only when a run's clients come near them.
 const CLIENT_LIMITS: [&str; 4] = ["max_connections", "max_user_connections", "back_log", "thread_cache_size"];
@@ -394,27 +419,7 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "a socket saves a network round trip per statement and TLS costs one at connect: use the same on every side",
         ));
     }
-    // A setting only one product has is that product's own, not a difference of setup; a
-    // limit on clients far above the clients that ran cannot bind (listed, not a finding).
-    let clients = docs.iter().map(|d| d.conditions.run.threads).max().unwrap_or(0);
-    let settings: Vec<&Difference> = diffs
-        .iter()
-        .filter(|d| ["memory/cache", "logging/redo", "replication", "connections"].contains(&d.group.as_str()))
-        .filter(|d| !d.one_sided() && !unbinding_client_limit(d, clients))
-        .collect();
-    if !settings.is_empty() {
-        out.push(finding(
-            "settings-differ",
-            Severity::Warn,
-            format!(
-                "{} of cache, redo log, replication or connections {}",
-                crate::model::plural(settings.len() as u64, "server setting"),
-                if settings.len() == 1 { "differs" } else { "differ" }
-            ),
-            evidence(settings.into_iter()),
-            "check each one: in the study \"Are Aurora Performance Claims True?\", a larger redo log alone (innodb_log_file_size 128 MB -> 1 GB) turned Aurora's \"7.3X faster\" than MySQL into \"1.7x\"",
-        ));
-    }
+    out.extend(settings_differ(docs, diffs));
     let repeats: Vec<u32> = docs.iter().map(|d| d.repeats.len().max(1) as u32).collect();
     if repeats.iter().any(|&r| r < 3) {
         out.push(finding(

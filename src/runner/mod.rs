@@ -521,7 +521,10 @@ impl Workers {
                 }
                 // Measured time ends when the run was told to stop, not after the grace.
                 let end = stopped_at.unwrap_or(now);
-                self.tick(&mut merged, &mut spare, end, true, sink);
+                // The last interval holds the events in flight at the end too (as sysbench counts
+                // them: their statements reached the server, whose counters after the run hold
+                // them); it runs to this swap, later than any earlier one. Measured time ends at `end`.
+                self.tick(&mut merged, &mut spare, end, sink);
                 return Measured { status, end, warmup_end: start + warmup, cpu_mark };
             }
             // No window starts after measured time ended (a late thread has ticks past due).
@@ -535,7 +538,7 @@ impl Workers {
                 }
                 // Stamped when the recorders were swapped, not when the tick was due: under
                 // load the swap runs late, and what was recorded until then belongs here.
-                self.tick(&mut merged, &mut spare, next_tick, false, sink);
+                self.tick(&mut merged, &mut spare, next_tick, sink);
                 next_tick += tick;
                 if warm {
                     cpu_mark = Some(self.cpu_reading());
@@ -547,28 +550,21 @@ impl Workers {
             std::thread::sleep(wait);
         }
         let end = stopped_at.unwrap_or_else(Instant::now);
-        self.tick(&mut merged, &mut spare, end, true, sink);
+        // As above: the events in flight at the end are counted.
+        self.tick(&mut merged, &mut spare, end, sink);
         Measured { status, end, warmup_end: start + warmup, cpu_mark }
     }
 
     /// Swaps out every worker's recorder (holding each lock only for the swap), merges
-    /// them and hands the merge to the sink. The interval ends at `due` when `is_end`
-    /// (measured time stops there), else when the swaps ended: the last instant anything
-    /// in the merge can have been recorded.
-    fn tick(
-        &self,
-        merged: &mut TickRecorder,
-        spare: &mut TickRecorder,
-        due: Instant,
-        is_end: bool,
-        sink: &mut dyn Sink,
-    ) {
+    /// them and hands the merge to the sink. The interval ends when the swaps ended (the
+    /// last instant anything in the merge can have been recorded), or at `due` if later.
+    fn tick(&self, merged: &mut TickRecorder, spare: &mut TickRecorder, due: Instant, sink: &mut dyn Sink) {
         for r in &self.recorders {
             std::mem::swap(&mut *crate::lock(r), spare);
             merged.add(spare);
             spare.reset();
         }
-        let until = if is_end { due } else { Instant::now().max(due) };
+        let until = Instant::now().max(due);
         let backlog = self.shared.schedule.get().map(|s| s.backlog(until));
         sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process(), backlog });
         merged.reset();
