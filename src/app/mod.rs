@@ -182,11 +182,24 @@ fn parse_target(raw: &str, args: &TargetArgs) -> Result<TargetUrl, Error> {
     Ok(TargetUrl::parse_with_password_file(raw, file, |k| std::env::var(k).ok()).map_err(UrlError)?)
 }
 
+/// The nodes of one replicated database (passwords from `password_file`, then the
+/// environment): all of one kind.
+fn nodes_of_one_kind(raw: &[String], password_file: Option<&std::path::Path>) -> Result<Vec<TargetUrl>, Error> {
+    let parse = |u: &String| TargetUrl::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
+    let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>().map_err(UrlError)?;
+    if urls.iter().any(|u| u.dialect != urls[0].dialect) {
+        return Err(ConfigError(
+            "several --target are the nodes of one replicated database: all mysql:// or all postgres://".into(),
+        )
+        .into());
+    }
+    Ok(urls)
+}
+
 /// run and bench: every --target, all servers of one kind.
 fn targets(args: &TargetArgs) -> Result<Vec<TargetUrl>, Error> {
-    let urls = args.targets.iter().map(|t| parse_target(t, args)).collect::<Result<Vec<_>, _>>()?;
-    let mixed = urls.iter().any(|u| u.dialect != urls[0].dialect);
-    if urls.len() > 1 && (mixed || urls[0].embedded()) {
+    let urls = nodes_of_one_kind(&args.targets, args.password_file.as_deref())?;
+    if urls.len() > 1 && urls[0].embedded() {
         return Err(ConfigError(
             "several --target are the nodes of one replicated database: all mysql:// or all postgres://".into(),
         )
@@ -202,9 +215,11 @@ pub(super) fn follow<D: Database>(
     urls: &[TargetUrl],
     options: &crate::db::ConnectOptions,
 ) -> Result<Arc<FollowPrimary<D>>, Error> {
-    let others = urls[1..].iter().map(|u| D::open(u, options).map(Arc::new)).collect::<Result<Vec<_>, _>>()?;
-    let redacted = urls.iter().map(TargetUrl::redacted).collect();
-    Ok(Arc::new(FollowPrimary::new(first, others, redacted)))
+    let mut nodes = vec![first];
+    for u in &urls[1..] {
+        nodes.push(Arc::new(D::open(u, options)?));
+    }
+    Ok(Arc::new(FollowPrimary::new(nodes, urls.iter().map(TargetUrl::redacted).collect())))
 }
 
 /// The workload named on the command line: a built-in, or a file compiled for `dialect`.

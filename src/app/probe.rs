@@ -5,7 +5,8 @@
 use super::run::{default_out, measure_run, save_and_print};
 use super::{connect_options, Error};
 use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, RunArgs, TargetArgs, VerifyArgs};
-use crate::db::{Connection as _, Database, TargetUrl, UrlError};
+use crate::db::follow::FollowPrimary;
+use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::ha::HaRecord;
 use crate::model::{ResultDocument, RunStatus, StatementMode, TargetRecord};
 use crate::plan::ConfigError;
@@ -23,7 +24,7 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
     match &args.probe {
         Probe::Failover(a) => {
             check_with(&a.common)?;
-            let urls = urls(&a.targets, &a.common)?;
+            let urls = super::nodes_of_one_kind(&a.targets, a.common.password_file.as_deref())?;
             let faults = fault_schedule(&a.common, &urls[0])?;
             let options = options(&a.common);
             with_database!(&urls[0], &options, |db| failover_cmd(db, &urls, a, faults))
@@ -32,7 +33,7 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
             check_with(&a.common)?;
             let mut all = vec![a.primary.clone()];
             all.extend(a.replicas.iter().cloned());
-            let urls = urls(&all, &a.common)?;
+            let urls = super::nodes_of_one_kind(&all, a.common.password_file.as_deref())?;
             let faults = fault_schedule(&a.common, &urls[0])?;
             let options = options(&a.common);
             with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a, faults))
@@ -74,13 +75,9 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
         false => a.targets.clone(),
         true => ha.nodes.iter().map(|n| n.url.clone()).collect(),
     };
-    let urls = raw
-        .iter()
-        .map(|u| TargetUrl::parse_with_password_file(u, a.password_file.as_deref(), |k| std::env::var(k).ok()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(UrlError)?;
-    if urls.is_empty() || urls.iter().any(|u| u.dialect != urls[0].dialect) {
-        return Err(ConfigError("name the nodes to look on with --target (all of one kind)".into()).into());
+    let urls = super::nodes_of_one_kind(&raw, a.password_file.as_deref())?;
+    if urls.is_empty() {
+        return Err(ConfigError("name the nodes to look on with --target".into()).into());
     }
     let options = connect_options(&TargetArgs::one(String::new(), None, a.connect.clone(), true));
     let (attempts, run_id) = (failover.attempts.clone(), failover.run_id);
@@ -123,20 +120,6 @@ impl From<ProbeError> for Error {
 }
 
 /// Every URL parsed (passwords from --password-file or the environment), all of one kind.
-fn urls(raw: &[String], common: &ProbeCommon) -> Result<Vec<TargetUrl>, Error> {
-    let file = common.password_file.as_deref();
-    let urls = raw
-        .iter()
-        .map(|u| TargetUrl::parse_with_password_file(u, file, |k| std::env::var(k).ok()).map_err(UrlError))
-        .collect::<Result<Vec<_>, _>>()?;
-    if urls.iter().any(|u| u.dialect != urls[0].dialect) {
-        return Err(
-            ConfigError("the probe's URLs must all be of one kind (all mysql:// or all postgres://)".into()).into()
-        );
-    }
-    Ok(urls)
-}
-
 fn options(common: &ProbeCommon) -> crate::db::ConnectOptions {
     let mut options = connect_options(&TargetArgs::one(String::new(), None, common.connect.clone(), true));
     // A probe must see an outage as it happens, not after the default 10 s.
@@ -186,7 +169,7 @@ fn failover_cmd<D: Database>(
     let targets = Arc::new(targets);
     let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
     // The workload follows the primary over every target, as the probe's writer does.
-    let load_db = super::follow(targets.dbs[0].clone(), urls, &options(common))?;
+    let load_db = Arc::new(FollowPrimary::new(targets.dbs.clone(), targets.urls.clone()));
     let ((attempts, roles, pacer), workload) = alongside(common, &load_db, (urls, &a.targets[0]), move |stop| {
         crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
     })?;
@@ -250,7 +233,7 @@ fn lag_cmd<D: Database>(
     let clock = Clock::now();
     let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let (primary, readers, lag_opts) = (dbs[0].clone(), dbs[1..].to_vec(), opts.clone());
-    let load_db = super::follow(dbs[0].clone(), &urls[..1], &options(common))?;
+    let load_db = Arc::new(FollowPrimary::new(dbs[..1].to_vec(), redacted[..1].to_vec()));
     let ((written, seen), workload) = alongside(common, &load_db, (&urls[..1], &a.primary), move |stop| {
         let stop: std::rc::Rc<dyn Fn() -> bool> = std::rc::Rc::new(move || stop());
         crate::local_runtime().block_on(lag::run(primary, readers, &lag_opts, clock, stop))

@@ -15,20 +15,16 @@ pub struct FollowPrimary<D> {
 }
 
 impl<D: Database> FollowPrimary<D> {
-    /// `first` and the others, all of one kind (checked by the caller).
-    pub fn new(first: Arc<D>, others: Vec<Arc<D>>, urls: Vec<String>) -> Self {
-        let mut nodes = vec![first];
-        nodes.extend(others);
+    /// The nodes in the order tried, all of one kind (checked by the caller), with their
+    /// URLs without passwords.
+    pub fn new(nodes: Vec<Arc<D>>, urls: Vec<String>) -> Self {
+        assert!(!nodes.is_empty() && nodes.len() == urls.len(), "one URL per node, at least one");
         FollowPrimary { nodes, urls }
     }
 
     /// The first node as its own database (the one conditions are read from first).
     pub fn first(&self) -> &D {
         &self.nodes[0]
-    }
-
-    pub fn nodes(&self) -> usize {
-        self.nodes.len()
     }
 
     /// The first node that answers and takes writes, in the order given; an error naming

@@ -56,24 +56,45 @@ impl ResultDocument {
         let ha = self.ha.as_ref().filter(|h| h.load.is_some())?;
         let f = ha.failover.as_ref().filter(|f| !f.outages.is_empty())?;
         let measured: Vec<_> = self.intervals.iter().filter(|i| !i.warmup).collect();
-        let interval_ms = measured.first().map_or(1000.0, |i| i.duration_s * 1000.0);
-        let (mut run, mut longest) = (0.0f64, 0.0f64);
-        for i in &measured {
-            run = if i.event.count == 0 { run + i.duration_s * 1000.0 } else { 0.0 };
-            longest = longest.max(run);
-        }
+        let stall = Stall::of(&measured);
         Some(OutageViews {
             probe_ms: f.downtime_ms,
             probe_resolution_ms: 1000.0 / f.rate,
-            longest_event_ms: measured.iter().map(|i| i.event.max_us / 1000.0).fold(0.0, f64::max),
-            no_event_ms: longest,
-            interval_ms,
-            errors: measured.iter().map(|i| i.errors).sum(),
+            longest_event_ms: stall.longest_event_ms,
+            no_event_ms: stall.no_event_ms,
+            interval_ms: stall.interval_ms,
+            errors: stall.errors,
             reconnect_step_ms: match (self.errors.reconnects, &self.conditions.run.reconnect) {
                 (1.., Some(r)) => r.backoff_max_ms as f64,
                 _ => 0.0,
             },
         })
+    }
+}
+
+/// A workload's stall over some intervals: its longest event (an event caught by an outage
+/// is retried to its end, its latency spanning what it waited) and its longest span of whole
+/// intervals without a completed event, in milliseconds; its errors.
+struct Stall {
+    longest_event_ms: f64,
+    no_event_ms: f64,
+    interval_ms: f64,
+    errors: u64,
+}
+
+impl Stall {
+    fn of(intervals: &[&crate::model::IntervalStats]) -> Stall {
+        let (mut run, mut no_event_ms) = (0.0f64, 0.0f64);
+        for i in intervals {
+            run = if i.event.count == 0 { run + i.duration_s * 1000.0 } else { 0.0 };
+            no_event_ms = no_event_ms.max(run);
+        }
+        Stall {
+            longest_event_ms: intervals.iter().map(|i| i.event.max_us / 1000.0).fold(0.0, f64::max),
+            no_event_ms,
+            interval_ms: intervals.first().map_or(1000.0, |i| i.duration_s * 1000.0),
+            errors: intervals.iter().map(|i| i.errors).sum(),
+        }
     }
 }
 
@@ -116,18 +137,14 @@ impl ResultDocument {
             let to = begun.get(n + 1).map_or(end, |(_, next)| *next as f64 / 1e6);
             let window: Vec<_> =
                 self.intervals.iter().filter(|i| i.from_s + i.duration_s > from && i.from_s < to).collect();
-            let (mut run, mut no_event) = (0.0f64, 0.0f64);
-            for i in &window {
-                run = if i.event.count == 0 { run + i.duration_s * 1000.0 } else { 0.0 };
-                no_event = no_event.max(run);
-            }
+            let stall = Stall::of(&window);
             out.push(FaultStall {
                 fault: event.label(),
                 at_s: from,
-                longest_event_ms: window.iter().map(|i| i.event.max_us / 1000.0).fold(0.0, f64::max),
-                no_event_ms: no_event,
-                interval_ms: window.first().map_or(1000.0, |i| i.duration_s * 1000.0),
-                errors: window.iter().map(|i| i.errors).sum(),
+                longest_event_ms: stall.longest_event_ms,
+                no_event_ms: stall.no_event_ms,
+                interval_ms: stall.interval_ms,
+                errors: stall.errors,
                 reconnects: window.iter().map(|i| i.reconnects).sum(),
                 reconnect_failures: window.iter().map(|i| i.reconnect_failures).sum(),
             });
