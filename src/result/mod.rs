@@ -90,12 +90,7 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         .collect();
     let events = totals.events.count();
     let client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
-    let errors = ErrorRecord {
-        total: totals.error_count(),
-        by_code: totals.errors.clone(),
-        reconnects: totals.reconnects,
-        reconnect_failures: totals.reconnect_failures,
-    };
+    let errors = error_record(totals);
     let target = TargetRecord {
         url: setting.redacted_url.clone(),
         nodes: setting.nodes.clone(),
@@ -169,6 +164,15 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         dataset,
         workload: workload::record(plan, begin_sql),
         run: run_record(plan, outcome, events),
+    }
+}
+
+fn error_record(totals: &crate::recorder::Recorder) -> ErrorRecord {
+    ErrorRecord {
+        total: totals.error_count(),
+        by_code: totals.errors.clone(),
+        reconnects: totals.reconnects,
+        reconnect_failures: totals.reconnect_failures,
     }
 }
 

@@ -521,9 +521,6 @@ impl Workers {
                 }
                 // Measured time ends when the run was told to stop, not after the grace.
                 let end = stopped_at.unwrap_or(now);
-                // The last interval holds the events in flight at the end too (as sysbench counts
-                // them: their statements reached the server, whose counters after the run hold
-                // them); it runs to this swap, later than any earlier one. Measured time ends at `end`.
                 self.tick(&mut merged, &mut spare, end, sink);
                 return Measured { status, end, warmup_end: start + warmup, cpu_mark };
             }
@@ -550,7 +547,7 @@ impl Workers {
             std::thread::sleep(wait);
         }
         let end = stopped_at.unwrap_or_else(Instant::now);
-        // As above: the events in flight at the end are counted.
+        // Events in flight at the end count, as in sysbench (tick: the last interval).
         self.tick(&mut merged, &mut spare, end, sink);
         Measured { status, end, warmup_end: start + warmup, cpu_mark }
     }
@@ -558,6 +555,9 @@ impl Workers {
     /// Swaps out every worker's recorder (holding each lock only for the swap), merges
     /// them and hands the merge to the sink. The interval ends when the swaps ended (the
     /// last instant anything in the merge can have been recorded), or at `due` if later.
+    /// The last tick (after every client stopped) thus holds the events in flight at the
+    /// end too, their statements in the server's counters after the run, and runs to its
+    /// swap, later than any earlier tick; measured time still ends at the stop.
     fn tick(&self, merged: &mut TickRecorder, spare: &mut TickRecorder, due: Instant, sink: &mut dyn Sink) {
         for r in &self.recorders {
             std::mem::swap(&mut *crate::lock(r), spare);
