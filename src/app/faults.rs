@@ -76,6 +76,10 @@ impl Sink for FaultSink<'_> {
         self.inner.started(start, warmup, process_cpu);
     }
 
+    fn measuring(&mut self, from: Instant) {
+        self.inner.measuring(from);
+    }
+
     fn tick(&mut self, tick: &Tick<'_>) {
         self.inner.tick(tick);
     }

@@ -77,7 +77,9 @@ pub struct Collector<'p> {
     threads: u32,
     report_every: Option<Duration>,
     start: Instant,
-    warmup: Duration,
+    /// Where measured time starts: the warmup's planned end until the runner says when it
+    /// ended (between events, a little later).
+    measured_from: Instant,
     last: Instant,
     window: OpenWindow,
     totals: Recorder,
@@ -120,7 +122,7 @@ impl<'p> Collector<'p> {
             threads,
             report_every,
             start: now,
-            warmup: Duration::ZERO,
+            measured_from: now,
             last: now,
             window: OpenWindow {
                 recorder: Recorder::new(statements, transactions, open_loop),
@@ -188,7 +190,7 @@ impl<'p> Collector<'p> {
 
     /// The end of the warmup: measured time starts there.
     fn measured_start(&self) -> Instant {
-        self.start + self.warmup
+        self.measured_from
     }
 
     /// Where window labels count from: the run's start in the warmup, else the measured start.
@@ -273,7 +275,7 @@ fn is_sliver(span: Duration, every: Duration) -> bool {
 impl Sink for Collector<'_> {
     fn started(&mut self, start: Instant, warmup: Duration, process_cpu: Duration) {
         self.start = start;
-        self.warmup = warmup;
+        self.measured_from = start + warmup;
         self.last = start;
         self.window.from = start;
         if let Some(every) = self.report_every {
@@ -281,6 +283,18 @@ impl Sink for Collector<'_> {
         }
         self.cpu_at_last = process_cpu;
         self.progress.started();
+    }
+
+    fn measuring(&mut self, from: Instant) {
+        self.measured_from = from;
+        if let Some(every) = self.report_every {
+            // What a late warmup tick left in the window is the warmup's.
+            if self.window.ticks > 0 {
+                let end_s = self.last.saturating_duration_since(self.start).as_secs_f64();
+                self.flush_window(self.last, end_s, false);
+            }
+            self.window.boundary = from + every;
+        }
     }
 
     fn tick(&mut self, t: &Tick<'_>) {

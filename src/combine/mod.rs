@@ -153,6 +153,12 @@ fn run_record(docs: &[&ResultDocument], records: &[ShardRecord]) -> crate::model
         .collect();
     run.failure = (!failures.is_empty()).then(|| failures.join("; "));
     run.shard = None;
+    // Each shard ended its warmup on its own: the longest pause, every event left in flight.
+    let ends: Option<Vec<_>> = docs.iter().map(|d| d.conditions.run.warmup_end.clone()).collect();
+    run.warmup_end = ends.map(|ends| crate::model::WarmupEnd {
+        pause_ms: ends.iter().map(|e| e.pause_ms).fold(0.0, f64::max),
+        events_in_flight: ends.iter().map(|e| e.events_in_flight).sum(),
+    });
     run
 }
 

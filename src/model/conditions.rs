@@ -270,6 +270,10 @@ pub struct RunRecord {
     /// writes, or a result from before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reconnect: Option<crate::model::ReconnectPolicy>,
+    /// How the warmup ended (absent without a warmup, or in results from before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_end: Option<WarmupEnd>,
     /// `--repeat`: how many times the measured phase ran (absent: once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<u32>,
@@ -282,6 +286,19 @@ pub struct RunRecord {
     /// `--shard I/N`: this run is one shard of a run split over client hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::model::shard::ShardRecord>,
+}
+
+/// The measured phase began between events: at the warmup's end no client started a new
+/// event, the events in flight finished, the server's counters were read, then measuring
+/// began. Its counters and its counted events thus describe the same statements.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WarmupEnd {
+    /// From the warmup's planned end to the measured phase's start, ms: the events in
+    /// flight finishing and the counters being read. It is in no event's latency.
+    pub pause_ms: f64,
+    /// Warmup events still running when fairbench stopped waiting for them (after 10 s):
+    /// their statements may fall on either side of the counters. 0 when none.
+    pub events_in_flight: u32,
 }
 
 #[cfg(test)]

@@ -8,9 +8,14 @@ use std::time::{Duration, Instant};
 /// local collector is the sink today; a shard forwarder, a live metrics endpoint or a
 /// progress display plugs into the same seam.
 pub trait Sink {
-    /// All clients are connected; the first event may start at `start`. Events intended
-    /// before `start + warmup` are warmup. `process_cpu`: CPU time the process has used so far.
+    /// All clients are connected; the first event may start at `start`. With a warmup,
+    /// ticks are warmup until [`Sink::measuring`] says otherwise (planned: `start + warmup`).
+    /// `process_cpu`: CPU time the process has used so far.
     fn started(&mut self, start: Instant, warmup: Duration, process_cpu: Duration);
+    /// The warmup ended (after its last tick): measured time, and its ticks and report
+    /// windows, start at `from`, a little after the planned end (events in flight finished
+    /// first).
+    fn measuring(&mut self, _from: Instant) {}
     /// Everything recorded since the previous tick, up to `until`.
     fn tick(&mut self, tick: &Tick<'_>);
     /// The last tick has been handed over: the clients stop and the run's end is read.

@@ -191,6 +191,7 @@ fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
         status: outcome.status,
         failure: outcome.failure.clone(),
         reconnect: Some(plan.reconnect.clone()),
+        warmup_end: outcome.warmup_end.clone(),
         repeats: (plan.repeats > 1).then_some(plan.repeats),
         cost_per_hour: plan.cost_per_hour,
         started_at: crate::model::rfc3339(outcome.started_at),

@@ -81,6 +81,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
             status: p.status,
             failure: p.failure,
             reconnect: None,
+            warmup_end: None,
             repeats: None,
             cost_per_hour: None,
             started_at: crate::model::rfc3339(p.started_at),

@@ -76,6 +76,11 @@ fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
     }
     m.ended_at = o.ended_at;
     m.counters_after.clone_from(&o.counters_after);
+    // Each repeat ended its own warmup: the longest pause, every event left in flight.
+    if let (Some(a), Some(b)) = (&mut m.warmup_end, &o.warmup_end) {
+        a.pause_ms = a.pause_ms.max(b.pause_ms);
+        a.events_in_flight += b.events_in_flight;
+    }
     let (a, b) = (&mut m.client, &o.client);
     let wall = a.wall_s + b.wall_s;
     a.host_busy = match (a.host_busy, b.host_busy) {

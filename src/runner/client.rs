@@ -79,65 +79,118 @@ async fn run_events<D: Database>(
         if shared.stopping() {
             return;
         }
-        let (intended, dropped) = match next_due(&shared, timers.as_ref()).await {
+        let (intended, dropped, measured_arrival) = match next_due(&shared, timers.as_ref()).await {
             Ok(Some(due)) => due,
             Ok(None) => return,
             Err(e) => return shared.fail(format!("client {id}: timer failed: {e}")),
         };
-        let measured = shared.measuring(intended);
+        // The kind of event stays the same over retries, so the mix is the declared one.
+        let tx = client.pick(&spec);
+        let Some(mut intended) = keyed(&spec, &shared, &mut client.rng, tx, intended).await else { return };
+        let (measured, warmup_event) = match admit(&shared, &spec, measured_arrival, &mut intended).await {
+            Admitted::Run { measured, warmup_event } => (measured, warmup_event),
+            Admitted::Next => continue,
+        };
         if measured && !shared.claim_event() {
             return;
         }
         if spec.open_loop {
             crate::lock(&rec).started(intended.elapsed(), dropped);
         }
-        // Retry the same event until it succeeds, so --events counts completed events. Its
-        // latency runs from the intended start (closed loop: the first attempt), its service
-        // time from the attempt that succeeded.
-        // The kind of event stays the same over retries, so the mix is the declared one.
-        let tx = client.pick(&spec);
-        let Some(intended) = keyed(&spec, &shared, &mut client.rng, tx, intended).await else { return };
-        // Closed loop: `intended` was read from the clock just now (next_due or keyed), so
-        // it is also the first attempt's start; only an open loop's schedule needs a reading.
-        let mut attempt = if spec.open_loop { Instant::now() } else { intended };
-        loop {
-            let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
-            match client.event(tx, &rec, waited).await {
-                Ok(finished) => {
-                    let latency = record_ended(&rec, tx, finished, intended, attempt);
-                    if measured {
-                        totals.events += 1;
-                        totals.busy_s += latency.as_secs_f64();
-                    }
-                    if spec.thinks {
-                        let pause = spec.events.think(tx, &mut client.rng);
-                        pause_unless_stopped(&shared, pause).await;
-                    }
-                    break;
-                }
-                Err(e) if e.connection_lost => {
-                    crate::lock(&rec).failed(tx, &e.code.to_string());
-                    match Box::pin(reconnect(&*db, &spec, &shared, id, &rec, &e)).await {
-                        Some(c) => {
-                            *client = c;
-                            crate::lock(&rec).reconnects += 1;
-                        }
-                        None => return,
-                    }
-                }
-                Err(e) if spec.retry.retries(&e.code) => {
-                    crate::lock(&rec).failed(tx, &e.code.to_string());
-                    if spec.in_transaction(tx) {
-                        // Ends the failed transaction; a failure here surfaces on the retry.
-                        let _ = client.conn.simple("ROLLBACK").await;
-                    }
-                }
-                Err(e) => return shared.fail(format!("client {id}: {e}")),
+        let Some(latency) = Box::pin(run_to_success(&db, &spec, &shared, id, &rec, client, tx, intended)).await else {
+            return;
+        };
+        if measured {
+            totals.events += 1;
+            totals.busy_s += latency.as_secs_f64();
+        }
+        // A thinking client holds up no warmup's end.
+        drop(warmup_event);
+        if spec.thinks {
+            let pause = spec.events.think(tx, &mut client.rng);
+            pause_unless_stopped(&shared, pause).await;
+        }
+    }
+}
+
+/// Runs event `tx` until it succeeds, retrying what the policy retries and reconnecting
+/// after a lost connection, so --events counts completed events; returns its latency, or
+/// `None` when the client must stop. Its latency runs from the intended start (closed
+/// loop: the first attempt), its service time from the attempt that succeeded.
+#[allow(clippy::too_many_arguments)]
+async fn run_to_success<D: Database>(
+    db: &Arc<D>,
+    spec: &ClientSpec,
+    shared: &Shared,
+    id: u64,
+    rec: &Mutex<TickRecorder>,
+    client: &mut Client<D::Conn>,
+    tx: usize,
+    intended: Instant,
+) -> Option<Duration> {
+    // Closed loop: `intended` was read from the clock just now (next_due, keyed or
+    // admit), so it is also the first attempt's start; an open loop's schedule needs a reading.
+    let mut attempt = if spec.open_loop { Instant::now() } else { intended };
+    loop {
+        let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
+        match client.event(tx, rec, waited).await {
+            Ok(finished) => return Some(record_ended(rec, tx, finished, intended, attempt)),
+            Err(e) if e.connection_lost => {
+                crate::lock(rec).failed(tx, &e.code.to_string());
+                *client = Box::pin(reconnect(&**db, spec, shared, id, rec, &e)).await?;
+                crate::lock(rec).reconnects += 1;
             }
-            if shared.stopping() {
-                return;
+            Err(e) if spec.retry.retries(&e.code) => {
+                crate::lock(rec).failed(tx, &e.code.to_string());
+                if spec.in_transaction(tx) {
+                    // Ends the failed transaction; a failure here surfaces on the retry.
+                    let _ = client.conn.simple("ROLLBACK").await;
+                }
             }
-            attempt = Instant::now();
+            Err(e) => {
+                shared.fail(format!("client {id}: {e}"));
+                return None;
+            }
+        }
+        if shared.stopping() {
+            return None;
+        }
+        attempt = Instant::now();
+    }
+}
+
+/// What the warmup's gate lets a client do with the event it is about to start.
+enum Admitted<'a> {
+    /// Run it: measured, or a warmup event the gate waits for while its guard lives.
+    Run { measured: bool, warmup_event: Option<super::gate::Busy<'a>> },
+    /// Take the next one: the run stops, or an open loop's warmup arrival came too late
+    /// for the warmup (no warmup arrival is ever measured).
+    Next,
+}
+
+/// Passes the warmup's gate. A client that finds it closed waits for the measured phase;
+/// in a closed loop its event then starts when the gate opens (the wait is in no latency).
+async fn admit<'a>(
+    shared: &'a Shared,
+    spec: &ClientSpec,
+    measured_arrival: bool,
+    intended: &mut Instant,
+) -> Admitted<'a> {
+    use super::gate::Entry;
+    loop {
+        match shared.gate.enter() {
+            Entry::Measured if spec.open_loop && !measured_arrival => return Admitted::Next,
+            Entry::Measured => return Admitted::Run { measured: true, warmup_event: None },
+            Entry::Warmup(busy) => return Admitted::Run { measured: false, warmup_event: Some(busy) },
+            Entry::Closed => {
+                shared.gate.wait(|| shared.stopping()).await;
+                if shared.stopping() {
+                    return Admitted::Next;
+                }
+                if !spec.open_loop {
+                    *intended = Instant::now();
+                }
+            }
         }
     }
 }
@@ -223,24 +276,35 @@ impl ClientSpec {
     }
 }
 
-/// When the next event is due, and how many the schedule dropped before it: now in a
-/// closed loop, at its slot in an open loop's schedule; `None` when the run ended first or
-/// the event would be due after the measured phase (--time).
-async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Result<Option<(Instant, u64)>> {
-    match (shared.schedule.get(), timers) {
-        (Some(schedule), Some(timers)) => {
+/// When the next event is due, how many the schedule dropped before it, and whether it is
+/// the measured phase's arrival (always, in a closed loop): now in a closed loop, at its
+/// slot in an open loop's schedule; `None` when the run ended first or the event would be
+/// due after the measured phase (--time).
+async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Result<Option<(Instant, u64, bool)>> {
+    match (shared.arrivals(), timers) {
+        (Some(_), Some(timers)) => loop {
+            let Some((schedule, measured)) = shared.arrivals() else { return Ok(None) };
             let slot = schedule.claim(Instant::now());
             if shared.past_end(slot.intended) {
                 return Ok(None);
             }
+            // A warmup arrival past the warmup's end is never run: the client waits for the
+            // measured phase's arrivals instead of sleeping into it.
+            if !measured && shared.warmup_until.get().is_some_and(|w| slot.intended >= *w) {
+                shared.gate.wait(|| shared.stopping()).await;
+                if shared.stopping() {
+                    return Ok(None);
+                }
+                continue;
+            }
             // A low rate's next arrival can lie long after the end of the run: the sleep
             // ends early then, and the client with it.
             let on_time = timers.sleep_until(slot.intended).await?;
-            Ok(on_time.then_some((slot.intended, slot.dropped)))
-        }
+            return Ok(on_time.then_some((slot.intended, slot.dropped, measured)));
+        },
         _ => {
             let now = Instant::now();
-            Ok((!shared.past_end(now)).then_some((now, 0)))
+            Ok((!shared.past_end(now)).then_some((now, 0, true)))
         }
     }
 }

@@ -8,12 +8,14 @@
 pub mod checks;
 mod client;
 pub mod cpu;
+mod gate;
 pub mod limits;
 mod program;
 mod rendezvous;
 mod schedule;
 pub mod signal;
 pub mod timer;
+mod workers;
 
 use crate::db::{Connection as _, Database, DbError};
 use crate::model::{LoopModel, RunStatus};
@@ -27,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
+use workers::Workers;
 
 /// How long a stopped run waits for in-flight statements before reporting anyway; clients
 /// still busy then are stalled, and fail the run.
@@ -99,6 +102,8 @@ pub struct RunOutcome {
     pub peak_rss_bytes: u64,
     /// Every client's measured events and busy time, in no particular order.
     pub per_client: Vec<ClientTotals>,
+    /// How the warmup ended (none: no warmup, or the run stopped during it).
+    pub warmup_end: Option<crate::model::WarmupEnd>,
 }
 
 impl RunOutcome {
@@ -116,6 +121,7 @@ impl RunOutcome {
             client: ClientCpu::default(),
             peak_rss_bytes: 0,
             per_client: Vec::new(),
+            warmup_end: None,
         }
     }
 }
@@ -143,7 +149,8 @@ pub(crate) struct Shared {
     stop: AtomicBool,
     ready: AtomicU32,
     start: tokio::sync::watch::Sender<Option<Instant>>,
-    measure_from: OnceLock<Instant>,
+    /// The warmup's end, between events.
+    gate: gate::WarmupGate,
     /// The end of the measured phase under --time: no event intended from then on starts,
     /// however late the measuring thread notices (a starved thread must not lengthen it).
     measure_until: OnceLock<Instant>,
@@ -154,8 +161,12 @@ pub(crate) struct Shared {
     finished: AtomicU32,
     /// Limits concurrent connection attempts (see client::CONNECTING_AT_ONCE).
     connect_gate: tokio::sync::Semaphore,
-    /// Open loop only, set when the run starts.
+    /// Open loop only: the measured phase's arrivals, from its start.
     schedule: OnceLock<schedule::Schedule>,
+    /// Open loop with a warmup: the warmup's arrivals, from the run's start.
+    warm_schedule: OnceLock<schedule::Schedule>,
+    /// The warmup's planned end (with a warmup).
+    warmup_until: OnceLock<Instant>,
     /// Each client's measured events and their summed latency, added as clients end.
     per_client: Mutex<Vec<ClientTotals>>,
 }
@@ -171,7 +182,13 @@ pub struct ClientTotals {
 impl Shared {
     fn fail(&self, msg: String) {
         crate::lock(&self.failure).get_or_insert(msg);
+        self.halt();
+    }
+
+    /// Tells every client to stop (those waiting at the warmup's end too).
+    fn halt(&self) {
         self.stop.store(true, Ordering::SeqCst);
+        self.gate.wake();
     }
 
     fn ready(&self) {
@@ -188,12 +205,6 @@ impl Shared {
     #[inline]
     fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
-    }
-
-    /// Whether an event starting at `t` counts (is after the warmup).
-    #[inline]
-    fn measuring(&self, t: Instant) -> bool {
-        self.measure_from.get().is_some_and(|m| t >= *m)
     }
 
     /// Whether an event intended at `t` falls after the measured phase (--time).
@@ -254,13 +265,7 @@ pub fn run_with<D: Database>(
     rendezvous.wait_for_start();
     let started_at = SystemTime::now();
     let start = Instant::now();
-    let _ = shared.measure_from.set(start + warmup);
-    if let Some(time) = plan.stop.time {
-        let _ = shared.measure_until.set(start + warmup + time);
-    }
-    if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
-        let _ = shared.schedule.set(schedule(plan, start, rate, arrival, max_backlog));
-    }
+    shared.begin(plan, start, warmup);
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
 
@@ -284,7 +289,8 @@ pub fn run_with<D: Database>(
     };
     let per_client = std::mem::take(&mut *crate::lock(&shared.per_client));
     Ok(RunOutcome {
-        measured_s: measured.end.saturating_duration_since(start + warmup).as_secs_f64(),
+        measured_s: measured.end.saturating_duration_since(measured.from).as_secs_f64(),
+        warmup_end: measured.warmup_end,
         status,
         failure,
         started_at,
@@ -318,317 +324,55 @@ fn schedule(
 }
 
 impl Shared {
+    /// The run begins at `start`: with its measured phase, or with a warmup (whose open
+    /// loop has arrivals of its own).
+    fn begin(&self, plan: &RunPlan, start: Instant, warmup: Duration) {
+        if warmup.is_zero() {
+            return self.measured_from(plan, start);
+        }
+        let _ = self.warmup_until.set(start + warmup);
+        if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
+            let _ = self.warm_schedule.set(schedule(plan, start, rate, arrival, max_backlog));
+        }
+    }
+
+    /// The measured phase begins at `at`: its deadline (--time) and an open loop's arrivals
+    /// count from there.
+    fn measured_from(&self, plan: &RunPlan, at: Instant) {
+        if let Some(time) = plan.stop.time {
+            let _ = self.measure_until.set(at + time);
+        }
+        if let LoopModel::Open { rate, arrival, max_backlog } = plan.loop_model {
+            let _ = self.schedule.set(schedule(plan, at, rate, arrival, max_backlog));
+        }
+    }
+
+    /// The arrivals clients take now: the measured phase's once it began, else the warmup's.
+    /// The flag says which.
+    fn arrivals(&self) -> Option<(&schedule::Schedule, bool)> {
+        match self.schedule.get() {
+            Some(s) => Some((s, true)),
+            None => self.warm_schedule.get().map(|s| (s, false)),
+        }
+    }
+
     fn new(plan: &RunPlan) -> Self {
         let (start_tx, _) = tokio::sync::watch::channel(None);
         Shared {
             stop: AtomicBool::new(false),
             ready: AtomicU32::new(0),
             start: start_tx,
-            measure_from: OnceLock::new(),
+            gate: gate::WarmupGate::new(plan.warmup_s > 0),
             measure_until: OnceLock::new(),
             claimed: AtomicU64::new(0),
             limit: plan.stop.events.unwrap_or(u64::MAX),
             failure: Mutex::new(None),
             finished: AtomicU32::new(0),
             schedule: OnceLock::new(),
+            warm_schedule: OnceLock::new(),
+            warmup_until: OnceLock::new(),
             per_client: Mutex::new(Vec::new()),
             connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
-        }
-    }
-}
-
-/// CPU readings at the start of the measured phase: process, each worker, host ticks.
-type CpuMark = (Duration, Vec<Duration>, Option<(u64, u64)>);
-
-/// What the measuring loop saw.
-struct Measured {
-    status: RunStatus,
-    end: Instant,
-    warmup_end: Instant,
-    cpu_mark: Option<CpuMark>,
-}
-
-/// The worker threads, each with the recorder its clients write to.
-struct Workers {
-    handles: Vec<JoinHandle<Duration>>,
-    recorders: Vec<Arc<Mutex<TickRecorder>>>,
-    shared: Arc<Shared>,
-}
-
-impl Workers {
-    /// Async drivers: one event loop per core, clients spread over them; blocking drivers:
-    /// one thread per client.
-    fn spawn<D: Database>(
-        db: Arc<D>,
-        plan: &RunPlan,
-        statements: &[StatementInfo],
-        transactions: &[String],
-        shared: Arc<Shared>,
-    ) -> Result<Self, RunError> {
-        let program = plan.workload.program();
-        let part = plan.shard.as_ref().map(|s| (s.index, s.count));
-        let events =
-            program::ProgramSpec::new(Arc::new(program.clone()), plan.distribution.clone(), plan.rand_seed, part);
-        let thinks = program.transactions.iter().any(|t| t.pauses()) && !plan.loop_model.is_open();
-        let spec = Arc::new(ClientSpec {
-            events,
-            thinks,
-            seed: plan.rand_seed,
-            retry: plan.retry.clone(),
-            reconnect: plan.reconnect.clone(),
-            open_loop: plan.loop_model.is_open(),
-        });
-        let open = plan.loop_model.is_open();
-        let count = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
-        let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone() };
-        for w in 0..count {
-            let rec = Arc::new(Mutex::new(TickRecorder::with_counters(statements, transactions, open)));
-            workers.recorders.push(rec.clone());
-            // A shard's clients have ids of their own in the whole run's (their random
-            // streams and `client_id` values differ from every other shard's).
-            let first = plan.shard.as_ref().map_or(0, |s| s.first_client as u64);
-            let ids: Vec<u64> =
-                (0..plan.threads as u64).filter(|i| i % count as u64 == w as u64).map(|i| first + i).collect();
-            let (db, spec, shared) = (db.clone(), spec.clone(), shared.clone());
-            let handle = std::thread::Builder::new().name(format!("fairbench-worker-{w}")).spawn(move || {
-                let rt = crate::local_runtime();
-                rt.block_on(async move {
-                    let timers = match open.then(timer::ClientTimers::new).transpose() {
-                        Ok(t) => t,
-                        Err(e) => return shared.fail(format!("cannot create the open loop's timer: {e}")),
-                    };
-                    if let Some(t) = &timers {
-                        let shared = shared.clone();
-                        tokio::task::spawn_local(t.clone().drive(move || shared.stopping()));
-                    }
-                    let tasks: Vec<_> = ids
-                        .into_iter()
-                        .map(|id| {
-                            tokio::task::spawn_local(client::run(
-                                db.clone(),
-                                spec.clone(),
-                                shared.clone(),
-                                id,
-                                rec.clone(),
-                                timers.clone(),
-                            ))
-                        })
-                        .collect();
-                    let mut open = Vec::with_capacity(tasks.len());
-                    for t in tasks {
-                        match t.await {
-                            Ok(connection) => open.extend(connection),
-                            Err(e) => {
-                                // A client that panicked ends the run as failed, never "completed".
-                                shared.fail(format!("a client crashed (internal error: {})", panic_message(e)));
-                                shared.finished.fetch_add(1, Ordering::SeqCst);
-                            }
-                        }
-                    }
-                    // Closed once every client of this worker has finished (see client::run).
-                    drop(open);
-                });
-                cpu::current_thread()
-            });
-            match handle {
-                Ok(h) => workers.handles.push(h),
-                Err(e) => {
-                    workers.call_off();
-                    return Err(RunError::Thread(e));
-                }
-            }
-        }
-        Ok(workers)
-    }
-
-    /// Stops clients that have not started and waits a little for them.
-    fn call_off(&mut self) {
-        self.shared.stop.store(true, Ordering::SeqCst);
-        self.shared.start.send_replace(None);
-        join_all(std::mem::take(&mut self.handles), Instant::now() + GRACE);
-    }
-
-    /// Waits until every client is connected and prepared, or one failed, or Ctrl-C.
-    fn wait_until_ready(&mut self, threads: u32) -> Result<(), RunError> {
-        while self.shared.ready.load(Ordering::SeqCst) < threads {
-            if self.shared.stopping() || signal::presses() > 0 {
-                let failure = crate::lock(&self.shared.failure).clone();
-                self.call_off();
-                return Err(match failure {
-                    Some(msg) => RunError::Clients(msg),
-                    None => RunError::Interrupted,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        Ok(())
-    }
-
-    fn cpu_reading(&self) -> CpuMark {
-        (cpu::process(), self.handles.iter().map(|h| cpu::thread(h).unwrap_or_default()).collect(), cpu::host_ticks())
-    }
-
-    /// The measured phase: ticks to the sink every second until the time or event limit,
-    /// a failure or Ctrl-C; then up to GRACE for in-flight events to finish. `empty`: the
-    /// run's recorder with nothing in it; `warmed_up` is called as the warmup ends.
-    fn measure(
-        &self,
-        plan: &RunPlan,
-        empty: &TickRecorder,
-        start: Instant,
-        warmup: Duration,
-        sink: &mut dyn Sink,
-        warmed_up: &mut dyn FnMut(),
-    ) -> Measured {
-        let shared = &self.shared;
-        let mut merged = empty.clone();
-        let mut spare = merged.clone();
-        let mut cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
-        let deadline = shared.measure_until.get().copied();
-        let tick = plan.tick();
-        let mut next_tick = start + tick;
-        // When measured time ended, and when this thread noticed (the grace counts from then).
-        let mut stopped_at: Option<Instant> = None;
-        let mut noticed_at = start;
-        let mut status = RunStatus::Completed;
-        loop {
-            let now = Instant::now();
-            if stopped_at.is_none() {
-                if signal::presses() > 0 {
-                    status = RunStatus::Interrupted;
-                }
-                let due = deadline.filter(|d| now >= *d);
-                if status == RunStatus::Interrupted || due.is_some() || shared.stopping() {
-                    shared.stop.store(true, Ordering::SeqCst);
-                    // At the deadline the clients stopped starting events by themselves.
-                    stopped_at = Some(if status == RunStatus::Interrupted { now } else { due.unwrap_or(now) });
-                    noticed_at = now;
-                }
-            }
-            let finished = self.handles.iter().all(|h| h.is_finished());
-            let grace = if status == RunStatus::Interrupted { GRACE_INTERRUPTED } else { GRACE };
-            if finished {
-                break;
-            }
-            if stopped_at.is_some() && now >= noticed_at + grace {
-                let stalled = plan.threads.saturating_sub(shared.finished.load(Ordering::SeqCst));
-                if status != RunStatus::Interrupted && stalled > 0 {
-                    shared.fail(format!(
-                        "{} stalled: no reply from the server within {} s after the measured phase ended; their last events are not counted and the grace time is not measured",
-                        crate::model::plural(stalled as u64, "client"),
-                        GRACE.as_secs()
-                    ));
-                }
-                // Measured time ends when the run was told to stop, not after the grace.
-                let end = stopped_at.unwrap_or(now);
-                self.tick(&mut merged, &mut spare, end, sink);
-                return Measured { status, end, warmup_end: start + warmup, cpu_mark };
-            }
-            // No window starts after measured time ended (a late thread has ticks past due).
-            if now >= next_tick && stopped_at.is_none_or(|s| next_tick <= s) {
-                // The warmup ends at this tick: the server's counters are read just before
-                // the swap that starts the measured totals (statements in flight then, at most
-                // one per client, may fall on either side).
-                let warm = cpu_mark.is_none() && now >= start + warmup;
-                if warm {
-                    warmed_up();
-                }
-                // Stamped when the recorders were swapped, not when the tick was due: under
-                // load the swap runs late, and what was recorded until then belongs here.
-                self.tick(&mut merged, &mut spare, next_tick, sink);
-                next_tick += tick;
-                if warm {
-                    cpu_mark = Some(self.cpu_reading());
-                }
-            }
-            // Woken at the deadline itself, not up to 5 ms after it: shards end together.
-            let until = deadline.filter(|_| stopped_at.is_none()).map_or(next_tick, |d| d.min(next_tick));
-            let wait = until.saturating_duration_since(Instant::now()).min(Duration::from_millis(5));
-            std::thread::sleep(wait);
-        }
-        let end = stopped_at.unwrap_or_else(Instant::now);
-        // Events in flight at the end count, as in sysbench (tick: the last interval).
-        self.tick(&mut merged, &mut spare, end, sink);
-        Measured { status, end, warmup_end: start + warmup, cpu_mark }
-    }
-
-    /// Swaps out every worker's recorder (holding each lock only for the swap), merges
-    /// them and hands the merge to the sink. The interval ends when the swaps ended (the
-    /// last instant anything in the merge can have been recorded), or at `due` if later.
-    /// The last tick (after every client stopped) thus holds the events in flight at the
-    /// end too, their statements in the server's counters after the run, and runs to its
-    /// swap, later than any earlier tick; measured time still ends at the stop.
-    fn tick(&self, merged: &mut TickRecorder, spare: &mut TickRecorder, due: Instant, sink: &mut dyn Sink) {
-        for r in &self.recorders {
-            std::mem::swap(&mut *crate::lock(r), spare);
-            merged.add(spare);
-            spare.reset();
-        }
-        let until = Instant::now().max(due);
-        let backlog = self.shared.schedule.get().map(|s| s.backlog(until));
-        sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process(), backlog });
-        merged.reset();
-    }
-
-    /// The client's CPU over the measured phase; joins workers that ended and gives the
-    /// others a moment.
-    fn finish(self, m: &Measured, blocking: bool) -> ClientCpu {
-        let mut worker_cpu = Vec::with_capacity(self.handles.len());
-        let mut running = Vec::new();
-        let workers = self.handles.len() as u32;
-        for h in self.handles {
-            if h.is_finished() {
-                worker_cpu.push(h.join().unwrap_or_default());
-            } else {
-                worker_cpu.push(cpu::thread(&h).unwrap_or_default());
-                running.push(h);
-            }
-        }
-        let wall = m.end.saturating_duration_since(m.warmup_end).as_secs_f64();
-        let client = match &m.cpu_mark {
-            Some((process0, threads0, host0)) => ClientCpu {
-                cpu_s: cpu::process().saturating_sub(*process0).as_secs_f64(),
-                wall_s: wall,
-                cores: crate::cpu_count(),
-                worker_threads: workers,
-                busiest_worker: worker_cpu
-                    .iter()
-                    .zip(threads0)
-                    .map(|(t, t0)| t.saturating_sub(*t0).as_secs_f64())
-                    .fold(0.0, f64::max)
-                    / wall.max(1e-9),
-                shared_event_loops: !blocking,
-                host_busy: match (host0, cpu::host_ticks()) {
-                    (Some((b0, t0)), Some((b1, t1))) if t1 > *t0 => Some((b1 - b0) as f64 / (t1 - t0) as f64),
-                    _ => None,
-                },
-            },
-            None => ClientCpu::default(),
-        };
-        join_all(running, m.end + Duration::from_millis(100));
-        client
-    }
-}
-
-/// The text of a panic caught from a task.
-fn panic_message(e: tokio::task::JoinError) -> String {
-    match e.try_into_panic() {
-        Ok(payload) => payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".into()),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn join_all<T>(handles: Vec<JoinHandle<T>>, until: Instant) {
-    for h in handles {
-        while !h.is_finished() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        if h.is_finished() {
-            let _ = h.join();
         }
     }
 }

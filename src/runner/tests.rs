@@ -29,24 +29,29 @@ impl Sink for Holding {
     }
 }
 
-#[test]
-fn a_late_measuring_thread_does_not_lengthen_the_measured_phase() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("one.toml");
-    std::fs::write(
-        &file,
-        "[workload]\nname = \"one\"\n[[transactions]]\nname = \"one\"\n  [[transactions.statements]]\n  name = \"one\"\n  sql = \"SELECT 1\"\n",
-    )
-    .unwrap();
-    let db_path = dir.path().join("one.db");
-    let url = format!("sqlite://{}", db_path.display());
-    let argv = ["fairbench", "run", file.to_str().unwrap(), "--target", &url, "--time", "2", "--threads", "2"];
+/// A one-statement workload file on a fresh SQLite file in `dir`, planned with `options`.
+fn one_statement(dir: &std::path::Path, sql: &str, options: &[&str]) -> (SqliteDatabase, RunPlan) {
+    let file = dir.join("one.toml");
+    let toml = format!(
+        "[workload]\nname = \"one\"\n[[transactions]]\nname = \"one\"\n  [[transactions.statements]]\n  name = \"one\"\n  sql = \"{sql}\"\n"
+    );
+    std::fs::write(&file, toml).unwrap();
+    let url = format!("sqlite://{}", dir.join("one.db").display());
+    let mut argv = vec!["fairbench", "run", file.to_str().unwrap(), "--target", &url];
+    argv.extend_from_slice(options);
     let crate::cli::Command::Run(args) = crate::cli::Cli::try_parse_from(argv).unwrap().command else { unreachable!() };
     let target = crate::db::url::TargetUrl::parse(&url, |_| None).unwrap();
     let db = SqliteDatabase::new(&target).unwrap();
     db.create_if_missing().unwrap();
     let workload = crate::workload::file::load(&file, crate::model::Dialect::Sqlite, &[]).unwrap();
     let plan = args.plan(crate::model::Dialect::Sqlite, WorkloadPlan::File(Arc::new(workload))).unwrap();
+    (db, plan)
+}
+
+#[test]
+fn a_late_measuring_thread_does_not_lengthen_the_measured_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, plan) = one_statement(dir.path(), "SELECT 1", &["--time", "2", "--threads", "2"]);
 
     // Held from the first tick (1 s) to 3.5 s: 1.5 s past the end of the 2 s.
     let mut sink = Holding { hold: Duration::from_millis(2500), held: false, start: None, ticks: Vec::new() };
@@ -62,4 +67,32 @@ fn a_late_measuring_thread_does_not_lengthen_the_measured_phase() {
     let (due, until) = *sink.ticks.last().unwrap();
     assert!(due == end && until >= end, "{due:?} {until:?} {end:?}");
     assert!(sink.ticks.iter().all(|(due, _)| *due <= end), "a window due after the end");
+}
+
+/// The warmup ends between events: the measured phase starts once no warmup event is in
+/// flight, its deadline counts from there, and the events the collector measured are
+/// exactly the ones the clients counted as measured (none spans the boundary).
+#[test]
+fn the_warmup_ends_between_events() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 2 ms event: one in flight at the warmup's end is all but certain.
+    let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) SELECT count(*) FROM c";
+    let (db, plan) = one_statement(dir.path(), sql, &["--warmup", "1", "--time", "1", "--threads", "3"]);
+    let (statements, transactions) = (plan.workload.statements(), plan.workload.transactions());
+    let mut quiet = crate::collector::Quiet;
+    let mut collector = crate::collector::Collector::new(&statements, &transactions, false, 3, None, &mut quiet);
+
+    let outcome = run(Arc::new(db), &plan, &mut collector).unwrap();
+
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let end = outcome.warmup_end.clone().expect("a warmup's end is recorded");
+    assert_eq!(end.events_in_flight, 0);
+    assert!(end.pause_ms >= 0.0 && end.pause_ms < 1000.0, "{end:?}");
+    assert_eq!(outcome.measured_s, 1.0, "--time counts from the measured start");
+    let counted: u64 = outcome.per_client.iter().map(|c| c.events).sum();
+    let collected = collector.finish();
+    let measured = collected.totals.transactions().map(|(_, h)| h.count()).sum::<u64>();
+    assert!(counted > 10, "{counted}");
+    assert_eq!(measured, counted, "the measured totals hold exactly the events counted as measured");
+    assert!(collected.timeline.iter().any(|s| s.warmup) && collected.timeline.iter().any(|s| !s.warmup));
 }

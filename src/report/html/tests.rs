@@ -181,6 +181,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 status: RunStatus::Completed,
                 failure: None,
                 reconnect: None,
+                warmup_end: None,
                 repeats: None,
                 cost_per_hour: None,
                 started_at: "2026-11-22T00:20:39.190Z".into(),

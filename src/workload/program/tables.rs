@@ -82,7 +82,7 @@ pub(super) fn referenced(sql: &str) -> Vec<String> {
             Token::Close => drop(calls.pop()),
             Token::Word(w) if calls.last() != Some(&true) => {
                 let word = w.to_ascii_uppercase();
-                if upper(t.get(i + 1)) == "AS" && t.get(i + 2) == Some(&Token::Open) {
+                if names_cte(&t, i) {
                     ctes.push(w.to_ascii_lowercase());
                 }
                 let distinct_from =
@@ -104,6 +104,27 @@ pub(super) fn referenced(sql: &str) -> Vec<String> {
     out.retain(|n| !ctes.contains(&n.to_ascii_lowercase()));
     out.dedup();
     out
+}
+
+/// Whether the word at `i` names a common table expression: `name AS (` or, with its
+/// columns, `name (a, b) AS (`.
+fn names_cte(t: &[Token], i: usize) -> bool {
+    let mut after = i + 1;
+    if t.get(after) == Some(&Token::Open) {
+        let mut depth = 0;
+        while let Some(tok) = t.get(after) {
+            match tok {
+                Token::Open => depth += 1,
+                Token::Close => depth -= 1,
+                _ => {}
+            }
+            after += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    upper(t.get(after)) == "AS" && t.get(after + 1) == Some(&Token::Open)
 }
 
 /// The comma-separated table names from `start` (`a, b AS x, c`), each with its alias skipped.
@@ -137,7 +158,7 @@ mod tests {
 
     #[test]
     fn names_the_tables_not_functions_strings_or_ctes() {
-        let cases: [(&str, &[&str]); 10] = [
+        let cases: [(&str, &[&str]); 12] = [
             ("SELECT c FROM sbtest\u{1} WHERE id = ?", &["sbtest\u{1}"]),
             ("INSERT INTO history (a) VALUES (:a)", &["history"]),
             ("UPDATE warehouse SET w_ytd = w_ytd + :x WHERE w_id = :w", &["warehouse"]),
@@ -147,6 +168,11 @@ mod tests {
             ("SELECT 'FROM nowhere' FROM t WHERE x IS DISTINCT FROM y", &["t"]),
             ("SELECT * FROM t WHERE id IN (SELECT id FROM u) FOR UPDATE", &["t", "u"]),
             ("WITH recent AS (SELECT * FROM orders) SELECT * FROM recent", &["orders"]),
+            ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 9) SELECT count(*) FROM c", &[]),
+            (
+                "WITH a (k) AS (SELECT k FROM t1), b AS (SELECT * FROM a) SELECT * FROM b JOIN t2 USING (k)",
+                &["t1", "t2"],
+            ),
             ("INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = a + 1", &["t"]),
         ];
         for (sql, want) in cases {
