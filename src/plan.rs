@@ -146,6 +146,8 @@ pub struct RunPlan {
     /// `--shard I/N`: this process runs one part of a run split over client hosts;
     /// `threads`, an open loop's rate and `--events` above are then this shard's share.
     pub shard: Option<ShardPlan>,
+    /// The server's figures followed every interval (its driver's list; empty: none).
+    pub server_figures: Vec<crate::model::SampledFigure>,
 }
 
 /// One shard of a run split over client hosts (docs/distributed.md).

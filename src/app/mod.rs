@@ -450,9 +450,9 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) 
     let out = match args.workload.as_deref().filter(|w| workload::file::is_file(w)) {
         Some(path) => {
             let f = workload::file::load(std::path::Path::new(path), target.dialect, &[]).map_err(ConfigError)?;
-            prepare::tables::cleanup(db, &f.program)?
+            prepare::tables::cleanup(db.clone(), &f.program)?
         }
-        None => prepare::cleanup(db, args.tables)?,
+        None => prepare::cleanup(db.clone(), args.tables)?,
     };
     for t in &out.dropped {
         say(format_args!("Dropped table {t}"));
@@ -462,6 +462,12 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) 
     }
     for t in &out.foreign {
         eprintln!("warning: left {t} alone: fairbench did not create it");
+    }
+    for (t, why) in &out.in_use {
+        eprintln!("note: left {t}: {why}");
+    }
+    if let Some(note) = db.compact_if_empty()? {
+        say(format_args!("{note}"));
     }
     Ok(ExitCode::SUCCESS)
 }

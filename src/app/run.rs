@@ -137,6 +137,7 @@ impl<D: Database> Session<D> {
             }
         };
         check_before_run(&*db, &plan, target)?;
+        plan.server_figures = before.server.facts.as_ref().map(|f| f.sampled.clone()).unwrap_or_default();
         // The OS page cache holds data only on the server's own host: known when that is this one.
         let os_available = before.server.same_host_as_client.then(conditions::host::available_memory_bytes).flatten();
         let data_caches = db.data_caches(&before.server.variables, os_available);

@@ -15,7 +15,36 @@ pub const BUSY_HOST_PCT: f64 = 80.0;
 const SATURATED_PCT: f64 = 90.0;
 
 pub fn all(d: &ResultDocument) -> Vec<Finding> {
-    [client_saturated(d), shared_host(d)].into_iter().flatten().collect()
+    [client_saturated(d), shared_host(d), clients_unequal(d)].into_iter().flatten().collect()
+}
+
+/// Clients' events spread at least this much (standard deviation over mean) are unequal:
+/// equal clients of a closed loop on an unloaded server stay within a few percent.
+const UNEQUAL_SPREAD: f64 = 0.25;
+
+/// Clients of a closed loop served unequally (sysbench's "threads fairness"): a lock or a
+/// scheduler held some back while others ran, so the throughput is the lucky clients'.
+fn clients_unequal(d: &ResultDocument) -> Option<Finding> {
+    let f = d.fairness.as_ref().filter(|f| f.clients >= 2 && f.events_avg >= 20.0)?;
+    if d.open_loop.is_some() || f.events_stddev / f.events_avg <= UNEQUAL_SPREAD {
+        return None;
+    }
+    Some(finding(
+        "clients-unequal",
+        Severity::Warn,
+        format!(
+            "clients were served unequally: {:.0} ± {:.0} events per client (from {} to {}): a lock or a scheduler held some back while others ran",
+            f.events_avg, f.events_stddev, f.events_min, f.events_max
+        ),
+        vec![
+            ("clients", json!(f.clients)),
+            ("events_avg", one_decimal(f.events_avg)),
+            ("events_stddev", one_decimal(f.events_stddev)),
+            ("events_min", json!(f.events_min)),
+            ("events_max", json!(f.events_max)),
+        ],
+        "the throughput is that of the clients that got through, and the latency percentiles are mostly theirs; look for lock waits (SQLite runs one writer at a time; hot rows) or a client host short of CPU before comparing",
+    ))
 }
 
 fn one_decimal(v: f64) -> Value {

@@ -581,6 +581,7 @@ impl RunArgs {
             admin_timeout: self.target.connect.admin_timeout,
             repeats: self.repeat,
             cost_per_hour: self.cost_per_hour,
+            server_figures: Vec::new(),
         };
         plan.validate()?;
         Ok(plan)

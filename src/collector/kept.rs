@@ -4,8 +4,9 @@
 //! on. Merges are exact: counts, rates, errors, minima and maxima add up, and percentiles
 //! come from the added histograms. The streamed files beside the result keep every interval.
 
-use crate::model::{IntervalStats, Scatter};
+use crate::model::{IntervalStats, SampledFigure, Scatter};
 use crate::recorder::classes::{ClassHistograms, PackedClasses};
+use std::collections::BTreeMap;
 
 /// Scatter points an entry keeps (an interval samples at most as many).
 const POINTS_PER_ENTRY: usize = 100;
@@ -167,9 +168,23 @@ fn merge_fields(into: &mut IntervalStats, later: &IntervalStats) {
         (Some(x), Some(y)) if a + b > 0.0 => Some((x * a + y * b) / (a + b)),
         (x, y) => x.or(y),
     };
+    merge_server(&mut into.server, &later.server, a, b);
     merge_scatter(&mut into.scatter, &later.scatter);
     if later.slowest.as_ref().is_some_and(|l| into.slowest.as_ref().is_none_or(|s| l.latency_us > s.latency_us)) {
         into.slowest = later.slowest.clone();
+    }
+}
+
+/// The server's figures over `a` seconds and the next `b`: rates as their mean over both,
+/// gauges at their highest (the longest history, the oldest checkpoint).
+pub fn merge_server(into: &mut BTreeMap<String, f64>, later: &BTreeMap<String, f64>, a: f64, b: f64) {
+    for (key, y) in later {
+        let merged = match into.get(key) {
+            Some(x) if SampledFigure::is_rate_key(key) && a + b > 0.0 => (x * a + y * b) / (a + b),
+            Some(x) => x.max(*y),
+            None => *y,
+        };
+        into.insert(key.clone(), merged);
     }
 }
 

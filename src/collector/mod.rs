@@ -311,6 +311,9 @@ impl Sink for Collector<'_> {
         let cpu = t.process_cpu.saturating_sub(self.cpu_at_last);
         stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
         stats.backlog = t.backlog;
+        if let Some(server) = &t.server {
+            stats.server.clone_from(server);
+        }
         self.cpu_at_last = t.process_cpu;
         self.progress.second(&stats);
         if let Some(files) = &mut self.stream {
@@ -391,12 +394,19 @@ mod tests {
             for _ in 0..n {
                 r.event(0, MS, MS, due - MS);
             }
-            c.tick(&Tick { recorder: &r, until: due + late(n), due, process_cpu: Duration::ZERO, backlog: None });
+            c.tick(&Tick {
+                recorder: &r,
+                until: due + late(n),
+                due,
+                process_cpu: Duration::ZERO,
+                backlog: None,
+                server: None,
+            });
             r.reset();
         }
         let end = start + Duration::from_secs(secs) + end_after;
         r.event(0, MS, MS, end);
-        c.tick(&Tick { recorder: &r, until: end, due: end, process_cpu: Duration::ZERO, backlog: None });
+        c.tick(&Tick { recorder: &r, until: end, due: end, process_cpu: Duration::ZERO, backlog: None, server: None });
         let collected = c.finish();
         (progress.0, collected)
     }

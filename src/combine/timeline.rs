@@ -79,6 +79,8 @@ fn merge_group(entries: &[&IntervalStats]) -> Result<IntervalStats, String> {
     into.slowest =
         entries.iter().filter_map(|e| e.slowest.clone()).max_by(|a, b| a.latency_us.total_cmp(&b.latency_us));
     into.scatter = scatter(entries);
+    // The shard that leads reads the server for the whole run.
+    into.server = entries.iter().find(|e| !e.server.is_empty()).map(|e| e.server.clone()).unwrap_or_default();
     Ok(into)
 }
 

@@ -177,6 +177,11 @@ pub trait Database: Send + Sync + 'static {
     fn create_if_missing(&self) -> Result<(), DbError> {
         Ok(())
     }
+    /// After cleanup: gives back the space a database file keeps for dropped tables, when
+    /// it holds no table any more (SQLite's VACUUM); says what it did. Servers: nothing.
+    fn compact_if_empty(&self) -> Result<Option<String>, DbError> {
+        Ok(None)
+    }
     /// One writer at a time (SQLite): prepare loads with one connection in one transaction.
     fn single_writer(&self) -> bool {
         false

@@ -119,6 +119,29 @@ impl Database for SqliteDatabase {
         SqliteDatabase::create_if_missing(self).map(|_| ())
     }
 
+    fn compact_if_empty(&self) -> Result<Option<String>, DbError> {
+        if !self.path.exists() {
+            return Ok(None);
+        }
+        let conn = rusqlite::Connection::open(&self.path).map_err(|e| self.open_error(e))?;
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))
+            .map_err(error)?;
+        let size = || std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        let before = size();
+        if tables > 0 || before == 0 {
+            return Ok(None);
+        }
+        conn.execute_batch("VACUUM; PRAGMA wal_checkpoint(TRUNCATE);").map_err(error)?;
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        Ok(Some(format!(
+            "Compacted {} (no table left): {:.1} MiB -> {:.1} MiB (VACUUM)",
+            self.path.display(),
+            mib(before),
+            mib(size())
+        )))
+    }
+
     fn host_facts(&self, _variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
         BTreeMap::from([("file".to_string(), self.path.display().to_string())])
     }

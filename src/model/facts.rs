@@ -32,6 +32,73 @@ pub struct ServerFacts {
     /// variables".
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub setting_groups: BTreeMap<String, String>,
+    /// The server's own figures worth following over time (I/O, log, buffer pool, history,
+    /// checkpoints, statements), sampled every interval (`intervals[].server`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sampled: Vec<SampledFigure>,
+}
+
+/// One of the server's figures followed over time, as its driver names it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SampledFigure {
+    /// Its key in `intervals[].server`: the counter's name, with `/s` for a rate.
+    pub key: String,
+    /// What it is, for a reader: `InnoDB data file reads`.
+    pub label: String,
+    /// What one unit is: `reads`, `bytes`, `pages`, `transactions`.
+    pub unit: String,
+    pub kind: SampleKind,
+    /// What it shows: `io`, `log`, `cache`, `history`, `checkpoint`, `statements`.
+    pub group: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleKind {
+    /// A counter's increase per second between two readings.
+    Rate { counter: String },
+    /// A value at the reading.
+    Gauge { counter: String },
+    /// One value minus another at the reading (a checkpoint age from two log positions).
+    Gap { of: String, minus: String },
+}
+
+impl SampledFigure {
+    /// A counter followed as its rate per second.
+    pub fn rate(counter: &str, label: &str, unit: &str, group: &str) -> Self {
+        let kind = SampleKind::Rate { counter: counter.into() };
+        SampledFigure { key: format!("{counter}/s"), label: label.into(), unit: unit.into(), kind, group: group.into() }
+    }
+
+    /// A value followed as it is.
+    pub fn gauge(counter: &str, label: &str, unit: &str, group: &str) -> Self {
+        let kind = SampleKind::Gauge { counter: counter.into() };
+        SampledFigure { key: counter.into(), label: label.into(), unit: unit.into(), kind, group: group.into() }
+    }
+
+    /// `of - minus`, followed as a value, under `key`.
+    pub fn gap(key: &str, of: &str, minus: &str, label: &str, unit: &str, group: &str) -> Self {
+        let kind = SampleKind::Gap { of: of.into(), minus: minus.into() };
+        SampledFigure { key: key.into(), label: label.into(), unit: unit.into(), kind, group: group.into() }
+    }
+
+    /// Whether the key is a rate (merged over time as a mean, not a maximum).
+    pub fn is_rate_key(key: &str) -> bool {
+        key.ends_with("/s")
+    }
+
+    /// Its value from two readings `secs` apart (rates), or from the later one; `None`
+    /// when the server does not have the counter.
+    pub fn value(&self, before: &BTreeMap<String, i64>, after: &BTreeMap<String, i64>, secs: f64) -> Option<f64> {
+        match &self.kind {
+            SampleKind::Rate { counter } => {
+                let delta = after.get(counter)? - before.get(counter)?;
+                (secs > 0.0).then(|| delta as f64 / secs)
+            }
+            SampleKind::Gauge { counter } => after.get(counter).map(|v| *v as f64),
+            SampleKind::Gap { of, minus } => Some((after.get(of)? - after.get(minus)?) as f64),
+        }
+    }
 }
 
 impl ServerFacts {

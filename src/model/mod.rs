@@ -30,7 +30,7 @@ pub use command::SqlCommand;
 pub use conditions::*;
 pub use criterion::{Criterion, ThresholdRecord};
 pub use error_code::{ClientFault, ErrorCode, ReconnectPolicy, RetryPolicy};
-pub use facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
+pub use facts::{CommitFlush, Counted, CounterRule, Durability, SampleKind, SampledFigure, ServerFacts};
 pub use file::{pretty_json, ResultFileError};
 pub use finding::{Finding, Severity};
 pub use kinds::*;

@@ -133,6 +133,14 @@ pub struct IntervalStats {
     /// The slowest statement that ended in this interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowest: Option<SlowestStatement>,
+    /// The server's own figures over this interval, as its driver lists them
+    /// (`conditions.server.facts.sampled`), read on a connection of fairbench's own once a
+    /// second: a key ending in `/s` is a counter's rate per second between two readings,
+    /// any other a gauge at the reading (history list length, checkpoint age). Absent: not
+    /// sampled (an embedded database's counters, a shard that does not lead, an interval
+    /// that ended before a reading did).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub server: BTreeMap<String, f64>,
     /// A shard's result (`--shard`): each class's histogram of this entry (`event`, `total`,
     /// `read`, `write`, `commit`, `other`, open loop `event_service`), so that `combine`
     /// merges the shards' timelines exactly. Absent otherwise.

@@ -2,6 +2,7 @@
 //! tables ([`tables`]) in parallel; drop only ours.
 
 mod bulk;
+pub mod own;
 pub mod sharded;
 pub mod tables;
 
@@ -388,10 +389,20 @@ pub(super) async fn drop_ours<C: Connection>(
 }
 
 /// What cleanup did.
+#[derive(Default)]
 pub struct CleanupOutcome {
     pub dropped: Vec<String>,
-    /// sbtest tables left alone because fairbench did not create them.
+    /// Tables left alone because fairbench did not create them.
     pub foreign: Vec<String>,
+    /// fairbench's own tables left because a run uses them, and why.
+    pub in_use: Vec<(String, String)>,
+}
+
+impl CleanupOutcome {
+    fn own(&mut self, own: own::OwnTables) {
+        self.dropped.extend(own.dropped);
+        self.in_use.extend(own.in_use);
+    }
 }
 
 /// Drops the `sbtest<n>` tables fairbench created (`up_to`: only n <= N); never any other
@@ -402,7 +413,7 @@ pub fn cleanup<D: Database>(db: Arc<D>, up_to: Option<u32>) -> Result<CleanupOut
         let mut conn = db.connect().await?;
         lock(&mut conn).await?;
         let tables = conn.tables("sbtest").await?;
-        let mut out = CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
+        let mut out = CleanupOutcome::default();
         for t in tables {
             let number = t
                 .name
@@ -419,6 +430,7 @@ pub fn cleanup<D: Database>(db: Arc<D>, up_to: Option<u32>) -> Result<CleanupOut
                 out.foreign.push(t.name);
             }
         }
+        out.own(own::cleanup(&*db, &mut conn).await?);
         Ok(out)
     })
 }

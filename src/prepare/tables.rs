@@ -290,7 +290,7 @@ pub fn cleanup<D: Database>(db: Arc<D>, program: &Program) -> Result<super::Clea
         let mut conn = db.connect().await?;
         lock(&mut conn).await?;
         let (present, _) = status(&*db, &mut conn, program).await?;
-        let mut out = super::CleanupOutcome { dropped: Vec::new(), foreign: Vec::new() };
+        let mut out = super::CleanupOutcome::default();
         for (t, owner) in present {
             if owner == Ownership::Foreign {
                 out.foreign.push(t.name);
@@ -301,6 +301,7 @@ pub fn cleanup<D: Database>(db: Arc<D>, program: &Program) -> Result<super::Clea
                 out.dropped.push(t.name);
             }
         }
+        out.own(super::own::cleanup(&*db, &mut conn).await?);
         Ok(out)
     })
 }

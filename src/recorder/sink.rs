@@ -34,4 +34,6 @@ pub struct Tick<'a> {
     pub process_cpu: Duration,
     /// Open loop: events due and not yet started when the tick was taken.
     pub backlog: Option<u64>,
+    /// The server's figures read since the previous tick (see runner::sampler), if any.
+    pub server: Option<std::collections::BTreeMap<String, f64>>,
 }

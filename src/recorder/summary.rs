@@ -98,6 +98,7 @@ pub fn interval_stats<C: hdrhistogram::Counter>(
         event_service: None,
         late: open.map(|o| o.late),
         dropped: open.map(|o| o.dropped),
+        server: Default::default(),
         backlog: None,
         errors: r.error_count(),
         reconnects: r.reconnects,

@@ -8,6 +8,7 @@ pub mod ha;
 mod headline;
 pub mod html;
 mod interval;
+mod server;
 pub mod shards;
 pub mod status;
 mod sweep;

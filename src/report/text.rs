@@ -69,6 +69,7 @@ impl Report for TextReport {
         client_cost(&mut o, d);
         super::shards::text(&mut o, d);
         server_counters(&mut o, d);
+        super::server::text(&mut o, d);
         o
     }
 }

@@ -12,6 +12,7 @@ mod gate;
 pub mod limits;
 mod program;
 mod rendezvous;
+mod sampler;
 mod schedule;
 pub mod signal;
 pub mod timer;
@@ -266,6 +267,9 @@ pub fn run_with<D: Database>(
     let started_at = SystemTime::now();
     let start = Instant::now();
     shared.begin(plan, start, warmup);
+    if reads_counters {
+        workers.sampler = sampler::Sampler::start(db.clone(), plan.server_figures.clone(), start, plan.admin_timeout);
+    }
     sink.started(start, warmup, cpu::process());
     shared.start.send_replace(Some(start));
 
@@ -273,6 +277,7 @@ pub fn run_with<D: Database>(
     let measured = workers.measure(plan, &empty, start, warmup, sink, &mut read_before);
     sink.stopped();
     let ended_at = SystemTime::now();
+    workers.sampler = None;
     let client = workers.finish(&measured, db.blocking());
     rendezvous.ended(measured.end.saturating_duration_since(start));
 

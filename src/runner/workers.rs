@@ -30,6 +30,8 @@ pub(super) struct Workers {
     handles: Vec<JoinHandle<Duration>>,
     recorders: Vec<Arc<Mutex<TickRecorder>>>,
     shared: Arc<Shared>,
+    /// Reads the server's figures over time, once the run started.
+    pub sampler: Option<super::sampler::Sampler>,
 }
 
 impl Workers {
@@ -57,7 +59,7 @@ impl Workers {
         });
         let open = plan.loop_model.is_open();
         let count = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
-        let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone() };
+        let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone(), sampler: None };
         for w in 0..count {
             let rec = Arc::new(Mutex::new(TickRecorder::with_counters(statements, transactions, open)));
             workers.recorders.push(rec.clone());
@@ -277,7 +279,8 @@ impl Workers {
         }
         let until = Instant::now().max(due);
         let backlog = self.shared.arrivals().map(|(s, _)| s.backlog(until));
-        sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process(), backlog });
+        let server = self.sampler.as_ref().and_then(|s| s.take());
+        sink.tick(&Tick { recorder: merged, until, due, process_cpu: cpu::process(), backlog, server });
         merged.reset();
     }
 

@@ -284,7 +284,7 @@ impl<D: Database> Barrier<D> {
     }
 }
 
-fn table() -> TableDef {
+pub fn table() -> TableDef {
     let column = |name: &str, ty| ColumnDef { name: name.into(), ty, generated: false };
     TableDef {
         name: TABLE.into(),

@@ -1,7 +1,7 @@
 //! MySQL and its flavours: MariaDB, Percona Server, Aurora MySQL, TiDB.
 
 use super::{culprits, is_on, isolation, setting_groups, settings, Groups, OS_PAGE_CACHE};
-use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
+use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, SampledFigure, ServerFacts};
 use crate::model::ha::{NodeRole, RoleReading};
 use crate::model::parse_bytes;
 use crate::model::SqlCommand;
@@ -20,7 +20,60 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         redo_bytes: redo_bytes(vars).filter(|_| !aurora),
         counters: counters(),
         setting_groups: setting_groups(vars, GROUPS),
+        sampled: sampled(product),
     }
+}
+
+/// SHOW GLOBAL STATUS figures followed over time; a server without one leaves it out.
+fn sampled(product: &str) -> Vec<SampledFigure> {
+    let rate = SampledFigure::rate;
+    let mut list = vec![
+        rate("Innodb_data_reads", "InnoDB data file reads", "reads", "io"),
+        rate("Innodb_data_writes", "InnoDB data file writes", "writes", "io"),
+        rate("Innodb_data_fsyncs", "InnoDB data file fsyncs", "fsyncs", "io"),
+        rate("Innodb_os_log_written", "redo log written", "bytes", "log"),
+        rate("Innodb_log_writes", "redo log writes", "writes", "log"),
+        rate("Innodb_os_log_fsyncs", "redo log fsyncs", "fsyncs", "log"),
+        rate("Innodb_buffer_pool_read_requests", "buffer pool page requests", "requests", "cache"),
+        rate("Innodb_buffer_pool_reads", "buffer pool misses (pages read from disk)", "pages", "cache"),
+        SampledFigure::gauge("Innodb_buffer_pool_pages_dirty", "dirty buffer pool pages", "pages", "checkpoint"),
+        rate("Innodb_buffer_pool_pages_flushed", "buffer pool pages flushed", "pages", "checkpoint"),
+        rate("Innodb_row_lock_waits", "row lock waits", "waits", "locks"),
+    ];
+    // MariaDB reports both in its status; MySQL 8.0.30+ reports the two log positions.
+    if product.contains("MariaDB") {
+        list.push(SampledFigure::gauge(
+            "Innodb_history_list_length",
+            "undo history list length",
+            "transactions",
+            "history",
+        ));
+        list.push(SampledFigure::gauge(
+            "Innodb_checkpoint_age",
+            "checkpoint age (redo not yet checkpointed)",
+            "bytes",
+            "checkpoint",
+        ));
+    } else {
+        list.push(SampledFigure::gap(
+            "Innodb_checkpoint_age",
+            "Innodb_redo_log_current_lsn",
+            "Innodb_redo_log_checkpoint_lsn",
+            "checkpoint age (redo not yet checkpointed)",
+            "bytes",
+            "checkpoint",
+        ));
+    }
+    for (counter, label) in [
+        ("Com_select", "SELECT statements"),
+        ("Com_insert", "INSERT statements"),
+        ("Com_update", "UPDATE statements"),
+        ("Com_delete", "DELETE statements"),
+        ("Com_commit", "COMMIT statements"),
+    ] {
+        list.push(rate(counter, label, "statements", "statements"));
+    }
+    list
 }
 
 const GROUPS: Groups = &[

@@ -1,7 +1,7 @@
 //! PostgreSQL and what speaks its protocol (CockroachDB: none of these settings, so unknown).
 
 use super::{culprits, is_on, isolation, setting_groups, settings, Groups, OS_PAGE_CACHE};
-use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, ServerFacts};
+use crate::model::facts::{CommitFlush, Counted, CounterRule, Durability, SampledFigure, ServerFacts};
 use crate::model::parse_bytes;
 use crate::model::SqlCommand;
 use std::collections::BTreeMap;
@@ -14,7 +14,34 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         redo_bytes: vars.get("max_wal_size").and_then(|v| parse_bytes(v)),
         counters: counters(),
         setting_groups: setting_groups(vars, GROUPS),
+        sampled: sampled(),
     }
+}
+
+/// pg_stat_database (this database), pg_stat_wal (14+), pg_stat_bgwriter (checkpoints up to
+/// 16) and pg_stat_checkpointer (17+) figures followed over time; a version without one
+/// leaves it out. Backends report pg_stat_database at most once a second.
+fn sampled() -> Vec<SampledFigure> {
+    let rate = SampledFigure::rate;
+    vec![
+        rate("xact_commit", "transactions committed", "transactions", "statements"),
+        rate("xact_rollback", "transactions rolled back", "transactions", "statements"),
+        rate("blks_read", "blocks read (not in shared buffers)", "blocks", "io"),
+        rate("blks_hit", "blocks found in shared buffers", "blocks", "cache"),
+        rate("tup_fetched", "rows fetched", "rows", "rows"),
+        rate("tup_inserted", "rows inserted", "rows", "rows"),
+        rate("tup_updated", "rows updated", "rows", "rows"),
+        rate("tup_deleted", "rows deleted", "rows", "rows"),
+        rate("deadlocks", "deadlocks", "deadlocks", "locks"),
+        rate("wal.wal_bytes", "WAL written", "bytes", "log"),
+        rate("wal.wal_sync", "WAL syncs", "syncs", "log"),
+        rate("bgwriter.checkpoints_timed", "checkpoints (timed)", "checkpoints", "checkpoint"),
+        rate("bgwriter.checkpoints_req", "checkpoints (requested)", "checkpoints", "checkpoint"),
+        rate("bgwriter.buffers_checkpoint", "buffers written by checkpoints", "buffers", "checkpoint"),
+        rate("checkpointer.num_timed", "checkpoints (timed)", "checkpoints", "checkpoint"),
+        rate("checkpointer.num_requested", "checkpoints (requested)", "checkpoints", "checkpoint"),
+        rate("checkpointer.buffers_written", "buffers written by checkpoints", "buffers", "checkpoint"),
+    ]
 }
 
 const GROUPS: Groups = &[
@@ -38,6 +65,9 @@ fn counters() -> Vec<CounterRule> {
         CounterRule::new("tup_inserted", Counted::Rows(vec![Insert, InsertSelect, Replace, ReplaceSelect]), LAG_S),
         CounterRule::new("tup_updated", Counted::Rows(vec![Update]), LAG_S),
         CounterRule::new("tup_deleted", Counted::Rows(vec![Delete]), LAG_S),
+        // Intended rollbacks; a retried error's ROLLBACK counts too (the audit allows for
+        // retried errors). Counter reads never fail, so they add none (admin::counters).
+        CounterRule::new("xact_rollback", Counted::Statements(vec![Rollback]), LAG_S),
     ]
 }
 

@@ -1,7 +1,7 @@
 //! SQLite: PRAGMA synchronous and journal_mode.
 
 use super::{culprits, setting_groups, settings, Groups};
-use crate::model::facts::{CommitFlush, Durability, ServerFacts};
+use crate::model::facts::{CommitFlush, Durability, SampledFigure, ServerFacts};
 use std::collections::BTreeMap;
 
 pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
@@ -20,6 +20,12 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         // No counters of statements: an embedded database runs only what this process sends.
         counters: Vec::new(),
         setting_groups: setting_groups(vars, GROUPS),
+        // The file's own figures: its size and free pages (what the library keeps is per
+        // connection, and the sampler's connection runs nothing).
+        sampled: vec![
+            SampledFigure::gauge("page_count", "database pages", "pages", "io"),
+            SampledFigure::gauge("freelist_count", "free pages", "pages", "io"),
+        ],
     }
 }
 

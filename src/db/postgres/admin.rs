@@ -61,6 +61,10 @@ impl PostgresConnection {
         Ok(ServerInfo { product: product.into(), version: text(&row, 1) })
     }
 
+    /// The server's counters in one statement, so that a reading is one transaction
+    /// (xact_commit + 1) and never a failed one (xact_rollback): the statistics views differ
+    /// across versions (pg_stat_wal 14+, pg_stat_checkpointer 17+), so which exist is read
+    /// once per connection. Views' columns are prefixed by the view (`wal.wal_bytes`).
     pub(super) async fn counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
         const COLUMNS: [&str; 11] = [
             "xact_commit",
@@ -75,27 +79,39 @@ impl PostgresConnection {
             "conflicts",
             "deadlocks",
         ];
-        let select: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8")).collect();
-        let sql = format!("SELECT {} FROM pg_stat_database WHERE datname = current_database()", select.join(", "));
-        let row = one(self, &sql).await?;
+        const VIEWS: [&str; 3] = ["pg_stat_bgwriter", "pg_stat_wal", "pg_stat_checkpointer"];
+        let present = match self.stat_views {
+            Some(v) => v,
+            None => {
+                let exists: Vec<String> = VIEWS.iter().map(|v| format!("to_regclass('{v}') IS NOT NULL")).collect();
+                let row = one(self, &format!("SELECT {}", exists.join(", "))).await?;
+                let v = (0..VIEWS.len()).filter(|i| col(&row, *i) == Some("t")).fold(0u8, |v, i| v | 1 << i);
+                *self.stat_views.insert(v)
+            }
+        };
+        let columns: Vec<String> = COLUMNS.iter().map(|c| format!("coalesce({c}, 0)::int8 AS {c}")).collect();
+        let mut parts = vec![format!(
+            "(SELECT row_to_json(d)::text FROM (SELECT {} FROM pg_stat_database WHERE datname = current_database()) d)",
+            columns.join(", ")
+        )];
+        let views: Vec<&str> =
+            VIEWS.iter().enumerate().filter(|(i, _)| present & 1 << i != 0).map(|(_, v)| *v).collect();
+        parts.extend(views.iter().map(|v| format!("(SELECT row_to_json(v)::text FROM {v} v)")));
+        let row = one(self, &format!("SELECT {}", parts.join(", "))).await?;
         let mut out = BTreeMap::new();
-        for (i, c) in COLUMNS.iter().enumerate() {
-            out.insert(c.to_string(), int(&row, i)?);
-        }
-        // Views differ across versions (pg_stat_wal 14+, pg_stat_checkpointer 17+): read
-        // whichever exist, every numeric column, prefixed by the view.
-        for view in ["pg_stat_bgwriter", "pg_stat_wal", "pg_stat_checkpointer"] {
-            let sql = format!("SELECT row_to_json(v)::text FROM {view} v");
-            let Ok(rows) = self.text_rows(&sql).await else { continue };
-            let Some(json) = rows.first().map(|r| text(r, 0)) else { continue };
-            if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&json) {
-                let prefix = view.trim_start_matches("pg_stat_");
-                for (k, v) in map {
-                    if let Some(n) = v.as_i64() {
-                        out.insert(format!("{prefix}.{k}"), n);
-                    }
+        let prefixes = std::iter::once("").chain(views.iter().map(|v| v.trim_start_matches("pg_stat_")));
+        for (i, prefix) in prefixes.enumerate() {
+            let Some(json) = col(&row, i) else { continue };
+            let Ok(serde_json::Value::Object(map)) = serde_json::from_str(json) else { continue };
+            for (k, v) in map {
+                let name = if prefix.is_empty() { k } else { format!("{prefix}.{k}") };
+                if let Some(n) = v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)) {
+                    out.insert(name, n);
                 }
             }
+        }
+        if !COLUMNS.iter().all(|c| out.contains_key(*c)) {
+            return Err(DbError::client(ClientFault::Other, "pg_stat_database has no row for this database"));
         }
         Ok(out)
     }

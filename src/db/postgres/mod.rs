@@ -82,7 +82,7 @@ impl Database for PostgresDatabase {
                 return Err(connect_error(e, &self.target));
             }
         };
-        Ok(PostgresConnection { inner })
+        Ok(PostgresConnection { inner, stat_views: None })
     }
 
     fn dialect(&self) -> Dialect {
@@ -152,6 +152,8 @@ impl Database for PostgresDatabase {
 
 pub struct PostgresConnection {
     inner: Inner,
+    /// Which statistics views the server has (admin::counters), once read.
+    stat_views: Option<u8>,
 }
 
 pub(super) enum Inner {

@@ -369,6 +369,10 @@ pub fn single_charts(d: &ResultDocument) -> Vec<Chart> {
         tps.series.push(Series::line("target rate", t.clone(), target, 6).styled("dash"));
     }
     charts.push(tps);
+    // The server's own figures over time, under the throughput they go with.
+    charts.extend(
+        super::server::charts(d, &iv, &t).into_iter().map(|(id, title, y, series)| timeline(&id, &title, y, series)),
+    );
 
     // Latency over time, one chart per class that ran anything.
     for (class, what) in classes_with_statements(&d.stats) {
@@ -405,15 +409,13 @@ pub fn single_charts(d: &ResultDocument) -> Vec<Chart> {
         charts.extend(open_loop_charts(&iv, &t, &shade, &marks));
     }
 
-    if iv.iter().any(|i| i.client_cpu_pct.is_some()) {
-        let cpu = iv.iter().map(|i| i.client_cpu_pct.map_or(Value::Null, |v| sig(v, 3))).collect();
-        charts.push(timeline(
-            "client-cpu",
-            "fairbench client CPU per second (percent of one core)",
-            Axis::new("CPU (% of one core)", "linear", "pct"),
-            vec![Series::line("client CPU", t.clone(), cpu, 3)],
-        ));
-    }
+    let cpu = iv.iter().map(|i| i.client_cpu_pct.map_or(Value::Null, |v| sig(v, 3))).collect();
+    charts.push(timeline(
+        "client-cpu",
+        "fairbench client CPU per second (percent of one core)",
+        Axis::new("CPU (% of one core)", "linear", "pct"),
+        vec![Series::line("client CPU", t.clone(), cpu, 3)],
+    ));
     charts.retain(Chart::has_data);
     fit_time_axes(&mut charts, &iv);
     charts

@@ -9,6 +9,7 @@ mod decimate;
 mod escape;
 mod ha;
 mod multi;
+mod server;
 mod shards;
 mod single;
 mod tpcc;

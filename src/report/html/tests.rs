@@ -104,6 +104,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                     points: (0..100).map(|k| [from + k as f64 / 100.0, 900.0 * (1.0 + rng.next())]).collect(),
                 },
                 slowest: None,
+                server: Default::default(),
                 histograms: Default::default(),
             }
         })
