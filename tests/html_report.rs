@@ -237,8 +237,9 @@ fn sqlite_single_and_comparison_reports_load_offline_with_their_charts() {
     report(dir.path(), &[&a_json, &b_json], &compare);
 
     let (s, o, c) = std::thread::scope(|scope| {
-        let s = scope.spawn(|| assert_loads_offline(&single, "report-single", 10));
-        let o = scope.spawn(|| assert_loads_offline(&open_loop, "report-open-loop", 12));
+        // Each with one chart of the SQLite file's own figures (pages over time).
+        let s = scope.spawn(|| assert_loads_offline(&single, "report-single", 11));
+        let o = scope.spawn(|| assert_loads_offline(&open_loop, "report-open-loop", 13));
         let c = scope.spawn(|| assert_loads_offline(&compare, "report-compare", 5));
         (s.join().unwrap(), o.join().unwrap(), c.join().unwrap())
     });
@@ -251,6 +252,7 @@ fn sqlite_single_and_comparison_reports_load_offline_with_their_charts() {
         assert!(s.dom.contains(text), "single report lacks {text}");
     }
     assert!(o.dom.contains("open loop at 300 events/s"));
+    assert!(s.dom.contains("Server, io: pages (read about once a second)"), "no chart of the server's figures");
     // The comparison: ratios with their intervals and readings, the unfair loop models.
     assert!(c.dom.contains("loop-model-differs") && c.dom.contains("sev-critical"));
     assert!(c.dom.contains("x ["), "no ratio with an interval in the comparison");

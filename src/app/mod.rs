@@ -9,6 +9,7 @@ mod faults;
 mod hints;
 mod k8s;
 mod live;
+mod own_tables;
 mod probe;
 mod recover;
 mod report;
@@ -454,16 +455,17 @@ fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) 
         }
         None => prepare::cleanup(db.clone(), args.tables)?,
     };
-    for t in &out.dropped {
+    let own = own_tables::cleanup_all(db.clone())?;
+    for t in out.dropped.iter().chain(&own.dropped) {
         say(format_args!("Dropped table {t}"));
     }
-    if out.dropped.is_empty() {
+    if out.dropped.is_empty() && own.dropped.is_empty() {
         say(format_args!("No table created by fairbench to drop"));
     }
     for t in &out.foreign {
         eprintln!("warning: left {t} alone: fairbench did not create it");
     }
-    for (t, why) in &out.in_use {
+    for (t, why) in &own.in_use {
         eprintln!("note: left {t}: {why}");
     }
     if let Some(note) = db.compact_if_empty()? {

@@ -2,7 +2,6 @@
 //! tables ([`tables`]) in parallel; drop only ours.
 
 mod bulk;
-pub mod own;
 pub mod sharded;
 pub mod tables;
 
@@ -394,15 +393,6 @@ pub struct CleanupOutcome {
     pub dropped: Vec<String>,
     /// Tables left alone because fairbench did not create them.
     pub foreign: Vec<String>,
-    /// fairbench's own tables left because a run uses them, and why.
-    pub in_use: Vec<(String, String)>,
-}
-
-impl CleanupOutcome {
-    fn own(&mut self, own: own::OwnTables) {
-        self.dropped.extend(own.dropped);
-        self.in_use.extend(own.in_use);
-    }
 }
 
 /// Drops the `sbtest<n>` tables fairbench created (`up_to`: only n <= N); never any other
@@ -430,7 +420,6 @@ pub fn cleanup<D: Database>(db: Arc<D>, up_to: Option<u32>) -> Result<CleanupOut
                 out.foreign.push(t.name);
             }
         }
-        out.own(own::cleanup(&*db, &mut conn).await?);
         Ok(out)
     })
 }

@@ -301,7 +301,6 @@ pub fn cleanup<D: Database>(db: Arc<D>, program: &Program) -> Result<super::Clea
                 out.dropped.push(t.name);
             }
         }
-        out.own(super::own::cleanup(&*db, &mut conn).await?);
         Ok(out)
     })
 }

@@ -4,8 +4,9 @@
 //! writes its table continuously (rows added while cleanup watches it for a moment), a
 //! sharded run has a start without its end (until it is two days old: then it died).
 
-use super::PrepareError;
 use crate::db::{Connection, Database};
+use crate::prepare::PrepareError;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Each table and the mark (its comment, or SQLite's CREATE text) fairbench gives it.
@@ -27,7 +28,16 @@ pub struct OwnTables {
     pub in_use: Vec<(String, String)>,
 }
 
-pub async fn cleanup<D: Database>(db: &D, conn: &mut D::Conn) -> Result<OwnTables, PrepareError> {
+/// Drops fairbench's own tables no run uses, under the prepare lock.
+pub fn cleanup_all<D: Database>(db: Arc<D>) -> Result<OwnTables, PrepareError> {
+    crate::local_runtime().block_on(async {
+        let mut conn = db.connect().await?;
+        crate::prepare::lock(&mut conn).await?;
+        cleanup(&*db, &mut conn).await
+    })
+}
+
+async fn cleanup<D: Database>(db: &D, conn: &mut D::Conn) -> Result<OwnTables, PrepareError> {
     let mut out = OwnTables::default();
     let existing = conn.tables("fairbench_").await?;
     for (name, marker) in OWN {
