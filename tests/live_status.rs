@@ -16,12 +16,17 @@ fn prepared_sqlite() -> TestDb {
 
 /// Runs fairbench with `args` on a pseudo-terminal; what the terminal received.
 fn on_terminal(db: &TestDb, args: &[&str]) -> String {
+    // A terminal wide enough for the whole line (a narrow one cuts its end).
+    on_terminal_sized(db, "rows 50 cols 250", args)
+}
+
+/// [`on_terminal`] on a terminal of `size` (`stty`'s words).
+fn on_terminal_sized(db: &TestDb, size: &str, args: &[&str]) -> String {
     let mut line = vec![bin().display().to_string()];
     line.extend(args.iter().map(|a| a.to_string()));
     line.push(format!("--target={}", db.url));
     let o = Command::new("script")
-        // A terminal wide enough for the whole line (a narrow one cuts its end).
-        .args(["-q", "-e", "-f", "-c", &format!("stty rows 50 cols 250; {}", line.join(" ")), "/dev/null"])
+        .args(["-q", "-e", "-f", "-c", &format!("stty {size}; {}", line.join(" ")), "/dev/null"])
         .current_dir(db.dir.path())
         .output()
         .expect("script (util-linux) runs");
@@ -64,6 +69,19 @@ fn sqlite_terminal_shows_the_phase_and_a_time_left_that_counts_down() {
         last + screen[last..].find("fairbench 0.1.0: oltp_point_select on SQLite").expect("the report follows");
     assert!(screen[last..report].contains("\r\x1b[2K"), "{:?}", &screen[last..]);
     assert!(!screen[report..].contains("\x1b[2K"), "drawn over the report");
+}
+
+/// A terminal that reports its columns but 0 rows still gets the whole line (it was cut at
+/// 80 columns, where the usual reading of the size gives up).
+#[test]
+fn sqlite_a_terminal_of_zero_rows_gets_its_whole_width() {
+    let db = prepared_sqlite();
+    let screen =
+        on_terminal_sized(&db, "rows 0 cols 250", &["run", "oltp_point_select", "--table-size=1000", "--time=2"]);
+    let drawn = drawings(&screen);
+    let measuring: Vec<&&str> = drawn.iter().filter(|d| d.starts_with("measuring [")).collect();
+    assert!(!measuring.is_empty(), "{drawn:#?}");
+    assert!(measuring.iter().all(|d| d.trim_end().ends_with("reconnects") && d.len() > 80), "{measuring:#?}");
 }
 
 #[test]

@@ -88,31 +88,35 @@ fn sqlite_figures_are_the_files_own() {
     assert_followed(&doc, &["page_count", "freelist_count"], &["page_count"], &[]);
 }
 
-/// Cleanup drops the shard barrier's table a finished sharded run left, and compacts a
+/// Shards say which part of the run they are, the combined table which p95 it shows;
+/// cleanup then drops the shard barrier's table the finished run left, and compacts the
 /// SQLite file it emptied.
 #[test]
 fn cleanup_removes_fairbench_own_tables_and_compacts_sqlite() {
     let db = TestDb::new(Kind::Sqlite);
     assert!(db.fairbench(&["prepare", "oltp_point_select", "--table-size=20000"]).status.success());
     let shard = |i: &str| {
-        let i = format!("--shard={i}/2");
-        db.run_json(&[
-            "run",
-            "oltp_point_select",
-            "--table-size=20000",
-            "--time=1",
-            "--threads=2",
-            &i,
-            "--shard-key=own-tables",
-        ])
+        let (shard, out) = (format!("--shard={i}/2"), format!("--out=shard-{i}.json"));
+        let args = ["run", "oltp_point_select", "--table-size=20000", "--time=1", "--threads=2", &shard, &out];
+        let o = db.fairbench(&[&args[..], &["--shard-key=own-tables"]].concat());
+        assert!(o.status.success(), "{}", text(&o));
+        text(&o)
     };
     let (a, b) = std::thread::scope(|s| {
         let a = s.spawn(|| shard("0"));
         let b = s.spawn(|| shard("1"));
         (a.join().unwrap(), b.join().unwrap())
     });
-    assert_eq!(a["conditions"]["run"]["status"], "completed");
-    assert_eq!(b["conditions"]["run"]["status"], "completed");
+    // Each shard's banner says which part of the run it is.
+    assert!(a.contains("; shard 0 of 2, 1 of 2 clients, 1 s;"), "{a}");
+    assert!(b.contains("; shard 1 of 2, 1 of 2 clients, 1 s;"), "{b}");
+    // The combined table's p95 columns say what they are: whole events (as the headline's)
+    // and statements.
+    let c =
+        fairbench_in(db.dir.path(), &["combine", "shard-0.json", "shard-1.json", "--out=all.json"].map(String::from));
+    assert!(c.status.success(), "{}", text(&c));
+    let combined = text(&c);
+    assert!(combined.contains("p95_event_ms  p95_stmt_ms"), "{combined}");
     assert!(db.tables().contains(&"fairbench_shards".to_string()), "{:?}", db.tables());
     let path = db.url.trim_start_matches("sqlite://").to_string();
     let before = std::fs::metadata(&path).unwrap().len();

@@ -87,6 +87,8 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     assert_eq!(db.count("orders"), 60_000 + (1000 - rollbacks) as i64);
     let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"tpcc-no-wait") && ids.contains(&"tpcc-short"), "{ids:?}");
+    let short = doc["audit"].as_array().unwrap().iter().find(|f| f["id"] == "tpcc-short").unwrap();
+    assert!(short["title"].as_str().unwrap().ends_with("lasts at least 120 minutes"), "{short}");
     assert!(!ids.contains(&"tpcc-few-warehouses") && !ids.contains(&"tpcc-mix"), "{ids:?}");
     let report = text(&db.fairbench(&["run", "tpcc", &set, "--threads=1", "--events=23"]));
     assert!(report.contains("TPC-C-like figures (no-wait mode") && report.contains("tpmC "), "{report}");
@@ -99,6 +101,9 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     let html = std::fs::read_to_string(&page).unwrap();
     let tpmc = format!("<strong>tpmC {:.0}</strong>", t["tpmc"].as_f64().unwrap());
     assert!(html.contains("TPC-C-like figures") && html.contains(&tpmc), "the page shows the figures");
+    // And its headline facts, beside the queries and events per second.
+    let facts = format!("tpmC {:.0}, NOPM {:.0}; ", t["tpmc"].as_f64().unwrap(), t["nopm"].as_f64().unwrap());
+    assert!(html.contains(&facts), "the headline facts lack {facts}");
     assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
 }
 

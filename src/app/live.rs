@@ -113,6 +113,8 @@ impl Job {
         };
         if s.terminal {
             let bar = indicatif::ProgressBar::new_spinner();
+            // Drawn at most 20 times a second, as indicatif draws to stderr by default.
+            bar.set_draw_target(indicatif::ProgressDrawTarget::term_like_with_hz(Box::new(super::term::Stderr), 20));
             bar.set_style(indicatif::ProgressStyle::with_template("{wide_msg}").expect("valid template"));
             s.bar = Some(bar);
         }

@@ -18,6 +18,7 @@ mod run;
 mod sandbox;
 mod shard;
 mod sweep;
+mod term;
 use run::run_cmd;
 
 use crate::audit;

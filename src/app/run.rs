@@ -502,15 +502,18 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
         (None, Some(e)) => format!("{e} events"),
         (None, None) => "until Ctrl-C".into(),
     };
+    // A shard runs its part of the run's clients: say which part of how many.
+    let clients = match &plan.shard {
+        Some(s) => format!("shard {} of {}, {} of {} clients", s.index, s.count, s.threads, s.total_threads),
+        None => crate::model::plural(plan.threads as u64, "client"),
+    };
     eprintln!(
-        "fairbench {}: {} on {} {} via {transport}{}; {} client{}, {stop}{}; distribution {}",
+        "fairbench {}: {} on {} {} via {transport}{}; {clients}, {stop}{}; distribution {}",
         env!("CARGO_PKG_VERSION"),
         plan.workload.name(),
         server.product,
         server.version,
         if ps { "" } else { ", plain-text queries (--ps=off)" },
-        plan.threads,
-        if plan.threads == 1 { "" } else { "s" },
         if plan.repeats > 1 { format!(", {} repeats", plan.repeats) } else { String::new() },
         plan.distribution.describe()
     );

@@ -49,8 +49,23 @@ pub(super) fn finding(
         id: id.into(),
         severity,
         title: title.into(),
-        evidence: evidence.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<BTreeMap<_, _>>(),
+        evidence: evidence.into_iter().map(|(k, v)| (k.to_string(), short_floats(v))).collect::<BTreeMap<_, _>>(),
         advice: advice.into(),
+    }
+}
+
+/// Fractions at 6 significant digits: evidence reads `measured_s=9.00035`, not the float
+/// noise of `9.000345734000001`. Integers stay as they are.
+fn short_floats(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or_default();
+            let short: f64 = format!("{f:.5e}").parse().unwrap_or(f);
+            serde_json::Number::from_f64(short).map_or(Value::Number(n), Value::Number)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(short_floats).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, short_floats(v))).collect()),
+        other => other,
     }
 }
 

@@ -322,6 +322,7 @@ fn combined(change: &dyn Fn(&mut [crate::model::shard::ShardRow])) -> Vec<Findin
             tps: 1000.0,
             qps: 1000.0,
             p95_us: 900.0,
+            event_p95_us: None,
             errors: 0,
             status: crate::model::RunStatus::Completed,
         })
@@ -355,4 +356,17 @@ fn shard_rules_read_the_rows() {
     });
     assert_eq!(with_id(&busy, "shard-client-saturated")[0].evidence["shard"], json!(0));
     assert_eq!(ids(combined(&|rows| rows[0].shard.not_ended = vec![2])), ["shard-counters-partial"]);
+}
+
+/// Evidence carries no float noise: a measured 9.000345734000001 s reads 9.00035.
+#[test]
+fn evidence_numbers_are_short() {
+    let mut d = loopback_run();
+    d.conditions.run.measured_s = 9.000345734000001;
+    d.conditions.run.status = crate::model::RunStatus::Interrupted;
+    let found = audit(&d);
+    let short = with_id(&found, "incomplete-run");
+    assert_eq!(short.len(), 1, "{found:#?}");
+    assert_eq!(short[0].evidence["measured_s"], json!(9.00035));
+    assert_eq!(serde_json::to_string(&short[0].evidence["measured_s"]).unwrap(), "9.00035");
 }

@@ -33,7 +33,7 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
         out.push(finding(
             "tpcc-short",
             Severity::Info,
-            format!("measured {:.1} minutes: a reported TPC-C measurement interval lasts at least 120", t.measured_minutes),
+            format!("measured {:.1} minutes: a reported TPC-C measurement interval lasts at least 120 minutes", t.measured_minutes),
             vec![("measured_minutes", json!((t.measured_minutes * 10.0).round() / 10.0)), ("minimum_minutes", json!(MEASUREMENT_MINUTES))],
             "a TPC-C result needs a steady state of at least 120 minutes (clause 5.5.1.1): deliveries empty the new-order queue, tables grow and checkpoints recur only over hours; use --warmup and --time 7200 for numbers to publish",
         ));

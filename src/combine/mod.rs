@@ -175,6 +175,7 @@ fn row(s: &Source) -> ShardRow {
         tps: stat("event").qps,
         qps: stat("total").qps,
         p95_us: stat("total").p95_us,
+        event_p95_us: Some(stat("event").p95_us),
         errors: d.errors.total,
         status: d.conditions.run.status,
     }

@@ -306,9 +306,16 @@ pub fn password_span(s: &str) -> Option<Range<usize>> {
     let start = if SCHEMES.iter().any(|k| body[..scheme_len].eq_ignore_ascii_case(k)) {
         let colon = usize::from(after.starts_with(':'));
         scheme_len + colon + after[colon..].len() - after[colon..].trim_start_matches('/').len()
+    } else if after.starts_with("://") {
+        // A scheme we do not know, written as one (`mysq://u:pw@h`): read as a URL, its
+        // user stays readable and what follows the user's colon is the password.
+        let start = lead + scheme_len + 3;
+        let at = start + s[start..].rfind('@')?;
+        let colon = start + s[start..at].find(':')? + 1;
+        return (colon < at).then_some(colon..at);
     } else {
-        // Not a scheme we know (or none): it may be the user, and the first `:` may already
-        // start the password (`user://pw@host` is both).
+        // Not a scheme (or none): it may be the user, and the first `:` may already start
+        // the password.
         0
     };
     let start = lead + start;
@@ -437,7 +444,9 @@ mod tests {
         assert_eq!(redact_str("mysql://u:pw@h:1/db"), "mysql://u:***@h:1/db");
         assert_eq!(redact_str("mysql://u:p@ss@h/db?tls=require"), "mysql://u:***@h/db?tls=require");
         assert_eq!(redact_str("mysql:/u:pw@h/db"), "mysql:/u:***@h/db");
-        assert_eq!(redact_str("mysq://u:pw@h/db"), "mysq:***@h/db");
+        assert_eq!(redact_str("mysq://u:pw@h/db"), "mysq://u:***@h/db");
+        assert_eq!(redact_str("mongodb://alice:p:w@db1:27017/x"), "mongodb://alice:***@db1:27017/x");
+        assert_eq!(redact_str("mysq://alice@h/db"), "mysq://alice@h/db");
         assert_eq!(redact_str("u:pw@h/db"), "u:***@h/db");
         assert_eq!(redact_str("mysql://u:pw/db"), "mysql://u:***");
         for same in [

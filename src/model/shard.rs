@@ -71,6 +71,10 @@ pub struct ShardRow {
     pub qps: f64,
     /// Every statement's 95th percentile, microseconds.
     pub p95_us: f64,
+    /// Whole events' 95th percentile (the headline's), microseconds; absent in results
+    /// combined before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_p95_us: Option<f64>,
     pub errors: u64,
     /// The shard's own status (`completed`, `failed`, ...).
     pub status: super::RunStatus,

@@ -1,5 +1,5 @@
-//! The lines a person reads first: what ran where, throughput, per-event latency in ms (the
-//! unit of the interval lines), errors, how steady the rate was, and the audit's worst finding.
+//! The lines a person reads first: what ran where, throughput, per-event latency (each
+//! figure in the unit that shows it: 8.21 us, 11.08 ms), errors, how steady the rate was, and the audit's worst finding.
 
 use crate::model::stats::trim_float;
 use crate::model::{plural, ClassStats, Metric, RateSpread, ResultDocument};
@@ -74,12 +74,21 @@ pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
     };
 }
 
-/// Per-event percentiles in ms, and what kind of latency they are.
+/// A latency in the unit that shows it: `8.21 us`, `11.08 ms`, `2.50 s`.
+pub fn latency_unit(us: f64) -> String {
+    match us {
+        _ if us < 1000.0 => format!("{us:.2} us"),
+        _ if us < 1e6 => format!("{:.2} ms", us / 1e3),
+        _ => format!("{:.2} s", us / 1e6),
+    }
+}
+
+/// Per-event percentiles, each in the unit that shows it, and what kind of latency they are.
 fn latency(ev: &ClassStats, p: f64, open: bool) -> String {
     if ev.count == 0 {
         return "no event completed".into();
     }
-    let ms = |us: f64| format!("{:.2}", us / 1000.0);
+    let ms = latency_unit;
     let mut parts =
         vec![format!("p50 {}", ms(ev.p50_us)), format!("p95 {}", ms(ev.p95_us)), format!("p99 {}", ms(ev.p99_us))];
     if ![50.0, 95.0, 99.0, 100.0].contains(&p) {
@@ -89,7 +98,7 @@ fn latency(ev: &ClassStats, p: f64, open: bool) -> String {
     }
     parts.push(format!("max {}", ms(ev.max_us)));
     let kind = if open { "from each event's intended start" } else { "closed loop: service time at full load" };
-    format!("per event {} ms ({kind})", parts.join(", "))
+    format!("per event {} ({kind})", parts.join(", "))
 }
 
 /// `--repeat`: the events/s and p99 of each repeat, their median and spread.
@@ -128,5 +137,16 @@ fn stability(d: &ResultDocument) -> String {
             r.cv * 100.0,
             r.seconds
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_latency_in_the_unit_that_shows_it() {
+        let got: Vec<String> = [8.214, 999.0, 11_080.0, 2_500_000.0].iter().map(|v| latency_unit(*v)).collect();
+        assert_eq!(got, ["8.21 us", "999.00 us", "11.08 ms", "2.50 s"]);
     }
 }

@@ -58,19 +58,30 @@ fn table(o: &mut String, d: &ResultDocument) {
     let _ = writeln!(o);
     let _ = writeln!(
         o,
-        "{:<6} {:<20} {:>8} {:>11} {:>11} {:>10} {:>7} {:>11} {:>10} {:>10}",
-        "shard", "host", "clients", "events/s", "queries/s", "p95_ms", "errors", "client_cpu", "offset_ms", "start_ms"
+        "{:<6} {:<20} {:>8} {:>11} {:>11} {:>12} {:>12} {:>7} {:>11} {:>10} {:>10}",
+        "shard",
+        "host",
+        "clients",
+        "events/s",
+        "queries/s",
+        "p95_event_ms",
+        "p95_stmt_ms",
+        "errors",
+        "client_cpu",
+        "offset_ms",
+        "start_ms"
     );
     for r in rows {
         let start = r.shard.starts.first();
         let _ = writeln!(
             o,
-            "{:<6} {:<20} {:>8} {:>11.1} {:>11.1} {:>10.3} {:>7} {:>10.1}% {:>+10.3} {:>+10.3}{}",
+            "{:<6} {:<20} {:>8} {:>11.1} {:>11.1} {:>12} {:>12.3} {:>7} {:>10.1}% {:>+10.3} {:>+10.3}{}",
             r.shard.index,
             r.client.host.hostname,
             r.shard.threads,
             r.tps,
             r.qps,
+            r.event_p95_us.map_or("-".into(), |us| format!("{:.3}", us / 1000.0)),
             r.p95_us / 1000.0,
             r.errors,
             r.client_cost.cpu_utilization_pct,
@@ -82,18 +93,19 @@ fn table(o: &mut String, d: &ResultDocument) {
     let total = |k: &str| d.stats.get(k).cloned().unwrap_or_default();
     let _ = writeln!(
         o,
-        "{:<6} {:<20} {:>8} {:>11.1} {:>11.1} {:>10.3} {:>7} {:>10.1}%",
+        "{:<6} {:<20} {:>8} {:>11.1} {:>11.1} {:>12.3} {:>12.3} {:>7} {:>10.1}%",
         "all",
         format!("{} host(s)", hosts.len()),
         d.conditions.run.threads,
         total("event").qps,
         total("total").qps,
+        total("event").p95_us / 1000.0,
         total("total").p95_us / 1000.0,
         d.errors.total,
         d.client_cost.cpu_utilization_pct
     );
     let _ = writeln!(
         o,
-        "(p95 of every statement; the combined row's from the shards' histograms summed, not averaged; client_cpu: percent of the host's cores)"
+        "(p95 of whole events, as the headline's, and of every statement; the combined row's from the shards' histograms summed, not averaged; client_cpu: percent of the host's cores)"
     );
 }

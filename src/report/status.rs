@@ -132,8 +132,10 @@ pub fn duration(secs: f64) -> String {
     }
 }
 
+/// Below a millisecond in microseconds (a point select on SQLite takes a few).
 fn millis(ms: f64) -> String {
     match ms {
+        x if x < 1.0 => format!("{:.1} us", x * 1000.0),
         x if x < 10.0 => format!("{x:.2} ms"),
         x if x < 100.0 => format!("{x:.1} ms"),
         x => format!("{} ms", thousands(x)),
@@ -143,6 +145,13 @@ fn millis(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_p99_below_a_millisecond_reads_in_microseconds() {
+        assert_eq!(millis(0.0123), "12.3 us");
+        assert_eq!(millis(3.14), "3.14 ms");
+        assert_eq!(millis(1234.0), "1,234 ms");
+    }
 
     fn second(from_s: f64, warmup: bool, events: u64, errors: u64) -> IntervalStats {
         let mut s = IntervalStats { from_s, duration_s: 1.0, warmup, errors, ..Default::default() };

@@ -373,7 +373,45 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// Reads a workload file's text; a syntax or shape error names the line and column.
 pub fn parse(file: &str, text: &str) -> Result<Spec, String> {
     toml::from_str::<Spec>(text).map_err(|e| {
-        let at = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        let open = ["array", "inline table", "unclosed"].iter().any(|w| e.message().contains(w));
+        let at = e.span().map(|s| if open { mistake_at(text, s.start) } else { s.start });
+        let at = at.map(|o| line_col(text, o)).unwrap_or((1, 1));
         format!("{file}:{}:{}: {}", at.0, at.1, e.message().trim())
     })
+}
+
+/// Where a value left open (an array without its `]`), which the parser finds at `offset`
+/// on a later line after blank lines and comments, was left open: at the end of the last
+/// line of content before it.
+fn mistake_at(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..offset].trim().is_empty() {
+        return offset;
+    }
+    // Lines before this one, with where each starts, the last one with content.
+    let mut start = 0;
+    let mut content = None;
+    for line in text[..line_start].split_inclusive('\n') {
+        let body = line.trim_end();
+        if !body.trim_start().is_empty() && !body.trim_start().starts_with('#') {
+            content = Some(start + body.len());
+        }
+        start += line.len();
+    }
+    content.unwrap_or(offset)
+}
+
+#[cfg(test)]
+mod syntax_tests {
+    /// The line:column of a syntax error is where the mistake is: an array left open is
+    /// on its own line, not the next; a bad line's own start stays its own.
+    #[test]
+    fn syntax_errors_name_the_line_of_the_mistake() {
+        let at = |text: &str| super::parse("w.toml", text).unwrap_err();
+        let open = at("[workload]\nname = [1, 2\n\n# note\n[[transactions]]\nname = \"t\"\n");
+        assert!(open.starts_with("w.toml:2:13: "), "{open}");
+        let bad_line = at("[workload]\nname = \"x\"\n= 5\n");
+        assert!(bad_line.starts_with("w.toml:3:1: "), "{bad_line}");
+    }
 }

@@ -20,6 +20,7 @@ pub fn section(d: &ResultDocument) -> String {
                 Cell::num(r.shard.threads.to_string()),
                 Cell::num(format!("{:.1}", r.tps)),
                 Cell::num(format!("{:.1}", r.qps)),
+                Cell::num(r.event_p95_us.map_or("-".into(), |us| format!("{:.3}", us / 1000.0))),
                 Cell::num(format!("{:.3}", r.p95_us / 1000.0)),
                 Cell::num(r.errors.to_string()),
                 Cell::num(format!("{:.1}%", r.client_cost.cpu_utilization_pct)),
@@ -36,6 +37,7 @@ pub fn section(d: &ResultDocument) -> String {
         Cell::num(d.conditions.run.threads.to_string()),
         Cell::num(format!("{:.1}", total("event").qps)),
         Cell::num(format!("{:.1}", total("total").qps)),
+        Cell::num(format!("{:.3}", total("event").p95_us / 1000.0)),
         Cell::num(format!("{:.3}", total("total").p95_us / 1000.0)),
         Cell::num(d.errors.total.to_string()),
         Cell::num(format!("{:.1}%", d.client_cost.cpu_utilization_pct)),
@@ -56,7 +58,7 @@ pub fn section(d: &ResultDocument) -> String {
         d.shards.len(),
         esc(&spread),
         table(
-            &["shard", "host", "clients", "events/s", "queries/s", "p95 ms", "errors", "client CPU", "clock offset ms", "start ms", ""],
+            &["shard", "host", "clients", "events/s", "queries/s", "p95 ms (event)", "p95 ms (statement)", "errors", "client CPU", "clock offset ms", "start ms", ""],
             rows,
             "num"
         )

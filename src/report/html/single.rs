@@ -42,7 +42,6 @@ fn transport(d: &ResultDocument) -> String {
 pub fn headline(file: &str, d: &ResultDocument) -> String {
     let c = &d.conditions;
     let r = &c.run;
-    let stat = |class: &str| d.stats.get(class).cloned().unwrap_or_default();
     let mut o = String::new();
     let duration = format!(
         "{:.1} s measured after {} s warmup{}",
@@ -64,7 +63,7 @@ pub fn headline(file: &str, d: &ResultDocument) -> String {
         ("clients", r.threads.to_string()),
         ("loop model", loop_model(d)),
         ("duration", duration),
-        ("throughput", format!("{} queries/s, {} events/s", rate(stat("total").qps), rate(stat("event").qps))),
+        ("throughput", throughput(d)),
         ("errors", format!("{} retried, {} reconnects", d.errors.total, d.errors.reconnects)),
         ("status", status),
     ];
@@ -77,6 +76,16 @@ pub fn headline(file: &str, d: &ResultDocument) -> String {
     let _ = write!(o, "<p class=\"muted\">{} &middot; {}</p>", esc(file), esc(&r.started_at));
     o.push_str(&latency_table(d));
     o
+}
+
+/// Queries and events per second; a TPC-C-like result's tpmC and NOPM first.
+fn throughput(d: &ResultDocument) -> String {
+    let stat = |class: &str| d.stats.get(class).cloned().unwrap_or_default();
+    let rates = format!("{} queries/s, {} events/s", rate(stat("total").qps), rate(stat("event").qps));
+    match &d.tpcc {
+        Some(t) => format!("tpmC {:.0}, NOPM {:.0}; {rates}", t.tpmc, t.nopm),
+        None => rates,
+    }
 }
 
 /// Latency of every class that ran anything: count, rate and percentiles in ms.
