@@ -42,9 +42,14 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
             if let Some(r) = i.repeat {
                 stall["repeat"] = json!(r);
             }
+            let server = server_then(d, i);
+            if !server.is_empty() {
+                stall["server"] = json!(server);
+            }
             stall
         })
         .collect();
+    let checkpointed = stalled.iter().any(|i| checkpoints_in(d, i) > 0.0);
     let which = stalled[0]
         .slowest
         .as_ref()
@@ -57,10 +62,11 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
         id: "stall".into(),
         severity: Severity::Warn,
         title: format!(
-            "{} held events far outside the distribution: the longest took {:.2} s{which} where p99 is {:.2} ms",
+            "{} held events far outside the distribution: the longest took {:.2} s{which} where p99 is {:.2} ms{}",
             stretches(&stalled),
             worst / 1e6,
-            p99 / 1000.0
+            p99 / 1000.0,
+            if checkpointed { "; the server checkpointed then" } else { "" }
         ),
         evidence: [
             ("p99_ms".to_string(), json!(round(p99 / 1000.0))),
@@ -72,6 +78,29 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
         .collect(),
         advice: "find what stopped these events (lock waits, checkpoints, log flushes, a failover, the client's host) before quoting percentiles: a closed loop also held back each stalled client's next events, so the percentiles understate the stall; the timeline shows when".into(),
     }]
+}
+
+/// The server's figures in a stalled interval that stand out from the run: at least twice
+/// their median over the measured intervals (a checkpoint, a surge of page flushing, lock
+/// waits), with that median.
+fn server_then(d: &ResultDocument, i: &crate::model::IntervalStats) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    for (key, value) in &i.server {
+        let mut all: Vec<f64> =
+            d.intervals.iter().filter(|m| !m.warmup).filter_map(|m| m.server.get(key).copied()).collect();
+        all.sort_by(f64::total_cmp);
+        let median = all.get(all.len() / 2).copied().unwrap_or(0.0);
+        if *value > 0.0 && *value >= 2.0 * median {
+            out.insert(key.clone(), json!({ "then": round(*value), "median": round(median) }));
+        }
+    }
+    out
+}
+
+/// Checkpoints the server counted in the interval (figures whose unit is checkpoints).
+fn checkpoints_in(d: &ResultDocument, i: &crate::model::IntervalStats) -> f64 {
+    let figures = d.conditions.server.facts.as_ref().map(|f| f.sampled.as_slice()).unwrap_or_default();
+    figures.iter().filter(|f| f.unit == "checkpoints").filter_map(|f| i.server.get(&f.key)).sum()
 }
 
 fn round(x: f64) -> f64 {
@@ -104,5 +133,43 @@ mod tests {
         assert_eq!(stretches(&[&second, &second]), "2 seconds");
         assert_eq!(stretches(&[&merged, &second]), "2 stretches (of up to 5.12 s)");
         assert_eq!(stretches(&[&entry(0.25)]), "1 stretch (of up to 0.25 s)");
+    }
+
+    /// A stall in a second the server checkpointed says so, with the figures that stood
+    /// out then (requested checkpoints, buffers written) against their medians.
+    #[test]
+    fn a_stall_during_a_checkpoint_says_so() {
+        use crate::model::{ClassStats, SampledFigure, ServerFacts};
+        let second = |n: usize, max_us: f64, checkpoints: f64, buffers: f64| {
+            let mut i = IntervalStats { from_s: n as f64, duration_s: 1.0, ..Default::default() };
+            i.event.max_us = max_us;
+            i.server = [
+                ("checkpoints_req/s".to_string(), checkpoints),
+                ("buffers_checkpoint/s".to_string(), buffers),
+                ("xact_commit/s".to_string(), 500.0),
+            ]
+            .into();
+            i
+        };
+        let mut d: ResultDocument = serde_json::from_str(include_str!("testdata/mariadb_loopback.json")).unwrap();
+        d.stats.insert("event".into(), ClassStats { p99_us: 2_000.0, ..Default::default() });
+        d.intervals = (0..9).map(|n| second(n, 3_000.0, 0.0, 10.0)).collect();
+        d.intervals.push(second(9, 900_000.0, 1.0, 4_000.0));
+        d.conditions.server.facts = Some(ServerFacts {
+            sampled: vec![
+                SampledFigure::rate("checkpoints_req", "checkpoints (requested)", "checkpoints", "checkpoint"),
+                SampledFigure::rate("buffers_checkpoint", "buffers written by checkpoints", "buffers", "checkpoint"),
+            ],
+            ..Default::default()
+        });
+        let found = stalls(&d);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].title.ends_with("; the server checkpointed then"), "{}", found[0].title);
+        let server = &found[0].evidence["stalls"][0]["server"];
+        assert_eq!(server["checkpoints_req/s"], json!({"then": 1.0, "median": 0.0}));
+        assert_eq!(server["buffers_checkpoint/s"], json!({"then": 4000.0, "median": 10.0}));
+        assert!(server.get("xact_commit/s").is_none(), "a figure as usual is not named: {server}");
+        d.intervals[9].server.insert("checkpoints_req/s".into(), 0.0);
+        assert!(!stalls(&d)[0].title.contains("checkpointed"));
     }
 }
