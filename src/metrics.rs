@@ -1,18 +1,101 @@
 //! `--metrics-listen ADDR:PORT`: the run's figures as OpenMetrics text (what Prometheus
 //! scrapes) while it lasts, fed once per timeline interval from what the collector already
 //! computed. Counters count from the run's start, warmup included (labelled by phase).
-//! Latency is exposed as gauges of the last interval's exact percentiles (HdrHistogram,
-//! as the result reports them) rather than as a Prometheus histogram: fixed buckets would
-//! round the percentiles, and native histograms need the protobuf exposition.
+//! Latency twice: as a histogram per class (`fairbench_latency_seconds`, classic buckets
+//! filled from each interval's HdrHistogram, so Prometheus adds shards and runs up and
+//! computes its own quantiles), and as gauges of the last interval's exact percentiles
+//! (as the result reports them: fixed buckets round percentiles). Every metric carries the
+//! run's labels (run, workload, target, shard), and `fairbench_run_info` describes the run.
 
 use crate::model::{CompactStats, IntervalStats};
-use prometheus_client::encoding::EncodeLabelSet;
+use crate::recorder::classes::ClassHistograms;
+use crate::stats::LatencyHistogram;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::Registry;
+use std::borrow::Cow;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
+
+/// What every metric of a run is labelled with, so that several runs or a run's shards
+/// scraped by one Prometheus stay apart, and add up where they should.
+#[derive(Clone, Debug, Default)]
+pub struct RunLabels {
+    /// The shards' key (`--shard-key`, the same on every shard), or the run's start (UTC).
+    pub run: String,
+    pub workload: String,
+    /// The target, password redacted.
+    pub target: String,
+    /// `I/N` for a shard, else empty.
+    pub shard: String,
+}
+
+/// What `fairbench_run_info` says of the run.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunInfo {
+    version: String,
+    loop_model: String,
+    clients: String,
+}
+
+/// Bucket bounds of the latency histograms, seconds: 50 us to 50 s in steps of 2, 2.5, 2.
+const BOUNDS_S: [f64; 19] = [
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+    25.0, 50.0,
+];
+
+/// A latency histogram in Prometheus's classic buckets, filled from HdrHistograms (each
+/// value counted in the bucket its HdrHistogram bucket falls in: within 0.1%).
+#[derive(Debug, Default)]
+struct Buckets {
+    inner: Mutex<BucketCounts>,
+}
+
+#[derive(Debug, Default)]
+struct BucketCounts {
+    sum_s: f64,
+    count: u64,
+    /// One per bound, then +Inf.
+    counts: Vec<u64>,
+}
+
+impl Buckets {
+    fn add(&self, h: &LatencyHistogram) {
+        let mut b = crate::lock(&self.inner);
+        if b.counts.is_empty() {
+            b.counts = vec![0; BOUNDS_S.len() + 1];
+        }
+        for (ns, n) in h.buckets() {
+            let s = ns as f64 / 1e9;
+            let i = BOUNDS_S.iter().position(|bound| s <= *bound).unwrap_or(BOUNDS_S.len());
+            b.counts[i] += n;
+        }
+        b.count += h.count();
+        b.sum_s += h.sum_ns() as f64 / 1e9;
+    }
+}
+
+impl TypedMetric for Buckets {
+    const TYPE: MetricType = MetricType::Histogram;
+}
+
+impl EncodeMetric for Buckets {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        let b = crate::lock(&self.inner);
+        let bounds = BOUNDS_S.iter().copied().chain([f64::INFINITY]);
+        let counts = b.counts.iter().copied().chain(std::iter::repeat(0));
+        let buckets: Vec<(f64, u64)> = bounds.zip(counts).collect();
+        encoder.encode_histogram::<prometheus_client::encoding::NoLabelSet>(b.sum_s, b.count, &buckets, None)
+    }
+
+    fn metric_type(&self) -> MetricType {
+        Self::TYPE
+    }
+}
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Phase {
@@ -42,15 +125,20 @@ pub struct LiveMetrics {
     backlog: Gauge,
     late: Counter,
     latency: Family<Quantile, Gauge<f64, AtomicU64>>,
+    histograms: Family<Class, Buckets>,
     /// A scrape sees whole intervals: never one half taken in.
     consistent: Mutex<()>,
 }
 
 impl LiveMetrics {
     /// The figures of a run of `clients` connections; the open loop's only with `open_loop`.
-    pub fn new(clients: u32, open_loop: bool) -> LiveMetrics {
+    pub fn new(labels: &RunLabels, clients: u32, open_loop: bool) -> LiveMetrics {
+        let constant = [("run", &labels.run), ("workload", &labels.workload), ("target", &labels.target)]
+            .into_iter()
+            .chain((!labels.shard.is_empty()).then_some(("shard", &labels.shard)))
+            .map(|(k, v)| (Cow::Borrowed(k), Cow::Owned(v.clone())));
         let mut m = LiveMetrics {
-            registry: Registry::with_prefix("fairbench"),
+            registry: Registry::with_prefix_and_labels("fairbench", constant),
             events: Family::default(),
             statements: Family::default(),
             errors: Counter::default(),
@@ -60,6 +148,7 @@ impl LiveMetrics {
             backlog: Gauge::default(),
             late: Counter::default(),
             latency: Family::default(),
+            histograms: Family::default(),
             consistent: Mutex::new(()),
         };
         let r = &mut m.registry;
@@ -78,13 +167,28 @@ impl LiveMetrics {
             "The last interval's latency percentiles, by class (event: whole events)",
             m.latency.clone(),
         );
+        r.register(
+            "latency_seconds",
+            "Latency by class (event: whole events), every interval's, warmup included; buckets from HdrHistogram (within 0.1%)",
+            m.histograms.clone(),
+        );
+        let info = RunInfo {
+            version: env!("CARGO_PKG_VERSION").into(),
+            loop_model: if open_loop { "open" } else { "closed" }.into(),
+            clients: clients.to_string(),
+        };
+        r.register("run", "The run these metrics are of", Info::new(info));
         m.clients.set(clients as i64);
         m
     }
 
-    /// Takes in one closed interval.
-    pub fn interval(&self, s: &IntervalStats) {
+    /// Takes in one closed interval: its figures and its histograms per class.
+    pub fn interval(&self, s: &IntervalStats, h: &ClassHistograms) {
         let _whole = crate::lock(&self.consistent);
+        self.histograms.get_or_create(&Class { class: "event" }).add(h.event());
+        for (class, histogram) in h.by_name().filter(|(c, _)| *c != "total") {
+            self.histograms.get_or_create(&Class { class }).add(histogram);
+        }
         let phase = if s.warmup { "warmup" } else { "measured" };
         self.events.get_or_create(&Phase { phase }).inc_by(s.event.count);
         let classes = [("read", &s.read), ("write", &s.write), ("commit", &s.commit), ("other", &s.other)];
@@ -170,31 +274,79 @@ impl Drop for MetricsServer {
 mod tests {
     use super::*;
 
+    fn labels() -> RunLabels {
+        RunLabels {
+            run: "r1".into(),
+            workload: "oltp_point_select".into(),
+            target: "sqlite://x.db".into(),
+            shard: "".into(),
+        }
+    }
+
+    fn no_histograms() -> ClassHistograms {
+        ClassHistograms::from_classes(LatencyHistogram::new(), Default::default())
+    }
+
     #[test]
     fn counters_add_up_by_phase_and_class() {
-        let m = LiveMetrics::new(4, false);
+        let m = LiveMetrics::new(&labels(), 4, false);
         let mut s = IntervalStats { warmup: true, ..Default::default() };
         s.event.count = 10;
         s.read.count = 140;
-        m.interval(&s);
+        m.interval(&s, &no_histograms());
         s.warmup = false;
         s.event.p99_us = 2500.0;
         s.event.p95_us = 3665.919;
-        m.interval(&s);
+        m.interval(&s, &no_histograms());
         let text = m.text();
-        assert!(text.contains("fairbench_events_total{phase=\"warmup\"} 10"), "{text}");
-        assert!(text.contains("fairbench_events_total{phase=\"measured\"} 10"), "{text}");
-        assert!(text.contains("fairbench_statements_total{class=\"read\"} 280"), "{text}");
-        assert!(text.contains("fairbench_intervals_total 2"), "{text}");
-        assert!(text.contains("fairbench_clients 4"), "{text}");
-        assert!(
-            text.contains("fairbench_last_interval_latency_seconds{class=\"event\",quantile=\"0.99\"} 0.0025"),
-            "{text}"
-        );
+        let run = "run=\"r1\",workload=\"oltp_point_select\",target=\"sqlite://x.db\"";
+        assert!(text.contains(&format!("fairbench_events_total{{{run},phase=\"warmup\"}} 10")), "{text}");
+        assert!(text.contains(&format!("fairbench_events_total{{{run},phase=\"measured\"}} 10")), "{text}");
+        assert!(text.contains(&format!("fairbench_statements_total{{{run},class=\"read\"}} 280")), "{text}");
+        assert!(text.contains(&format!("fairbench_intervals_total{{{run}}} 2")), "{text}");
+        assert!(text.contains(&format!("fairbench_clients{{{run}}} 4")), "{text}");
+        let p99 = format!("fairbench_last_interval_latency_seconds{{{run},class=\"event\",quantile=\"0.99\"}} 0.0025");
+        assert!(text.contains(&p99), "{text}");
         // Exactly the nanoseconds, without binary noise.
         assert!(text.contains("quantile=\"0.95\"} 0.003665919\n"), "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
         assert!(!text.contains("open_loop"), "a closed loop has no backlog: {text}");
-        assert!(LiveMetrics::new(4, true).text().contains("fairbench_open_loop_backlog 0"));
+        assert!(LiveMetrics::new(&labels(), 4, true).text().contains("fairbench_open_loop_backlog{"));
+    }
+
+    /// Each class's histogram counts every latency of every interval, in the bucket its
+    /// value falls in, with the exact sum.
+    #[test]
+    fn histograms_add_every_interval_up() {
+        let m = LiveMetrics::new(&RunLabels { shard: "1/3".into(), ..labels() }, 2, false);
+        let mut event = LatencyHistogram::new();
+        for us in [80, 90, 400, 2_000, 30_000_000] {
+            event.record(std::time::Duration::from_micros(us));
+        }
+        let h = ClassHistograms::from_classes(event, Default::default());
+        m.interval(&IntervalStats::default(), &h);
+        m.interval(&IntervalStats::default(), &h);
+        let text = m.text();
+        let of = |suffix: &str| {
+            let name = format!("fairbench_latency_seconds_{suffix}");
+            text.lines().find(|l| l.starts_with(&name) && l.contains("class=\"event\"")).unwrap().to_string()
+        };
+        assert!(of("count").ends_with(" 10"), "{text}");
+        assert!(of("sum").ends_with(" 60.00514"), "{}", of("sum"));
+        let bucket = |le: &str| {
+            let want = format!("le=\"{le}\"");
+            let line = text.lines().find(|l| l.contains("class=\"event\"") && l.contains(&want)).unwrap();
+            line.rsplit(' ').next().unwrap().parse::<u64>().unwrap()
+        };
+        assert_eq!(
+            (bucket("0.0001"), bucket("0.0005"), bucket("0.0025"), bucket("25.0"), bucket("+Inf")),
+            (4, 6, 8, 8, 10)
+        );
+        assert!(text.contains("shard=\"1/3\""), "{text}");
+        let info = text.lines().find(|l| l.starts_with("fairbench_run_info{")).expect("an info metric");
+        assert!(
+            info.contains("version=\"") && info.contains("loop_model=\"closed\"") && info.ends_with(" 1"),
+            "{info}"
+        );
     }
 }

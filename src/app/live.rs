@@ -194,9 +194,9 @@ impl Progress for LiveProgress {
         self.phase(if warmup { Phase::Warmup } else { Phase::Measuring });
     }
 
-    fn second(&mut self, stats: &IntervalStats) {
+    fn second(&mut self, stats: &IntervalStats, histograms: &crate::recorder::classes::ClassHistograms) {
         if let Some(m) = &self.metrics {
-            m.interval(stats);
+            m.interval(stats, histograms);
         }
         let mut s = self.job.state();
         s.status.second(stats);

@@ -144,7 +144,7 @@ impl<D: Database> Session<D> {
         if !super::quiet() {
             announce(&plan, &before.server, &db.transport(), args.target.ps);
         }
-        let (metrics, metrics_server) = serve_metrics(args, &plan, job)?;
+        let (metrics, metrics_server) = serve_metrics(args, &plan, target, job)?;
         // sysbench's format: its interval lines on stdout, where its parsers read them.
         let progress = job.progress(
             match args.format() {
@@ -185,9 +185,16 @@ impl<D: Database> Session<D> {
 /// `--metrics-listen`: the live metrics and the server that serves them while the run lasts.
 type Metrics = (Option<Arc<crate::metrics::LiveMetrics>>, Option<crate::metrics::MetricsServer>);
 
-fn serve_metrics(args: &RunArgs, plan: &RunPlan, job: &Job) -> Result<Metrics, Error> {
+fn serve_metrics(args: &RunArgs, plan: &RunPlan, target: &TargetUrl, job: &Job) -> Result<Metrics, Error> {
     let Some(addr) = &args.metrics_listen else { return Ok((None, None)) };
-    let metrics = Arc::new(crate::metrics::LiveMetrics::new(plan.threads, plan.loop_model.is_open()));
+    // Shards share their key: Prometheus adds their figures up by run.
+    let labels = crate::metrics::RunLabels {
+        run: plan.shard.as_ref().map_or_else(|| crate::model::rfc3339(std::time::SystemTime::now()), |s| s.key.clone()),
+        workload: plan.workload.name().to_string(),
+        target: target.redacted(),
+        shard: plan.shard.as_ref().map_or(String::new(), |s| format!("{}/{}", s.index, s.count)),
+    };
+    let metrics = Arc::new(crate::metrics::LiveMetrics::new(&labels, plan.threads, plan.loop_model.is_open()));
     let server = crate::metrics::MetricsServer::start(addr, metrics.clone()).map_err(ConfigError)?;
     job.say(format_args!("metrics: http://{}/metrics (OpenMetrics, while the run lasts)", server.address()));
     Ok((Some(metrics), Some(server)))

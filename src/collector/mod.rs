@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 /// clients stop.
 pub trait Progress {
     fn started(&mut self) {}
-    /// One timeline entry (about a second; warmup flagged), as it is recorded.
-    fn second(&mut self, _s: &IntervalStats) {}
+    /// One timeline entry (about a second; warmup flagged), as it is recorded, with its
+    /// histograms per class.
+    fn second(&mut self, _s: &IntervalStats, _h: &ClassHistograms) {}
     fn window(&mut self, _w: &Window<'_>) {}
     /// Measurement is over: what follows is the run's end being read.
     fn stopped(&mut self) {}
@@ -315,7 +316,7 @@ impl Sink for Collector<'_> {
             stats.server.clone_from(server);
         }
         self.cpu_at_last = t.process_cpu;
-        self.progress.second(&stats);
+        self.progress.second(&stats, &self.classes);
         if let Some(files) = &mut self.stream {
             if let Err(e) = files.append(&stats) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
