@@ -9,7 +9,9 @@ use crate::model::sweep::{SweepDocument, SWEEP_SCHEMA_NAME};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::plan::ConfigError;
 use crate::report::html::{self, HtmlInput};
-use crate::report::{CompareText, ComparisonFormat as _, Report as _, ReportOptions, TextReport};
+use crate::report::{
+    CompareText, ComparisonFormat as _, CsvReport, HtmlReport, Report as _, ReportOptions, TextReport,
+};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -128,7 +130,7 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
             if let Some(path) = streamed_intervals(doc, &args.files[0]) {
                 doc.intervals = read_intervals(&path)?;
             }
-            html::render(&HtmlInput::Single { file: &names[0], doc })
+            HtmlReport { file: &names[0] }.render(doc, &ReportOptions { percentile: 95.0, verbose: false })
         }
         many => {
             if many.iter().any(|l| matches!(l, Loaded::Sweep(_))) {
@@ -159,13 +161,16 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
 
 pub(super) fn export_cmd(args: &ExportArgs) -> Result<ExitCode, Error> {
     let doc = ResultDocument::read(&args.file)?;
-    let csv = match args.what {
-        ExportWhat::Intervals => match streamed_intervals(&doc, &args.file) {
-            Some(path) => every_interval(&path)?,
-            None => crate::report::csv::intervals(&doc),
-        },
-        ExportWhat::Statements => crate::report::csv::statements(&doc),
-        ExportWhat::Conditions => crate::report::csv::conditions(&doc),
+    let format = match args.what {
+        ExportWhat::Intervals => CsvReport::Intervals,
+        ExportWhat::Statements => CsvReport::Statements,
+        ExportWhat::Conditions => CsvReport::Conditions,
+    };
+    // Every interval the streamed file holds, where the result keeps at most 300 entries.
+    let streamed = matches!(format, CsvReport::Intervals).then(|| streamed_intervals(&doc, &args.file)).flatten();
+    let csv = match streamed {
+        Some(path) => every_interval(&path)?,
+        None => format.render(&doc, &ReportOptions { percentile: 95.0, verbose: false }),
     };
     match &args.out {
         Some(path) => write_atomic(path, &csv)?,

@@ -8,6 +8,7 @@ pub mod ha;
 mod headline;
 pub mod html;
 mod interval;
+mod sections;
 mod server;
 pub mod shards;
 pub mod status;
@@ -19,6 +20,7 @@ mod tpcc;
 pub use compare::{verdict_sentences, CompareJson, CompareText, ComparisonFormat};
 pub use findings::findings;
 pub use interval::{IntervalPrinter, WindowEnd};
+pub use sections::Section;
 pub use sweep::sweep_table;
 pub use sysbench::SysbenchReport;
 pub use text::TextReport;
@@ -45,6 +47,8 @@ impl ReportOptions {
     }
 }
 
+/// A format one result is rendered in: text, sysbench's, JSON, CSV, HTML (hyperfine's
+/// exporters). A part only some results have is a [`Section`] these formats list.
 pub trait Report {
     fn render(&self, doc: &ResultDocument, opts: &ReportOptions) -> String;
 }
@@ -55,6 +59,39 @@ pub struct JsonReport;
 impl Report for JsonReport {
     fn render(&self, doc: &ResultDocument, _: &ReportOptions) -> String {
         doc.to_json()
+    }
+}
+
+/// One result as a self-contained HTML page (charts and all, offline).
+pub struct HtmlReport<'a> {
+    /// The result's file name, as the page names it.
+    pub file: &'a str,
+}
+
+impl Report for HtmlReport<'_> {
+    fn render(&self, doc: &ResultDocument, _: &ReportOptions) -> String {
+        html::render(&html::HtmlInput::Single { file: self.file, doc })
+    }
+}
+
+/// One table of a result as CSV (`fairbench export`).
+#[derive(Clone, Copy, Debug)]
+pub enum CsvReport {
+    /// A row per timeline entry and class.
+    Intervals,
+    /// A row per statement kind.
+    Statements,
+    /// A row per recorded condition.
+    Conditions,
+}
+
+impl Report for CsvReport {
+    fn render(&self, doc: &ResultDocument, _: &ReportOptions) -> String {
+        match self {
+            CsvReport::Intervals => csv::intervals(doc),
+            CsvReport::Statements => csv::statements(doc),
+            CsvReport::Conditions => csv::conditions(doc),
+        }
     }
 }
 

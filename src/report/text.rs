@@ -1,7 +1,7 @@
 //! The terminal report: conditions, sysbench's SQL statistics, the wide per-class table (µs, as Finch prints) and
 //! every percentile per class.
 
-use super::{thousands, Report, ReportOptions};
+use super::{thousands, Report, ReportOptions, Section as _};
 use crate::model::stats::trim_float;
 use crate::model::ClassStats;
 use crate::model::{plural, ResultDocument, Transport};
@@ -49,27 +49,18 @@ impl Report for TextReport {
                 let share = n as f64 * 100.0 / t.count.max(1) as f64;
                 let _ = writeln!(o, "{name}: {n} of {} rolled back as the workload intends ({share:.1}%)", t.count);
             }
-            if let Some(t) = &d.tpcc {
-                super::tpcc::text(&mut o, t);
-            }
+            super::sections::Tpcc.text(&mut o, d, opts);
             named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
         }
         let _ = writeln!(o, "{}", d.conditions.run.percentile_method);
-        if let Some(f) = &d.faults {
-            super::faults::text(&mut o, f);
-            super::faults::stalls(&mut o, &d.fault_stalls());
-        }
-        if let Some(h) = &d.ha {
-            super::ha::text(&mut o, h, d.faults.as_ref(), opts.verbose);
-            if let Some(v) = d.outage_views() {
-                super::ha::views(&mut o, &v);
-            }
+        for section in super::sections::TEXT_AFTER_LATENCY {
+            section.text(&mut o, d, opts);
         }
         checks(&mut o, d);
         client_cost(&mut o, d);
-        super::shards::text(&mut o, d);
-        server_counters(&mut o, d);
-        super::server::text(&mut o, d);
+        for section in super::sections::TEXT_AFTER_COST {
+            section.text(&mut o, d, opts);
+        }
         o
     }
 }
@@ -235,7 +226,7 @@ fn client_cost(o: &mut String, d: &ResultDocument) {
 
 /// The counters the driver relates to what was sent (its facts), and any of rollbacks or
 /// deadlocks.
-fn server_counters(o: &mut String, d: &ResultDocument) {
+pub(super) fn server_counters(o: &mut String, d: &ResultDocument) {
     let server = &d.conditions.server;
     let rules = server.facts.as_ref().map(|f| f.counters.as_slice()).unwrap_or_default();
     let interesting: Vec<String> = server

@@ -15,6 +15,10 @@ mod single;
 mod tpcc;
 mod views;
 
+pub use ha::{faults_section, section as ha_section};
+pub use shards::section as shards_section;
+pub use tpcc::section as tpcc_section;
+
 use crate::model::comparison::Comparison;
 use crate::model::sweep::SweepDocument;
 use crate::model::{Finding, ResultDocument};

@@ -36,16 +36,9 @@ pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart
         findings(&d.audit, "The audit found nothing that makes these numbers misleading.")
     );
     o.push_str(&single::thresholds(d));
-    if let Some(t) = &d.tpcc {
-        o.push_str(&super::tpcc::section(t));
+    for section in crate::report::sections::HTML_BEFORE_CHARTS {
+        o.push_str(&section.html(d));
     }
-    if let Some(f) = &d.faults {
-        o.push_str(&super::ha::faults_section(f));
-    }
-    if let Some(h) = &d.ha {
-        o.push_str(&super::ha::section(h));
-    }
-    o.push_str(&super::shards::section(d));
     o.push_str("<section><h2>Charts</h2>");
     if d.intervals.iter().any(|i| i.warmup) {
         o.push_str("<p class=\"muted\">Grey bands: warmup (not measured). One point per second, not smoothed.</p>");
