@@ -18,6 +18,12 @@ if ! python3 -c 'import hdrh' >/dev/null 2>&1; then
   command -v pip3 >/dev/null 2>&1 || apt_install python3-pip
   pip3 install -q hdrhistogram 2>/dev/null || pip3 install -q --break-system-packages hdrhistogram
 fi
+# tests/live_metrics.rs reads a scrape with Prometheus's own Python OpenMetrics parser.
+if ! python3 -c 'import prometheus_client' >/dev/null 2>&1; then
+  echo "== installing the prometheus_client Python package"
+  command -v pip3 >/dev/null 2>&1 || apt_install python3-pip
+  pip3 install -q prometheus_client 2>/dev/null || pip3 install -q --break-system-packages prometheus_client
+fi
 # tests/k8s.rs checks `fairbench k8s job`'s manifest against Kubernetes' API schemas offline.
 if ! python3 -c 'import kubernetes_validate' >/dev/null 2>&1; then
   echo "== installing the kubernetes-validate Python package"

@@ -8,8 +8,7 @@
 use crate::db::{Connection as _, Database};
 use crate::model::SampledFigure;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -21,9 +20,15 @@ const AHEAD: Duration = Duration::from_millis(30);
 
 pub struct Sampler {
     latest: Arc<Mutex<Option<BTreeMap<String, f64>>>>,
-    stop: Arc<AtomicBool>,
+    /// Dropped to stop the thread: its wait between readings ends at once.
+    stop: Option<mpsc::Sender<()>>,
     handle: Option<JoinHandle<()>>,
 }
+
+/// How long the end of a run waits for a reading in progress: the thread then closes its
+/// connection properly (MySQL's COM_QUIT; a process that exits first leaves the server
+/// counting an aborted client).
+const END_WAIT: Duration = Duration::from_secs(2);
 
 impl Sampler {
     /// Starts reading once the run starts at `start`; `None` when there is nothing to read
@@ -38,8 +43,8 @@ impl Sampler {
             return None;
         }
         let latest = Arc::new(Mutex::new(None));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (out, stopped) = (latest.clone(), stop.clone());
+        let (stop, stopped) = mpsc::channel::<()>();
+        let out = latest.clone();
         let handle = std::thread::Builder::new()
             .name("fairbench-sampler".into())
             .spawn(move || {
@@ -48,11 +53,13 @@ impl Sampler {
                 // The first reading, as the run starts: the first interval's rates count from it.
                 let mut previous = super::bounded(&rt, limit, conn.status_counters()).map(|r| (Instant::now(), r));
                 let mut due = start + EVERY - AHEAD;
-                while !stopped.load(Ordering::Relaxed) {
+                loop {
                     let now = Instant::now();
                     if now < due {
-                        std::thread::sleep((due - now).min(Duration::from_millis(50)));
-                        continue;
+                        match stopped.recv_timeout(due - now) {
+                            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                            _ => return,
+                        }
                     }
                     // A slow server skips readings rather than piling them up.
                     while due <= now {
@@ -68,7 +75,7 @@ impl Sampler {
                 }
             })
             .ok()?;
-        Some(Sampler { latest, stop, handle: Some(handle) })
+        Some(Sampler { latest, stop: Some(stop), handle: Some(handle) })
     }
 
     /// The figures read since the last call, if a reading completed.
@@ -79,9 +86,14 @@ impl Sampler {
 
 impl Drop for Sampler {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        // A reading in progress ends within its limit; the run does not wait for it.
-        if let Some(h) = self.handle.take().filter(|h| h.is_finished()) {
+        drop(self.stop.take());
+        let Some(h) = self.handle.take() else { return };
+        // A server that hangs in a reading is not waited for past END_WAIT.
+        let until = Instant::now() + END_WAIT;
+        while !h.is_finished() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if h.is_finished() {
             let _ = h.join();
         }
     }
