@@ -97,7 +97,8 @@ async fn run_events<D: Database>(
         if spec.open_loop {
             crate::lock(&rec).started(intended.elapsed(), dropped);
         }
-        let Some(latency) = Box::pin(run_to_success(&db, &spec, &shared, id, &rec, client, tx, intended)).await else {
+        // Not boxed: a box per event would allocate in the hot loop (reconnecting is boxed).
+        let Some(latency) = run_to_success(&db, &spec, &shared, id, &rec, client, tx, intended).await else {
             return;
         };
         if measured {
