@@ -375,19 +375,8 @@ pub fn single_charts(d: &ResultDocument) -> Vec<Chart> {
     );
 
     // Latency over time, one chart per class that ran anything.
-    for (class, what) in classes_with_statements(&d.stats) {
-        let col = |f: fn(&CompactStats) -> f64| iv.iter().map(|i| ms(f(interval_class(i, class)))).collect::<Vec<_>>();
-        charts.push(timeline(
-            &format!("latency-{class}"),
-            &format!("Latency per second: {class} ({what})"),
-            Axis::ms_log("latency (ms, log scale)"),
-            vec![
-                Series::line("p50", t.clone(), col(|s| s.p50_us), 2),
-                Series::line("p95", t.clone(), col(|s| s.p95_us), 0),
-                Series::line("p99", t.clone(), col(|s| s.p99_us), 1),
-                Series::line("max", t.clone(), col(|s| s.max_us), 6).styled("dash"),
-            ],
-        ));
+    for (id, title, series) in latency_series(d, &iv, &t) {
+        charts.push(timeline(&id, &title, Axis::ms_log("latency (ms, log scale)"), series));
     }
 
     // The percentile distribution of each class, from its decoded histogram.
@@ -489,6 +478,22 @@ fn scatter_chart(d: &ResultDocument, shade: &[[f64; 2]], marks: &[Mark]) -> Opti
     c.shade = shade.to_vec();
     c.marks = marks.to_vec();
     Some(c)
+}
+
+/// Each class's latency percentiles per second: (id, title, series) of its chart.
+fn latency_series(d: &ResultDocument, iv: &[&IntervalStats], t: &[Value]) -> Vec<(String, String, Vec<Series>)> {
+    let mut out = Vec::new();
+    for (class, what) in classes_with_statements(&d.stats) {
+        let col = |f: fn(&CompactStats) -> f64| iv.iter().map(|i| ms(f(interval_class(i, class)))).collect::<Vec<_>>();
+        let series = vec![
+            Series::line("p50", t.to_vec(), col(|s| s.p50_us), 2),
+            Series::line("p95", t.to_vec(), col(|s| s.p95_us), 0),
+            Series::line("p99", t.to_vec(), col(|s| s.p99_us), 1),
+            Series::line("max", t.to_vec(), col(|s| s.max_us), 6).styled("dash"),
+        ];
+        out.push((format!("latency-{class}"), format!("Latency per second: {class} ({what})"), series));
+    }
+    out
 }
 
 fn open_loop_charts(iv: &[&IntervalStats], t: &[Value], shade: &[[f64; 2]], marks: &[Mark]) -> Vec<Chart> {
