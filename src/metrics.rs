@@ -226,6 +226,15 @@ impl LiveMetrics {
     }
 }
 
+/// Why the metrics endpoint could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error("--metrics-listen {addr}: cannot listen: {why}")]
+    Listen { addr: String, why: String },
+    #[error("--metrics-listen: cannot start its thread: {0}")]
+    Thread(std::io::Error),
+}
+
 /// The HTTP endpoint: `GET /metrics` (any path) answers the text; stops when dropped.
 pub struct MetricsServer {
     server: Arc<tiny_http::Server>,
@@ -234,9 +243,9 @@ pub struct MetricsServer {
 
 impl MetricsServer {
     /// Listens on `addr` (only where told) and serves `metrics` until dropped.
-    pub fn start(addr: &str, metrics: Arc<LiveMetrics>) -> Result<MetricsServer, String> {
-        let server =
-            tiny_http::Server::http(addr).map_err(|e| format!("--metrics-listen {addr}: cannot listen: {e}"))?;
+    pub fn start(addr: &str, metrics: Arc<LiveMetrics>) -> Result<MetricsServer, MetricsError> {
+        let server = tiny_http::Server::http(addr)
+            .map_err(|e| MetricsError::Listen { addr: addr.to_string(), why: e.to_string() })?;
         let server = Arc::new(server);
         let serving = server.clone();
         let thread = std::thread::Builder::new()
@@ -251,7 +260,7 @@ impl MetricsServer {
                     let _ = request.respond(tiny_http::Response::from_string(metrics.text()).with_header(header));
                 }
             })
-            .map_err(|e| format!("--metrics-listen: cannot start its thread: {e}"))?;
+            .map_err(MetricsError::Thread)?;
         Ok(MetricsServer { server, thread: Some(thread) })
     }
 

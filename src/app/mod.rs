@@ -53,6 +53,8 @@ pub enum Error {
     Sandbox(#[from] crate::sandbox::SandboxError),
     #[error(transparent)]
     Shard(#[from] crate::shard::BarrierError),
+    #[error(transparent)]
+    Metrics(#[from] crate::metrics::MetricsError),
 }
 
 impl Error {

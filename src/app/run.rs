@@ -195,7 +195,7 @@ fn serve_metrics(args: &RunArgs, plan: &RunPlan, target: &TargetUrl, job: &Job) 
         shard: plan.shard.as_ref().map_or(String::new(), |s| format!("{}/{}", s.index, s.count)),
     };
     let metrics = Arc::new(crate::metrics::LiveMetrics::new(&labels, plan.threads, plan.loop_model.is_open()));
-    let server = crate::metrics::MetricsServer::start(addr, metrics.clone()).map_err(ConfigError)?;
+    let server = crate::metrics::MetricsServer::start(addr, metrics.clone())?;
     job.say(format_args!("metrics: http://{}/metrics (OpenMetrics, while the run lasts)", server.address()));
     Ok((Some(metrics), Some(server)))
 }
