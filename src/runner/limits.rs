@@ -7,9 +7,18 @@ const EMBEDDED_CLIENT_BYTES: u64 = 4 << 20;
 /// Descriptors a process needs besides its connections (stdio, admin connection, timers, files).
 const SPARE_FDS: u64 = 64;
 
+/// A run this machine cannot hold.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitsError {
+    #[error("--threads {threads} is more than this machine can run for SQLite (one thread per client): {what} allows {limit}")]
+    Threads { threads: u64, what: &'static str, limit: u64 },
+    #[error("--threads {threads} needs {needed} open files, and the open-files limit is {limit} (hard limit {hard}): raise it with `ulimit -n {needed}` or use fewer threads")]
+    OpenFiles { threads: u64, needed: u64, limit: u64, hard: u64 },
+}
+
 /// Checks that `threads` clients fit; raises the soft open-files limit to the hard one
 /// when connections need it.
-pub fn check_clients(thread_per_client: bool, threads: u32) -> Result<(), String> {
+pub fn check_clients(thread_per_client: bool, threads: u32) -> Result<(), LimitsError> {
     let threads = threads as u64;
     if thread_per_client {
         let by_memory = available_memory().map(|m| m / EMBEDDED_CLIENT_BYTES);
@@ -25,9 +34,7 @@ pub fn check_clients(thread_per_client: bool, threads: u32) -> Result<(), String
         .min_by_key(|(l, _)| *l)
         {
             if threads > limit {
-                return Err(format!(
-                    "--threads {threads} is more than this machine can run for SQLite (one thread per client): {what} allows {limit}"
-                ));
+                return Err(LimitsError::Threads { threads, what, limit });
             }
         }
         return Ok(());
@@ -41,10 +48,7 @@ pub fn check_clients(thread_per_client: bool, threads: u32) -> Result<(), String
             // SAFETY: setrlimit reads the struct we pass.
             let ok = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rl) } == 0;
             if !ok || raised < needed {
-                return Err(format!(
-                    "--threads {threads} needs {needed} open files, and the open-files limit is {} (hard limit {hard}): raise it with `ulimit -n {needed}` or use fewer threads",
-                    if ok { raised } else { soft }
-                ));
+                return Err(LimitsError::OpenFiles { threads, needed, limit: if ok { raised } else { soft }, hard });
             }
         }
     }
@@ -77,7 +81,7 @@ mod tests {
 
     #[test]
     fn absurd_thread_counts_are_refused_with_the_limit() {
-        let e = check_clients(true, 10_000_000).unwrap_err();
+        let e = check_clients(true, 10_000_000).unwrap_err().to_string();
         assert!(e.contains("--threads 10000000") && e.contains("allows"), "{e}");
         assert!(check_clients(true, 4).is_ok());
         assert!(check_clients(false, 8).is_ok());

@@ -24,7 +24,7 @@ use crate::plan::RunPlan;
 use crate::recorder::{Sink, Tick, TickRecorder};
 use crate::workload::StatementInfo;
 use client::ClientSpec;
-pub use rendezvous::{Alone, Rendezvous};
+pub use rendezvous::{Alone, Rendezvous, RendezvousError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -71,8 +71,8 @@ pub fn bounded_result<T>(
 /// Why a run could not start (once started, a run always ends with a [`RunOutcome`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("{0}")]
-    Limits(String),
+    #[error(transparent)]
+    Limits(#[from] limits::LimitsError),
     #[error("admin connection: {0}")]
     Admin(DbError),
     #[error("{0}")]
@@ -80,7 +80,7 @@ pub enum RunError {
     #[error("interrupted while connecting")]
     Interrupted,
     #[error("{0}")]
-    Rendezvous(String),
+    Rendezvous(rendezvous::RendezvousError),
     #[error("cannot start worker thread: {0}")]
     Thread(std::io::Error),
 }

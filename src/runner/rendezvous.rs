@@ -2,12 +2,15 @@
 
 use std::time::Duration;
 
+/// Why the others called the run off: their own error (a shard barrier's), kept typed.
+pub type RendezvousError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Where a run meets the others it is part of (the shards of a run split over client
 /// hosts): it starts when they all do, and the server-wide counters are read once for all.
 pub trait Rendezvous {
     /// Every client is connected and ready: returns once the start is agreed with the
     /// others (`Err`: the run is called off, with why). `stop`: Ctrl-C was pressed.
-    fn agree(&mut self, stop: &dyn Fn() -> bool) -> Result<(), String>;
+    fn agree(&mut self, stop: &dyn Fn() -> bool) -> Result<(), RendezvousError>;
     /// Blocks until the agreed instant.
     fn wait_for_start(&mut self);
     /// The measured phase ended `ran` after the start: returns when the server-wide
@@ -21,7 +24,7 @@ pub trait Rendezvous {
 pub struct Alone;
 
 impl Rendezvous for Alone {
-    fn agree(&mut self, _: &dyn Fn() -> bool) -> Result<(), String> {
+    fn agree(&mut self, _: &dyn Fn() -> bool) -> Result<(), RendezvousError> {
         Ok(())
     }
     fn wait_for_start(&mut self) {}

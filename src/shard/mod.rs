@@ -96,10 +96,10 @@ impl<D: Database> ShardRun<D> {
 }
 
 impl<D: Database> crate::runner::Rendezvous for ShardRun<D> {
-    fn agree(&mut self, stop: &dyn Fn() -> bool) -> Result<(), String> {
+    fn agree(&mut self, stop: &dyn Fn() -> bool) -> Result<(), crate::runner::RendezvousError> {
         self.phase += 1;
         let t = Instant::now();
-        self.agreed_us = self.barrier.meet(&format!("start-{}", self.phase), stop).map_err(|e| e.to_string())?;
+        self.agreed_us = self.barrier.meet(&format!("start-{}", self.phase), stop)?;
         self.waited = t.elapsed();
         Ok(())
     }
