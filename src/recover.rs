@@ -24,6 +24,8 @@ pub enum RecoverError {
     Read(PathBuf, std::io::Error),
     #[error("{0}, line {1}: {2}")]
     Corrupt(PathBuf, usize, String),
+    #[error("{0}, line {1}: {2}")]
+    CorruptHistogram(PathBuf, usize, crate::stats::HistogramError),
     #[error("{0} holds no closed interval: the run stopped before its first second ended")]
     Empty(PathBuf),
 }
@@ -291,7 +293,7 @@ impl Logged {
             let min = recorded.iter().map(|f| ns(f.min_us)).min().unwrap_or(0);
             let max = recorded.iter().map(|f| ns(f.max_us)).max().unwrap_or(0);
             let h = LatencyHistogram::decode_estimating_sum(encoded, min, max)
-                .map_err(|e| RecoverError::Corrupt(self.path.clone(), self.line, e))?;
+                .map_err(|e| RecoverError::CorruptHistogram(self.path.clone(), self.line, e))?;
             match k {
                 0 => event = h,
                 _ => parts[k - 1] = h,

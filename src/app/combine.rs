@@ -5,7 +5,6 @@ use super::{with_facts, Error};
 use crate::cli::CombineArgs;
 use crate::combine::{self, Source};
 use crate::model::{ResultDocument, ResultFileError};
-use crate::plan::ConfigError;
 use crate::report::{Report, ReportOptions, TextReport};
 use std::process::ExitCode;
 
@@ -14,7 +13,7 @@ pub(super) fn combine_cmd(args: &CombineArgs) -> Result<ExitCode, Error> {
     for path in &args.inputs {
         sources.extend(read(path)?);
     }
-    let mut doc = combine::combine(sources).map_err(|e| ConfigError(format!("cannot combine: {e}")))?;
+    let mut doc = combine::combine(sources)?;
     doc.tpcc = crate::result::tpcc::figures(&doc);
     doc.audit = crate::audit::audit(&doc);
     doc.write(&args.out)?;

@@ -55,6 +55,8 @@ pub enum Error {
     Shard(#[from] crate::shard::BarrierError),
     #[error(transparent)]
     Metrics(#[from] crate::metrics::MetricsError),
+    #[error("cannot combine: {0}")]
+    Combine(#[from] crate::combine::CombineError),
 }
 
 impl Error {

@@ -1,13 +1,14 @@
 //! The shards' figures added up: histograms summed bucket by bucket, rates and counts added,
 //! the clients' cost and fairness pooled.
 
+use super::CombineError;
 use crate::model::{ClassStats, ClientRecord, ErrorRecord, FairnessRecord, ResultDocument};
 use crate::recorder::summary::class_stats;
-use crate::stats::LatencyHistogram;
+use crate::stats::{HistogramError, LatencyHistogram};
 use std::collections::BTreeMap;
 
 /// Sets `into`'s figures to the sum of `docs`' (`into` starts as shard 0's).
-pub fn figures(into: &mut ResultDocument, docs: &[&ResultDocument]) -> Result<(), String> {
+pub fn figures(into: &mut ResultDocument, docs: &[&ResultDocument]) -> Result<(), CombineError> {
     let extra = extra_percentiles(docs[0]);
     into.stats = classes(docs.iter().map(|d| &d.stats), &extra)?;
     into.statements = classes(docs.iter().map(|d| &d.statements), &extra)?;
@@ -40,7 +41,7 @@ fn extra_percentiles(doc: &ResultDocument) -> Vec<f64> {
 fn classes<'a>(
     maps: impl Iterator<Item = &'a BTreeMap<String, ClassStats>>,
     extra: &[f64],
-) -> Result<BTreeMap<String, ClassStats>, String> {
+) -> Result<BTreeMap<String, ClassStats>, CombineError> {
     let mut by_name: BTreeMap<String, Vec<&ClassStats>> = BTreeMap::new();
     for map in maps {
         for (name, stats) in map {
@@ -49,12 +50,15 @@ fn classes<'a>(
     }
     by_name
         .into_iter()
-        .map(|(name, all)| Ok((name.clone(), class(&all, extra).map_err(|e| format!("{name}: {e}"))?)))
+        .map(|(name, all)| match class(&all, extra) {
+            Ok(stats) => Ok((name, stats)),
+            Err(source) => Err(CombineError::Class { class: name, source }),
+        })
         .collect()
 }
 
 /// One class over all shards: the histograms' exact sum; rates and counts added.
-fn class(all: &[&ClassStats], extra: &[f64]) -> Result<ClassStats, String> {
+fn class(all: &[&ClassStats], extra: &[f64]) -> Result<ClassStats, HistogramError> {
     let mut sum = LatencyHistogram::new();
     for s in all {
         sum.add(&decode(s)?);
@@ -69,7 +73,7 @@ fn class(all: &[&ClassStats], extra: &[f64]) -> Result<ClassStats, String> {
 }
 
 /// A result's histogram with its exact extremes and sum.
-pub fn decode(s: &ClassStats) -> Result<LatencyHistogram, String> {
+pub fn decode(s: &ClassStats) -> Result<LatencyHistogram, HistogramError> {
     let ns = |us: f64| (us * 1000.0).round() as u64;
     let sum = (s.sum_us * 1000.0).round().max(0.0) as u128;
     LatencyHistogram::decode(&s.histogram, ns(s.min_us), ns(s.max_us), sum)

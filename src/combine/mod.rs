@@ -8,9 +8,45 @@ mod timeline;
 
 use crate::model::shard::{ShardRecord, ShardRow};
 use crate::model::{Criterion, ResultDocument, RunStatus, ThresholdRecord};
+use crate::recorder::classes::ClassHistogramError;
+use crate::stats::HistogramError;
 
 pub const BEGIN: &str = "-----BEGIN FAIRBENCH RESULT-----";
 pub const END: &str = "-----END FAIRBENCH RESULT-----";
+
+/// Why the given results do not make one run's result.
+#[derive(Debug, thiserror::Error)]
+pub enum CombineError {
+    #[error("nothing to combine: give the shards' result files (or logs with marked results)")]
+    NothingGiven,
+    #[error("{0} is already a combined result")]
+    AlreadyCombined(String),
+    #[error("{0} is not a shard's result (run with --shard I/N)")]
+    NotAShard(String),
+    #[error(
+        "{first} is shard {}/{} of run {:?}, {other} is shard {}/{} of run {:?}: combine only the shards of one run",
+        .first_shard.index, .first_shard.count, .first_shard.key, .other_shard.index, .other_shard.count, .other_shard.key
+    )]
+    OtherRun { first: String, first_shard: Box<ShardRecord>, other: String, other_shard: Box<ShardRecord> },
+    #[error("shard {index} of {count} is missing: combine needs every shard of the run")]
+    MissingShard { index: u32, count: u32 },
+    #[error("shard {index} is given twice ({})", .names.join(", "))]
+    ShardGivenTwice { index: u32, names: Vec<String> },
+    #[error(
+        "{first} and {other} differ in {fact} ({first_value} vs {other_value}): combine only the shards of one run"
+    )]
+    Differ { first: String, other: String, fact: &'static str, first_value: String, other_value: String },
+    #[error(
+        "a shard's timeline has entries without histograms: combine needs results written with --shard by this version"
+    )]
+    TimelineWithoutHistograms,
+    #[error("{class}: {source}")]
+    Class { class: String, source: HistogramError },
+    #[error(transparent)]
+    Histogram(#[from] HistogramError),
+    #[error(transparent)]
+    TimelineHistogram(#[from] ClassHistogramError),
+}
 
 /// A shard's result and where it came from (a file, or a log's n-th marked result).
 pub struct Source {
@@ -33,7 +69,7 @@ pub fn marked(text: &str) -> Vec<&str> {
 }
 
 /// One result of the shards in `sources`, which must be every shard of one run, each once.
-pub fn combine(mut sources: Vec<Source>) -> Result<ResultDocument, String> {
+pub fn combine(mut sources: Vec<Source>) -> Result<ResultDocument, CombineError> {
     let records = shard_records(&sources)?;
     sources.sort_by_key(|s| s.doc.conditions.run.shard.as_ref().map_or(0, |r| r.index));
     let docs: Vec<&ResultDocument> = sources.iter().map(|s| &s.doc).collect();
@@ -60,41 +96,43 @@ fn thresholds(doc: &ResultDocument, given: &[ThresholdRecord]) -> Vec<ThresholdR
 }
 
 /// Every source is a shard of the same run, and every shard of it is there once.
-fn shard_records(sources: &[Source]) -> Result<Vec<ShardRecord>, String> {
+fn shard_records(sources: &[Source]) -> Result<Vec<ShardRecord>, CombineError> {
     if sources.is_empty() {
-        return Err("nothing to combine: give the shards' result files (or logs with marked results)".into());
+        return Err(CombineError::NothingGiven);
     }
     let mut records = Vec::new();
     for s in sources {
         match &s.doc.conditions.run.shard {
             Some(r) => records.push(r.clone()),
-            None if !s.doc.shards.is_empty() => return Err(format!("{} is already a combined result", s.name)),
-            None => return Err(format!("{} is not a shard's result (run with --shard I/N)", s.name)),
+            None if !s.doc.shards.is_empty() => return Err(CombineError::AlreadyCombined(s.name.clone())),
+            None => return Err(CombineError::NotAShard(s.name.clone())),
         }
     }
     let count = records[0].count;
     for (i, r) in records.iter().enumerate() {
         if r.key != records[0].key || r.count != count {
-            return Err(format!(
-                "{} is shard {}/{} of run {:?}, {} is shard {}/{} of run {:?}: combine only the shards of one run",
-                sources[0].name, records[0].index, count, records[0].key, sources[i].name, r.index, r.count, r.key
-            ));
+            return Err(CombineError::OtherRun {
+                first: sources[0].name.clone(),
+                first_shard: Box::new(records[0].clone()),
+                other: sources[i].name.clone(),
+                other_shard: Box::new(r.clone()),
+            });
         }
     }
     for index in 0..count {
-        let with: Vec<&str> =
-            records.iter().zip(sources).filter(|(r, _)| r.index == index).map(|(_, s)| s.name.as_str()).collect();
-        match with.len() {
+        let names: Vec<String> =
+            records.iter().zip(sources).filter(|(r, _)| r.index == index).map(|(_, s)| s.name.clone()).collect();
+        match names.len() {
             1 => {}
-            0 => return Err(format!("shard {index} of {count} is missing: combine needs every shard of the run")),
-            _ => return Err(format!("shard {index} is given twice ({})", with.join(", "))),
+            0 => return Err(CombineError::MissingShard { index, count }),
+            _ => return Err(CombineError::ShardGivenTwice { index, names }),
         }
     }
     Ok(records)
 }
 
 /// What must be the same for shards to be one run: the workload, the target, the settings.
-fn same_run(sources: &[Source]) -> Result<(), String> {
+fn same_run(sources: &[Source]) -> Result<(), CombineError> {
     let facts = |d: &ResultDocument| -> Vec<(&'static str, String)> {
         let (c, r) = (&d.conditions, &d.conditions.run);
         let shard = r.shard.as_ref();
@@ -119,12 +157,15 @@ fn same_run(sources: &[Source]) -> Result<(), String> {
     };
     let first = facts(&sources[0].doc);
     for s in &sources[1..] {
-        for ((name, a), (_, b)) in first.iter().zip(facts(&s.doc)) {
+        for ((fact, a), (_, b)) in first.iter().zip(facts(&s.doc)) {
             if *a != b {
-                return Err(format!(
-                    "{} and {} differ in {name} ({a} vs {b}): combine only the shards of one run",
-                    sources[0].name, s.name
-                ));
+                return Err(CombineError::Differ {
+                    first: sources[0].name.clone(),
+                    other: s.name.clone(),
+                    fact,
+                    first_value: a.clone(),
+                    other_value: b,
+                });
             }
         }
     }

@@ -1,16 +1,17 @@
 //! The shards' timelines as one: the entries that cover the same stretch of the run (the
 //! shards started together) merged from their class histograms.
 
+use super::CombineError;
 use crate::collector::kept::merge_scatter;
 use crate::model::{IntervalStats, ResultDocument, Scatter};
 use crate::recorder::classes::ClassHistograms;
 use std::collections::BTreeMap;
 
 /// One timeline from every shard's.
-pub fn merged(docs: &[&ResultDocument]) -> Result<Vec<IntervalStats>, String> {
+pub fn merged(docs: &[&ResultDocument]) -> Result<Vec<IntervalStats>, CombineError> {
     let timelines: Vec<&[IntervalStats]> = docs.iter().map(|d| d.intervals.as_slice()).collect();
     if timelines.iter().flat_map(|t| t.iter()).any(|i| i.histograms.is_empty()) {
-        return Err("a shard's timeline has entries without histograms: combine needs results written with --shard by this version".into());
+        return Err(CombineError::TimelineWithoutHistograms);
     }
     let groups = if aligned(&timelines) { by_index(&timelines) } else { by_time(&timelines) };
     groups.into_iter().map(|g| merge_group(&g)).collect()
@@ -56,7 +57,7 @@ fn typical_width(t: &[IntervalStats]) -> f64 {
 
 /// Entries of several shards over the same stretch as one: counts and rates from the added
 /// histograms over the stretch they cover together; clients, errors and client CPU added.
-fn merge_group(entries: &[&IntervalStats]) -> Result<IntervalStats, String> {
+fn merge_group(entries: &[&IntervalStats]) -> Result<IntervalStats, CombineError> {
     let first = entries[0];
     let from = entries.iter().map(|e| e.from_s).fold(f64::INFINITY, f64::min);
     let end = entries.iter().map(|e| e.from_s + e.duration_s).fold(f64::NEG_INFINITY, f64::max);

@@ -5,10 +5,18 @@
 use super::summary::compact_stats;
 use super::Recorder;
 use crate::model::{EncodedHistogram, IntervalStats};
-use crate::stats::{LatencyHistogram, PackedHistogram};
+use crate::stats::{HistogramError, LatencyHistogram, PackedHistogram};
 use crate::workload::StatementClass;
 use hdrhistogram::Counter;
 use std::collections::BTreeMap;
+
+/// A class's histogram in a result's timeline entry that cannot be rebuilt.
+#[derive(Debug, thiserror::Error)]
+#[error("the {class} histogram: {source}")]
+pub struct ClassHistogramError {
+    pub class: &'static str,
+    pub source: HistogramError,
+}
 
 /// Whole events, every statement, each class, and the open loop's service time.
 #[derive(Clone)]
@@ -126,12 +134,12 @@ const NAMES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
 
 impl ClassHistograms {
     /// From a result's encoded entry (a shard's timeline): `Err` names what is wrong.
-    pub fn from_encoded(encoded: &BTreeMap<String, EncodedHistogram>) -> Result<Self, String> {
-        let decode = |name: &str| -> Result<LatencyHistogram, String> {
-            match encoded.get(name) {
+    pub fn from_encoded(encoded: &BTreeMap<String, EncodedHistogram>) -> Result<Self, ClassHistogramError> {
+        let decode = |class: &'static str| -> Result<LatencyHistogram, ClassHistogramError> {
+            match encoded.get(class) {
                 None => Ok(LatencyHistogram::new()),
                 Some(e) => LatencyHistogram::decode(&e.histogram, e.min_ns, e.max_ns, 0)
-                    .map_err(|why| format!("the {name} histogram: {why}")),
+                    .map_err(|source| ClassHistogramError { class, source }),
             }
         };
         let [event, total, read, write, commit, other] = NAMES.map(decode);

@@ -1,9 +1,23 @@
 //! [`LatencyHistogram`]: an HdrHistogram plus exact min, max and sum.
 
 use base64::Engine;
-use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::errors::AdditionError;
+use hdrhistogram::serialization::{DeserializeError, Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::{Counter, Histogram};
 use std::time::Duration;
+
+/// Why an encoded histogram (from a result or an interval log) cannot be rebuilt.
+#[derive(Debug, thiserror::Error)]
+pub enum HistogramError {
+    #[error("histogram is not base64: {0}")]
+    NotBase64(#[from] base64::DecodeError),
+    #[error("histogram cannot be decoded: {0:?}")]
+    Undecodable(DeserializeError),
+    #[error("histogram has other bounds: {0:?}")]
+    OtherBounds(AdditionError),
+    #[error("histogram's min {min_ns} ns is above its max {max_ns} ns")]
+    MinAboveMax { min_ns: u64, max_ns: u64 },
+}
 
 /// Highest trackable latency: one hour, in nanoseconds. Longer samples are recorded as one
 /// hour (the exact max still shows the real value).
@@ -160,7 +174,7 @@ impl LatencyHistogram {
 
     /// Rebuilds a histogram from an interval log's entry (no sum recorded there): the sum,
     /// and so the mean, is estimated from the buckets (within their 0.1%).
-    pub fn decode_estimating_sum(encoded: &str, min_ns: u64, max_ns: u64) -> Result<Self, String> {
+    pub fn decode_estimating_sum(encoded: &str, min_ns: u64, max_ns: u64) -> Result<Self, HistogramError> {
         let mut h = Self::decode(encoded, min_ns, max_ns, 0)?;
         h.sum_ns = h.buckets().iter().map(|&(v, n)| v as u128 * n as u128).sum();
         Ok(h)
@@ -180,19 +194,16 @@ impl LatencyHistogram {
     }
 
     /// Rebuilds a histogram from [`encode`](Self::encode)'s output and the exact extremes.
-    pub fn decode(encoded: &str, min_ns: u64, max_ns: u64, sum_ns: u128) -> Result<Self, String> {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .map_err(|e| format!("histogram is not base64: {e}"))?;
-        let decoded: Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(|e| format!("histogram cannot be decoded: {e:?}"))?;
+    pub fn decode(encoded: &str, min_ns: u64, max_ns: u64, sum_ns: u128) -> Result<Self, HistogramError> {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(encoded)?;
+        let decoded: Histogram<u64> =
+            Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(HistogramError::Undecodable)?;
         let mut h = LatencyHistogram::new();
-        h.hist.add(&decoded).map_err(|e| format!("histogram has other bounds: {e:?}"))?;
+        h.hist.add(&decoded).map_err(HistogramError::OtherBounds)?;
         if h.count() > 0 {
             // From a file: a min above the max would make every percentile's clamp panic.
             if min_ns > max_ns {
-                return Err(format!("histogram's min {min_ns} ns is above its max {max_ns} ns"));
+                return Err(HistogramError::MinAboveMax { min_ns, max_ns });
             }
             h.min_ns = min_ns;
             h.max_ns = max_ns;
@@ -297,7 +308,7 @@ mod tests {
     fn a_decoded_min_above_its_max_is_refused() {
         let mut h = LatencyHistogram::new();
         h.record_ns(5_000);
-        let e = LatencyHistogram::decode(&h.encode(), 9_000, 4_000, 5_000).err().unwrap();
+        let e = LatencyHistogram::decode(&h.encode(), 9_000, 4_000, 5_000).err().unwrap().to_string();
         assert!(e.contains("min 9000 ns is above its max 4000 ns"), "{e}");
     }
 

@@ -10,4 +10,4 @@
 pub mod histogram;
 pub mod interval;
 
-pub use histogram::{LatencyHistogram, PackedHistogram};
+pub use histogram::{HistogramError, LatencyHistogram, PackedHistogram};
