@@ -23,6 +23,48 @@ pub const JOB_LABEL: &str = "fairbench/job";
 /// Kubernetes refuses an Indexed Job with more completions than this.
 pub const MAX_SHARDS: u32 = 100_000;
 
+/// Why no Job is written: a request the API server would refuse, or a command the pods
+/// could not run as shards.
+#[derive(Debug, thiserror::Error)]
+pub enum K8sError {
+    #[error("--shards {0} is not between 1 and {MAX_SHARDS}")]
+    ShardCount(u32),
+    #[error("{flag} {value:?} is not a Kubernetes name: lowercase letters, digits and -, at most 63, starting and ending with a letter or digit")]
+    NotALabel { flag: String, value: String },
+    #[error("{flag} {value:?} is not a Kubernetes name: lowercase letters, digits, - and ., at most 253")]
+    NotASubdomain { flag: String, value: String },
+    #[error("--image {0:?} is not an image reference")]
+    NotAnImage(String),
+    #[error("{flag} {value:?} is not a positive Kubernetes quantity (e.g. 2, 500m, 1Gi)")]
+    NotAQuantity { flag: String, value: String },
+    #[error("cannot write the manifest: {0}")]
+    Manifest(serde_norway::Error),
+    #[error("no command after --: give bench, run or prepare and its options, e.g. `-- bench oltp_read_write --target mysql://USER@HOST:3306/DB`")]
+    NoCommand,
+    #[error("the command after -- is {0:?}: a Job runs bench, run or prepare")]
+    NotAJobCommand(String),
+    #[error("a Job runs bench, run or prepare, not {0}")]
+    ParsedAsOtherCommand(String),
+    #[error("{0} is set by the Job (every pod gets --shard N, and run and bench --print-result --out {RESULT_PATH}): leave it out")]
+    SetByTheJob(String),
+    #[error("{flag} is refused: the pods take the password from the Secret {secret} (key password), never from the manifest")]
+    PasswordFlag { flag: String, secret: String },
+    #[error("the --target URL carries a password (user:pass@), which the manifest would show: give mysql://USER@HOST:PORT/DB and put the password in the Secret {0}")]
+    PasswordInTarget(String),
+    /// clap's or the sysbench translation's message, already in one line.
+    #[error("the options of {command}: {message}")]
+    Options { command: String, message: String },
+    #[error("--help and --version are not options a Job can run (see `fairbench {0} --help`)")]
+    HelpOrVersion(String),
+    #[error("give the database with --target mysql://USER@HOST:PORT/DB or postgres://... after {command}{}", if *.from_env { " (the pods do not see this shell's FAIRBENCH_TARGET)" } else { "" })]
+    NoTarget { command: String, from_env: bool },
+    /// The target URL's own message (db::url reports it as text).
+    #[error("{0}")]
+    Target(String),
+    #[error("--target is a SQLite file, which pods cannot share: shards need a server (mysql:// or postgres://)")]
+    SqliteTarget,
+}
+
 /// What the Job runs, as the user asked for it (the inner options already validated).
 #[derive(Clone, Debug)]
 pub struct JobRequest {
@@ -59,9 +101,9 @@ impl JobRequest {
 
     /// The names, sizes and count, checked as the API server would check them, so a bad
     /// one fails here rather than at `kubectl apply`.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), K8sError> {
         if self.shards < 1 || self.shards > MAX_SHARDS {
-            return Err(format!("--shards {} is not between 1 and {MAX_SHARDS}", self.shards));
+            return Err(K8sError::ShardCount(self.shards));
         }
         // The name is also a label value (at most 63 characters).
         dns_label("--name", &self.name)?;
@@ -70,7 +112,7 @@ impl JobRequest {
         }
         dns_subdomain("--secret", &self.secret)?;
         if self.image.is_empty() || self.image.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!("--image {:?} is not an image reference", self.image));
+            return Err(K8sError::NotAnImage(self.image.clone()));
         }
         quantity("--cpu", &self.cpu)?;
         quantity("--memory", &self.memory)?;
@@ -208,36 +250,32 @@ fn restricted() -> SecurityContext {
 }
 
 /// The manifest: a comment naming the Secret to create, then the Job.
-pub fn job_yaml(req: &JobRequest) -> Result<String, String> {
+pub fn job_yaml(req: &JobRequest) -> Result<String, K8sError> {
     req.validate()?;
-    let yaml = serde_norway::to_string(&req.job()).map_err(|e| format!("cannot write the manifest: {e}"))?;
+    let yaml = serde_norway::to_string(&req.job()).map_err(K8sError::Manifest)?;
     Ok(format!("# Create the Secret first: {}\n{yaml}", req.secret_hint()))
 }
 
 /// RFC 1123 label: what namespaces and label values (the Job's name) allow.
-fn dns_label(flag: &str, s: &str) -> Result<(), String> {
+fn dns_label(flag: &str, s: &str) -> Result<(), K8sError> {
     let ok = !s.is_empty()
         && s.len() <= 63
         && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-');
-    ok.then_some(()).ok_or_else(|| {
-        format!("{flag} {s:?} is not a Kubernetes name: lowercase letters, digits and -, at most 63, starting and ending with a letter or digit")
-    })
+    ok.then_some(()).ok_or_else(|| K8sError::NotALabel { flag: flag.into(), value: s.into() })
 }
 
 /// RFC 1123 subdomain: what Secret names allow.
-fn dns_subdomain(flag: &str, s: &str) -> Result<(), String> {
+fn dns_subdomain(flag: &str, s: &str) -> Result<(), K8sError> {
     let ok = !s.is_empty()
         && s.len() <= 253
         && s.split('.').all(|part| dns_label(flag, part).is_ok_and(|_| part.len() <= 63));
-    ok.then_some(()).ok_or_else(|| {
-        format!("{flag} {s:?} is not a Kubernetes name: lowercase letters, digits, - and ., at most 253")
-    })
+    ok.then_some(()).ok_or_else(|| K8sError::NotASubdomain { flag: flag.into(), value: s.into() })
 }
 
 /// A resource quantity as Kubernetes writes them: `2`, `500m`, `1.5`, `1Gi`, `512M`, `1e3`.
-fn quantity(flag: &str, s: &str) -> Result<(), String> {
+fn quantity(flag: &str, s: &str) -> Result<(), K8sError> {
     let digits_end = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
     let (number, suffix) = s.split_at(digits_end);
     let number_ok = !number.is_empty() && number != "." && number.matches('.').count() <= 1;
@@ -250,7 +288,7 @@ fn quantity(flag: &str, s: &str) -> Result<(), String> {
             || suffix.strip_prefix(['e', 'E']).is_some_and(exponent_ok);
     (number_ok && suffix_ok && number.bytes().any(|b| b != b'0' && b != b'.'))
         .then_some(())
-        .ok_or_else(|| format!("{flag} {s:?} is not a positive Kubernetes quantity (e.g. 2, 500m, 1Gi)"))
+        .ok_or_else(|| K8sError::NotAQuantity { flag: flag.into(), value: s.into() })
 }
 
 #[cfg(test)]
@@ -320,6 +358,6 @@ mod tests {
         assert!(dns_subdomain("--secret", "db.pw").is_ok() && dns_subdomain("--secret", "db..pw").is_err());
         let mut r = request();
         r.shards = 0;
-        assert!(r.validate().unwrap_err().contains("--shards 0"));
+        assert!(r.validate().unwrap_err().to_string().contains("--shards 0"));
     }
 }

@@ -4,8 +4,7 @@
 use super::{say, Error};
 use crate::cli::{Cli, Command, JobArgs, K8sArgs, K8sCommand};
 use crate::db::TargetUrl;
-use crate::k8s::{JobRequest, RESULT_PATH};
-use crate::plan::ConfigError;
+use crate::k8s::{JobRequest, K8sError};
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
@@ -26,15 +25,12 @@ pub(super) fn k8s_cmd(args: &K8sArgs) -> Result<ExitCode, Error> {
 }
 
 fn job_cmd(args: &JobArgs) -> Result<ExitCode, Error> {
-    let refuse = |why: String| Error::from(ConfigError(format!("k8s job: {why}")));
-    let (command, options) = args.command.split_first().ok_or_else(|| {
-        refuse("no command after --: give bench, run or prepare and its options, e.g. `-- bench oltp_read_write --target mysql://USER@HOST:3306/DB`".into())
-    })?;
+    let (command, options) = args.command.split_first().ok_or(K8sError::NoCommand)?;
     if !COMMANDS.contains(&command.as_str()) {
-        return Err(refuse(format!("the command after -- is {command:?}: a Job runs bench, run or prepare")));
+        return Err(K8sError::NotAJobCommand(command.clone()).into());
     }
     let secret = args.secret.clone().unwrap_or_else(|| format!("{}-db", args.name));
-    check_options(command, options, &secret).map_err(refuse)?;
+    check_options(command, options, &secret)?;
     let req = JobRequest {
         name: args.name.clone(),
         namespace: args.namespace.clone(),
@@ -46,7 +42,7 @@ fn job_cmd(args: &JobArgs) -> Result<ExitCode, Error> {
         command: command.clone(),
         options: options.to_vec(),
     };
-    let yaml = crate::k8s::job_yaml(&req).map_err(refuse)?;
+    let yaml = crate::k8s::job_yaml(&req)?;
     print!("{yaml}");
     say(format_args!(
         "Create the Secret first, from a file holding only the password, no newline at its end (the password never passes through fairbench): {}",
@@ -63,54 +59,41 @@ fn job_cmd(args: &JobArgs) -> Result<ExitCode, Error> {
 
 /// The inner options as the pods will read them: no flag the Job sets, no password, and a
 /// shared server as --target. Parsed by fairbench's own flags, so a typo fails here.
-fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), String> {
+fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), K8sError> {
     for flag in options.iter().filter_map(|o| flag_name(o)) {
         if JOB_FLAGS.contains(&flag.as_str()) {
-            return Err(format!(
-                "{flag} is set by the Job (every pod gets --shard N, and run and bench --print-result --out {RESULT_PATH}): leave it out"
-            ));
+            return Err(K8sError::SetByTheJob(flag));
         }
         if PASSWORD_FLAGS.contains(&flag.as_str()) {
-            return Err(format!(
-                "{flag} is refused: the pods take the password from the Secret {secret} (key password), never from the manifest"
-            ));
+            return Err(K8sError::PasswordFlag { flag, secret: secret.into() });
         }
     }
     if !crate::db::url::arg_password_spans(options).is_empty() {
-        return Err(format!(
-            "the --target URL carries a password (user:pass@), which the manifest would show: give mysql://USER@HOST:PORT/DB and put the password in the Secret {secret}"
-        ));
+        return Err(K8sError::PasswordInTarget(secret.into()));
     }
     let mut argv = vec!["fairbench".to_string(), command.to_string()];
     argv.extend(options.iter().cloned());
     // sysbench's options are translated as `fairbench run` itself would in the pod.
     if crate::cli::sysbench::is_sysbench_line(&argv) {
-        argv = crate::cli::sysbench::translate(&argv).map_err(|e| format!("the options of {command}: {e}"))?.args;
+        argv = crate::cli::sysbench::translate(&argv)
+            .map_err(|message| K8sError::Options { command: command.into(), message })?
+            .args;
     }
     let matches = Cli::command().try_get_matches_from(&argv).map_err(|e| clap_line(command, &e))?;
     let given = matches.subcommand().and_then(|(_, sub)| sub.value_source("targets"));
     if given != Some(ValueSource::CommandLine) {
-        let env = if given == Some(ValueSource::EnvVariable) {
-            " (the pods do not see this shell's FAIRBENCH_TARGET)"
-        } else {
-            ""
-        };
-        return Err(format!(
-            "give the database with --target mysql://USER@HOST:PORT/DB or postgres://... after {command}{env}"
-        ));
+        return Err(K8sError::NoTarget { command: command.into(), from_env: given == Some(ValueSource::EnvVariable) });
     }
     let cli = Cli::from_arg_matches(&matches).map_err(|e| clap_line(command, &e))?;
     let (target, workload) = match &cli.command {
         Command::Bench(a) | Command::Run(a) => (a.target.target(), &a.workload.workload),
         Command::Prepare(a) => (a.target.target(), &a.workload.workload),
-        _ => return Err(format!("a Job runs bench, run or prepare, not {command}")),
+        _ => return Err(K8sError::ParsedAsOtherCommand(command.into())),
     };
     // No environment: the password, if any, is the pods' to read.
-    let url = TargetUrl::parse(target, |_| None)?;
+    let url = TargetUrl::parse(target, |_| None).map_err(K8sError::Target)?;
     if url.embedded() {
-        return Err(
-            "--target is a SQLite file, which pods cannot share: shards need a server (mysql:// or postgres://)".into(),
-        );
+        return Err(K8sError::SqliteTarget);
     }
     if workload.ends_with(".toml") && crate::workload::recipes::find(workload).is_none() {
         eprintln!("warning: the pods read the workload file {workload} inside the image: build it in or mount it");
@@ -125,10 +108,10 @@ fn flag_name(arg: &str) -> Option<String> {
 }
 
 /// clap's message in one line: its first line, the names it lists, its tip.
-fn clap_line(command: &str, e: &clap::Error) -> String {
+fn clap_line(command: &str, e: &clap::Error) -> K8sError {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        return format!("--help and --version are not options a Job can run (see `fairbench {command} --help`)");
+        return K8sError::HelpOrVersion(command.into());
     }
     let rendered = e.to_string();
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
@@ -143,5 +126,5 @@ fn clap_line(command: &str, e: &clap::Error) -> String {
     if let Some(tip) = rest.iter().find(|l| l.starts_with("tip:")) {
         text = format!("{text} ({tip})");
     }
-    format!("the options of {command}: {text}")
+    K8sError::Options { command: command.into(), message: text }
 }

@@ -57,6 +57,8 @@ pub enum Error {
     Metrics(#[from] crate::metrics::MetricsError),
     #[error("cannot combine: {0}")]
     Combine(#[from] crate::combine::CombineError),
+    #[error("k8s job: {0}")]
+    K8s(#[from] crate::k8s::K8sError),
 }
 
 impl Error {
