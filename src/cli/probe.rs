@@ -1,6 +1,6 @@
 //! `fairbench probe failover|lag`: high-availability probes (docs/ha.md).
 
-use super::values::seconds;
+use super::values::{seconds, ValueError};
 use super::ConnectArgs;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -107,16 +107,16 @@ pub struct LagArgs {
     pub common: ProbeCommon,
 }
 
-fn rate(s: &str) -> Result<f64, String> {
+fn rate(s: &str) -> Result<f64, ValueError> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && (0.1..=10_000.0).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?} is not a rate from 0.1 to 10000 per second")),
+        _ => Err(ValueError::Rate(s.into())),
     }
 }
 
-fn poll_ms(s: &str) -> Result<f64, String> {
+fn poll_ms(s: &str) -> Result<f64, ValueError> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && (1.0..=10_000.0).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?} is not a number of milliseconds from 1 to 10000")),
+        _ => Err(ValueError::PollMs(s.into())),
     }
 }
