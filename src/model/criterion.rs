@@ -1,7 +1,7 @@
 //! Thresholds (`p99<10ms`, checked on a result's value) and claims (`qps>=5x`, checked on a
 //! comparison's interval): one grammar, `METRIC OP NUMBER[UNIT]`.
 
-use super::metric::{Metric, Quantity};
+use super::metric::{Metric, Quantity, UnknownMetric};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -62,56 +62,95 @@ pub struct Criterion {
 
 pub const GRAMMAR: &str = "METRIC OP NUMBER[UNIT] with OP one of < <= > >= ==, a latency in us, ms or s (p99<10ms, commit.p99<=2ms), a rate or count as a plain number (qps>5000, errors==0), error_rate as a fraction or with % (error_rate<0.1%)";
 
+/// What a claim may be beyond a threshold, named after [`GRAMMAR`] in a claim's errors.
+const CLAIM_GRAMMAR: &str = ", or a ratio to the baseline (qps>=5x)";
+
+/// A threshold or claim that does not read as one.
+#[derive(Debug, thiserror::Error)]
+pub enum CriterionError {
+    #[error("{problem} in {text:?}: expected {GRAMMAR}{}", if *.in_claim { CLAIM_GRAMMAR } else { "" })]
+    Malformed { problem: Malformation, text: String, in_claim: bool },
+    #[error("{source} in {text:?}")]
+    UnknownMetric { source: UnknownMetric, text: String },
+    #[error("threshold {0:?}: a threshold is absolute (a ratio like 5x is a claim for compare)")]
+    RatioThreshold(String),
+}
+
+/// What is wrong in a criterion that does not follow [`GRAMMAR`].
+#[derive(Debug, thiserror::Error)]
+pub enum Malformation {
+    #[error("no comparison")]
+    NoComparison,
+    #[error("no number")]
+    NoNumber,
+    #[error("a latency needs its unit (us, ms or s)")]
+    LatencyWithoutUnit,
+    #[error("unit {unit:?} does not fit {metric}")]
+    UnitDoesNotFit { unit: String, metric: Metric },
+    #[error("a ratio must be above 0")]
+    RatioNotAboveZero,
+}
+
+impl CriterionError {
+    /// The same error for a claim: the grammar it names allows ratios.
+    fn in_claim(self) -> Self {
+        match self {
+            CriterionError::Malformed { problem, text, .. } => {
+                CriterionError::Malformed { problem, text, in_claim: true }
+            }
+            other => other,
+        }
+    }
+}
+
 impl Criterion {
     /// A threshold: an absolute bound (`p99<10ms`, `qps>5000`, `errors==0`).
-    pub fn threshold(text: &str) -> Result<Criterion, String> {
+    pub fn threshold(text: &str) -> Result<Criterion, CriterionError> {
         let c = Criterion::parse(text)?;
         if matches!(c.bound, Bound::Ratio(_)) {
-            return Err(format!(
-                "threshold {text:?}: a threshold is absolute (a ratio like 5x is a claim for compare)"
-            ));
+            return Err(CriterionError::RatioThreshold(text.into()));
         }
         Ok(c)
     }
 
     /// A claim: a ratio against the baseline (`qps>=5x`, `p99<=0.5x`) or absolute.
-    pub fn claim(text: &str) -> Result<Criterion, String> {
-        Criterion::parse(text)
-            .map_err(|e| e.replace(GRAMMAR, &format!("{GRAMMAR}, or a ratio to the baseline (qps>=5x)")))
+    pub fn claim(text: &str) -> Result<Criterion, CriterionError> {
+        Criterion::parse(text).map_err(CriterionError::in_claim)
     }
 
-    fn parse(text: &str) -> Result<Criterion, String> {
+    fn parse(text: &str) -> Result<Criterion, CriterionError> {
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let bad = |why: &str| format!("{why} in {text:?}: expected {GRAMMAR}");
-        let at = compact.find(['<', '>', '=']).ok_or_else(|| bad("no comparison"))?;
+        let bad = |problem: Malformation| CriterionError::Malformed { problem, text: text.into(), in_claim: false };
+        let at = compact.find(['<', '>', '=']).ok_or_else(|| bad(Malformation::NoComparison))?;
         let (name, rest) = compact.split_at(at);
         let (op, number) = [("<=", Op::Le), (">=", Op::Ge), ("==", Op::Eq), ("<", Op::Lt), (">", Op::Gt)]
             .into_iter()
             .find_map(|(s, op)| rest.strip_prefix(s).map(|n| (op, n)))
-            .ok_or_else(|| bad("no comparison"))?;
-        let metric = Metric::parse(name).map_err(|e| format!("{e} in {text:?}"))?;
+            .ok_or_else(|| bad(Malformation::NoComparison))?;
+        let metric =
+            Metric::parse(name).map_err(|source| CriterionError::UnknownMetric { source, text: text.into() })?;
         // The longest prefix that is a number (`1e9`, `0.5`); the rest is the unit.
         let split = (1..=number.len())
             .rev()
             .filter(|&i| number.is_char_boundary(i))
             .find(|&i| number[..i].parse::<f64>().is_ok_and(|n| n.is_finite()))
-            .ok_or_else(|| bad("no number"))?;
+            .ok_or_else(|| bad(Malformation::NoNumber))?;
         let (digits, unit) = number.split_at(split);
-        let n: f64 = digits.parse().map_err(|_| bad("no number"))?;
+        let n: f64 = digits.parse().map_err(|_| bad(Malformation::NoNumber))?;
         let bound = match (unit, metric.quantity()) {
             ("x", _) => Bound::Ratio(n),
             ("us" | "µs", Quantity::Latency | Quantity::Cpu) => Bound::Absolute(n),
             ("ms", Quantity::Latency | Quantity::Cpu) => Bound::Absolute(n * 1e3),
             ("s", Quantity::Latency | Quantity::Cpu) => Bound::Absolute(n * 1e6),
-            ("", Quantity::Latency | Quantity::Cpu) => return Err(bad("a latency needs its unit (us, ms or s)")),
+            ("", Quantity::Latency | Quantity::Cpu) => return Err(bad(Malformation::LatencyWithoutUnit)),
             ("" | "/s", Quantity::Rate) | ("", Quantity::Count | Quantity::Money | Quantity::Fraction) => {
                 Bound::Absolute(n)
             }
             ("%", Quantity::Fraction) => Bound::Absolute(n / 100.0),
-            (u, _) => return Err(bad(&format!("unit {u:?} does not fit {metric}"))),
+            (u, _) => return Err(bad(Malformation::UnitDoesNotFit { unit: u.into(), metric })),
         };
         if matches!(bound, Bound::Ratio(r) if r <= 0.0) {
-            return Err(bad("a ratio must be above 0"));
+            return Err(bad(Malformation::RatioNotAboveZero));
         }
         Ok(Criterion { text: compact, metric, op, bound })
     }
@@ -179,11 +218,11 @@ mod tests {
     #[test]
     fn bad_syntax_names_the_grammar() {
         for bad in ["p99", "p99<10", "p99<10kg", "qps>fast", "qps>5ms", "latency<3ms", "p99=<3ms"] {
-            let e = Criterion::threshold(bad).unwrap_err();
+            let e = Criterion::threshold(bad).unwrap_err().to_string();
             assert!(e.contains("METRIC OP NUMBER") || e.contains("unknown metric"), "{bad}: {e}");
         }
-        assert!(Criterion::threshold("qps>=5x").unwrap_err().contains("claim"));
-        assert!(Criterion::claim("qps>=0x").unwrap_err().contains("above 0"));
+        assert!(Criterion::threshold("qps>=5x").unwrap_err().to_string().contains("claim"));
+        assert!(Criterion::claim("qps>=0x").unwrap_err().to_string().contains("above 0"));
     }
 
     #[test]

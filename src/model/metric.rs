@@ -59,6 +59,11 @@ pub enum Better {
     Lower,
 }
 
+/// A name that is no metric; the message lists the known ones.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown metric {0:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt)")]
+pub struct UnknownMetric(pub String);
+
 const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
 
 /// The metrics compare reports for every pair of results.
@@ -75,7 +80,7 @@ pub fn headline(classes_present: &[&str]) -> Vec<Metric> {
 
 impl Metric {
     /// Parses a metric name: `qps`, `tps`, `p99`, `commit.p99.9`, `write.mean`, `errors`...
-    pub fn parse(name: &str) -> Result<Metric, String> {
+    pub fn parse(name: &str) -> Result<Metric, UnknownMetric> {
         let n = name.trim();
         Ok(match n {
             "qps" => Metric::Qps,
@@ -92,10 +97,10 @@ impl Metric {
                     None => n
                         .match_indices('.')
                         .find_map(|(i, _)| parse_figure(&n[i + 1..]).map(|f| (&n[..i], f)))
-                        .ok_or_else(|| unknown(name))?,
+                        .ok_or_else(|| UnknownMetric(name.into()))?,
                 };
                 if class.is_empty() || !class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
-                    return Err(unknown(name));
+                    return Err(UnknownMetric(name.into()));
                 }
                 Metric::Latency { class: class.to_string(), figure }
             }
@@ -234,12 +239,6 @@ fn parse_figure(s: &str) -> Option<LatencyFigure> {
     }
 }
 
-fn unknown(name: &str) -> String {
-    format!(
-        "unknown metric {name:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt)"
-    )
-}
-
 fn cost_per_million(per_hour: f64, per_s: f64) -> Option<f64> {
     (per_s > 0.0).then(|| per_hour / (per_s * 3600.0) * 1e6)
 }
@@ -307,7 +306,7 @@ mod tests {
     #[test]
     fn unknown_names_list_the_known_ones() {
         for bad in ["qpss", "p0", "p101", "commit.", ".p99", "commit.latency", ""] {
-            let e = Metric::parse(bad).unwrap_err();
+            let e = Metric::parse(bad).unwrap_err().to_string();
             assert!(e.contains("qps, tps"), "{bad}: {e}");
         }
     }
