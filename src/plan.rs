@@ -2,7 +2,7 @@
 
 use crate::model::RetryPolicy;
 pub use crate::model::{Arrival, LoopModel};
-use crate::random::DistributionSpec;
+use crate::random::{DistributionError, DistributionSpec};
 use crate::workload::file::FileWorkload;
 use crate::workload::program::Program;
 use crate::workload::{OltpOptions, StatementInfo, Workload};
@@ -112,6 +112,13 @@ impl From<String> for ConfigError {
 impl From<&str> for ConfigError {
     fn from(s: &str) -> Self {
         ConfigError(s.into())
+    }
+}
+
+// A ConfigError is its message: the bad --rand-* flag's, as the distribution words it.
+impl From<DistributionError> for ConfigError {
+    fn from(e: DistributionError) -> Self {
+        ConfigError(e.to_string())
     }
 }
 

@@ -125,23 +125,38 @@ impl Default for DistributionSpec {
     }
 }
 
+/// A distribution parameter the formulas cannot take.
+#[derive(Debug, thiserror::Error)]
+pub enum DistributionError {
+    #[error("--rand-spec-iter must be at least 1")]
+    SpecIter,
+    #[error("--rand-spec-pct must be between 0 and 100")]
+    SpecPct,
+    #[error("--rand-spec-res must be between 0 and 99")]
+    SpecRes,
+    #[error("--rand-pareto-h must be between 0 and 1 (exclusive)")]
+    ParetoH,
+    #[error("--rand-zipfian-exp must be a finite number >= 0")]
+    ZipfianExp,
+}
+
 impl DistributionSpec {
     /// Checks the parameters the formulas cannot take.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), DistributionError> {
         if self.spec_iter == 0 {
-            return Err("--rand-spec-iter must be at least 1".into());
+            return Err(DistributionError::SpecIter);
         }
         if self.spec_pct > 100 {
-            return Err("--rand-spec-pct must be between 0 and 100".into());
+            return Err(DistributionError::SpecPct);
         }
         if self.spec_res >= 100 {
-            return Err("--rand-spec-res must be between 0 and 99".into());
+            return Err(DistributionError::SpecRes);
         }
         if self.pareto_h.is_nan() || self.pareto_h <= 0.0 || self.pareto_h >= 1.0 {
-            return Err("--rand-pareto-h must be between 0 and 1 (exclusive)".into());
+            return Err(DistributionError::ParetoH);
         }
         if !self.zipfian_exp.is_finite() || self.zipfian_exp < 0.0 {
-            return Err("--rand-zipfian-exp must be a finite number >= 0".into());
+            return Err(DistributionError::ZipfianExp);
         }
         Ok(())
     }
