@@ -58,9 +58,9 @@ pub enum K8sError {
     HelpOrVersion(String),
     #[error("give the database with --target mysql://USER@HOST:PORT/DB or postgres://... after {command}{}", if *.from_env { " (the pods do not see this shell's FAIRBENCH_TARGET)" } else { "" })]
     NoTarget { command: String, from_env: bool },
-    /// The target URL's own message (db::url reports it as text).
+    /// The target URL's own error (db::url's; this room knows no database).
     #[error("{0}")]
-    Target(String),
+    Target(Box<dyn std::error::Error + Send + Sync>),
     #[error("--target is a SQLite file, which pods cannot share: shards need a server (mysql:// or postgres://)")]
     SqliteTarget,
 }

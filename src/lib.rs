@@ -13,7 +13,8 @@
 //! - [`db`] -> model. The one seam to databases: [`db::Database`] opens [`db::Connection`]s.
 //! - [`plan`] -> model, random, workload. A validated run.
 //! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
-//! - [`metrics`] -> model. `--metrics-listen`: the run's figures as OpenMetrics text.
+//! - [`metrics`] -> model, recorder, stats. `--metrics-listen`: the run's figures as
+//!   OpenMetrics text, its latency histograms from each interval's HdrHistograms.
 //! - [`timeline`] -> model, recorder, stats. Each closed interval's figures and each kept
 //!   entry's histograms appended to files beside the result as the run goes.
 //! - [`collector`] -> model, recorder, timeline, workload. The local sink: timeline and totals.

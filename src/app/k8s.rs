@@ -91,7 +91,7 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
         _ => return Err(K8sError::ParsedAsOtherCommand(command.into())),
     };
     // No environment: the password, if any, is the pods' to read.
-    let url = TargetUrl::parse(target, |_| None).map_err(K8sError::Target)?;
+    let url = TargetUrl::parse(target, |_| None).map_err(|e| K8sError::Target(e.into()))?;
     if url.embedded() {
         return Err(K8sError::SqliteTarget);
     }

@@ -187,14 +187,14 @@ fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
 
 fn parse_target(raw: &str, args: &TargetArgs) -> Result<TargetUrl, Error> {
     let file = args.password_file.as_deref();
-    Ok(TargetUrl::parse_with_password_file(raw, file, |k| std::env::var(k).ok()).map_err(UrlError)?)
+    Ok(TargetUrl::parse_with_password_file(raw, file, |k| std::env::var(k).ok())?)
 }
 
 /// The nodes of one replicated database (passwords from `password_file`, then the
 /// environment): all of one kind.
 fn nodes_of_one_kind(raw: &[String], password_file: Option<&std::path::Path>) -> Result<Vec<TargetUrl>, Error> {
     let parse = |u: &String| TargetUrl::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
-    let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>().map_err(UrlError)?;
+    let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
     if urls.iter().any(|u| u.dialect != urls[0].dialect) {
         return Err(ConfigError(
             "several --target are the nodes of one replicated database: all mysql:// or all postgres://".into(),

@@ -81,8 +81,17 @@ impl fmt::Display for DbError {
 
 /// A target URL that cannot be used; the message never holds a password.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UrlError(pub String);
+pub enum UrlError {
+    /// `url` with any password redacted; `why` what is wrong with it.
+    #[error("invalid --target {url:?}: {why}")]
+    Invalid { url: String, why: String },
+    #[error("cannot read --password-file {path}: {why}")]
+    PasswordFileUnreadable { path: String, why: String },
+    #[error("--password-file {0} is not UTF-8 text")]
+    PasswordFileNotText(String),
+    #[error("--password-file {0} is empty: put the password on its first line")]
+    PasswordFileEmpty(String),
+}
 
 /// " (is the server running?)" when a connection attempt found nobody listening.
 pub(crate) fn unreachable_hint(message: &str) -> &'static str {

@@ -3,7 +3,7 @@
 //! The password never leaves this module in printable form: [`TargetUrl::redacted`] is what
 //! reports and result files show.
 
-use super::{Dialect, TlsMode, Transport, TransportKind};
+use super::{Dialect, TlsMode, Transport, TransportKind, UrlError};
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ pub const SQLITE_PRAGMAS: [&str; 6] =
 impl TargetUrl {
     /// Parses a URL; `env` looks up FAIRBENCH_PASSWORD / MYSQL_PWD / PGPASSWORD / PGUSER
     /// (injected for tests).
-    pub fn parse(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<TargetUrl, String> {
+    pub fn parse(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<TargetUrl, UrlError> {
         Self::parse_with_password_file(s, None, env)
     }
 
@@ -67,9 +67,9 @@ impl TargetUrl {
         s: &str,
         password_file: Option<&Path>,
         env: impl Fn(&str) -> Option<String>,
-    ) -> Result<TargetUrl, String> {
+    ) -> Result<TargetUrl, UrlError> {
         let from_file = password_file.map(read_password_file).transpose()?;
-        let bad = |why: &str| format!("invalid --target {:?}: {why}", redact_str(s));
+        let bad = |why: &str| UrlError::Invalid { url: redact_str(s), why: why.to_string() };
         if let Some(rest) = s.strip_prefix("sqlite://").or_else(|| s.strip_prefix("sqlite:")) {
             // The errors below echo parts of the path: none may be a password.
             if s.contains('@') && password_span(s).is_some() {
@@ -232,18 +232,18 @@ pub fn redact_str(s: &str) -> String {
 }
 
 /// The first line of a password file, without its line ending.
-fn read_password_file(path: &Path) -> Result<String, String> {
+fn read_password_file(path: &Path) -> Result<String, UrlError> {
     use std::io::Read;
     let mut bytes = Vec::new();
     // A bound, in case the path names a device or a huge file by mistake.
     std::fs::File::open(path)
         .and_then(|f| f.take(64 * 1024).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read --password-file {}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("--password-file {} is not UTF-8 text", path.display()))?;
+        .map_err(|e| UrlError::PasswordFileUnreadable { path: path.display().to_string(), why: e.to_string() })?;
+    let text = String::from_utf8(bytes).map_err(|_| UrlError::PasswordFileNotText(path.display().to_string()))?;
     let line = text.split('\n').next().unwrap_or_default();
     let line = line.strip_suffix('\r').unwrap_or(line);
     if line.is_empty() {
-        return Err(format!("--password-file {} is empty: put the password on its first line", path.display()));
+        return Err(UrlError::PasswordFileEmpty(path.display().to_string()));
     }
     Ok(line.to_string())
 }
@@ -397,18 +397,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let parse = |file: &Path| TargetUrl::parse_with_password_file("mysql://u@h/db", Some(file), no_env);
         let missing = dir.path().join("missing");
-        let e = parse(&missing).unwrap_err();
+        let e = parse(&missing).unwrap_err().to_string();
         assert!(e.contains(&format!("cannot read --password-file {}", missing.display())), "{e}");
         let empty = dir.path().join("empty");
         for content in ["", "\n", "\r\nsecret"] {
             std::fs::write(&empty, content).unwrap();
-            let e = parse(&empty).unwrap_err();
+            let e = parse(&empty).unwrap_err().to_string();
             assert!(
                 e.contains(&format!("--password-file {} is empty", empty.display())) && !e.contains("secret"),
                 "{e}"
             );
         }
-        let e = parse(dir.path()).unwrap_err();
+        let e = parse(dir.path()).unwrap_err().to_string();
         assert!(e.contains("cannot read --password-file"), "{e}");
         // Checked even when the URL holds the password: a broken flag is never silently ignored.
         assert!(TargetUrl::parse_with_password_file("mysql://u:pw@h/db", Some(&missing), no_env).is_err());
@@ -424,10 +424,10 @@ mod tests {
         assert_eq!(TargetUrl::parse("sqlite://run:1.db", no_env).unwrap().path, PathBuf::from("run:1.db"));
         assert!(TargetUrl::parse("sqlite://x.db?evil=1", no_env).is_err());
         assert!(TargetUrl::parse("sqlite://x.db?synchronous=off;drop", no_env).is_err());
-        assert!(TargetUrl::parse("mongodb://x/y", no_env).unwrap_err().contains("unknown scheme"));
-        assert!(TargetUrl::parse("mysql://h:3306", no_env).unwrap_err().contains("no database"));
+        assert!(TargetUrl::parse("mongodb://x/y", no_env).unwrap_err().to_string().contains("unknown scheme"));
+        assert!(TargetUrl::parse("mysql://h:3306", no_env).unwrap_err().to_string().contains("no database"));
         assert!(TargetUrl::parse("mysql://h/db?tls=maybe", no_env).is_err());
-        let e = TargetUrl::parse("mysql://a:pw@h:notaport/db", no_env).unwrap_err();
+        let e = TargetUrl::parse("mysql://a:pw@h:notaport/db", no_env).unwrap_err().to_string();
         assert!(!e.contains("pw@"), "{e}");
     }
 
@@ -548,7 +548,7 @@ mod tests {
     #[test]
     fn hostile_urls_are_refused_without_the_password() {
         for url in HOSTILE {
-            let e = TargetUrl::parse(url, no_env).expect_err(url);
+            let e = TargetUrl::parse(url, no_env).expect_err(url).to_string();
             let r = redact_str(url);
             for shown in [&e, &r] {
                 assert!(!shown.contains("cr3t") && !shown.contains("Se/") && !shown.contains("Se?"), "{url}: {shown}");
@@ -579,7 +579,7 @@ mod tests {
     #[test]
     fn an_at_sign_after_the_host_is_refused_only_with_a_colon_before_it() {
         assert!(TargetUrl::parse("mysql://u@h/db?ca=/x@y.pem", no_env).is_ok());
-        let e = TargetUrl::parse("mysql://u@h:3306/db?ca=/x@y.pem", no_env).unwrap_err();
+        let e = TargetUrl::parse("mysql://u@h:3306/db?ca=/x@y.pem", no_env).unwrap_err().to_string();
         assert!(e.contains("%40"), "{e}");
         assert!(TargetUrl::parse("mysql://u@h:3306/db?ca=/x%40y.pem", no_env).is_ok());
     }
@@ -608,7 +608,7 @@ mod tests {
                         shown.push(t.redacted());
                         shown.push(format!("{t:?}"));
                     }
-                    Err(e) => shown.push(e),
+                    Err(e) => shown.push(e.to_string()),
                 }
                 for s in shown {
                     proptest::prop_assert!(!s.contains(&pw) && !s.contains(&escaped), "{} shows {}", url, s);
