@@ -251,7 +251,10 @@ async fn reconnect<D: Database>(
         match tokio::time::timeout(left, connect_gated(db, spec, shared, id)).await {
             Ok(Ok(c)) => return Some(c),
             Ok(Err(e)) => last = e,
-            Err(_) => last = DbError::timeout("no connection before --reconnect-timeout"),
+            // The deadline cut an attempt short: the last attempt that ended says more (what
+            // each node was) than the cut, which only says so when no attempt ended before.
+            Err(_) if n == 0 => last = DbError::timeout("no connection before --reconnect-timeout"),
+            Err(_) => {}
         }
         crate::lock(rec).reconnect_failures += 1;
         let pause = spec.reconnect.backoff(id, n).min(deadline.saturating_duration_since(Instant::now()));
