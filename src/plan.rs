@@ -5,7 +5,7 @@ pub use crate::model::{Arrival, LoopModel};
 use crate::random::{DistributionError, DistributionSpec};
 use crate::workload::file::FileWorkload;
 use crate::workload::program::Program;
-use crate::workload::{OltpOptions, StatementInfo, Workload};
+use crate::workload::{OltpOptions, OptionsError, StatementInfo, Workload};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -118,6 +118,13 @@ impl From<&str> for ConfigError {
 // A ConfigError is its message: the bad --rand-* flag's, as the distribution words it.
 impl From<DistributionError> for ConfigError {
     fn from(e: DistributionError) -> Self {
+        ConfigError(e.to_string())
+    }
+}
+
+// The same for a bad built-in workload option.
+impl From<OptionsError> for ConfigError {
+    fn from(e: OptionsError) -> Self {
         ConfigError(e.to_string())
     }
 }

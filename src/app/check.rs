@@ -7,18 +7,18 @@ use crate::db::Value;
 use crate::model::Dialect;
 use crate::plan::ConfigError;
 use crate::random::{DistributionSpec, Rng};
-use crate::workload::generate::{Context, Draw, Drawn, ScopeDraws};
+use crate::workload::file::LoadError;
+use crate::workload::generate::{Context, Draw, DrawError, Drawn, ScopeDraws};
 use crate::workload::program::{compile, scalar_text, Program, Times};
-use crate::workload::spec;
 use crate::workload::spec::Generator;
+use crate::workload::{self, spec};
 use std::process::ExitCode;
 
 pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     let file = args.file.display().to_string();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| ConfigError(format!("cannot read workload file {file}: {e}")))?;
-    let spec = spec::parse(&file, &text).map_err(ConfigError)?;
-    let overrides = crate::workload::file::parse_sets(&args.set).map_err(ConfigError)?;
+    let text = workload::file::read(&args.file)?;
+    let spec = spec::parse(&file, &text).map_err(LoadError::from)?;
+    let overrides = workload::file::parse_sets(&args.set).map_err(LoadError::from)?;
     let dialects = match args.dialect.is_empty() {
         true => Dialect::ALL.to_vec(),
         false => args
@@ -53,7 +53,7 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     }
     if args.sample > 0 {
         if let Some(p) = compiled.first() {
-            print!("{}", samples(p, args.sample).map_err(ConfigError)?);
+            print!("{}", samples(p, args.sample)?);
         }
     }
     // A gate: a database it must run on and cannot fails the check.
@@ -188,7 +188,7 @@ fn describe(p: &Program) -> String {
 }
 
 /// `n` draws of every generator: table columns as rows, then each transaction's values.
-fn samples(p: &Program, n: u32) -> Result<String, String> {
+fn samples(p: &Program, n: u32) -> Result<String, DrawError> {
     let run = DistributionSpec::default();
     let mut rng = Rng::seeded(1);
     let show = |d: Drawn| match d {

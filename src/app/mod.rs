@@ -42,6 +42,12 @@ pub enum Error {
     #[error(transparent)]
     Target(#[from] UrlError),
     #[error(transparent)]
+    WorkloadFile(#[from] workload::file::LoadError),
+    #[error(transparent)]
+    WorkloadOptions(#[from] workload::OptionsError),
+    #[error(transparent)]
+    Generator(#[from] workload::generate::DrawError),
+    #[error(transparent)]
     Db(#[from] DbError),
     #[error(transparent)]
     Prepare(#[from] PrepareError),
@@ -235,7 +241,7 @@ fn workload_plan(args: &WorkloadArgs, dialect: Dialect) -> Result<WorkloadPlan, 
     if !workload::file::is_file(&args.workload) {
         return Ok(args.builtin(dialect)?);
     }
-    let f = workload::file::load(std::path::Path::new(&args.workload), dialect, &args.set).map_err(ConfigError)?;
+    let f = workload::file::load(std::path::Path::new(&args.workload), dialect, &args.set)?;
     Ok(WorkloadPlan::File(Arc::new(f)))
 }
 
@@ -285,7 +291,7 @@ impl LoadSettings {
 fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
     let workload = workload_plan(&args.workload, target.dialect)?;
     if let Some(o) = workload.oltp() {
-        o.validate().map_err(ConfigError)?;
+        o.validate()?;
     }
     let settings = LoadSettings {
         threads: args.threads.max(1),
@@ -457,7 +463,7 @@ impl LoadMeter {
 fn cleanup_cmd<D: Database>(db: Arc<D>, args: &CleanupArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
     let out = match args.workload.as_deref().filter(|w| workload::file::is_file(w)) {
         Some(path) => {
-            let f = workload::file::load(std::path::Path::new(path), target.dialect, &[]).map_err(ConfigError)?;
+            let f = workload::file::load(std::path::Path::new(path), target.dialect, &[])?;
             prepare::tables::cleanup(db.clone(), &f.program)?
         }
         None => prepare::cleanup(db.clone(), args.tables)?,

@@ -162,7 +162,7 @@ impl ProgramState {
     ) -> Result<Self, DbError> {
         let p = &*spec.program;
         let draws = |list: &[(usize, crate::workload::spec::Generator)]| {
-            ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique), spec.seed).map_err(invalid)
+            ScopeDraws::new(list, p, &spec.dist, Some(&spec.unique), spec.seed).map_err(|e| invalid(e.to_string()))
         };
         // Exact capacities: this state exists once per client (a first push reserves four).
         let mut transactions = Vec::with_capacity(p.transactions.len());

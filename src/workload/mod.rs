@@ -137,20 +137,33 @@ impl Default for OltpOptions {
     }
 }
 
+/// Built-in workload options that cannot make a run (bad flags).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    #[error("--tables must be at least 1")]
+    NoTables,
+    #[error("--table-size must be at most {max} (ids are INTEGER)", max = i32::MAX)]
+    TableSizeTooLarge,
+    #[error("--range-size must be at least 1")]
+    NoRange,
+    #[error("--mysql-storage-engine {0:?} is not an engine name")]
+    NotAnEngine(String),
+}
+
 impl OltpOptions {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), OptionsError> {
         if self.tables == 0 {
-            return Err("--tables must be at least 1".into());
+            return Err(OptionsError::NoTables);
         }
         if self.table_size > i32::MAX as u64 {
-            return Err(format!("--table-size must be at most {} (ids are INTEGER)", i32::MAX));
+            return Err(OptionsError::TableSizeTooLarge);
         }
         if self.range_size == 0 {
-            return Err("--range-size must be at least 1".into());
+            return Err(OptionsError::NoRange);
         }
         let engine = &self.mysql_storage_engine;
         if engine.is_empty() || !engine.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("--mysql-storage-engine {engine:?} is not an engine name"));
+            return Err(OptionsError::NotAnEngine(engine.clone()));
         }
         Ok(())
     }
@@ -179,6 +192,20 @@ mod tests {
     /// The compiled definition's statements per event.
     fn mix_of(w: Workload, o: &OltpOptions) -> std::collections::BTreeMap<String, u64> {
         builtin::program(w, o, crate::model::Dialect::Mysql).unwrap().per_event()
+    }
+
+    #[test]
+    fn bad_options_are_named_as_flags() {
+        let o = |f: fn(&mut OltpOptions)| {
+            let mut o = OltpOptions::default();
+            f(&mut o);
+            o.validate().unwrap_err().to_string()
+        };
+        assert_eq!(o(|o| o.table_size = 1 << 31), "--table-size must be at most 2147483647 (ids are INTEGER)");
+        assert_eq!(
+            o(|o| o.mysql_storage_engine = "a b".into()),
+            "--mysql-storage-engine \"a b\" is not an engine name"
+        );
     }
 
     #[test]

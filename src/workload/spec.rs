@@ -370,13 +370,23 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// What is wrong at a place in a workload file: `file:line:column: what`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {what}")]
+pub struct SpecError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub what: String,
+}
+
 /// Reads a workload file's text; a syntax or shape error names the line and column.
-pub fn parse(file: &str, text: &str) -> Result<Spec, String> {
+pub fn parse(file: &str, text: &str) -> Result<Spec, SpecError> {
     toml::from_str::<Spec>(text).map_err(|e| {
         let open = ["array", "inline table", "unclosed"].iter().any(|w| e.message().contains(w));
         let at = e.span().map(|s| if open { mistake_at(text, s.start) } else { s.start });
-        let at = at.map(|o| line_col(text, o)).unwrap_or((1, 1));
-        format!("{file}:{}:{}: {}", at.0, at.1, e.message().trim())
+        let (line, column) = at.map(|o| line_col(text, o)).unwrap_or((1, 1));
+        SpecError { file: file.to_string(), line, column, what: e.message().trim().to_string() }
     })
 }
 
@@ -408,7 +418,7 @@ mod syntax_tests {
     /// on its own line, not the next; a bad line's own start stays its own.
     #[test]
     fn syntax_errors_name_the_line_of_the_mistake() {
-        let at = |text: &str| super::parse("w.toml", text).unwrap_err();
+        let at = |text: &str| super::parse("w.toml", text).unwrap_err().to_string();
         let open = at("[workload]\nname = [1, 2\n\n# note\n[[transactions]]\nname = \"t\"\n");
         assert!(open.starts_with("w.toml:2:13: "), "{open}");
         let bad_line = at("[workload]\nname = \"x\"\n= 5\n");

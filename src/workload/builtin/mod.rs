@@ -3,7 +3,7 @@
 //! engine as any workload file.
 
 use super::program::{compile, Program};
-use super::spec::{self, Scalar};
+use super::spec::{self, Scalar, SpecError};
 use super::{OltpOptions, Workload};
 use crate::model::Dialect;
 
@@ -50,11 +50,21 @@ pub fn params(w: Workload, o: &OltpOptions) -> Vec<(String, Scalar)> {
     v
 }
 
+/// Why the built-in definition does not compile with these options.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuiltinError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The compiler's problems, each `file:line:col: what`.
+    #[error("{}", .0.join("; "))]
+    Invalid(Vec<String>),
+}
+
 /// Workload `w` compiled for `dialect`: one transaction, named after the workload.
-pub fn program(w: Workload, o: &OltpOptions, dialect: Dialect) -> Result<Program, String> {
+pub fn program(w: Workload, o: &OltpOptions, dialect: Dialect) -> Result<Program, BuiltinError> {
     let file = "sysbench.toml (built in)";
     let spec = spec::parse(file, SYSBENCH)?;
-    let mut p = compile(&spec, file, SYSBENCH, dialect, &params(w, o)).map_err(|e| e.join("; "))?;
+    let mut p = compile(&spec, file, SYSBENCH, dialect, &params(w, o)).map_err(BuiltinError::Invalid)?;
     p.name = w.name().to_string();
     p.description = w.description().to_string();
     for t in &mut p.transactions {

@@ -7,9 +7,11 @@ use super::spec::{Generator, Number, Scalar};
 use crate::random::{Distribution, DistributionKind, DistributionSpec, Rng, UniqueSequence};
 use std::sync::Arc;
 
+mod error;
 mod population;
-pub use population::decimal_range;
+pub use error::DrawError;
 use population::population;
+pub use population::{decimal_range, DecimalRangeError};
 
 /// A drawn value; text borrows the generator's buffer until the next draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -166,7 +168,7 @@ impl Draw {
         run: &DistributionSpec,
         unique: Option<&Arc<UniqueSequence>>,
         seed: u64,
-    ) -> Result<Draw, String> {
+    ) -> Result<Draw, DrawError> {
         let setup = Setup { program, run, unique, seed };
         Ok(Draw { kind: setup.kind(g)?, buf: String::new() })
     }
@@ -228,27 +230,27 @@ struct Setup<'a> {
 }
 
 /// A compiled number (a `"{param}"` left is a program that was not compiled).
-fn bound(n: &Number) -> Result<i64, String> {
+fn bound(n: &Number) -> Result<i64, DrawError> {
     match n {
         Number::Int(i) => Ok(*i),
-        Number::Param(p) => Err(format!("{p:?} was not resolved: draw only from a compiled program")),
+        Number::Param(p) => Err(DrawError::Unresolved(p.clone())),
     }
 }
 
 impl Setup<'_> {
-    fn draw(&self, g: &Generator) -> Result<Draw, String> {
+    fn draw(&self, g: &Generator) -> Result<Draw, DrawError> {
         Ok(Draw { kind: self.kind(g)?, buf: String::new() })
     }
 
     /// An integer in `[lo, hi]` by a distribution of the run's shape.
-    fn range(&self, kind: DistributionKind, lo: &Number, hi: &Number) -> Result<Kind, String> {
+    fn range(&self, kind: DistributionKind, lo: &Number, hi: &Number) -> Result<Kind, DrawError> {
         let (lo, hi) = (bound(lo)?, bound(hi)?);
         let span = hi.checked_sub(lo).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
-        let span = span.ok_or_else(|| format!("range [{lo}, {hi}] is empty or wider than 2^32 values"))?;
+        let span = span.ok_or(DrawError::Range { lo, hi })?;
         Ok(Kind::Int { lo, span: span as u32, dist: DistributionSpec { kind, ..self.run.clone() }.sampler() })
     }
 
-    fn kind(&self, g: &Generator) -> Result<Kind, String> {
+    fn kind(&self, g: &Generator) -> Result<Kind, DrawError> {
         Ok(match g {
             Generator::Uniform([a, b]) => self.range(DistributionKind::Uniform, a, b)?,
             Generator::Gaussian([a, b]) => self.range(DistributionKind::Gaussian, a, b)?,
@@ -258,19 +260,17 @@ impl Setup<'_> {
             Generator::Ids(table) => {
                 let rows = self.program.table(table).map(|t| t.rows).unwrap_or(0);
                 if rows == 0 || rows > u32::MAX as u64 {
-                    return Err(format!("ids of table {table}: it has {rows} rows"));
+                    return Err(DrawError::Ids { table: table.clone(), rows });
                 }
                 self.range(self.run.kind, &Number::Int(1), &Number::Int(rows as i64))?
             }
             // An offset reads another slot: the runner resolves it.
-            Generator::Offset(from, _) => return Err(format!("an offset of {from} is resolved by the runner")),
+            Generator::Offset(from, _) => return Err(DrawError::OffsetOutsideScope(from.clone())),
             Generator::Unique => match self.unique {
                 Some(u) => Kind::Unique(u.clone()),
-                None => return Err("\"unique\" ids are drawn by clients only".into()),
+                None => return Err(DrawError::UniqueOutsideClients),
             },
-            Generator::Table(set) => {
-                return Err(format!("table numbers of {set} were not resolved: draw only from a compiled program"))
-            }
+            Generator::Table(set) => return Err(DrawError::TableUnresolved(set.clone())),
             Generator::Pattern(p) => Kind::Pattern(pieces(p), p.is_ascii().then(|| p.as_bytes().to_vec())),
             Generator::Sequence(start) => Kind::Sequence(*start),
             Generator::ClientId => Kind::ClientId,
@@ -282,8 +282,8 @@ impl Setup<'_> {
             Generator::Nurand([a, x, y]) => {
                 let (a, x, y) = (bound(a)?, bound(x)?, bound(y)?);
                 let span = y.checked_sub(x).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
-                let span = span.ok_or_else(|| format!("nurand range [{x}, {y}] is empty or too wide"))?;
-                let a = u32::try_from(a).map_err(|_| format!("nurand A {a} is out of range"))?;
+                let span = span.ok_or(DrawError::NurandRange { x, y })?;
+                let a = u32::try_from(a).map_err(|_| DrawError::NurandA(a))?;
                 Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a) }
             }
             Generator::ByClient(_) | Generator::Shuffled(_) | Generator::ByRow(_) | Generator::FirstRows { .. } => {
@@ -298,12 +298,12 @@ impl Setup<'_> {
     }
 
     /// Values from the client's or the row's number.
-    fn by_position(&self, g: &Generator) -> Result<Kind, String> {
+    fn by_position(&self, g: &Generator) -> Result<Kind, DrawError> {
         Ok(match g {
             Generator::ByClient([count, every]) | Generator::Shuffled([count, every]) => {
                 let (count, every) = (bound(count)?, bound(every)?);
                 if count < 1 || every < 1 {
-                    return Err(format!("by_client or shuffled [{count}, {every}]: both must be at least 1"));
+                    return Err(DrawError::ByClient { count, every });
                 }
                 let (count, every) = (count as u64, every as u64);
                 match g {
@@ -312,18 +312,14 @@ impl Setup<'_> {
                 }
             }
             Generator::ByRow(parts) => {
-                let values = parts.iter().map(bound).collect::<Result<Vec<i64>, String>>()?;
+                let values = parts.iter().map(bound).collect::<Result<Vec<i64>, DrawError>>()?;
                 match values[..] {
                     [count, every, ref first @ ..] if count >= 1 && every >= 1 && first.len() <= 1 => Kind::ByRow {
                         count: count as u64,
                         every: every as u64,
                         first: first.first().copied().unwrap_or(1),
                     },
-                    _ => {
-                        return Err(format!(
-                            "by_row {values:?}: [count, every] or [count, every, first], both at least 1"
-                        ))
-                    }
+                    _ => return Err(DrawError::ByRow(values)),
                 }
             }
             Generator::FirstRows { first, every, then, rest } => Kind::FirstRows {
@@ -332,12 +328,12 @@ impl Setup<'_> {
                 then: Box::new(self.draw(then)?),
                 rest: Box::new(self.draw(rest)?),
             },
-            other => return Err(format!("{other:?} is not drawn by position")),
+            other => return Err(DrawError::NotByPosition(Box::new(other.clone()))),
         })
     }
 
     /// Text, decimals and choices, some made of other generators.
-    fn composed(&self, g: &Generator) -> Result<Kind, String> {
+    fn composed(&self, g: &Generator) -> Result<Kind, DrawError> {
         Ok(match g {
             Generator::Text([lo, hi]) | Generator::TextWith(_, [lo, hi]) => {
                 let (lo, hi) = (bound(lo)?, bound(hi)?);
@@ -346,7 +342,7 @@ impl Setup<'_> {
                     _ => String::new(),
                 };
                 if lo < word.chars().count() as i64 || lo > hi || hi > u32::MAX as i64 {
-                    return Err(format!("text length [{lo}, {hi}] cannot hold {word:?}"));
+                    return Err(DrawError::TextLength { lo, hi, word });
                 }
                 Kind::Text { lo: lo as u32, span: (hi - lo) as u32, word }
             }
@@ -359,7 +355,7 @@ impl Setup<'_> {
                     draws.push(self.draw(inner)?);
                 }
                 if draws.is_empty() {
-                    return Err("choose has no options".into());
+                    return Err(DrawError::NoOptions);
                 }
                 Kind::Choose(sums, draws)
             }
@@ -368,7 +364,7 @@ impl Setup<'_> {
                 let (lo, span, places) = decimal_range(lo, hi)?;
                 Kind::Decimal { lo, span, places }
             }
-            other => return Err(format!("{other:?} is not text, a decimal or a choice")),
+            other => return Err(DrawError::NotComposed(Box::new(other.clone()))),
         })
     }
 }
@@ -415,7 +411,7 @@ impl ScopeDraws {
         run: &DistributionSpec,
         unique: Option<&Arc<UniqueSequence>>,
         seed: u64,
-    ) -> Result<ScopeDraws, String> {
+    ) -> Result<ScopeDraws, DrawError> {
         // Exact capacity: one per client and scope, and a first push would reserve four.
         let mut items: Vec<(usize, Source)> = Vec::with_capacity(list.len());
         for (slot, g) in list.iter().filter(|(_, g)| !matches!(g, Generator::Offset(..))) {
@@ -427,13 +423,8 @@ impl ScopeDraws {
                     .iter()
                     .map(|(s, _)| *s)
                     .find(|s| program.slots.get(*s) == Some(name))
-                    .ok_or_else(|| format!("an offset of {name}, which is not drawn beside it"))?;
-                let add = match add {
-                    Number::Int(i) => *i,
-                    Number::Param(p) => {
-                        return Err(format!("{p:?} was not resolved: draw only from a compiled program"))
-                    }
-                };
+                    .ok_or_else(|| DrawError::OffsetWithoutSource(name.clone()))?;
+                let add = bound(add)?;
                 items.push((*slot, Source::Offset { from, add }));
             }
         }

@@ -69,8 +69,16 @@ pub(super) fn population<'a>(kind: &'a mut Kind, buf: &'a mut String, rng: &mut 
     }
 }
 
+/// Bounds of a `decimal` generator that are not decimals, or not in order, or too far apart.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("decimal [{lo:?}, {hi:?}]: write both bounds as decimals (\"0.0000\", \"100.00\"), the first no more than the second, at most 2^32 steps apart")]
+pub struct DecimalRangeError {
+    pub lo: String,
+    pub hi: String,
+}
+
 /// A decimal range from its bounds' text: (lowest in units of the last place, span, places).
-pub fn decimal_range(lo: &str, hi: &str) -> Result<(i64, u32, u32), String> {
+pub fn decimal_range(lo: &str, hi: &str) -> Result<(i64, u32, u32), DecimalRangeError> {
     let places = |t: &str| t.split_once('.').map(|(_, f)| f.len() as u32).unwrap_or(0);
     let p = places(lo).max(places(hi));
     let scaled = |t: &str| -> Option<i64> {
@@ -83,9 +91,7 @@ pub fn decimal_range(lo: &str, hi: &str) -> Result<(i64, u32, u32), String> {
         let v: i64 = digits.parse().ok()?;
         Some(if negative { -v } else { v })
     };
-    let bad = || {
-        format!("decimal [{lo:?}, {hi:?}]: write both bounds as decimals (\"0.0000\", \"100.00\"), the first no more than the second, at most 2^32 steps apart")
-    };
+    let bad = || DecimalRangeError { lo: lo.to_string(), hi: hi.to_string() };
     let (l, h) = (scaled(lo).ok_or_else(bad)?, scaled(hi).ok_or_else(bad)?);
     let span = h.checked_sub(l).filter(|s| (0..u32::MAX as i64).contains(s)).ok_or_else(bad)?;
     Ok((l, span as u32, p))

@@ -4,7 +4,7 @@
 use super::resolve::{generator, number, substitute};
 use super::*;
 use crate::model::{ColumnDef, ColumnType};
-use crate::workload::spec::{line_col, Number, Spec, SqlTexts, TableSpec};
+use crate::workload::spec::{line_col, Number, Spec, SpecError, SqlTexts, TableSpec};
 use toml::Spanned;
 
 /// Errors, each `file:line:col: message`, collected over the whole file.
@@ -16,8 +16,9 @@ pub(super) struct Errors<'a> {
 
 impl Errors<'_> {
     pub(super) fn at<T>(&mut self, spanned: &Spanned<T>, message: impl std::fmt::Display) {
-        let (line, col) = line_col(self.text, spanned.span().start);
-        self.list.push(format!("{}:{line}:{col}: {message}", self.file));
+        let (line, column) = line_col(self.text, spanned.span().start);
+        let what = message.to_string();
+        self.list.push(SpecError { file: self.file.to_string(), line, column, what }.to_string());
     }
 }
 

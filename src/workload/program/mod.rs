@@ -12,7 +12,7 @@ use super::spec::{Generator, Pause, Scalar};
 use super::{StatementClass, StatementInfo};
 use crate::model::{Dialect, TableDef};
 pub use compile::{compile, scalar_from_text, scalar_text};
-pub use sql::positional;
+pub use sql::{positional, SqlError};
 use std::collections::BTreeMap;
 
 /// A compiled workload.

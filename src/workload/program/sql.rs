@@ -4,13 +4,29 @@
 use super::identifier;
 use crate::workload::StatementClass;
 
+/// Why a statement's SQL text cannot be used as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SqlError {
+    #[error("an unclosed {{: table marker")]
+    UnclosedMarker,
+    /// The marker as written.
+    #[error("{0} must follow a table set's name and hold a value name, as in sbtest{{:t}}")]
+    MisplacedMarker(String),
+    #[error("a statement may use one table set's table (one {{:name}})")]
+    TwoMarkers,
+    #[error("an unclosed {0} quote")]
+    UnclosedQuote(char),
+    #[error("a raw ? placeholder: name it (:name) so fairbench knows what to bind")]
+    RawPlaceholder,
+}
+
 /// The one `{:name}` of a statement's SQL: the table set named just before it, the value
 /// name and the marker text. Two different markers are an error.
-pub(super) fn table_marker(sql: &str) -> Result<Option<(String, String, String)>, String> {
+pub(super) fn table_marker(sql: &str) -> Result<Option<(String, String, String)>, SqlError> {
     let mut found: Option<(String, String, String)> = None;
     let mut from = 0;
     while let Some(i) = sql[from..].find("{:").map(|i| i + from) {
-        let end = sql[i..].find('}').map(|e| e + i).ok_or("an unclosed {: table marker")?;
+        let end = sql[i..].find('}').map(|e| e + i).ok_or(SqlError::UnclosedMarker)?;
         let value = sql[i + 2..end].to_string();
         let set: String = sql[..i]
             .chars()
@@ -21,15 +37,10 @@ pub(super) fn table_marker(sql: &str) -> Result<Option<(String, String, String)>
             .rev()
             .collect();
         if set.is_empty() || !identifier(&value) {
-            return Err(format!(
-                "{} must follow a table set's name and hold a value name, as in sbtest{{:t}}",
-                &sql[i..=end]
-            ));
+            return Err(SqlError::MisplacedMarker(sql[i..=end].to_string()));
         }
         match &found {
-            Some((s, v, _)) if *s != set || *v != value => {
-                return Err("a statement may use one table set's table (one {:name})".into())
-            }
+            Some((s, v, _)) if *s != set || *v != value => return Err(SqlError::TwoMarkers),
             _ => found = Some((set, value, sql[i..=end].to_string())),
         }
         from = end + 1;
@@ -61,15 +72,14 @@ pub(super) fn values_row(sql: &str) -> Option<(usize, usize)> {
 }
 
 /// `:name` parameters to `?`, outside quoted strings and identifiers, leaving `::` casts.
-pub fn positional(sql: &str) -> Result<(String, Vec<String>), String> {
+pub fn positional(sql: &str) -> Result<(String, Vec<String>), SqlError> {
     let b = sql.as_bytes();
     let (mut out, mut names) = (String::with_capacity(sql.len()), Vec::new());
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             q @ (b'\'' | b'"' | b'`') => {
-                let end =
-                    (i + 1..b.len()).find(|&j| b[j] == q).ok_or_else(|| format!("an unclosed {} quote", q as char))?;
+                let end = (i + 1..b.len()).find(|&j| b[j] == q).ok_or(SqlError::UnclosedQuote(q as char))?;
                 out.push_str(&sql[i..=end]);
                 i = end + 1;
             }
@@ -84,7 +94,7 @@ pub fn positional(sql: &str) -> Result<(String, Vec<String>), String> {
                 out.push('?');
                 i = end;
             }
-            b'?' => return Err("a raw ? placeholder: name it (:name) so fairbench knows what to bind".into()),
+            b'?' => return Err(SqlError::RawPlaceholder),
             _ => {
                 let ch = sql[i..].chars().next().unwrap_or(' ');
                 out.push(ch);

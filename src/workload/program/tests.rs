@@ -26,7 +26,7 @@ params = { a = { ids = "acct" } }
 
 /// `text`, read as the file `file`, compiled for `dialect`: the program, or every error.
 fn compiled(file: &str, text: &str, dialect: Dialect) -> Result<Program, Vec<String>> {
-    let spec = super::super::spec::parse(file, text).map_err(|e| vec![e])?;
+    let spec = super::super::spec::parse(file, text).map_err(|e| vec![e.to_string()])?;
     compile(&spec, file, text, dialect, &[])
 }
 
@@ -154,6 +154,17 @@ fn named_parameters_skip_quotes_and_casts() {
     assert_eq!(sql, "SELECT ':a', \"b:c\", x::int, ? + ? FROM t");
     assert_eq!(names, ["p1", "p_2"]);
     assert!(positional("SELECT 'open").is_err());
+}
+
+/// The typed errors keep the words (and the literal braces) of the messages they replaced.
+#[test]
+fn sql_errors_read_as_before() {
+    assert_eq!(positional("SELECT 'open").unwrap_err().to_string(), "an unclosed ' quote");
+    assert_eq!(sql::table_marker("SELECT {:t").unwrap_err().to_string(), "an unclosed {: table marker");
+    let two = sql::table_marker("SELECT * FROM a{:t} JOIN b{:u}").unwrap_err().to_string();
+    assert_eq!(two, "a statement may use one table set's table (one {:name})");
+    let misplaced = sql::table_marker("SELECT {:t}").unwrap_err().to_string();
+    assert_eq!(misplaced, "{:t} must follow a table set's name and hold a value name, as in sbtest{:t}");
 }
 
 #[test]
