@@ -6,14 +6,30 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use std::path::PathBuf;
 use std::sync::Arc;
 
+/// A TLS configuration that cannot be built: the CA file given, or the library's setup.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("TLS setup failed: {0}")]
+    Setup(rustls::Error),
+    #[error("cannot read CA file {}: {source}", .path.display())]
+    CaUnreadable { path: PathBuf, source: std::io::Error },
+    #[error("CA file {}: {source}", .path.display())]
+    CaNotPem { path: PathBuf, source: std::io::Error },
+    #[error("CA file {}: {source}", .path.display())]
+    CaRejected { path: PathBuf, source: rustls::Error },
+    #[error("CA file {} holds no PEM certificate", .0.display())]
+    NoCertificate(PathBuf),
+}
+
 /// Builds the client config, or `None` when TLS is off.
-pub fn client_config(target: &TargetUrl) -> Result<Option<ClientConfig>, String> {
+pub fn client_config(target: &TargetUrl) -> Result<Option<ClientConfig>, TlsError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS setup failed: {e}"))?;
+        .map_err(TlsError::Setup)?;
     let config = match target.tls {
         TlsMode::Off => return Ok(None),
         TlsMode::Require => builder
@@ -25,17 +41,18 @@ pub fn client_config(target: &TargetUrl) -> Result<Option<ClientConfig>, String>
     Ok(Some(config))
 }
 
-fn root_store(target: &TargetUrl) -> Result<RootCertStore, String> {
+fn root_store(target: &TargetUrl) -> Result<RootCertStore, TlsError> {
     let mut roots = RootCertStore::empty();
     match &target.ca_file {
         Some(path) => {
-            let file = std::fs::File::open(path).map_err(|e| format!("cannot read CA file {}: {e}", path.display()))?;
+            let file =
+                std::fs::File::open(path).map_err(|source| TlsError::CaUnreadable { path: path.clone(), source })?;
             for cert in rustls_pemfile::certs(&mut std::io::BufReader::new(file)) {
-                let cert = cert.map_err(|e| format!("CA file {}: {e}", path.display()))?;
-                roots.add(cert).map_err(|e| format!("CA file {}: {e}", path.display()))?;
+                let cert = cert.map_err(|source| TlsError::CaNotPem { path: path.clone(), source })?;
+                roots.add(cert).map_err(|source| TlsError::CaRejected { path: path.clone(), source })?;
             }
             if roots.is_empty() {
-                return Err(format!("CA file {} holds no PEM certificate", path.display()));
+                return Err(TlsError::NoCertificate(path.clone()));
             }
         }
         None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),

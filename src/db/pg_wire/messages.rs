@@ -1,7 +1,7 @@
 //! Frontend messages, appended to the connection's reused output buffer: each is a type
 //! byte and a big-endian length that counts itself (the startup message has no type).
 
-use super::values::PgParam;
+use super::values::{BoxError, PgParam};
 use super::{Column, Statement};
 use crate::db::Param;
 use bytes::{BufMut, BytesMut};
@@ -115,18 +115,36 @@ impl BindFrame {
     }
 }
 
+/// A parameter that cannot be sent (nothing is): its number, from 1, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("parameter ${number}: {why}")]
+pub struct BindError {
+    pub number: usize,
+    pub why: ParamError,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ParamError {
+    /// The encoder's own words for a value the declared type cannot take.
+    #[error("{0}")]
+    Encode(BoxError),
+    #[error("bytes for a parameter of an unknown type: cast it in the SQL")]
+    BytesOfUnknownType,
+}
+
 /// Bind (unnamed portal) with `params` in binary for their declared types, results in
 /// binary; the caller has checked the count. An error names the parameter, nothing is sent.
-pub fn bind(out: &mut BytesMut, st: &Statement, params: &[Param<'_>]) -> Result<(), String> {
+pub fn bind(out: &mut BytesMut, st: &Statement, params: &[Param<'_>]) -> Result<(), BindError> {
     let at = begin(out, b'B');
     out.extend_from_slice(&st.bind.frame[..st.bind.split]);
     for (i, (p, ty)) in params.iter().zip(&st.params).enumerate() {
         let len_at = out.len();
         out.put_i32(0);
         let null = match ty {
-            Some(ty) => PgParam(*p).to_sql(ty, out).map_err(|e| format!("parameter ${}: {e}", i + 1))?,
-            None => text_param(p, out).map_err(|e| format!("parameter ${}: {e}", i + 1))?,
-        };
+            Some(ty) => PgParam(*p).to_sql(ty, out).map_err(ParamError::Encode),
+            None => text_param(p, out),
+        }
+        .map_err(|why| BindError { number: i + 1, why })?;
         let len = match null {
             IsNull::Yes => -1,
             IsNull::No => (out.len() - len_at - 4) as i32,
@@ -139,7 +157,7 @@ pub fn bind(out: &mut BytesMut, st: &Statement, params: &[Param<'_>]) -> Result<
 }
 
 /// A parameter of a type this client does not know, in text for the server to parse.
-fn text_param(p: &Param<'_>, out: &mut BytesMut) -> Result<IsNull, String> {
+fn text_param(p: &Param<'_>, out: &mut BytesMut) -> Result<IsNull, ParamError> {
     use std::fmt::Write as _;
     match *p {
         Param::Null => return Ok(IsNull::Yes),
@@ -150,7 +168,7 @@ fn text_param(p: &Param<'_>, out: &mut BytesMut) -> Result<IsNull, String> {
             let _ = write!(out, "{f}");
         }
         Param::Text(s) => out.extend_from_slice(s.as_bytes()),
-        Param::Bytes(_) => return Err("bytes for a parameter of an unknown type: cast it in the SQL".into()),
+        Param::Bytes(_) => return Err(ParamError::BytesOfUnknownType),
     }
     Ok(IsNull::No)
 }

@@ -229,7 +229,8 @@ impl<S: Socket> PgConn<S> {
                 messages::query(&mut self.out, sql);
             }
             _ => {
-                messages::bind(&mut self.out, st, params).map_err(|e| DbError::client(ClientFault::Other, e))?;
+                messages::bind(&mut self.out, st, params)
+                    .map_err(|e| DbError::client(ClientFault::Other, e.to_string()))?;
                 messages::execute_sync(&mut self.out);
             }
         }
@@ -321,7 +322,7 @@ impl<S: Socket> PgConn<S> {
                     if let Some(out) = row.take() {
                         if let Err(e) = row_values(body, columns, text, out) {
                             out.clear();
-                            got.failed.get_or_insert_with(|| DbError::client(ClientFault::Other, e));
+                            got.failed.get_or_insert_with(|| DbError::client(ClientFault::Other, e.to_string()));
                         }
                     }
                 }

@@ -2,7 +2,7 @@
 //! parameter descriptions, data rows. Every read is bounds-checked: a malformed body is an
 //! error naming what was cut short, never a panic.
 
-use super::values::{text_value, Captured};
+use super::values::{text_value, BoxError, Captured, NotOfType};
 use super::Column;
 use crate::db::{DbError, Value};
 use tokio_postgres::types::{FromSql, Type};
@@ -109,10 +109,31 @@ fn fields<'a>(body: &'a [u8]) -> Result<impl Iterator<Item = Result<Option<&'a [
     }))
 }
 
+/// A DataRow that does not read as its columns' values.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    /// The part of the row that is cut short or inconsistent.
+    #[error("malformed data row from the server: {0}")]
+    Malformed(&'static str),
+    #[error("column {name}: {why}")]
+    Column { name: String, why: ColumnError },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ColumnError {
+    /// The binary decoder's own words.
+    #[error("{0}")]
+    Binary(BoxError),
+    #[error("text that is not UTF-8")]
+    NotUtf8,
+    #[error(transparent)]
+    Text(#[from] NotOfType),
+}
+
 /// A DataRow as values typed by `columns`: binary for known types, text otherwise (or
 /// for every column when `text` is set: the simple query protocol).
-pub fn row_values(body: &[u8], columns: &[Column], text: bool, out: &mut Vec<Value>) -> Result<(), String> {
-    let malformed = |m: Malformed| format!("malformed data row from the server: {}", m.0);
+pub fn row_values(body: &[u8], columns: &[Column], text: bool, out: &mut Vec<Value>) -> Result<(), RowError> {
+    let malformed = |m: Malformed| RowError::Malformed(m.0);
     for (i, field) in fields(body).map_err(malformed)?.enumerate() {
         let field = field.map_err(malformed)?;
         let col = columns.get(i);
@@ -120,12 +141,12 @@ pub fn row_values(body: &[u8], columns: &[Column], text: bool, out: &mut Vec<Val
         let ty = col.and_then(|c| c.ty.as_ref());
         let value = match (field, ty) {
             (None, _) => Ok(Value::Null),
-            (Some(raw), Some(ty)) if !text => Captured::from_sql(ty, raw).map(|c| c.0).map_err(|e| e.to_string()),
+            (Some(raw), Some(ty)) if !text => Captured::from_sql(ty, raw).map(|c| c.0).map_err(ColumnError::Binary),
             (Some(raw), ty) => std::str::from_utf8(raw)
-                .map_err(|_| "text that is not UTF-8".to_string())
-                .and_then(|s| text_value(Some(s), ty.unwrap_or(&Type::TEXT))),
+                .map_err(|_| ColumnError::NotUtf8)
+                .and_then(|s| Ok(text_value(Some(s), ty.unwrap_or(&Type::TEXT))?)),
         }
-        .map_err(|e| format!("column {name}: {e}"))?;
+        .map_err(|why| RowError::Column { name: name.to_string(), why })?;
         out.push(value);
     }
     Ok(())

@@ -180,11 +180,19 @@ fn numeric_text(raw: &[u8]) -> Result<String, BoxError> {
     Ok(s)
 }
 
+/// A server's text for a value that does not read as its column's type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a {ty} value")]
+pub(crate) struct NotOfType {
+    pub text: String,
+    pub ty: Type,
+}
+
 /// A value of the simple query protocol (text) as the value the binary protocol would give,
 /// by its column's type: integers, floats, booleans as 0/1, bytea as bytes, text otherwise.
-pub(crate) fn text_value(v: Option<&str>, ty: &Type) -> Result<Value, String> {
+pub(crate) fn text_value(v: Option<&str>, ty: &Type) -> Result<Value, NotOfType> {
     let Some(s) = v else { return Ok(Value::Null) };
-    let bad = || format!("{s:?} is not a {ty} value");
+    let bad = || NotOfType { text: s.to_string(), ty: ty.clone() };
     Ok(match *ty {
         Type::INT2 | Type::INT4 | Type::INT8 | Type::OID => Value::Int(s.parse().map_err(|_| bad())?),
         // float4 as the binary protocol reads it: a 32-bit float, widened.
@@ -244,7 +252,7 @@ mod tests {
         assert_eq!(text_value(Some("a\\\\\\001"), &Type::BYTEA), Ok(Value::Bytes(vec![b'a', b'\\', 1])));
         assert_eq!(text_value(Some("12.50"), &Type::NUMERIC), Ok(Value::Text("12.50".into())));
         assert_eq!(text_value(None, &Type::INT4), Ok(Value::Null));
-        assert!(text_value(Some("1.5"), &Type::INT4).unwrap_err().contains("not a int4 value"));
+        assert_eq!(text_value(Some("1.5"), &Type::INT4).unwrap_err().to_string(), "\"1.5\" is not a int4 value");
         assert!(text_value(Some("\\x0"), &Type::BYTEA).is_err());
     }
 

@@ -26,6 +26,19 @@ impl FrameVerdict {
     }
 }
 
+/// A message announced longer than `--max-packet` allows.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the server sent a message of {bytes} bytes (type '{}'), over the limit of {limit} (--max-packet raises the limit)",
+    .kind.escape_default()
+)]
+struct TooLong {
+    bytes: u64,
+    /// The message's type byte.
+    kind: char,
+    limit: usize,
+}
+
 enum State {
     /// Collecting a message header: type and length.
     Header { bytes: [u8; 5], have: usize },
@@ -46,7 +59,7 @@ impl FrameGuard {
     }
 
     /// Follows the framing through received bytes; the refusal when a message is too long.
-    fn follow(&mut self, mut data: &[u8]) -> Result<(), String> {
+    fn follow(&mut self, mut data: &[u8]) -> Result<(), TooLong> {
         while !data.is_empty() {
             match &mut self.state {
                 State::Body(left) => {
@@ -68,11 +81,7 @@ impl FrameGuard {
                     // A length below 4 is malformed: tokio-postgres reports it itself.
                     let body = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]).saturating_sub(4) as u64;
                     if body > self.max_message as u64 {
-                        return Err(format!(
-                            "the server sent a message of {body} bytes (type '{}'), over the limit of {} (--max-packet raises the limit)",
-                            (bytes[0] as char).escape_default(),
-                            self.max_message
-                        ));
+                        return Err(TooLong { bytes: body, kind: bytes[0] as char, limit: self.max_message });
                     }
                     self.state = if body == 0 { State::Header { bytes: [0; 5], have: 0 } } else { State::Body(body) };
                 }
@@ -89,7 +98,7 @@ impl Inspect for FrameGuard {
             Some(refusal) => refusal.to_string(),
             None => match self.follow(received) {
                 Ok(()) => return Ok(()),
-                Err(refusal) => self.verdict.0.get_or_init(|| refusal).clone(),
+                Err(refusal) => self.verdict.0.get_or_init(|| refusal.to_string()).clone(),
             },
         };
         Err(io::Error::new(io::ErrorKind::InvalidData, refusal))
@@ -146,11 +155,11 @@ mod tests {
             let admitted = [row.clone(), empty.clone(), row.clone()].concat();
             assert!(admitted.chunks(chunk).all(|c| g.follow(c).is_ok()), "chunk {chunk}");
             let mut g = guard(99, FrameVerdict::default());
-            let e = row.chunks(chunk).map(|c| g.follow(c)).find_map(Result::err).expect("refused");
+            let e = row.chunks(chunk).map(|c| g.follow(c)).find_map(Result::err).expect("refused").to_string();
             assert!(e.contains("message of 100 bytes (type 'D'), over the limit of 99"), "{e}");
             let mut g = guard(64 << 20, FrameVerdict::default());
             let stream = [empty.clone(), huge_header.to_vec()].concat();
-            let e = stream.chunks(chunk).map(|c| g.follow(c)).find_map(Result::err).expect("refused");
+            let e = stream.chunks(chunk).map(|c| g.follow(c)).find_map(Result::err).expect("refused").to_string();
             assert!(e.contains("message of 2147483643 bytes") && e.contains("--max-packet"), "{e}");
         }
     }

@@ -39,7 +39,8 @@ impl PostgresDatabase {
         if !target.password.is_empty() {
             config.password(target.password.expose());
         }
-        let tls = super::tls::client_config(target).map_err(|m| DbError::client(super::ClientFault::Tls, m))?;
+        let tls =
+            super::tls::client_config(target).map_err(|e| DbError::client(super::ClientFault::Tls, e.to_string()))?;
         if tls.is_some() {
             config.ssl_mode(tokio_postgres::config::SslMode::Require);
         }
