@@ -10,17 +10,26 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Why a node's role was not read: its error, or no answer in time.
+#[derive(Debug, thiserror::Error)]
+pub enum Unread {
+    #[error(transparent)]
+    Failed(#[from] DbError),
+    #[error("no answer within {:.1} s", .0.as_secs_f64())]
+    NoAnswer(Duration),
+}
+
 /// Role changes as they are seen, from the writer and the watcher (one thread, no locks).
 #[derive(Default)]
 pub struct Seen(RefCell<Vec<RoleChange>>);
 
 impl Seen {
     /// Records `reading` of `target` (1-based) at `at_us` when it differs from the last one.
-    pub fn note(&self, target: u32, at_us: u64, reading: Result<&RoleReading, String>) {
+    pub fn note(&self, target: u32, at_us: u64, reading: Result<&RoleReading, &Unread>) {
         let mut all = self.0.borrow_mut();
         let (role, evidence) = match reading {
             Ok(r) => (Some(r.role), r.evidence.clone()),
-            Err(why) => (None, why),
+            Err(why) => (None, why.to_string()),
         };
         let last = all.iter().rev().find(|c| c.target == target);
         if last.is_some_and(|c| c.role == role) {
@@ -66,13 +75,13 @@ async fn watch_one<D: Database>(
         let reading = tokio::time::timeout(timeout, read(db, &mut conn)).await;
         let reading = match reading {
             Ok(Ok(r)) => Ok(r),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!("no answer within {:.1} s", timeout.as_secs_f64())),
+            Ok(Err(e)) => Err(Unread::Failed(e)),
+            Err(_) => Err(Unread::NoAnswer(timeout)),
         };
         if reading.is_err() {
             conn = None;
         }
-        seen.note(target, clock.elapsed_us(), reading.as_ref().map_err(Clone::clone));
+        seen.note(target, clock.elapsed_us(), reading.as_ref());
         next += poll;
         if !super::sleep_until(next.max(Instant::now()), stop).await {
             break;
@@ -102,7 +111,7 @@ mod tests {
         seen.note(1, 0, Ok(&reading(NodeRole::Primary)));
         seen.note(2, 5, Ok(&reading(NodeRole::Replica)));
         seen.note(1, 10, Ok(&reading(NodeRole::Primary)));
-        seen.note(1, 20, Err("refused".into()));
+        seen.note(1, 20, Err(&Unread::Failed(DbError::lost("refused"))));
         seen.note(2, 30, Ok(&reading(NodeRole::Primary)));
         seen.note(1, 40, Ok(&reading(NodeRole::Primary)));
         let changes = seen.into_changes();
