@@ -65,6 +65,8 @@ pub enum Error {
     Combine(#[from] crate::combine::CombineError),
     #[error("k8s job: {0}")]
     K8s(#[from] crate::k8s::K8sError),
+    #[error("{}: {why}", .result.display())]
+    NotRerunnable { result: std::path::PathBuf, why: rerun::Unrepeatable },
 }
 
 impl Error {

@@ -30,7 +30,7 @@ pub(super) fn rerun_cmd(args: &RerunArgs) -> Result<ExitCode, Error> {
     let seed = doc.conditions.run.rand_seed;
     let swap = replaced.as_ref().zip(file).map(|(new, f)| (f.path.as_str(), new.as_path()));
     let mut line = rebuilt(recorded, seed, args.target.as_deref(), args.out.as_deref(), swap)
-        .map_err(|e| ConfigError(format!("{}: {e}", args.result.display())))?;
+        .map_err(|why| Error::NotRerunnable { result: args.result.clone(), why })?;
     line = overridden(line, &args.overrides);
     for difference in differences(&doc, args) {
         super::say(format_args!("note: {difference}"));
@@ -113,6 +113,19 @@ fn recorded_workload(f: &WorkloadFileRecord, result: &Path) -> Result<Option<Pat
     Ok(Some(copy))
 }
 
+/// Why a result's recorded command line cannot be run again.
+#[derive(Debug, thiserror::Error)]
+pub enum Unrepeatable {
+    #[error("it records no command line")]
+    NoCommandLine,
+    /// The translator's refusal.
+    #[error("its sysbench line no longer translates: {0}")]
+    Untranslatable(String),
+    /// The command that wrote it.
+    #[error("it was written by `fairbench {0}`, which rerun does not repeat: run that command again")]
+    OtherCommand(String),
+}
+
 /// The recorded command line to run again: fairbench's word order, `run` or `bench`, the
 /// recorded seed, `out` and `target` when given (else the recorded target without its
 /// redacted password), and `workload` = (recorded path, file to use instead).
@@ -122,19 +135,17 @@ fn rebuilt(
     target: Option<&str>,
     out: Option<&Path>,
     workload: Option<(&str, &Path)>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Unrepeatable> {
     if recorded.len() < 2 {
-        return Err("it records no command line".into());
+        return Err(Unrepeatable::NoCommandLine);
     }
     let args = match is_sysbench_line(recorded) {
-        true => translate(recorded).map_err(|e| format!("its sysbench line no longer translates: {e}"))?.args,
+        true => translate(recorded).map_err(Unrepeatable::Untranslatable)?.args,
         false => recorded.to_vec(),
     };
     let command = args[1].as_str();
     if command != "run" && command != "bench" {
-        return Err(format!(
-            "it was written by `fairbench {command}`, which rerun does not repeat: run that command again"
-        ));
+        return Err(Unrepeatable::OtherCommand(command.to_string()));
     }
     // Options the rerun sets itself.
     let set_here = |flag: &str| {
@@ -220,7 +231,10 @@ mod tests {
         let line = rebuilt(&recorded, 7, None, None, Some(("w.toml", Path::new("r.workload.toml")))).unwrap();
         assert_eq!(line, strings(&["fairbench", "bench", "r.workload.toml", "--time=5", "--rand-seed=7"]));
         let e = rebuilt(&strings(&["fairbench", "ab", "w", "--a=x", "--b=y"]), 7, None, None, None).unwrap_err();
-        assert!(e.contains("`fairbench ab`"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "it was written by `fairbench ab`, which rerun does not repeat: run that command again"
+        );
         let line = strings(&["fairbench", "run", "w", "--threads", "8", "--time=5", "--ps", "--rand-seed=7"]);
         let line = overridden(line, &strings(&["--threads=16", "--time", "9"]));
         assert_eq!(line, strings(&["fairbench", "run", "w", "--ps", "--rand-seed=7", "--threads=16", "--time", "9"]));
