@@ -290,6 +290,16 @@ pub fn arg_password_spans(args: &[String]) -> Vec<(usize, Range<usize>)> {
 /// user part starts.
 const SCHEMES: [&str; 5] = ["mysql", "mariadb", "postgres", "postgresql", "sqlite"];
 
+/// Other databases' and common URL schemes: given by mistake, they are schemes all the same.
+const OTHER_SCHEMES: [&str; 10] =
+    ["mongodb", "redis", "mssql", "sqlserver", "oracle", "jdbc", "http", "https", "cockroachdb", "tidb"];
+
+/// `mysq`, `postgress`, `mongodb`: a mistyped scheme of ours or another's, not a user name.
+fn looks_like_a_scheme(word: &str) -> bool {
+    let word = word.to_ascii_lowercase();
+    OTHER_SCHEMES.contains(&word.as_str()) || SCHEMES.iter().any(|k| strsim::levenshtein(&word, k) <= 2)
+}
+
 /// The bytes of `s` that may be a password: from the first `:` after a known scheme's separator
 /// (or the start) to the last `@`, since a raw password may hold `/ ? # @ :`. Without any `@`, a
 /// port that is not a number starts one too (a password whose `@host` is missing).
@@ -306,9 +316,10 @@ pub fn password_span(s: &str) -> Option<Range<usize>> {
     let start = if SCHEMES.iter().any(|k| body[..scheme_len].eq_ignore_ascii_case(k)) {
         let colon = usize::from(after.starts_with(':'));
         scheme_len + colon + after[colon..].len() - after[colon..].trim_start_matches('/').len()
-    } else if after.starts_with("://") {
-        // A scheme we do not know, written as one (`mysq://u:pw@h`): read as a URL, its
-        // user stays readable and what follows the user's colon is the password.
+    } else if after.starts_with("://") && looks_like_a_scheme(&body[..scheme_len]) {
+        // A scheme we do not know but that is one (a typo of ours, another database's):
+        // read as a URL, its user stays readable and what follows the user's colon is the
+        // password. Anything else before `://` may be a user whose password starts `//`.
         let start = lead + scheme_len + 3;
         let at = start + s[start..].rfind('@')?;
         let colon = start + s[start..at].find(':')? + 1;
@@ -447,6 +458,8 @@ mod tests {
         assert_eq!(redact_str("mysq://u:pw@h/db"), "mysq://u:***@h/db");
         assert_eq!(redact_str("mongodb://alice:p:w@db1:27017/x"), "mongodb://alice:***@db1:27017/x");
         assert_eq!(redact_str("mysq://alice@h/db"), "mysq://alice@h/db");
+        // Not a scheme: `user` with a password that starts `//`.
+        assert_eq!(redact_str("user://pw@h/db"), "user:***@h/db");
         assert_eq!(redact_str("u:pw@h/db"), "u:***@h/db");
         assert_eq!(redact_str("mysql://u:pw/db"), "mysql://u:***");
         for same in [
