@@ -5,15 +5,17 @@
 //! sharded run has a start without its end (until it is two days old: then it died).
 
 use crate::db::{Connection, Database};
+use crate::model::TableDef;
 use crate::prepare::PrepareError;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Each table and the mark (its comment, or SQLite's CREATE text) fairbench gives it.
-const OWN: [(&str, &str); 3] = [
-    ("fairbench_shards", crate::shard::barrier::MARKER),
-    ("fairbench_probe", crate::probe::MARKER),
-    ("fairbench_heartbeat", crate::probe::MARKER),
+/// Each table as fairbench creates it, and the mark (its comment, or SQLite's CREATE text)
+/// it gives it.
+const OWN: [(fn() -> TableDef, &str); 3] = [
+    (crate::shard::barrier::table, crate::shard::barrier::MARKER),
+    (crate::probe::probe_table, crate::probe::MARKER),
+    (crate::probe::heartbeat_table, crate::probe::MARKER),
 ];
 /// How long cleanup watches a probe's table for new rows.
 const WATCH: Duration = Duration::from_millis(1500);
@@ -40,10 +42,11 @@ pub fn cleanup_all<D: Database>(db: Arc<D>) -> Result<OwnTables, PrepareError> {
 async fn cleanup<D: Database>(db: &D, conn: &mut D::Conn) -> Result<OwnTables, PrepareError> {
     let mut out = OwnTables::default();
     let existing = conn.tables("fairbench_").await?;
-    for (name, marker) in OWN {
+    for (table, marker) in OWN {
+        let table = table();
+        let name = table.name.as_str();
         let Some(t) = existing.iter().find(|t| t.name == name) else { continue };
-        let ours =
-            t.definition == marker || db.create_table_sql(&table_named(name), marker).first() == Some(&t.definition);
+        let ours = t.definition == marker || db.create_table_sql(&table, marker).first() == Some(&t.definition);
         if !ours {
             continue;
         }
@@ -60,15 +63,6 @@ async fn cleanup<D: Database>(db: &D, conn: &mut D::Conn) -> Result<OwnTables, P
         }
     }
     Ok(out)
-}
-
-/// The definition fairbench creates `name` with (its CREATE text is SQLite's mark).
-fn table_named(name: &str) -> crate::model::TableDef {
-    match name {
-        "fairbench_shards" => crate::shard::barrier::table(),
-        "fairbench_probe" => crate::probe::probe_table(),
-        _ => crate::probe::heartbeat_table(),
-    }
 }
 
 /// A probe adds rows to its table as it runs: rows added while cleanup watched.

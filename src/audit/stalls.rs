@@ -99,7 +99,7 @@ fn server_then(d: &ResultDocument, i: &crate::model::IntervalStats) -> serde_jso
 
 /// Checkpoints the server counted in the interval (figures whose unit is checkpoints).
 fn checkpoints_in(d: &ResultDocument, i: &crate::model::IntervalStats) -> f64 {
-    let figures = d.conditions.server.facts.as_ref().map(|f| f.sampled.as_slice()).unwrap_or_default();
+    let figures = d.conditions.server.sampled();
     figures.iter().filter(|f| f.unit == "checkpoints").filter_map(|f| i.server.get(&f.key)).sum()
 }
 

@@ -51,6 +51,11 @@ pub struct ServerConditions {
 }
 
 impl ServerConditions {
+    /// The figures its driver follows over time (none: a result from before they were).
+    pub fn sampled(&self) -> &[crate::model::SampledFigure] {
+        self.facts.as_ref().map(|f| f.sampled.as_slice()).unwrap_or_default()
+    }
+
     pub fn set_status(&mut self, before: BTreeMap<String, i64>, after: BTreeMap<String, i64>) {
         self.status_delta = after
             .iter()

@@ -87,6 +87,11 @@ impl SampledFigure {
         key.ends_with("/s")
     }
 
+    /// Whether it is followed as a rate per second.
+    pub fn is_rate(&self) -> bool {
+        matches!(self.kind, SampleKind::Rate { .. })
+    }
+
     /// Its value from two readings `secs` apart (rates), or from the later one; `None`
     /// when the server does not have the counter.
     pub fn value(&self, before: &BTreeMap<String, i64>, after: &BTreeMap<String, i64>, secs: f64) -> Option<f64> {

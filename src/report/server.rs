@@ -5,7 +5,7 @@ use crate::model::{ResultDocument, SampledFigure};
 use std::fmt::Write;
 
 pub fn text(o: &mut String, d: &ResultDocument) {
-    let figures = d.conditions.server.facts.as_ref().map(|f| f.sampled.as_slice()).unwrap_or_default();
+    let figures = d.conditions.server.sampled();
     let measured: Vec<_> = d.intervals.iter().filter(|i| !i.warmup && !i.server.is_empty()).collect();
     let rows: Vec<(&SampledFigure, [f64; 3])> = figures
         .iter()
@@ -25,7 +25,7 @@ pub fn text(o: &mut String, d: &ResultDocument) {
         measured.len()
     );
     let named = |f: &SampledFigure| {
-        let unit = if SampledFigure::is_rate_key(&f.key) { format!("{}/s", f.unit) } else { f.unit.clone() };
+        let unit = if f.is_rate() { format!("{}/s", f.unit) } else { f.unit.clone() };
         format!("{} ({unit})", f.label)
     };
     let width = rows.iter().map(|(f, _)| named(f).len()).max().unwrap_or(0);

@@ -114,21 +114,19 @@ mod tests {
 
     #[test]
     fn waiting_clients_go_on_when_the_gate_opens_or_the_run_stops() {
-        let rt = crate::local_runtime();
+        use futures_util::FutureExt;
         let gate = WarmupGate::new(true);
         gate.close();
-        rt.block_on(async {
-            let waiting = gate.wait(|| false);
-            gate.open();
-            waiting.await;
-        });
+        let mut waiting = Box::pin(gate.wait(|| false));
+        assert!(waiting.as_mut().now_or_never().is_none(), "a closed gate holds its client");
+        gate.open();
+        assert!(waiting.now_or_never().is_some(), "the open gate lets it go on");
         let gate = WarmupGate::new(true);
         let stop = AtomicBool::new(false);
-        rt.block_on(async {
-            let waiting = gate.wait(|| stop.load(Ordering::SeqCst));
-            stop.store(true, Ordering::SeqCst);
-            gate.wake();
-            waiting.await;
-        });
+        let mut waiting = Box::pin(gate.wait(|| stop.load(Ordering::SeqCst)));
+        assert!(waiting.as_mut().now_or_never().is_none());
+        stop.store(true, Ordering::SeqCst);
+        gate.wake();
+        assert!(waiting.now_or_never().is_some(), "a stopped run lets it go on");
     }
 }

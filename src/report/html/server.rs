@@ -8,11 +8,11 @@ use serde_json::Value;
 
 /// (id, title, y axis, series) of each chart, in the order the driver lists its figures.
 pub fn charts(d: &ResultDocument, iv: &[&IntervalStats], t: &[Value]) -> Vec<(String, String, Axis, Vec<Series>)> {
-    let figures = d.conditions.server.facts.as_ref().map(|f| f.sampled.as_slice()).unwrap_or_default();
+    let figures = d.conditions.server.sampled();
     let present = |f: &&SampledFigure| iv.iter().any(|i| i.server.contains_key(&f.key));
     let mut groups: Vec<((&str, String), Vec<&SampledFigure>)> = Vec::new();
     for f in figures.iter().filter(present) {
-        let unit = if SampledFigure::is_rate_key(&f.key) { format!("{} per second", f.unit) } else { f.unit.clone() };
+        let unit = if f.is_rate() { format!("{} per second", f.unit) } else { f.unit.clone() };
         let key = (f.group.as_str(), unit);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, list)) => list.push(f),
