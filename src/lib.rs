@@ -15,9 +15,11 @@
 //! - [`recorder`] -> model, stats, workload. What clients record; the [`recorder::Sink`] seam.
 //! - [`metrics`] -> model, recorder, stats. `--metrics-listen`: the run's figures as
 //!   OpenMetrics text, its latency histograms from each interval's HdrHistograms.
-//! - [`timeline`] -> model, recorder, stats. Each closed interval's figures and each kept
-//!   entry's histograms appended to files beside the result as the run goes.
-//! - [`collector`] -> model, recorder, timeline, workload. The local sink: timeline and totals.
+//! - [`timeline`] -> model, recorder, stats. The files beside the result, appended as the run
+//!   goes: the run's record (what every result is built from), each interval's figures, and
+//!   each kept entry's histograms as an HdrHistogram log.
+//! - [`collector`] -> model, recorder, timeline, workload. The local sink: the timeline's
+//!   entries for the run's record, report windows, the live figures.
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
@@ -25,12 +27,13 @@
 //!   failover (every attempt recorded) and replica lag from heartbeats.
 //! - [`shard`] -> db, model, plan, probe, runner. Runs split over client hosts: the barrier in
 //!   the target database, clock offsets, each shard's record of its start.
-//! - [`result`] -> collector, model, plan, recorder, runner, stats, workload. Builds the
-//!   document (and the figures some workloads report: TPC-C-like tpmC from histograms).
-//! - [`recover`] -> collector, model, recorder, result, stats, timeline. A result rebuilt
-//!   from a run that never ended: its start document and streamed timeline.
-//! - [`combine`] -> collector, model, recorder, stats. The shards of one run as one result:
-//!   histograms summed exactly, timelines merged entry by entry, a row per shard.
+//! - [`result`] -> collector, model, plan, recorder, runner, stats, workload. `build(record)`:
+//!   the one way a result document is made, from a run's record (and the figures some
+//!   workloads report: TPC-C-like tpmC from histograms).
+//! - [`recover`] -> model, result, timeline. The record of a run that never ended, built.
+//! - [`combine`] -> collector, model, recorder, result. The shards of one run as one: their
+//!   records merged (histograms summed exactly, timelines entry by entry) and built; a row
+//!   per shard.
 //! - [`audit`] -> model. Reads result documents only.
 //! - [`report`] -> model, stats. Reads result documents (and decodes their histograms).
 //! - [`compare`] -> model, stats. Reads result documents: ratios, intervals, conditions diff,

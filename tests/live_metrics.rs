@@ -115,6 +115,16 @@ fn sqlite_a_scrape_during_the_run_matches_the_result() {
     let buckets: Vec<f64> = histogram.iter().filter(|(n, _, _)| n.ends_with("_bucket")).map(|s| s.2).collect();
     assert!(buckets.len() == 20 && buckets.windows(2).all(|w| w[0] <= w[1]), "{histogram:?}");
     assert!(text.ends_with("# EOF\n"), "{text}");
+    // The same count in the run's record, which the result was built from: its entries'
+    // exact histograms (one entry an interval on a run this short).
+    let record = fairbench::timeline::read_record(&fairbench::timeline::record_path_for(&out)).unwrap().record;
+    let entries = &record.phases[0].entries[..closed];
+    let recorded: u64 = entries
+        .iter()
+        .filter_map(|e| e.counts.events.as_ref())
+        .map(|h| fairbench::stats::LatencyHistogram::decode(&h.histogram, h.min_ns, h.max_ns, 0).unwrap().count())
+        .sum();
+    assert_eq!(value("fairbench_latency_seconds_count", "-") as u64, recorded);
     // Gone with the run.
     assert!(TcpStream::connect(&address).is_err(), "still listening after the run");
 }

@@ -9,6 +9,10 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+fn plural(n: usize, word: &str) -> String {
+    fairbench::model::plural(n as u64, word)
+}
+
 fn prepared_sqlite() -> TestDb {
     let db = TestDb::new(Kind::Sqlite);
     let p = db.fairbench(&["prepare", "oltp_point_select", "--table-size=1000"]);
@@ -35,7 +39,8 @@ fn sqlite_each_interval_is_streamed_and_the_interval_log_reads_back_in_python() 
     let db = prepared_sqlite();
     let doc = db.run_json(&["run", "oltp_point_select", "--table-size=1000", "--time=2", "--repeat=2", "-q"]);
     let streamed = doc["streamed"].as_array().unwrap();
-    assert_eq!(streamed.len(), 2, "{streamed:?}");
+    assert_eq!(streamed.len(), 3, "{streamed:?}");
+    assert_eq!(streamed[2]["format"], "fairbench-record-jsonl-gz");
     let dir = db.dir.path();
     let jsonl = dir.join(streamed[0]["file"].as_str().unwrap());
     let hlog = dir.join(streamed[1]["file"].as_str().unwrap());
@@ -117,26 +122,32 @@ fn sqlite_a_killed_run_leaves_every_closed_interval_readable() {
     let read = python_read(&db.dir.path().join("killed.hlog"));
     let logged = read["event"]["counts"].as_array().unwrap().len();
     assert!(logged >= intervals.len() - 1 && logged <= intervals.len(), "{logged} of {}", intervals.len());
+    // The record has each entry (here an interval) after its histograms reached the log.
+    let record = fairbench::timeline::read_record(&db.dir.path().join("killed.record.jsonl.gz")).unwrap();
+    let entries = record.record.phases[0].entries.len();
+    assert!(entries == logged || entries + 1 == logged, "{entries} entries, {logged} logged");
 
-    // recover: every interval whose histograms reached the log, totals added from them.
+    // recover: every entry the record holds, totals added from them.
     let o = fairbench_in(db.dir.path(), &["recover", "killed.json"].map(String::from));
     assert!(o.status.success(), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("Recovered {logged} intervals")), "{}", text(&o));
+    let said = format!("Recovered {}", plural(entries, "timeline segment"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&said), "{}", text(&o));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let run = &doc["conditions"]["run"];
     assert_eq!(run["status"], "incomplete");
-    let kept = &intervals[..logged];
+    let kept = &intervals[..entries];
     let events: u64 = kept.iter().map(|i| i["event"]["count"].as_u64().unwrap()).sum();
     let reads: u64 = kept.iter().map(|i| i["read"]["count"].as_u64().unwrap()).sum();
     assert_eq!(run["events"].as_u64().unwrap(), events);
     assert_eq!(doc["stats"]["event"]["count"].as_u64().unwrap(), events);
     assert_eq!(doc["stats"]["read"]["count"].as_u64().unwrap(), reads);
+    assert_eq!(doc["statements"]["point_selects"]["count"].as_u64().unwrap(), reads, "per statement too");
     let max = kept.iter().map(|i| i["event"]["max_us"].as_f64().unwrap()).fold(0.0, f64::max);
     assert_eq!(doc["stats"]["event"]["max_us"].as_f64().unwrap(), max);
-    assert_eq!(doc["intervals"].as_array().unwrap().len(), logged);
+    assert_eq!(doc["intervals"].as_array().unwrap().len(), entries);
     let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"incomplete-run") && !ids.contains(&"mix-mismatch"), "{ids:?}");
-    assert_eq!(doc["streamed"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["streamed"].as_array().unwrap().len(), 3);
     // Every reader takes it; a finished result is not recovered twice.
     assert!(fairbench_in(db.dir.path(), &["audit", "killed.json"].map(String::from)).status.success());
     assert!(fairbench_in(db.dir.path(), &["report", "killed.json", "-o", "killed.html"].map(String::from))
@@ -162,15 +173,18 @@ fn sqlite_a_killed_long_run_recovers_up_to_its_last_logged_entry() {
     let jsonl = db.dir.path().join("long.intervals.jsonl.gz");
     kill_after(&mut child, &jsonl, 60);
     let intervals = lines(&jsonl);
+    let record = fairbench::timeline::read_record(&db.dir.path().join("long.record.jsonl.gz")).unwrap();
+    let entries = record.record.phases[0].entries.len();
     let read = python_read(&db.dir.path().join("long.hlog"));
-    let entries = read["event"]["counts"].as_array().unwrap().len();
+    let logged = read["event"]["counts"].as_array().unwrap().len();
+    assert!(entries == logged || entries + 1 == logged, "{entries} entries, {logged} logged");
     assert!(entries >= 5 && entries * 11 <= intervals.len() && intervals.len() < (entries + 1) * 11 + 2);
 
     let o = fairbench_in(db.dir.path(), &["recover", "long.json"].map(String::from));
     assert!(o.status.success(), "{}", text(&o));
     let said = String::from_utf8_lossy(&o.stdout).into_owned();
     let recovered = entries * 11;
-    assert!(said.contains(&format!("Recovered {recovered} intervals")), "{said}");
+    assert!(said.contains(&format!("Recovered {entries} timeline segments")), "{said}");
     let unlogged = intervals.len() - recovered;
     if unlogged > 0 {
         assert!(said.contains(&format!("The last {unlogged} interval")), "{said}");

@@ -12,7 +12,7 @@ use crate::model::comparison::Verdict;
 use crate::model::file::write_atomic;
 use crate::model::{Criterion, RunStatus};
 use crate::plan::ConfigError;
-use crate::report::{CompareJson, CompareText, ComparisonFormat};
+use crate::report::{CompareJson, CompareText, Report as _, ReportOptions};
 use crate::with_database;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -102,8 +102,8 @@ fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> R
     }
     let mut comparison = compare::compare(&inputs, &plan.claims, &plan.thresholds, plan.subject.as_ref());
     comparison.order = order;
-    write_atomic(&plan.files[2], &CompareJson.render(&comparison))?;
-    print!("{}", CompareText { all: false }.render(&comparison));
+    write_atomic(&plan.files[2], &CompareJson.render(&comparison, &ReportOptions::default()))?;
+    print!("{}", CompareText { all: false }.render(&comparison, &ReportOptions::default()));
     super::say(format_args!("Comparison saved to {}", plan.files[2].display()));
     let stopped = inputs.iter().map(|i| i.doc.conditions.run.status).find(|s| *s != RunStatus::Completed);
     let failed = comparison.thresholds.iter().any(|t| !t.check.passed);

@@ -4,7 +4,7 @@ use super::Error;
 use crate::cli::CompareArgs;
 use crate::compare::{self, Input};
 use crate::model::comparison::Verdict;
-use crate::report::{CompareJson, CompareText, ComparisonFormat};
+use crate::report::{CompareJson, CompareText, Report as _, ReportOptions};
 use std::process::ExitCode;
 
 /// Exit codes: 0 every claim supported and every threshold met; 3 a threshold failed; 4 a
@@ -20,9 +20,9 @@ pub(super) fn compare_cmd(args: &CompareArgs) -> Result<ExitCode, Error> {
     let subject = args.under_test.as_deref().map(compare::Subject::parse);
     let comparison = compare::compare(&inputs, &claims, &thresholds, subject.as_ref());
     if args.json {
-        println!("{}", CompareJson.render(&comparison));
+        println!("{}", CompareJson.render(&comparison, &ReportOptions::default()));
     } else {
-        print!("{}", CompareText { all: args.all }.render(&comparison));
+        print!("{}", CompareText { all: args.all }.render(&comparison, &ReportOptions::default()));
     }
     let failed = comparison.thresholds.iter().any(|t| !t.check.passed);
     let unsupported = comparison.claims.iter().any(|c| c.verdict != Verdict::Supported);

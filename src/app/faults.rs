@@ -1,13 +1,15 @@
 //! `--fault` on run, bench and the probes: the schedule checked before anything starts, and
-//! performed on the run's own clock (the runner's start, handed to the sink), so that the
-//! faults and the run's timeline share one zero.
+//! performed on the run's own clock (the runner's start, as the collector publishes it), so
+//! that the faults and the run's timeline share one zero.
 
 use super::Error;
 use crate::cli::FaultArgs;
+use crate::collector::{Progress, Window};
 use crate::db::TargetUrl;
 use crate::model::fault::FaultRecord;
+use crate::model::IntervalStats;
 use crate::plan::{ConfigError, RunPlan};
-use crate::recorder::{Sink, Tick};
+use crate::recorder::classes::ClassHistograms;
 use crate::sandbox::fault::{self, Performer, Schedule};
 use std::time::{Duration, Instant};
 
@@ -45,17 +47,18 @@ pub(super) fn for_run(args: &FaultArgs, plan: &RunPlan, first: &TargetUrl) -> Re
     schedule(args, first, Duration::from_secs(u64::from(plan.warmup_s)) + time)
 }
 
-/// A sink that starts the schedule when the run starts (its times count from the runner's
-/// start, warmup included) and passes everything on to `inner`.
-pub(super) struct FaultSink<'a> {
-    inner: &'a mut dyn Sink,
+/// A reader of the run's published progress that starts the schedule when the run starts
+/// (its times count from the runner's start, warmup included) and passes everything on to
+/// `inner`.
+pub(super) struct FaultReader<'a> {
+    inner: &'a mut (dyn Progress + Send),
     schedule: Option<Schedule>,
     performer: Option<Performer>,
 }
 
-impl<'a> FaultSink<'a> {
-    pub fn new(inner: &'a mut dyn Sink, schedule: Option<Schedule>) -> Self {
-        FaultSink { inner, schedule, performer: None }
+impl<'a> FaultReader<'a> {
+    pub fn new(inner: &'a mut (dyn Progress + Send), schedule: Option<Schedule>) -> Self {
+        FaultReader { inner, schedule, performer: None }
     }
 
     /// What was performed (steps not reached when the run ended: not performed).
@@ -64,24 +67,24 @@ impl<'a> FaultSink<'a> {
     }
 }
 
-impl Sink for FaultSink<'_> {
-    fn started(&mut self, start: Instant, warmup: Duration, process_cpu: Duration) {
+impl Progress for FaultReader<'_> {
+    fn started(&mut self, at: Instant) {
         if let Some(s) = self.schedule.take() {
             // The run is under way: it goes on without its faults rather than lose its numbers.
-            match fault::perform(s, start) {
+            match fault::perform(s, at) {
                 Ok(p) => self.performer = Some(p),
                 Err(e) => eprintln!("warning: no fault was performed: {e}"),
             }
         }
-        self.inner.started(start, warmup, process_cpu);
+        self.inner.started(at);
     }
 
-    fn measuring(&mut self, from: Instant) {
-        self.inner.measuring(from);
+    fn second(&mut self, s: &IntervalStats, h: &ClassHistograms) {
+        self.inner.second(s, h);
     }
 
-    fn tick(&mut self, tick: &Tick<'_>) {
-        self.inner.tick(tick);
+    fn window(&mut self, w: &Window<'_>) {
+        self.inner.window(w);
     }
 
     fn stopped(&mut self) {

@@ -132,7 +132,7 @@ impl Job {
     /// and each interval to `metrics` (`--metrics-listen`).
     pub(super) fn progress(
         &self,
-        printer: IntervalPrinter<Box<dyn std::io::Write>>,
+        printer: IntervalPrinter<Box<dyn std::io::Write + Send>>,
         metrics: Option<Arc<LiveMetrics>>,
     ) -> LiveProgress {
         LiveProgress { job: self.clone(), printer, metrics }
@@ -174,7 +174,7 @@ impl Drop for JobState {
 /// sysbench's "Threads started!" and interval lines, and the status line between them.
 pub(super) struct LiveProgress {
     job: Job,
-    printer: IntervalPrinter<Box<dyn std::io::Write>>,
+    printer: IntervalPrinter<Box<dyn std::io::Write + Send>>,
     metrics: Option<Arc<LiveMetrics>>,
 }
 
@@ -187,7 +187,7 @@ impl LiveProgress {
 }
 
 impl Progress for LiveProgress {
-    fn started(&mut self) {
+    fn started(&mut self, _at: Instant) {
         let printer = &mut self.printer;
         self.job.above(|| printer.started());
         let warmup = self.job.state().warmup_s > 0;

@@ -65,6 +65,12 @@ pub enum Error {
     Combine(#[from] crate::combine::CombineError),
     #[error("k8s job: {0}")]
     K8s(#[from] crate::k8s::K8sError),
+    #[error(transparent)]
+    LogRecord(#[from] combine::LogRecordError),
+    #[error(transparent)]
+    Record(#[from] crate::timeline::record::ReadRecordError),
+    #[error("cannot build the result from the run's record: {0}")]
+    Build(#[from] crate::result::BuildError),
     #[error("{}: {why}", .result.display())]
     NotRerunnable { result: std::path::PathBuf, why: rerun::Unrepeatable },
 }
@@ -75,7 +81,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Run(RunError::Interrupted) => 130,
-            Error::ResultFile(ResultFileError::Write { .. }) => 1,
+            Error::ResultFile(ResultFileError::Write { .. }) | Error::Build(_) => 1,
             _ => 2,
         }
     }

@@ -1,4 +1,5 @@
-//! `fairbench recover RESULT`: the result of a run that never ended, rebuilt and saved.
+//! `fairbench recover RESULT`: the result of a run that never ended, built from its record
+//! and saved.
 
 use super::{read_result, Error};
 use crate::audit;
@@ -15,22 +16,21 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
     let out = args.out.as_deref().unwrap_or(&args.result);
     doc.write(out)?;
     let run = &doc.conditions.run;
-    let [jsonl, hlog] = crate::timeline::paths_for(&args.result);
     println!(
-        "Recovered {} from {} and {}: {:.1} s measured, {} events, status incomplete{}",
-        crate::model::plural(recovered.intervals as u64, "interval"),
-        jsonl.display(),
-        hlog.display(),
+        "Recovered {} from {}: {:.1} s measured, {} events, status {}{}",
+        crate::model::plural(recovered.entries as u64, "timeline segment"),
+        recovered.record.display(),
         run.measured_s,
         run.events,
+        run.status.name(),
         if recovered.torn { " (a last line cut short by the stop is left out)" } else { "" }
     );
-    if recovered.unlogged.0 > 0 {
+    let (n, secs) = recovered.unrecorded;
+    if n > 0 {
         println!(
-            "The last {} ({:.1} s) are in {} only: the interval log never received their histograms",
-            crate::model::plural(recovered.unlogged.0 as u64, "interval"),
-            recovered.unlogged.1,
-            jsonl.display()
+            "The last {} ({secs:.1} s) are in {} only: their counts never reached the record",
+            crate::model::plural(n as u64, "interval"),
+            crate::timeline::paths_for(&args.result)[0].display()
         );
     }
     // The same report a run that ended prints, from what was recovered.

@@ -9,9 +9,7 @@ use crate::model::sweep::{SweepDocument, SWEEP_SCHEMA_NAME};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::plan::ConfigError;
 use crate::report::html::{self, HtmlInput};
-use crate::report::{
-    CompareText, ComparisonFormat as _, CsvReport, HtmlReport, Report as _, ReportOptions, TextReport,
-};
+use crate::report::{CompareText, CsvReport, HtmlReport, Report as _, ReportOptions, TextReport};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -98,8 +96,8 @@ pub(super) fn show_text(path: &Path, opts: &ReportOptions) -> Result<String, Err
         Loaded::Result(doc) => {
             format!("{}\n{}", TextReport.render(&doc, opts), crate::report::findings("Audit", &doc.audit))
         }
-        Loaded::Sweep(sweep) => crate::report::sweep_table(&sweep),
-        Loaded::Comparison(c) => CompareText { all: false }.render(&c),
+        Loaded::Sweep(sweep) => crate::report::SweepTable.render(&sweep, &ReportOptions::default()),
+        Loaded::Comparison(c) => CompareText { all: false }.render(&c, &ReportOptions::default()),
     })
 }
 

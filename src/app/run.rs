@@ -6,9 +6,8 @@ use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
 use crate::cli::RunArgs;
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
-use crate::model::{
-    ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode, TableSize, ThresholdRecord,
-};
+use crate::model::record::{Record, RecordLine, RecordStart, RunEnd};
+use crate::model::{ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode, TableSize};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
@@ -37,7 +36,7 @@ pub(super) fn run_cmd<D: Database>(
     let (doc, out_path) = measure_run(db, args, targets, bench, args.out.as_deref(), &job)?;
     drop(job);
     if args.shard.print_result {
-        super::shard::print_marked(&doc);
+        super::shard::print_marked(&doc, &out_path);
     }
     save_and_print(&doc, &out_path, args)
 }
@@ -92,7 +91,12 @@ pub(super) struct Session<D: Database> {
     timeline: Option<TimelineFiles>,
     /// `--metrics-listen`: serves until the session ends.
     _metrics_server: Option<crate::metrics::MetricsServer>,
-    runs: Vec<(runner::RunOutcome, crate::collector::Collected)>,
+    /// What the run has streamed so far (also on disk beside the result, unless `--out` is
+    /// a device): the result is built from it.
+    record: Option<Record>,
+    /// Measured phases so far, and the streamed files' first write error.
+    phases: u32,
+    stream_error: Option<String>,
     /// `--shard I/N`: where this shard meets the others.
     shard: Option<crate::shard::ShardRun<D>>,
     dialect: crate::model::Dialect,
@@ -148,9 +152,10 @@ impl<D: Database> Session<D> {
         // sysbench's format: its interval lines on stdout, where its parsers read them.
         let progress = job.progress(
             match args.format() {
-                "sysbench" => {
-                    IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write>, plan.percentile)
-                }
+                "sysbench" => IntervalPrinter::sysbench(
+                    Box::new(std::io::stdout()) as Box<dyn std::io::Write + Send>,
+                    plan.percentile,
+                ),
                 _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
                 _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
             },
@@ -159,7 +164,9 @@ impl<D: Database> Session<D> {
         Ok(Session {
             shard,
             _metrics_server: metrics_server,
-            runs: Vec::with_capacity(plan.repeats as usize),
+            record: None,
+            phases: 0,
+            stream_error: None,
             db,
             plan,
             thresholds,
@@ -201,8 +208,8 @@ fn serve_metrics(args: &RunArgs, plan: &RunPlan, target: &TargetUrl, job: &Job) 
 }
 
 impl<D: Database> Session<D> {
-    /// Where the run went and what was known before it, with the tables at its end.
-    fn setting(&self, tables_at_end: Vec<TableSize>) -> result::Setting<'_> {
+    /// Where the run went and what was known before it.
+    fn setting(&self) -> result::Setting<'_> {
         result::Setting {
             plan: &self.plan,
             dialect: self.dialect,
@@ -217,21 +224,61 @@ impl<D: Database> Session<D> {
             data_caches: self.data_caches.clone(),
             foreign_tables: self.before.foreign.clone(),
             statements: self.statements,
-            tables_at_end,
         }
     }
 
-    /// The result as known when measuring starts (status `running`, the conditions, no
-    /// figures), in place of the result until the run ends: a run killed before it wrote its
-    /// result leaves this and its streamed timeline, from which `recover` rebuilds it.
-    fn write_started(&self) -> Result<(), Error> {
+    /// The record's start: the result as known when measuring starts (status `running`,
+    /// the conditions, no figures) and what building the result needs beyond it.
+    fn record_start(&self) -> RecordStart {
         let plan = &self.plan;
-        let (statements, transactions) = (plan.workload.statements(), plan.workload.transactions());
-        let nothing = crate::collector::Collected::nothing(&statements, &transactions, plan.loop_model.is_open());
-        let mut doc = result::build(self.setting(Vec::new()), runner::RunOutcome::starting(), nothing);
-        doc.audit = audit::audit(&doc);
-        doc.write(&self.out_path)?;
+        RecordStart {
+            schema: crate::model::record::RECORD_SCHEMA.into(),
+            version: crate::model::record::RECORD_VERSION,
+            started: std::time::SystemTime::now(),
+            document: result::start(self.setting()),
+            statements: crate::recorder::record::recorded_statements(&plan.workload.statements()),
+            transactions: plan.workload.transactions(),
+            open_loop: plan.loop_model.is_open(),
+            percentiles: plan.percentiles.clone(),
+            kept_per_phase: crate::collector::MAX_KEPT / plan.repeats.max(1) as usize,
+            entry_histograms: plan.shard.is_some(),
+            thresholds: self.thresholds.iter().map(|t| t.text.clone()).collect(),
+        }
+    }
+
+    /// The record begins: in memory, and on disk (unless `--out` is a device) beside the
+    /// start document, which stands in place of the result until the run ends: a run killed
+    /// before it wrote its result leaves both, and `recover` builds the result from the record.
+    fn begin_record(&mut self) -> Result<(), Error> {
+        let start = self.record_start();
+        // A device or pipe (--out /dev/null) gets no files beside it.
+        let device = std::fs::metadata(&self.out_path).is_ok_and(|m| !m.is_file());
+        if !device {
+            let planned = self.plan.planned_ticks().map(|t| t * self.plan.repeats.max(1) as u64);
+            let write_error = |source| ResultFileError::Write { path: self.out_path.clone(), source };
+            let mut files = TimelineFiles::create(&self.out_path, start.started, planned).map_err(write_error)?;
+            let line = RecordLine::Start(Box::new(start.clone()));
+            files.write_record(&line).map_err(|e| write_error(e.source))?;
+            let mut doc = start.document.clone();
+            doc.audit = audit::audit(&doc);
+            doc.write(&self.out_path)?;
+            self.timeline = Some(files);
+        }
+        self.record = Some(Record::new(start));
         Ok(())
+    }
+
+    /// A line to the record, in memory and streamed.
+    fn record_line(&mut self, line: RecordLine) {
+        if let Some(files) = &mut self.timeline {
+            if let Err(e) = files.write_record(&line) {
+                self.stream_error.get_or_insert(e.to_string());
+            }
+        }
+        if let Some(record) = &mut self.record {
+            // Lines in the order a record takes them: refusal is a bug.
+            record.push(line).expect("record lines in order");
+        }
     }
 }
 
@@ -241,18 +288,13 @@ impl<D: Database> Phases for Session<D> {
     }
 
     fn measure_next(&mut self) -> Result<bool, Error> {
-        // A device or pipe (--out /dev/null) gets no files beside it.
-        let device = std::fs::metadata(&self.out_path).is_ok_and(|m| !m.is_file());
-        if self.timeline.is_none() && !device {
-            let planned = self.plan.planned_ticks().map(|t| t * self.plan.repeats.max(1) as u64);
-            let files = TimelineFiles::create(&self.out_path, std::time::SystemTime::now(), planned)
-                .map_err(|source| ResultFileError::Write { path: self.out_path.clone(), source })?;
-            self.timeline = Some(files);
-            self.write_started()?;
+        if self.record.is_none() {
+            self.begin_record()?;
         }
+        self.phases += 1;
         let mut stream = self.timeline.as_mut();
         if let Some(files) = stream.as_deref_mut().filter(|_| self.plan.repeats > 1) {
-            files.begin_repeat(self.runs.len() as u32 + 1);
+            files.begin_repeat(self.phases);
         }
         self.job.part_starts(self.plan.warmup_s, self.plan.stop.time);
         let rendezvous: &mut dyn runner::Rendezvous = match &mut self.shard {
@@ -265,33 +307,49 @@ impl<D: Database> Phases for Session<D> {
         let (outcome, collected, performed) = measured?;
         self.performed = self.performed.take().or(performed);
         let completed = outcome.status == RunStatus::Completed;
-        self.runs.push((outcome, collected));
+        if let Some(e) = collected.stream_error {
+            self.stream_error.get_or_insert(e);
+        }
+        // The entries are streamed as they close; in memory they join the record here.
+        if let Some(record) = &mut self.record {
+            record.phases.push(crate::model::record::Phase { entries: collected.entries, end: None });
+        }
+        self.record_line(RecordLine::PhaseEnd(Box::new(outcome)));
         Ok(completed)
     }
 
     fn finish(self: Box<Self>) -> Result<(ResultDocument, PathBuf), Error> {
         let mut s = *self;
-        if let Some(e) = s.runs.iter().find_map(|(_, c)| c.stream_error.as_ref()) {
-            eprintln!("warning: the streamed timeline stopped at a write error ({e}); the result has every interval");
+        let end = s.read_end();
+        s.record_line(RecordLine::End(Box::new(end)));
+        if let Some(e) = &s.stream_error {
+            eprintln!("warning: the streamed files stopped at a write error ({e}); the result has every entry");
         }
         let streamed = match s.timeline.as_mut().map(TimelineFiles::finish) {
             Some(Ok(files)) => files,
             Some(Err(e)) => {
-                eprintln!("warning: the streamed timeline's files could not be read back to name them ({e})");
+                eprintln!("warning: the streamed files could not be read back to name them ({e})");
                 Vec::new()
             }
             None => Vec::new(),
         };
-        let runs = std::mem::take(&mut s.runs);
-        let (db, plan) = (s.db.clone(), &s.plan);
-        let status = runs.iter().map(|(o, _)| o.status).find(|s| *s != RunStatus::Completed);
-        // The dataset after the run; a server that went away leaves it unknown.
-        let table_names = plan.workload.table_names();
-        let declared = plan.workload.declared_rows();
-        let limit = match status {
-            Some(RunStatus::Failed) => runner::AFTER_FAILURE_TIMEOUT,
-            _ => plan.admin_timeout,
-        };
+        let record = s.record.take().ok_or(result::BuildError::NothingMeasured)?;
+        let mut doc = result::build(&record)?;
+        doc.streamed = streamed;
+        doc.audit = audit::audit(&doc);
+        Ok((doc, s.out_path))
+    }
+}
+
+impl<D: Database> Session<D> {
+    /// What is read after the last phase: the dataset (a server that went away leaves it
+    /// unknown), the workload's checks, the faults performed, the shard's record.
+    fn read_end(&mut self) -> RunEnd {
+        let (db, plan) = (self.db.clone(), &self.plan);
+        let phases = self.record.as_ref().map_or(&[][..], |r| &r.phases[..]);
+        let failed = phases.iter().filter_map(|p| p.end.as_ref()).any(|o| o.status == RunStatus::Failed);
+        let limit = if failed { runner::AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
+        let (table_names, declared) = (plan.workload.table_names(), plan.workload.declared_rows());
         // Shards: the dataset's end is read once for the run, by shard 0.
         let reads_tables = plan.shard.as_ref().is_none_or(|p| p.leads());
         let tables_at_end = match reads_tables {
@@ -302,49 +360,52 @@ impl<D: Database> Phases for Session<D> {
             .unwrap_or_default(),
             false => Vec::new(),
         };
-        let checks = runner::checks::run(&*db, &plan.workload.program().checks, limit);
-        let mut doc = result::build_repeated(s.setting(tables_at_end), runs);
-        doc.streamed = streamed;
-        doc.checks = checks;
-        doc.faults = s.performed.take();
-        doc.conditions.run.shard = s.shard.take().map(crate::shard::ShardRun::finish);
-        doc.thresholds = s.thresholds.iter().map(|t| ThresholdRecord::check(t, doc.metric(&t.metric))).collect();
-        doc.audit = audit::audit(&doc);
-        Ok((doc, s.out_path))
+        RunEnd {
+            tables_at_end,
+            checks: runner::checks::run(&*db, &plan.workload.program().checks, limit),
+            faults: self.performed.take(),
+            shard: self.shard.take().map(crate::shard::ShardRun::finish),
+            shards: Vec::new(),
+        }
     }
 }
 
-/// One measured phase (after its warmup) through a fresh collector.
+/// One measured phase (after its warmup) through a fresh collector, whose intervals and
+/// windows `progress` reads on a thread of its own.
 fn measure<D: Database>(
     db: Arc<D>,
     plan: &RunPlan,
-    progress: &mut dyn Progress,
+    progress: &mut (dyn Progress + Send),
     stream: Option<&mut TimelineFiles>,
     rendezvous: &mut dyn runner::Rendezvous,
     faults: Option<crate::sandbox::fault::Schedule>,
 ) -> Result<(runner::RunOutcome, crate::collector::Collected, Option<crate::model::fault::FaultRecord>), Error> {
     let statements = plan.workload.statements();
     let transactions = plan.workload.transactions();
-    let mut collector = Collector::new(
-        &statements,
-        &transactions,
-        plan.loop_model.is_open(),
-        plan.threads,
-        plan.report_interval,
-        progress,
-    )
-    .window_percentiles(&plan.percentiles)
-    .keep_at_most(crate::collector::MAX_KEPT / plan.repeats.max(1) as usize, plan.planned_ticks());
+    let (publish, published) = std::sync::mpsc::channel();
+    let mut collector =
+        Collector::new(&statements, &transactions, plan.loop_model.is_open(), plan.threads, plan.report_interval)
+            .window_percentiles(&plan.percentiles)
+            .keep_at_most(crate::collector::MAX_KEPT / plan.repeats.max(1) as usize, plan.planned_ticks())
+            .publish_to(publish);
     if let Some(files) = stream {
         collector = collector.stream_to(files);
     }
-    if plan.shard.is_some() {
-        collector = collector.keep_histograms();
-    }
-    let mut sink = super::faults::FaultSink::new(&mut collector, faults);
-    let outcome = runner::run_with(db, plan, &mut sink, rendezvous);
-    let performed = sink.finish();
-    Ok((outcome?, collector.finish(), performed))
+    let mut reader = super::faults::FaultReader::new(progress, faults);
+    std::thread::scope(|scope| {
+        let reading = std::thread::Builder::new()
+            .name("fairbench-progress".into())
+            .spawn_scoped(scope, move || {
+                crate::collector::published::read(published, &mut reader);
+                reader.finish()
+            })
+            .map_err(RunError::Thread)?;
+        let outcome = runner::run_with(db, plan, &mut collector, rendezvous);
+        // The collector's end publishes the last window, then the reader has read all.
+        let collected = collector.finish();
+        let performed = reading.join().unwrap_or(None);
+        Ok((outcome?, collected, performed))
+    })
 }
 
 /// A workload file's `before_run` checks: one that fails refuses the run, naming it.

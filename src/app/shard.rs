@@ -11,7 +11,7 @@ use crate::shard::{Barrier, ShardRun};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::combine::{BEGIN, END};
+use crate::combine::{BEGIN, END, RECORD_BEGIN, RECORD_END};
 
 /// `--shard I/N`: joins the barrier in the target database (the plan's key filled in).
 pub(super) fn join<D: Database>(
@@ -58,8 +58,19 @@ pub(super) fn dataset_checked<D: Database, T>(
 }
 
 /// The result on stdout between the markers `fairbench combine` looks for in a log.
-pub(super) fn print_marked(doc: &ResultDocument) {
+/// The result, then the record it was built from (its file's bytes, base64 in lines of 76),
+/// each between markers: `combine` reads them from the pods' logs.
+pub(super) fn print_marked(doc: &ResultDocument, out: &std::path::Path) {
     println!("{BEGIN}\n{}\n{END}", serde_json::to_string(doc).expect("a result serializes"));
+    match std::fs::read(crate::timeline::record_path_for(out)) {
+        Ok(bytes) => {
+            use base64::Engine;
+            let text = base64::engine::general_purpose::STANDARD.encode(bytes);
+            let lines: Vec<&str> = text.as_bytes().chunks(76).map(|c| std::str::from_utf8(c).unwrap_or("")).collect();
+            println!("{RECORD_BEGIN}\n{}\n{RECORD_END}", lines.join("\n"));
+        }
+        Err(e) => eprintln!("warning: the record was not printed ({e}): combine cannot use this shard's log"),
+    }
 }
 
 /// `prepare --shard I/N`: shard 0 creates the tables, every shard loads its parts, shard 0

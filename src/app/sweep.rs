@@ -123,7 +123,7 @@ fn sweep_points<D: Database>(
     if first.format() == "json" {
         println!("{text}");
     } else {
-        print!("{}", crate::report::sweep_table(&doc));
+        print!("{}", crate::report::Report::render(&crate::report::SweepTable, &doc, &Default::default()));
     }
     super::say(format_args!("Sweep saved to {}", out.display()));
     Ok(match stopped {

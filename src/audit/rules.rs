@@ -423,8 +423,8 @@ fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
         RunStatus::Incomplete => (
             Severity::Critical,
             format!(
-                "the run never ended: rebuilt by recover from its streamed timeline ({:.0} s measured); \
-                 per-statement figures, the server's counters after the run and the tables at the end are missing",
+                "the run never ended: built by recover from its record ({:.0} s measured); \
+                 the server's counters after the run and the tables at the end are missing",
                 r.measured_s
             ),
             "the numbers cover the intervals that closed before the run stopped; find why it stopped and rerun",
@@ -444,8 +444,8 @@ fn incomplete_run(d: &ResultDocument) -> Vec<Finding> {
     )]
 }
 
-/// A run that never wrote its result (status running, or rebuilt by recover): its
-/// per-statement figures and end-of-run reads do not exist; incomplete-run says so.
+/// A run that never wrote its result (status running, or built by recover): its end-of-run
+/// reads do not exist; incomplete-run says so.
 fn unwritten(d: &ResultDocument) -> bool {
     matches!(d.conditions.run.status, RunStatus::Running | RunStatus::Incomplete)
 }

@@ -83,8 +83,8 @@ pub enum Command {
     /// Combine the shards of a run split over client hosts (--shard I/N) into one result:
     /// histograms summed exactly, a row per shard (docs/distributed.md).
     Combine(CombineArgs),
-    /// Rebuild the result of a run that never ended (killed, a lost session, a power cut)
-    /// from the file it wrote when measuring started and its streamed timeline.
+    /// Build the result of a run that never ended (killed, a lost session, a power cut)
+    /// from the record it streamed (docs/record.md).
     Recover(RecoverArgs),
     /// Run what a result ran once more: its command line, seed and workload file, against
     /// the same target (or --target), into a new result to compare with the first.

@@ -6,6 +6,7 @@
 
 use crate::model::{IntervalStats, SampledFigure, Scatter};
 use crate::recorder::classes::{ClassHistograms, PackedClasses};
+use crate::recorder::{Recorder, TickRecorder};
 use std::collections::BTreeMap;
 
 /// Scatter points an entry keeps (an interval samples at most as many).
@@ -21,10 +22,14 @@ pub struct KeptTimeline {
     open: Option<(IntervalStats, u32)>,
     /// Its histograms, unpacked (one set, reused from entry to entry).
     open_histograms: Option<ClassHistograms>,
+    /// Everything its ticks recorded, when told ([`KeptTimeline::push_counted`]): what the
+    /// run's record keeps of the entry.
+    open_counts: Option<Recorder>,
 }
 
-/// Told of each entry as it closes.
-pub type Closed<'a> = dyn FnMut(&IntervalStats, &ClassHistograms) + 'a;
+/// Told of each entry as it closes: its figures, histograms per class and, when its ticks'
+/// recorders were given, everything they recorded.
+pub type Closed<'a> = dyn FnMut(&IntervalStats, &ClassHistograms, Option<&Recorder>) + 'a;
 
 struct Entry {
     stats: IntervalStats,
@@ -33,7 +38,14 @@ struct Entry {
 
 impl KeptTimeline {
     pub fn new(limit: usize) -> Self {
-        KeptTimeline { limit: limit.max(2) & !1, width: 1, entries: Vec::new(), open: None, open_histograms: None }
+        KeptTimeline {
+            limit: limit.max(2) & !1,
+            width: 1,
+            entries: Vec::new(),
+            open: None,
+            open_histograms: None,
+            open_counts: None,
+        }
     }
 
     /// A timeline for a run of `intervals` planned intervals (`None`: unknown): entries
@@ -50,15 +62,25 @@ impl KeptTimeline {
 
     /// Adds one closed interval: its figures and its histograms per class.
     pub fn push(&mut self, stats: IntervalStats, histograms: &ClassHistograms) {
-        self.push_telling(stats, histograms, &mut |_, _| {});
+        self.push_telling(stats, histograms, None, &mut |_, _, _| {});
     }
 
     /// [`KeptTimeline::push`], telling `closed` of each entry that closes (its figures and
-    /// histograms, as the entry is when it closes).
-    pub fn push_telling(&mut self, stats: IntervalStats, histograms: &ClassHistograms, closed: &mut Closed<'_>) {
+    /// histograms, as the entry is when it closes, and with `counts`, the interval's
+    /// recorder, everything the entry's intervals recorded).
+    pub fn push_telling(
+        &mut self,
+        stats: IntervalStats,
+        histograms: &ClassHistograms,
+        counts: Option<&TickRecorder>,
+        closed: &mut Closed<'_>,
+    ) {
         // An entry never spans the warmup's end.
         if self.open.as_ref().is_some_and(|(open, _)| open.warmup != stats.warmup) {
             self.close(closed);
+        }
+        if let Some(r) = counts {
+            self.open_counts.get_or_insert_with(|| Recorder::like(r)).add_counts(r);
         }
         match (&mut self.open, &mut self.open_histograms) {
             (Some((open, intervals)), Some(h)) => {
@@ -81,7 +103,13 @@ impl KeptTimeline {
 
     /// Every entry, in time order (the last one possibly covering fewer intervals).
     pub fn finish(self) -> Vec<IntervalStats> {
-        self.finish_telling(&mut |_, _| {}, false)
+        self.finish_telling(&mut |_, _, _| {}, false)
+    }
+
+    /// [`KeptTimeline::finish`], each entry carrying its class histograms (a shard's, for
+    /// `combine`).
+    pub fn finish_with_histograms(self) -> Vec<IntervalStats> {
+        self.finish_telling(&mut |_, _, _| {}, true)
     }
 
     /// [`KeptTimeline::finish`], telling `closed` of the last entry; `with_histograms`:
@@ -105,7 +133,10 @@ impl KeptTimeline {
         if intervals > 1 {
             h.apply_to(&mut stats, &[]);
         }
-        closed(&stats, h);
+        closed(&stats, h, self.open_counts.as_ref());
+        if let Some(c) = &mut self.open_counts {
+            c.reset();
+        }
         self.entries.push(Entry { stats, histograms: h.pack() });
         if self.entries.len() >= self.limit {
             self.halve();
@@ -292,11 +323,11 @@ mod tests {
             r.event(0, Duration::from_millis(1 + n as u64 % 5), Duration::from_millis(1), start);
             h.refill(&r);
             let stats = interval_stats(&r, &h, start, n as f64, 1.0, n < 5, &[]);
-            kept.push_telling(stats, &h, &mut |e, h| told.push((e.from_s, e.duration_s, h.event().count())));
+            kept.push_telling(stats, &h, None, &mut |e, h, _| told.push((e.from_s, e.duration_s, h.event().count())));
             r.reset();
         }
         assert_eq!(kept.width(), 11);
-        let entries = kept.finish_telling(&mut |e, h| told.push((e.from_s, e.duration_s, h.event().count())), false);
+        let entries = kept.finish_telling(&mut |e, h, _| told.push((e.from_s, e.duration_s, h.event().count())), false);
         assert_eq!(entries.len(), told.len());
         assert_eq!(entries.len(), 1 + 595usize.div_ceil(11), "the warmup, then 11 intervals an entry");
         assert!(entries.len() <= 60);

@@ -2,9 +2,11 @@
 //! `--report-interval` windows and the post-warmup totals that the result is built from.
 
 pub mod kept;
+pub mod published;
 
 pub use kept::KeptTimeline;
 
+use crate::model::record::RecordEntry;
 use crate::model::IntervalStats;
 use crate::recorder::classes::ClassHistograms;
 use crate::recorder::summary::interval_stats;
@@ -13,11 +15,12 @@ use crate::timeline::TimelineFiles;
 use crate::workload::StatementInfo;
 use std::time::{Duration, Instant};
 
-/// Told when measurement starts, of each timeline second, at the end of each report window
-/// (the terminal's interval lines and status line; tests may ignore it) and when the
-/// clients stop.
+/// A reader of what the collector publishes ([`published::read`]): told when measurement
+/// starts, of each timeline second, at the end of each report window (the terminal's
+/// interval lines and status line) and when the clients stop.
 pub trait Progress {
-    fn started(&mut self) {}
+    /// All clients are connected: the run's clock starts at `at` (warmup included).
+    fn started(&mut self, _at: Instant) {}
     /// One timeline entry (about a second; warmup flagged), as it is recorded, with its
     /// histograms per class.
     fn second(&mut self, _s: &IntervalStats, _h: &ClassHistograms) {}
@@ -47,31 +50,15 @@ pub struct Window<'a> {
 /// most; every interval is in the streamed files): about 0.5 MB of the result at most.
 pub const MAX_KEPT: usize = 300;
 
-/// Ignores progress.
-pub struct Quiet;
-impl Progress for Quiet {}
-
-/// What the collector gathered over a run.
+/// What the collector gathered over a measured phase: its record's entries (the result is
+/// built from them, `result::build`).
 pub struct Collected {
-    /// Post-warmup totals.
-    pub totals: Recorder,
-    /// The kept timeline, warmup included (flagged): one entry per tick up to the limit
-    /// ([`Collector::keep_at_most`]), then each entry covering several (see [`KeptTimeline`]).
-    pub timeline: Vec<IntervalStats>,
-    /// The streamed timeline's first write error (it stopped there; the result still has
-    /// every interval).
+    /// Each timeline entry as it closed, warmup included (flagged), with everything its
+    /// intervals recorded.
+    pub entries: Vec<RecordEntry>,
+    /// The streamed files' first write error (they stopped there; the result still has
+    /// every entry).
     pub stream_error: Option<String>,
-}
-
-impl Collected {
-    /// Nothing yet: what a result written when measuring starts holds.
-    pub fn nothing(statements: &[StatementInfo], transactions: &[String], open_loop: bool) -> Self {
-        Collected {
-            totals: Recorder::new(statements, transactions, open_loop),
-            timeline: Vec::new(),
-            stream_error: None,
-        }
-    }
 }
 
 pub struct Collector<'p> {
@@ -83,19 +70,20 @@ pub struct Collector<'p> {
     measured_from: Instant,
     last: Instant,
     window: OpenWindow,
-    totals: Recorder,
+    /// Decides when entries close (and how wide they are).
     timeline: KeptTimeline,
+    /// Every entry closed so far.
+    entries: Vec<RecordEntry>,
     /// Each tick's (and window's) histograms per class, refilled in place.
     classes: ClassHistograms,
     cpu_at_last: Duration,
-    progress: &'p mut dyn Progress,
+    /// Where intervals and windows go as they close, for readers on other threads.
+    publish: Option<published::Publisher>,
     /// Percentiles the report windows compute beyond the fixed ones.
     window_percentiles: Vec<f64>,
     /// Where each closed interval is appended as the run goes.
     stream: Option<&'p mut TimelineFiles>,
     stream_error: Option<String>,
-    /// Entries carry their class histograms (a shard's, for `combine`).
-    keep_histograms: bool,
 }
 
 /// The report window being filled.
@@ -116,7 +104,6 @@ impl<'p> Collector<'p> {
         open_loop: bool,
         threads: u32,
         report_every: Option<Duration>,
-        progress: &'p mut dyn Progress,
     ) -> Self {
         let now = Instant::now();
         Collector {
@@ -132,23 +119,29 @@ impl<'p> Collector<'p> {
                 ticks: 0,
                 warmup: false,
             },
-            totals: Recorder::new(statements, transactions, open_loop),
             timeline: KeptTimeline::new(MAX_KEPT),
+            entries: Vec::new(),
             classes: ClassHistograms::of(&Recorder::new(statements, transactions, open_loop)),
             cpu_at_last: Duration::ZERO,
-            progress,
+            publish: None,
             window_percentiles: Vec::new(),
             stream: None,
             stream_error: None,
-            keep_histograms: false,
         }
     }
 
-    /// The timeline's entries carry their class histograms (a shard's result: `combine`
-    /// merges shards' timelines from them).
-    pub fn keep_histograms(mut self) -> Self {
-        self.keep_histograms = true;
+    /// Intervals and report windows are published to `to` as they close (readers take
+    /// them on their own threads).
+    pub fn publish_to(mut self, to: published::Publisher) -> Self {
+        self.publish = Some(to);
         self
+    }
+
+    fn publish(&self, what: impl FnOnce() -> published::Published) {
+        if let Some(to) = &self.publish {
+            // A reader that has gone stops nothing: the run is measured all the same.
+            let _ = to.send(what());
+        }
     }
 
     /// Each closed interval is also appended to `files`.
@@ -183,10 +176,9 @@ impl<'p> Collector<'p> {
                 self.flush_window(self.last, end_s, true);
             }
         }
-        let (stream, error) = (&mut self.stream, &mut self.stream_error);
-        let timeline =
-            self.timeline.finish_telling(&mut |entry, h| log_entry(stream, error, entry, h), self.keep_histograms);
-        Collected { totals: self.totals, timeline, stream_error: self.stream_error }
+        let (stream, error, entries) = (&mut self.stream, &mut self.stream_error, &mut self.entries);
+        self.timeline.finish_telling(&mut |entry, h, counts| record(stream, error, entries, entry, h, counts), false);
+        Collected { entries: self.entries, stream_error: self.stream_error }
     }
 
     /// The end of the warmup: measured time starts there.
@@ -225,10 +217,10 @@ impl<'p> Collector<'p> {
         let h = &self.classes;
         let mut stats = interval_stats(&w.recorder, h, self.start, from_s, secs, w.warmup, &self.window_percentiles);
         stats.threads = self.threads;
-        self.progress.window(&Window { stats: &stats, end_s, partial });
         w.recorder.reset();
         w.ticks = 0;
         w.from = until;
+        self.publish(|| published::Published::Window(Box::new(stats), end_s, partial));
     }
 
     /// Adds a tick to the report window; the window ends when the tick was due at (or,
@@ -254,19 +246,25 @@ impl<'p> Collector<'p> {
 
 /// A window too short for its rates to mean anything: under a fifth of the interval (the
 /// milliseconds after the last whole second of a run).
-/// A kept entry's histograms to the streamed interval log; the first error stops the stream.
-fn log_entry(
+/// An entry as it closes: kept for the record, and streamed (its record line and its
+/// histograms in the interval log); the first error stops the stream.
+fn record(
     stream: &mut Option<&mut TimelineFiles>,
     error: &mut Option<String>,
+    entries: &mut Vec<RecordEntry>,
     entry: &IntervalStats,
     h: &ClassHistograms,
+    counts: Option<&Recorder>,
 ) {
+    let counts = counts.map(Recorder::counts).unwrap_or_default();
+    let entry = RecordEntry { stats: entry.clone(), counts };
     if let Some(files) = stream {
-        if let Err(e) = files.append_histograms(entry, h) {
-            *error = Some(format!("{}: {e}", files.paths()[1].display()));
+        if let Err(e) = files.append_entry(&entry, h) {
+            *error = Some(e.to_string());
             *stream = None;
         }
     }
+    entries.push(entry);
 }
 
 fn is_sliver(span: Duration, every: Duration) -> bool {
@@ -283,7 +281,7 @@ impl Sink for Collector<'_> {
             self.window.boundary = self.boundary_after(start, every);
         }
         self.cpu_at_last = process_cpu;
-        self.progress.started();
+        self.publish(|| published::Published::Started(start));
     }
 
     fn measuring(&mut self, from: Instant) {
@@ -316,18 +314,18 @@ impl Sink for Collector<'_> {
             stats.server.clone_from(server);
         }
         self.cpu_at_last = t.process_cpu;
-        self.progress.second(&stats, &self.classes);
+        self.publish(|| published::Published::Second(Box::new((stats.clone(), self.classes.clone()))));
         if let Some(files) = &mut self.stream {
             if let Err(e) = files.append(&stats) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
                 self.stream = None;
             }
         }
-        let (stream, error) = (&mut self.stream, &mut self.stream_error);
-        self.timeline.push_telling(stats, &self.classes, &mut |entry, h| log_entry(stream, error, entry, h));
-        if !warmup {
-            self.totals.add_counts(t.recorder);
-        }
+        let (stream, error, entries) = (&mut self.stream, &mut self.stream_error, &mut self.entries);
+        let told = &mut |entry: &IntervalStats, h: &ClassHistograms, counts: Option<&Recorder>| {
+            record(stream, error, entries, entry, h, counts)
+        };
+        self.timeline.push_telling(stats, &self.classes, Some(t.recorder), told);
         if let Some(every) = self.report_every {
             self.window_tick(t, warmup, every);
         }
@@ -335,7 +333,7 @@ impl Sink for Collector<'_> {
     }
 
     fn stopped(&mut self) {
-        self.progress.stopped();
+        self.publish(|| published::Published::Stopped);
     }
 }
 
@@ -385,7 +383,8 @@ mod tests {
         end_after: Duration,
     ) -> (Vec<Seen>, Collected) {
         let mut progress = Windows::default();
-        let mut c = Collector::new(&[], &[], false, 4, Some(Duration::from_secs(every as u64)), &mut progress);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut c = Collector::new(&[], &[], false, 4, Some(Duration::from_secs(every as u64))).publish_to(tx);
         let start = Instant::now();
         c.started(start, Duration::from_secs(warmup_s), Duration::ZERO);
         let mut r = crate::recorder::TickRecorder::with_counters(&[], &[], false);
@@ -409,7 +408,13 @@ mod tests {
         r.event(0, MS, MS, end);
         c.tick(&Tick { recorder: &r, until: end, due: end, process_cpu: Duration::ZERO, backlog: None, server: None });
         let collected = c.finish();
+        published::read(rx, &mut progress);
         (progress.0, collected)
+    }
+
+    /// Events in the measured entries.
+    fn measured_events(c: &Collected) -> u64 {
+        c.entries.iter().filter(|e| !e.stats.warmup).map(|e| e.stats.event.count).sum()
     }
 
     fn events(from: u64, to: u64) -> u64 {
@@ -432,9 +437,9 @@ mod tests {
         assert!((w[2].from_s - 7.3).abs() < 1e-9 && (w[2].duration_s - 4.702).abs() < 1e-9, "{:?}", w[2]);
         assert!((w[3].duration_s - 2.005).abs() < 1e-9, "{:?}", w[3]);
         // The timeline: one entry per tick, measured from the warmup's boundary on.
-        assert_eq!(collected.timeline.len(), 15);
-        assert_eq!(collected.timeline.iter().filter(|i| i.warmup).count(), 2);
-        assert_eq!(collected.totals.events.count(), events(3, 14) + 1);
+        assert_eq!(collected.entries.len(), 15);
+        assert_eq!(collected.entries.iter().filter(|e| e.stats.warmup).count(), 2);
+        assert_eq!(measured_events(&collected), events(3, 14) + 1);
     }
 
     #[test]
@@ -443,8 +448,8 @@ mod tests {
         let ends: Vec<(f64, bool)> = w.iter().map(|s| (s.end_s, s.partial)).collect();
         assert_eq!(ends, [(5.0, false), (10.0, false)]);
         // The sliver's event is measured all the same.
-        assert_eq!(collected.totals.events.count(), events(1, 10) + 1);
-        assert_eq!(collected.timeline.len(), 11);
+        assert_eq!(measured_events(&collected), events(1, 10) + 1);
+        assert_eq!(collected.entries.len(), 11);
         // A fifth of the interval is a window.
         let (w, _) = run(0, 10, 5, |_| MS, 1001 * MS);
         assert_eq!(w.len(), 3);
@@ -460,7 +465,7 @@ mod tests {
         assert_eq!(ends, [(true, 5.0, false), (true, 7.0, false), (false, 5.0, false), (false, 10.0, false)]);
         let counts: Vec<u64> = w.iter().map(|s| s.events).collect();
         assert_eq!(counts, [events(1, 5), events(6, 7), events(8, 12), events(13, 17)]);
-        assert_eq!(collected.totals.events.count(), events(8, 17) + 1);
+        assert_eq!(measured_events(&collected), events(8, 17) + 1);
     }
 
     #[test]

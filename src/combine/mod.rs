@@ -1,25 +1,30 @@
-//! `fairbench combine`: the shards of one run (`--shard I/N`) as one result document. Every
-//! histogram is the exact sum of the shards' (never an average of percentiles), counts and
-//! rates add up, minima and maxima are the extremes of all, the timeline is merged entry by
-//! entry from the shards' entry histograms, and each shard keeps a row of its own.
+//! `fairbench combine`: the shards of one run (`--shard I/N`) as one result. Their records
+//! merge into the run's record (every histogram the exact sum of the shards', never an
+//! average of percentiles; the timeline merged entry by entry), and the result is built from
+//! it as any run's is (`result::build`); each shard keeps a row of its own. The combined
+//! record is a record like any other: combined again, it gives the same result.
 
-mod merge;
+mod records;
 mod timeline;
 
+use crate::model::record::Record;
 use crate::model::shard::{ShardRecord, ShardRow};
-use crate::model::{Criterion, ResultDocument, RunStatus, ThresholdRecord};
-use crate::recorder::classes::ClassHistogramError;
-use crate::stats::HistogramError;
+use crate::model::ResultDocument;
+use crate::recorder::record::CountsError;
+use crate::result::BuildError;
 
 pub const BEGIN: &str = "-----BEGIN FAIRBENCH RESULT-----";
 pub const END: &str = "-----END FAIRBENCH RESULT-----";
+/// A shard's record in a log: its file's bytes (gzip), base64, between these.
+pub const RECORD_BEGIN: &str = "-----BEGIN FAIRBENCH RECORD-----";
+pub const RECORD_END: &str = "-----END FAIRBENCH RECORD-----";
 
 /// Why the given results do not make one run's result.
 #[derive(Debug, thiserror::Error)]
 pub enum CombineError {
     #[error("nothing to combine: give the shards' result files (or logs with marked results)")]
     NothingGiven,
-    #[error("{0} is already a combined result")]
+    #[error("{0} is already a combined result: combine it alone, or the shards it was combined from")]
     AlreadyCombined(String),
     #[error("{0} is not a shard's result (run with --shard I/N)")]
     NotAShard(String),
@@ -36,63 +41,74 @@ pub enum CombineError {
         "{first} and {other} differ in {fact} ({first_value} vs {other_value}): combine only the shards of one run"
     )]
     Differ { first: String, other: String, fact: &'static str, first_value: String, other_value: String },
-    #[error(
-        "a shard's timeline has entries without histograms: combine needs results written with --shard by this version"
-    )]
-    TimelineWithoutHistograms,
-    #[error("{class}: {source}")]
-    Class { class: String, source: HistogramError },
-    #[error(transparent)]
-    Histogram(#[from] HistogramError),
-    #[error(transparent)]
-    TimelineHistogram(#[from] ClassHistogramError),
+    #[error("{0}: its record is missing (a file beside it, or the log's marked record): combine builds from the shards' records, written by this version")]
+    NoRecord(String),
+    #[error("a shard's record does not fit the run's statements: {0}")]
+    Counts(#[from] CountsError),
+    #[error("the combined record: {0}")]
+    Build(#[from] BuildError),
 }
 
-/// A shard's result and where it came from (a file, or a log's n-th marked result).
+/// A shard's result and record, and where they came from (files, or a log's n-th marked
+/// result); a result without its record is refused once the results are found to belong
+/// together.
 pub struct Source {
     pub name: String,
     pub doc: ResultDocument,
+    pub record: Option<Record>,
+}
+
+/// The run's result and the record it was built from.
+pub struct Combined {
+    pub doc: ResultDocument,
+    pub record: Record,
 }
 
 /// The results marked in a log (`--print-result` between [`BEGIN`] and [`END`]); none when
 /// the text has no marker.
 pub fn marked(text: &str) -> Vec<&str> {
+    between(text, BEGIN, END)
+}
+
+/// The records marked in a log (base64, between [`RECORD_BEGIN`] and [`RECORD_END`]).
+pub fn marked_records(text: &str) -> Vec<&str> {
+    between(text, RECORD_BEGIN, RECORD_END)
+}
+
+fn between<'a>(text: &'a str, begin: &str, end: &str) -> Vec<&'a str> {
     let mut found = Vec::new();
     let mut rest = text;
-    while let Some(b) = rest.find(BEGIN) {
-        let after = &rest[b + BEGIN.len()..];
-        let Some(e) = after.find(END) else { break };
+    while let Some(b) = rest.find(begin) {
+        let after = &rest[b + begin.len()..];
+        let Some(e) = after.find(end) else { break };
         found.push(after[..e].trim());
-        rest = &after[e + END.len()..];
+        rest = &after[e + end.len()..];
     }
     found
 }
 
-/// One result of the shards in `sources`, which must be every shard of one run, each once.
-pub fn combine(mut sources: Vec<Source>) -> Result<ResultDocument, CombineError> {
-    let records = shard_records(&sources)?;
+/// One result of the shards in `sources`, which must be every shard of one run, each once
+/// (or one combined result, built again from its record).
+pub fn combine(mut sources: Vec<Source>) -> Result<Combined, CombineError> {
+    if let [one] = &sources[..] {
+        if !one.doc.shards.is_empty() {
+            let one = sources.pop().expect("one");
+            let record = one.record.ok_or(CombineError::NoRecord(one.name))?;
+            return Ok(Combined { doc: crate::result::build(&record)?, record });
+        }
+    }
+    let shards = shard_records(&sources)?;
     sources.sort_by_key(|s| s.doc.conditions.run.shard.as_ref().map_or(0, |r| r.index));
-    let docs: Vec<&ResultDocument> = sources.iter().map(|s| &s.doc).collect();
     same_run(&sources)?;
-    let mut doc = docs[0].clone();
-    merge::figures(&mut doc, &docs)?;
-    doc.intervals = timeline::merged(&docs)?;
-    doc.conditions.run = run_record(&docs, &records);
-    doc.shards = sources.iter().map(row).collect();
-    doc.streamed = Vec::new();
-    doc.thresholds = thresholds(&doc, &docs[0].thresholds);
-    doc.audit = Vec::new();
-    Ok(doc)
-}
-
-/// The run's --thresholds (as every shard was given them) checked on the whole run: a shard
-/// alone cannot judge `qps>5000` for all of them.
-fn thresholds(doc: &ResultDocument, given: &[ThresholdRecord]) -> Vec<ThresholdRecord> {
-    given
+    let records = sources
         .iter()
-        .filter_map(|t| Criterion::threshold(&t.threshold).ok())
-        .map(|c| ThresholdRecord::check(&c, doc.metric(&c.metric)))
-        .collect()
+        .map(|s| s.record.as_ref().ok_or_else(|| CombineError::NoRecord(s.name.clone())))
+        .collect::<Result<Vec<&Record>, _>>()?;
+    let mut record = records::merged(&records, shards[0].total_threads)?;
+    if let Some(end) = &mut record.end {
+        end.shards = sources.iter().map(row).collect();
+    }
+    Ok(Combined { doc: crate::result::build(&record)?, record })
 }
 
 /// Every source is a shard of the same run, and every shard of it is there once.
@@ -170,37 +186,6 @@ fn same_run(sources: &[Source]) -> Result<(), CombineError> {
         }
     }
     Ok(())
-}
-
-/// The whole run's record: every shard's clients and events, from the first start to the
-/// last end, the worst status.
-fn run_record(docs: &[&ResultDocument], records: &[ShardRecord]) -> crate::model::RunRecord {
-    let mut run = docs[0].conditions.run.clone();
-    run.threads = records[0].total_threads;
-    run.events = docs.iter().map(|d| d.conditions.run.events).sum();
-    run.measured_s = docs.iter().map(|d| d.conditions.run.measured_s).fold(0.0, f64::max);
-    run.events_limit = docs.iter().map(|d| d.conditions.run.events_limit).sum();
-    run.started_at = docs.iter().map(|d| d.conditions.run.started_at.clone()).min().unwrap_or_default();
-    run.ended_at = docs.iter().map(|d| d.conditions.run.ended_at.clone()).max().unwrap_or_default();
-    let worst = [RunStatus::Failed, RunStatus::Incomplete, RunStatus::Running, RunStatus::Interrupted];
-    run.status =
-        worst.into_iter().find(|w| docs.iter().any(|d| d.conditions.run.status == *w)).unwrap_or(RunStatus::Completed);
-    let failures: Vec<String> = docs
-        .iter()
-        .filter_map(|d| {
-            let r = &d.conditions.run;
-            Some(format!("shard {}: {}", r.shard.as_ref()?.index, r.failure.as_deref()?))
-        })
-        .collect();
-    run.failure = (!failures.is_empty()).then(|| failures.join("; "));
-    run.shard = None;
-    // Each shard ended its warmup on its own: the longest pause, every event left in flight.
-    let ends: Option<Vec<_>> = docs.iter().map(|d| d.conditions.run.warmup_end.clone()).collect();
-    run.warmup_end = ends.map(|ends| crate::model::WarmupEnd {
-        pause_ms: ends.iter().map(|e| e.pause_ms).fold(0.0, f64::max),
-        events_in_flight: ends.iter().map(|e| e.events_in_flight).sum(),
-    });
-    run
 }
 
 fn row(s: &Source) -> ShardRow {

@@ -1,71 +1,62 @@
 //! The shards' timelines as one: the entries that cover the same stretch of the run (the
-//! shards started together) merged from their class histograms.
+//! shards started together) grouped, and each group merged from its added histograms.
 
-use super::CombineError;
 use crate::collector::kept::merge_scatter;
-use crate::model::{IntervalStats, ResultDocument, Scatter};
+use crate::model::{IntervalStats, Scatter};
 use crate::recorder::classes::ClassHistograms;
 use std::collections::BTreeMap;
 
-/// One timeline from every shard's.
-pub fn merged(docs: &[&ResultDocument]) -> Result<Vec<IntervalStats>, CombineError> {
-    let timelines: Vec<&[IntervalStats]> = docs.iter().map(|d| d.intervals.as_slice()).collect();
-    if timelines.iter().flat_map(|t| t.iter()).any(|i| i.histograms.is_empty()) {
-        return Err(CombineError::TimelineWithoutHistograms);
+/// Every shard's entries (`stats` of each) grouped by the stretch they cover, in time order.
+pub fn group<'a, T>(timelines: &[&'a [T]], stats: impl Fn(&T) -> &IntervalStats) -> Vec<Vec<&'a T>> {
+    let figures: Vec<Vec<&IntervalStats>> = timelines.iter().map(|t| t.iter().map(&stats).collect()).collect();
+    if aligned(&figures) {
+        return (0..timelines[0].len()).map(|n| timelines.iter().map(|t| &t[n]).collect()).collect();
     }
-    let groups = if aligned(&timelines) { by_index(&timelines) } else { by_time(&timelines) };
-    groups.into_iter().map(|g| merge_group(&g)).collect()
+    // Timelines that differ (one shard's entries merged further, or it ran on shorter):
+    // grouped by the widest typical entry they fall in.
+    let width = figures.iter().map(|t| typical_width(t)).fold(0.0, f64::max).max(1e-3);
+    let mut groups: BTreeMap<(bool, i64), Vec<&T>> = BTreeMap::new();
+    for entry in timelines.iter().flat_map(|t| t.iter()) {
+        let s = stats(entry);
+        let slot = (s.from_s / width + 1e-6).floor() as i64;
+        groups.entry((!s.warmup, slot)).or_default().push(entry);
+    }
+    let mut groups: Vec<Vec<&T>> = groups.into_values().collect();
+    groups.sort_by(|a, b| stats(a[0]).from_s.total_cmp(&stats(b[0]).from_s));
+    groups
 }
 
 /// Whether the shards' timelines have the same entries (the same run length and width):
 /// then entry n of every shard covers the same planned stretch.
-fn aligned(timelines: &[&[IntervalStats]]) -> bool {
-    let first = timelines[0];
+fn aligned(timelines: &[Vec<&IntervalStats>]) -> bool {
+    let first = &timelines[0];
     timelines.iter().all(|t| {
         t.len() == first.len()
-            && t.iter().zip(first).all(|(a, b)| {
-                a.warmup == b.warmup
-                    && a.repeat == b.repeat
-                    && (a.duration_s - b.duration_s).abs() <= 0.25 * b.duration_s
-            })
+            && t.iter()
+                .zip(first)
+                .all(|(a, b)| a.warmup == b.warmup && (a.duration_s - b.duration_s).abs() <= 0.25 * b.duration_s)
     })
 }
 
-fn by_index<'a>(timelines: &[&'a [IntervalStats]]) -> Vec<Vec<&'a IntervalStats>> {
-    (0..timelines[0].len()).map(|n| timelines.iter().map(|t| &t[n]).collect()).collect()
-}
-
-/// Entries of timelines that differ (one shard's entries merged further, or it ran on
-/// shorter): grouped by the widest typical entry they fall in.
-fn by_time<'a>(timelines: &[&'a [IntervalStats]]) -> Vec<Vec<&'a IntervalStats>> {
-    let width = timelines.iter().map(|t| typical_width(t)).fold(0.0, f64::max).max(1e-3);
-    let mut groups: BTreeMap<(Option<u32>, bool, i64), Vec<&IntervalStats>> = BTreeMap::new();
-    for entry in timelines.iter().flat_map(|t| t.iter()) {
-        let slot = (entry.from_s / width + 1e-6).floor() as i64;
-        groups.entry((entry.repeat, !entry.warmup, slot)).or_default().push(entry);
-    }
-    let mut groups: Vec<Vec<&IntervalStats>> = groups.into_values().collect();
-    groups.sort_by(|a, b| a[0].from_s.total_cmp(&b[0].from_s));
-    groups
-}
-
-fn typical_width(t: &[IntervalStats]) -> f64 {
+fn typical_width(t: &[&IntervalStats]) -> f64 {
     let mut widths: Vec<f64> = t.iter().map(|i| i.duration_s).collect();
     widths.sort_by(f64::total_cmp);
     widths.get(widths.len() / 2).copied().unwrap_or(1.0)
 }
 
-/// Entries of several shards over the same stretch as one: counts and rates from the added
-/// histograms over the stretch they cover together; clients, errors and client CPU added.
-fn merge_group(entries: &[&IntervalStats]) -> Result<IntervalStats, CombineError> {
+/// Entries of several shards over the same stretch as one: counts and rates from their added
+/// `histograms` over the stretch they cover together; clients, errors and client CPU added.
+pub fn merge_group(entries: &[&IntervalStats], histograms: &ClassHistograms) -> IntervalStats {
     let first = entries[0];
     let from = entries.iter().map(|e| e.from_s).fold(f64::INFINITY, f64::min);
     let end = entries.iter().map(|e| e.from_s + e.duration_s).fold(f64::NEG_INFINITY, f64::max);
-    let mut into = IntervalStats { from_s: from, duration_s: end - from, histograms: BTreeMap::new(), ..first.clone() };
-    let mut histograms = ClassHistograms::from_encoded(&first.histograms)?;
-    for e in &entries[1..] {
-        histograms.add(&ClassHistograms::from_encoded(&e.histograms)?);
-    }
+    // Entries that start together span the longest of them (not end - start, which can
+    // differ from it in the last bit).
+    let duration_s = match entries.iter().all(|e| e.from_s == from) {
+        true => entries.iter().map(|e| e.duration_s).fold(0.0, f64::max),
+        false => end - from,
+    };
+    let mut into = IntervalStats { from_s: from, duration_s, histograms: BTreeMap::new(), ..first.clone() };
     histograms.apply_to(&mut into, &[]);
     let sum = |f: fn(&IntervalStats) -> Option<u64>| entries.iter().filter_map(|e| f(e)).reduce(|a, b| a + b);
     into.threads = entries.iter().map(|e| e.threads).sum();
@@ -82,7 +73,7 @@ fn merge_group(entries: &[&IntervalStats]) -> Result<IntervalStats, CombineError
     into.scatter = scatter(entries);
     // The shard that leads reads the server for the whole run.
     into.server = entries.iter().find(|e| !e.server.is_empty()).map(|e| e.server.clone()).unwrap_or_default();
-    Ok(into)
+    into
 }
 
 /// Every shard's sample in time order, thinned evenly as an entry's is.

@@ -143,9 +143,9 @@ pub enum RunStatus {
     Failed,
     /// Written when measuring starts, replaced by the result when the run ends: a file that
     /// still says so belongs to a run that never ended (killed, a power cut): `fairbench
-    /// recover` rebuilds it from its streamed timeline.
+    /// recover` builds it from the run's record.
     Running,
-    /// Rebuilt by `fairbench recover` from the streamed timeline of a run that never ended.
+    /// Built by `fairbench recover` from the record of a run that never ended.
     Incomplete,
 }
 

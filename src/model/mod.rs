@@ -16,6 +16,7 @@ pub mod ha;
 pub mod kinds;
 pub mod metric;
 pub mod outage;
+pub mod record;
 pub mod repeat;
 pub mod shard;
 pub mod stats;
@@ -271,9 +272,10 @@ pub struct StreamedFile {
     /// Its name, beside the result file.
     pub file: String,
     /// `intervals-jsonl-gz` (one `intervals[]` entry per line, gzip; `intervals-jsonl`:
-    /// plain, in results written before the stream was compressed) or `hdr-interval-log`
+    /// plain, in results written before the stream was compressed), `hdr-interval-log`
     /// (HdrHistogram's interval log of the kept entries, V2 + DEFLATE, nanoseconds, tagged
-    /// by class).
+    /// by class) or `fairbench-record-jsonl-gz` (the run's record, which the result was
+    /// built from: docs/record.md).
     pub format: String,
     pub bytes: u64,
     /// SHA-256 of its content when the result was written.

@@ -6,14 +6,13 @@ use crate::model::comparison::{
 use crate::model::Metric;
 use std::fmt::Write;
 
-pub trait ComparisonFormat {
-    fn render(&self, c: &Comparison) -> String;
-}
+use super::{Report, ReportOptions};
 
+/// The comparison document itself, pretty-printed.
 pub struct CompareJson;
 
-impl ComparisonFormat for CompareJson {
-    fn render(&self, c: &Comparison) -> String {
+impl Report<Comparison> for CompareJson {
+    fn render(&self, c: &Comparison, _: &ReportOptions) -> String {
         crate::model::pretty_json(c)
     }
 }
@@ -27,8 +26,8 @@ pub struct CompareText {
 /// Rows of one group of differences printed before the rest is left to `--json`.
 const MAX_ROWS_PER_GROUP: usize = 25;
 
-impl ComparisonFormat for CompareText {
-    fn render(&self, c: &Comparison) -> String {
+impl Report<Comparison> for CompareText {
+    fn render(&self, c: &Comparison, _: &ReportOptions) -> String {
         let mut o = String::new();
         // The answer first: what differs on purpose, however long, comes after it.
         sides(&mut o, c);

@@ -1,4 +1,5 @@
-//! Report formats. Each is one small type behind [`Report`]; all read the result document.
+//! Report formats. Each is one small type behind [`Report`] for the document it renders: a
+//! result, a comparison or a sweep.
 
 mod compare;
 pub mod csv;
@@ -17,11 +18,11 @@ mod sysbench;
 mod text;
 mod tpcc;
 
-pub use compare::{verdict_sentences, CompareJson, CompareText, ComparisonFormat};
+pub use compare::{verdict_sentences, CompareJson, CompareText};
 pub use findings::findings;
 pub use interval::{IntervalPrinter, WindowEnd};
 pub use sections::Section;
-pub use sweep::sweep_table;
+pub use sweep::SweepTable;
 pub use sysbench::SysbenchReport;
 pub use text::TextReport;
 
@@ -36,6 +37,13 @@ pub struct ReportOptions {
     pub verbose: bool,
 }
 
+impl Default for ReportOptions {
+    /// fairbench's own: the 95th percentile, the compact table.
+    fn default() -> Self {
+        ReportOptions { percentile: 95.0, verbose: false }
+    }
+}
+
 impl ReportOptions {
     /// The percentile fairbench's own tables show: the one asked for, the 95th for none.
     pub fn shown_percentile(&self) -> f64 {
@@ -47,10 +55,11 @@ impl ReportOptions {
     }
 }
 
-/// A format one result is rendered in: text, sysbench's, JSON, CSV, HTML (hyperfine's
-/// exporters). A part only some results have is a [`Section`] these formats list.
-pub trait Report {
-    fn render(&self, doc: &ResultDocument, opts: &ReportOptions) -> String;
+/// A format a document is rendered in (hyperfine's exporters): a result (`D` by default) as
+/// text, sysbench's, JSON, CSV or HTML; a comparison as text or JSON; a sweep as a table. A
+/// part only some results have is a [`Section`] the result formats list.
+pub trait Report<D = ResultDocument> {
+    fn render(&self, doc: &D, opts: &ReportOptions) -> String;
 }
 
 /// The result document itself, pretty-printed.

@@ -4,7 +4,18 @@ use crate::model::plural;
 use crate::model::sweep::SweepDocument;
 use std::fmt::Write;
 
-pub fn sweep_table(d: &SweepDocument) -> String {
+use super::{Report, ReportOptions};
+
+/// A sweep as a table.
+pub struct SweepTable;
+
+impl Report<SweepDocument> for SweepTable {
+    fn render(&self, d: &SweepDocument, _: &ReportOptions) -> String {
+        table(d)
+    }
+}
+
+fn table(d: &SweepDocument) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Sweep of {} on {} ({} points):", d.workload, d.target, d.points.len());
     let _ = writeln!(

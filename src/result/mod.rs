@@ -8,15 +8,18 @@ pub mod scatter;
 pub mod tpcc;
 mod workload;
 
-pub use repeats::build_repeated;
+mod build;
 
-use crate::collector::Collected;
+pub use build::{build, BuildError};
+
 use crate::model::{
-    ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, LoopModel, OpenLoopRecord,
-    ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, Transport, SCHEMA_NAME, SCHEMA_VERSION,
+    ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, IntervalStats, LoopModel,
+    OpenLoopRecord, ResultDocument, RunRecord, ServerConditions, TableSize, TargetRecord, Transport, SCHEMA_NAME,
+    SCHEMA_VERSION,
 };
 use crate::plan::RunPlan;
 use crate::recorder::summary::{class_and_statement_stats, class_stats};
+use crate::recorder::Recorder;
 use crate::runner::RunOutcome;
 use std::collections::BTreeMap;
 
@@ -41,7 +44,6 @@ pub struct Setting<'a> {
     /// The command line, passwords redacted.
     pub command_line: Vec<String>,
     pub tables_at_start: Vec<TableSize>,
-    pub tables_at_end: Vec<TableSize>,
     /// The memory that holds the data, by name (the driver's `data_caches`).
     pub data_caches: BTreeMap<String, u64>,
     /// Tables used that fairbench did not create.
@@ -50,47 +52,13 @@ pub struct Setting<'a> {
     pub statements: crate::model::StatementMode,
 }
 
-/// The result document of one run.
-pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) -> ResultDocument {
+/// The result as known when measuring starts: the conditions and the plan, no figures
+/// (status `running`). It opens the run's record; [`build`] fills the figures in.
+pub fn start(setting: Setting<'_>) -> ResultDocument {
     let plan = setting.plan;
-    let secs = outcome.measured_s;
-    let extra = &plan.percentiles;
-    let totals = &collected.totals;
-    let (stats, statements) = class_and_statement_stats(totals, secs, extra, false);
-    let (service, service_statements) = match plan.loop_model.is_open() {
-        true => {
-            let (a, b) = class_and_statement_stats(totals, secs, extra, true);
-            (Some(a), Some(b))
-        }
-        false => (None, None),
-    };
-    let open_loop = match (plan.loop_model, totals.open_loop()) {
-        (LoopModel::Open { rate, arrival, max_backlog }, Some(o)) => Some(OpenLoopRecord {
-            rate,
-            arrival,
-            max_backlog,
-            late: o.late,
-            dropped: o.dropped,
-            start_delay: class_stats(&o.queue, secs, extra),
-        }),
-        _ => None,
-    };
-    let programs = &plan.workload.program().transactions;
-    let transactions = totals
-        .transactions()
-        .zip(totals.rollbacks().zip(totals.failures()))
-        .map(|((name, h), (rolled_back, failed))| {
-            let may = programs.iter().any(|t| t.name == name && t.may_roll_back());
-            let stats = class_stats(h, secs, extra);
-            (
-                name.to_string(),
-                crate::model::ClassStats { rollbacks: may.then_some(rolled_back), errors: Some(failed), ..stats },
-            )
-        })
-        .collect();
-    let events = totals.events.count();
-    let client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
-    let errors = error_record(totals);
+    let (statements, transactions) = (plan.workload.statements(), plan.workload.transactions());
+    let totals = Recorder::new(&statements, &transactions, plan.loop_model.is_open());
+    let outcome = RunOutcome::starting();
     let target = TargetRecord {
         url: setting.redacted_url.clone(),
         nodes: setting.nodes.clone(),
@@ -100,24 +68,30 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         tls: setting.transport.tls,
         statements: setting.statements,
     };
-    let conditions = conditions(setting, &outcome, events);
+    let programs = &plan.workload.program().transactions;
+    let open_loop = match plan.loop_model {
+        LoopModel::Open { rate, arrival, max_backlog } => {
+            Some(OpenLoopRecord { rate, arrival, max_backlog, late: 0, dropped: 0, start_delay: Default::default() })
+        }
+        LoopModel::Closed => None,
+    };
     let mut doc = ResultDocument {
         schema: SCHEMA_NAME.into(),
         schema_version: SCHEMA_VERSION,
         fairbench_version: env!("CARGO_PKG_VERSION").into(),
         target,
-        conditions,
-        stats,
-        statements,
-        transactions,
+        conditions: conditions(setting, &outcome, 0),
+        stats: BTreeMap::new(),
+        statements: BTreeMap::new(),
+        transactions: BTreeMap::new(),
         checks: Vec::new(),
-        service,
-        service_statements,
+        service: None,
+        service_statements: None,
         open_loop,
-        client_cost,
-        fairness: client_cost::fairness(&outcome.per_client),
-        errors,
-        intervals: scatter::bounded(collected.timeline),
+        client_cost: client_cost::record(&outcome.client, 0, 0, 0),
+        fairness: None,
+        errors: Default::default(),
+        intervals: Vec::new(),
         streamed: Vec::new(),
         repeats: Vec::new(),
         repeat_summary: BTreeMap::new(),
@@ -128,22 +102,74 @@ pub fn build(setting: Setting<'_>, outcome: RunOutcome, collected: Collected) ->
         shards: Vec::new(),
         audit: Vec::new(),
     };
+    // Which kinds of event may roll back as the workload intends: kept with the start.
+    let may_roll_back = |name: &str| programs.iter().any(|t| t.name == name && t.may_roll_back());
+    for (name, _) in totals.transactions() {
+        let rollbacks = may_roll_back(name).then_some(0);
+        doc.transactions.insert(name.into(), crate::model::ClassStats { rollbacks, ..Default::default() });
+    }
+    doc = figures(&doc, &plan.percentiles, RunOutcome::starting(), &totals, Vec::new());
+    doc
+}
+
+/// What a measured phase adds to the start: its figures from `totals` (measured, after
+/// warmup), its kept `timeline` and how it went.
+fn figures(
+    start: &ResultDocument,
+    extra: &[f64],
+    outcome: RunOutcome,
+    totals: &Recorder,
+    timeline: Vec<IntervalStats>,
+) -> ResultDocument {
+    let mut doc = start.clone();
+    let secs = outcome.measured_s;
+    let (stats, statements) = class_and_statement_stats(totals, secs, extra, false);
+    (doc.stats, doc.statements) = (stats, statements);
+    (doc.service, doc.service_statements) = match totals.open_loop() {
+        Some(_) => {
+            let (a, b) = class_and_statement_stats(totals, secs, extra, true);
+            (Some(a), Some(b))
+        }
+        None => (None, None),
+    };
+    if let (Some(record), Some(o)) = (&mut doc.open_loop, totals.open_loop()) {
+        (record.late, record.dropped) = (o.late, o.dropped);
+        record.start_delay = class_stats(&o.queue, secs, extra);
+    }
+    doc.transactions = totals
+        .transactions()
+        .zip(totals.rollbacks().zip(totals.failures()))
+        .map(|((name, h), (rolled_back, failed))| {
+            let may = start.transactions.get(name).is_some_and(|t| t.rollbacks.is_some());
+            let stats = class_stats(h, secs, extra);
+            (
+                name.to_string(),
+                crate::model::ClassStats { rollbacks: may.then_some(rolled_back), errors: Some(failed), ..stats },
+            )
+        })
+        .collect();
+    let events = totals.events.count();
+    doc.client_cost = client_cost::record(&outcome.client, events, totals.total(false).count(), outcome.peak_rss_bytes);
+    doc.fairness = client_cost::fairness(&outcome.per_client);
+    doc.errors = error_record(totals);
+    doc.intervals = scatter::bounded(timeline);
+    let c = &mut doc.conditions;
+    c.server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
+    let run = &mut c.run;
+    run.measured_s = outcome.measured_s;
+    run.events = events;
+    run.status = outcome.status;
+    run.failure = outcome.failure.clone();
+    run.warmup_end = outcome.warmup_end.clone();
+    run.started_at = crate::model::rfc3339(outcome.started_at);
+    run.ended_at = crate::model::rfc3339(outcome.ended_at);
     doc.tpcc = tpcc::figures(&doc);
     doc
 }
 
 fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
     let Setting {
-        plan,
-        begin_sql,
-        mut server,
-        host,
-        command_line,
-        tables_at_start,
-        tables_at_end,
-        foreign_tables,
-        data_caches,
-        ..
+        plan, begin_sql, mut server, host, command_line, tables_at_start, foreign_tables, data_caches, ..
     } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
     let declared_rows = plan.workload.declared_rows_by_table();
@@ -155,7 +181,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         cache: data_caches,
         server_host_memory_bytes: server.same_host_as_client.then_some(host.memory_bytes),
         tables_at_start,
-        tables_at_end,
+        tables_at_end: Vec::new(),
         foreign_tables,
     };
     Conditions {

@@ -2,18 +2,23 @@
 //! repeats' recorders added together (exact percentiles over every repeat); each repeat
 //! keeps its own statistics; the timeline is the repeats' timelines back to back.
 
-use super::{build, Setting};
-use crate::collector::Collected;
+use super::build::Measured;
+use super::figures;
 use crate::model::{metric, repeat, IntervalStats, RepeatRecord, ResultDocument, RunStatus};
 use crate::runner::RunOutcome;
 
-/// The document of a run whose measured phase ran `runs.len()` times (one: [`build`]).
-pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected)>) -> ResultDocument {
+/// The document of a run whose measured phase ran `runs.len()` times (at least once), from
+/// its `start` document (`extra`: the run's further percentiles).
+pub(super) fn build_repeated(
+    start: &ResultDocument,
+    extra: &[f64],
+    mut runs: Vec<(RunOutcome, Measured)>,
+) -> ResultDocument {
     if runs.len() <= 1 {
-        let (outcome, collected) = runs.pop().expect("at least one run");
-        return build(setting, outcome, collected);
+        let (outcome, measured) = runs.pop().expect("at least one run");
+        return figures(start, extra, outcome, &measured.totals, measured.timeline);
     }
-    let mut merged: Option<(RunOutcome, Collected)> = None;
+    let mut merged: Option<(RunOutcome, Measured)> = None;
     let mut records = Vec::with_capacity(runs.len());
     let mut offset = 0.0;
     for (i, (outcome, mut collected)) in runs.into_iter().enumerate() {
@@ -27,14 +32,9 @@ pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected
         }
         offset = collected.timeline.last().map_or(offset, |s: &IntervalStats| s.from_s + s.duration_s);
         merged = Some(match merged {
-            None => (
-                outcome.clone(),
-                Collected {
-                    totals: collected.totals.clone(),
-                    timeline: collected.timeline.clone(),
-                    stream_error: collected.stream_error.clone(),
-                },
-            ),
+            None => {
+                (outcome.clone(), Measured { totals: collected.totals.clone(), timeline: collected.timeline.clone() })
+            }
             Some((mut m, mut c)) => {
                 add_outcome(&mut m, &outcome);
                 c.totals.add(&collected.totals);
@@ -42,11 +42,11 @@ pub fn build_repeated(setting: Setting<'_>, mut runs: Vec<(RunOutcome, Collected
                 (m, c)
             }
         });
-        let doc = build(setting.clone(), outcome, collected);
+        let doc = figures(start, extra, outcome, &collected.totals, collected.timeline);
         records.push(record(index, doc));
     }
     let (outcome, collected) = merged.expect("runs");
-    let mut doc = build(setting, outcome, collected);
+    let mut doc = figures(start, extra, outcome, &collected.totals, collected.timeline);
     // The counters of the measured phases only: the warmups and reconnections between
     // repeats ran statements too.
     let mut delta = std::collections::BTreeMap::new();

@@ -85,65 +85,7 @@ pub enum RunError {
     Thread(std::io::Error),
 }
 
-/// How the run went (the measurements themselves went to the sink).
-#[derive(Clone)]
-pub struct RunOutcome {
-    /// Measured seconds (after warmup).
-    pub measured_s: f64,
-    pub status: RunStatus,
-    /// Why the run failed, when it did.
-    pub failure: Option<String>,
-    pub started_at: SystemTime,
-    pub ended_at: SystemTime,
-    /// Server counters just before the first event and just after the last.
-    pub counters_before: BTreeMap<String, i64>,
-    pub counters_after: BTreeMap<String, i64>,
-    pub client: ClientCpu,
-    /// Peak resident memory of the process, bytes.
-    pub peak_rss_bytes: u64,
-    /// Every client's measured events and busy time, in no particular order.
-    pub per_client: Vec<ClientTotals>,
-    /// How the warmup ended (none: no warmup, or the run stopped during it).
-    pub warmup_end: Option<crate::model::WarmupEnd>,
-}
-
-impl RunOutcome {
-    /// A run that is starting: status `running`, nothing measured yet.
-    pub fn starting() -> Self {
-        let now = SystemTime::now();
-        RunOutcome {
-            measured_s: 0.0,
-            status: RunStatus::Running,
-            failure: None,
-            started_at: now,
-            ended_at: now,
-            counters_before: BTreeMap::new(),
-            counters_after: BTreeMap::new(),
-            client: ClientCpu::default(),
-            peak_rss_bytes: 0,
-            per_client: Vec::new(),
-            warmup_end: None,
-        }
-    }
-}
-
-/// The client's own CPU use over the measured phase (from the OS).
-#[derive(Clone, Debug, Default)]
-pub struct ClientCpu {
-    /// User + system CPU seconds of the whole fairbench process.
-    pub cpu_s: f64,
-    pub wall_s: f64,
-    pub cores: u32,
-    /// Threads that ran clients.
-    pub worker_threads: u32,
-    /// CPU seconds of the busiest worker thread / wall seconds (1.0 = always busy).
-    pub busiest_worker: f64,
-    /// Whether workers are event loops shared by many clients (async drivers); for
-    /// embedded databases the worker thread also runs the database itself.
-    pub shared_event_loops: bool,
-    /// Fraction of all the host's CPU time that was busy (any process), when readable.
-    pub host_busy: Option<f64>,
-}
+pub use crate::model::record::{ClientCpu, ClientTotals, RunOutcome};
 
 /// State shared by the collector and all clients.
 pub(crate) struct Shared {
@@ -170,14 +112,6 @@ pub(crate) struct Shared {
     warmup_until: OnceLock<Instant>,
     /// Each client's measured events and their summed latency, added as clients end.
     per_client: Mutex<Vec<ClientTotals>>,
-}
-
-/// One client's share of the measured phase (sysbench's "threads fairness").
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ClientTotals {
-    pub events: u64,
-    /// Sum of the client's event latencies, seconds.
-    pub busy_s: f64,
 }
 
 impl Shared {

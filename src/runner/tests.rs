@@ -79,8 +79,7 @@ fn the_warmup_ends_between_events() {
     let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) SELECT count(*) FROM c";
     let (db, plan) = one_statement(dir.path(), sql, &["--warmup", "1", "--time", "1", "--threads", "3"]);
     let (statements, transactions) = (plan.workload.statements(), plan.workload.transactions());
-    let mut quiet = crate::collector::Quiet;
-    let mut collector = crate::collector::Collector::new(&statements, &transactions, false, 3, None, &mut quiet);
+    let mut collector = crate::collector::Collector::new(&statements, &transactions, false, 3, None);
 
     let outcome = run(Arc::new(db), &plan, &mut collector).unwrap();
 
@@ -91,8 +90,8 @@ fn the_warmup_ends_between_events() {
     assert_eq!(outcome.measured_s, 1.0, "--time counts from the measured start");
     let counted: u64 = outcome.per_client.iter().map(|c| c.events).sum();
     let collected = collector.finish();
-    let measured = collected.totals.transactions().map(|(_, h)| h.count()).sum::<u64>();
+    let measured = collected.entries.iter().filter(|e| !e.stats.warmup).map(|e| e.stats.event.count).sum::<u64>();
     assert!(counted > 10, "{counted}");
     assert_eq!(measured, counted, "the measured totals hold exactly the events counted as measured");
-    assert!(collected.timeline.iter().any(|s| s.warmup) && collected.timeline.iter().any(|s| !s.warmup));
+    assert!(collected.entries.iter().any(|e| e.stats.warmup) && collected.entries.iter().any(|e| !e.stats.warmup));
 }

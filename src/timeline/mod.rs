@@ -17,6 +17,11 @@
 //! figures are streamed, and the histograms at the resolution the result keeps (which is
 //! also what `recover` needs to rebuild the result exactly).
 
+pub mod record;
+
+pub use record::{read_record, record_path_for, RecordFile};
+
+use crate::model::record::{RecordEntry, RecordLine};
 use crate::model::{IntervalStats, StreamedFile};
 use crate::recorder::classes::ClassHistograms;
 use crate::stats::LatencyHistogram;
@@ -33,6 +38,8 @@ pub struct TimelineFiles {
     intervals: Option<GzEncoder<File>>,
     hlog: File,
     paths: [PathBuf; 2],
+    /// The run's record: what the result is built from.
+    record: RecordFile,
     /// Data reach the disk at most this often (each interval is with the OS at once).
     last_sync: Instant,
     /// `--repeat`: the repeat being measured, and where its times start (the previous
@@ -51,6 +58,14 @@ const SYNC_EVERY: Duration = Duration::from_secs(1);
 /// Scatter points the intervals file keeps over a planned run (as many as the result).
 const STREAMED_POINTS: f64 = crate::model::stats::SCATTER_POINTS_PER_RUN as f64;
 
+/// A streamed file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", .path.display())]
+pub struct StreamError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
 /// `r.json` -> `r.intervals.jsonl.gz`, `r.hlog`.
 pub fn paths_for(result: &Path) -> [PathBuf; 2] {
     let stem = result.with_extension("");
@@ -58,15 +73,21 @@ pub fn paths_for(result: &Path) -> [PathBuf; 2] {
     [with("intervals.jsonl.gz"), with("hlog")]
 }
 
-/// The files at `paths` ([`paths_for`]'s) as a result names them: name, format, size and
-/// SHA-256 (read in pieces: a day's timeline is hundreds of megabytes).
-pub fn describe(paths: &[PathBuf; 2]) -> std::io::Result<Vec<StreamedFile>> {
-    let formats = ["intervals-jsonl-gz", "hdr-interval-log"];
-    paths
-        .iter()
-        .zip(formats)
+/// The files streamed beside the result at `result` as a result names them: name, format,
+/// size and SHA-256 (read in pieces: a day's timeline is hundreds of megabytes). A file
+/// that is not there is not named.
+pub fn describe(result: &Path) -> std::io::Result<Vec<StreamedFile>> {
+    let [intervals, hlog] = paths_for(result);
+    let files = [
+        (intervals, "intervals-jsonl-gz"),
+        (hlog, "hdr-interval-log"),
+        (record_path_for(result), "fairbench-record-jsonl-gz"),
+    ];
+    files
+        .into_iter()
+        .filter(|(path, _)| path.exists())
         .map(|(path, format)| {
-            let (bytes, sha256) = digest(path)?;
+            let (bytes, sha256) = digest(&path)?;
             let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(StreamedFile { file, format: format.into(), bytes, sha256 })
         })
@@ -86,11 +107,13 @@ impl TimelineFiles {
     /// `intervals` planned intervals (all repeats) spreads its scatter sample over them.
     pub fn create(result: &Path, started: SystemTime, intervals: Option<u64>) -> std::io::Result<TimelineFiles> {
         let paths = paths_for(result);
+        let record = RecordFile::create(&record_path_for(result))?;
         let per_line = intervals.map_or(1.0, |n| STREAMED_POINTS / n.max(1) as f64);
         let mut files = TimelineFiles {
             intervals: Some(GzEncoder::new(File::create(&paths[0])?, flate2::Compression::default())),
             hlog: File::create(&paths[1])?,
             paths,
+            record,
             last_sync: Instant::now(),
             repeat: None,
             offset_s: 0.0,
@@ -115,14 +138,30 @@ impl TimelineFiles {
         &self.paths
     }
 
-    /// Ends the files (the gzip stream's trailer) and names them as the result does: name,
+    /// Appends a line to the run's record.
+    pub fn write_record(&mut self, line: &RecordLine) -> Result<(), StreamError> {
+        let path = self.record.path().to_path_buf();
+        self.record.write(line).and_then(|()| self.sync_now_and_then()).map_err(|source| StreamError { path, source })
+    }
+
+    /// A timeline entry as it closes: its line in the record and its histograms in the
+    /// interval log.
+    pub fn append_entry(&mut self, entry: &RecordEntry, h: &ClassHistograms) -> Result<(), StreamError> {
+        let path = self.paths[1].clone();
+        self.append_histograms(&entry.stats, h).map_err(|source| StreamError { path, source })?;
+        self.write_record(&RecordLine::Entry(Box::new(entry.clone())))
+    }
+
+    /// Ends the files (the gzip streams' trailers) and names them as the result does: name,
     /// format, size and digest.
     pub fn finish(&mut self) -> std::io::Result<Vec<StreamedFile>> {
         if let Some(gz) = self.intervals.take() {
             gz.finish()?.sync_data()?;
         }
         self.hlog.sync_data()?;
-        describe(&self.paths)
+        self.record.finish()?;
+        let result = self.paths[1].with_extension("json");
+        describe(&result)
     }
 
     /// The next intervals belong to repeat `index` (1-based), which starts where the
@@ -182,6 +221,7 @@ impl TimelineFiles {
             gz.get_ref().sync_data()?;
         }
         self.hlog.sync_data()?;
+        self.record.sync()?;
         self.last_sync = Instant::now();
         Ok(())
     }
