@@ -96,8 +96,8 @@ pub(super) fn show_text(path: &Path, opts: &ReportOptions) -> Result<String, Err
         Loaded::Result(doc) => {
             format!("{}\n{}", TextReport.render(&doc, opts), crate::report::findings("Audit", &doc.audit))
         }
-        Loaded::Sweep(sweep) => crate::report::SweepTable.render(&sweep, &ReportOptions::default()),
-        Loaded::Comparison(c) => CompareText { all: false }.render(&c, &ReportOptions::default()),
+        Loaded::Sweep(sweep) => crate::report::SweepTable.render(&sweep, opts),
+        Loaded::Comparison(c) => CompareText { all: false }.render(&c, opts),
     })
 }
 
@@ -121,14 +121,14 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
         .into());
     }
     let page = match loaded.as_mut_slice() {
-        [Loaded::Sweep(sweep)] => html::render(&HtmlInput::Sweep { file: &names[0], sweep }),
+        [Loaded::Sweep(sweep)] => HtmlReport { file: &names[0] }.render(&**sweep, &ReportOptions::default()),
         [Loaded::Result(doc)] => {
             // Every interval of the streamed file (drawn from buckets when long), where the
             // result keeps at most 300 entries.
             if let Some(path) = streamed_intervals(doc, &args.files[0]) {
                 doc.intervals = read_intervals(&path)?;
             }
-            HtmlReport { file: &names[0] }.render(doc, &ReportOptions { percentile: 95.0, verbose: false })
+            HtmlReport { file: &names[0] }.render(&**doc, &ReportOptions::default())
         }
         many => {
             if many.iter().any(|l| matches!(l, Loaded::Sweep(_))) {

@@ -83,6 +83,13 @@ impl Report for HtmlReport<'_> {
     }
 }
 
+/// A sweep as one page: its charts over the swept axis, every point a full result.
+impl Report<crate::model::sweep::SweepDocument> for HtmlReport<'_> {
+    fn render(&self, sweep: &crate::model::sweep::SweepDocument, _: &ReportOptions) -> String {
+        html::render(&html::HtmlInput::Sweep { file: self.file, sweep })
+    }
+}
+
 /// One table of a result as CSV (`fairbench export`).
 #[derive(Clone, Copy, Debug)]
 pub enum CsvReport {
