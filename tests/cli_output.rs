@@ -206,3 +206,19 @@ fn sqlite_sysbench_word_orders_run_as_sysbench_runs_them() {
     let report = line("oltp_read_write --tables=1 --table-size=1000 --time=1 run");
     assert!(report.contains("transactions:"), "{report}");
 }
+
+/// Output piped into a reader that has stopped (`fairbench schema | head -1`) ends quietly
+/// with SIGPIPE's status, not as a bug.
+#[test]
+fn a_reader_that_stops_is_not_an_internal_error() {
+    let mut child = std::process::Command::new(bin())
+        .arg("schema")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before anything is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", text(&o));
+    assert!(o.stderr.is_empty(), "{}", text(&o));
+}

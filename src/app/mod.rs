@@ -101,6 +101,11 @@ pub fn install_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "panic".into());
+        // Output piped into a reader that stopped (`| head`): not a bug. Anything measured was
+        // saved before it printed; end as a program killed by SIGPIPE does.
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("error: internal error (a bug in fairbench, please report it): {}{at}", msg.replace('\n', " "));
     }));
