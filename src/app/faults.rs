@@ -83,6 +83,10 @@ impl Progress for FaultReader<'_> {
         self.inner.second(s, h);
     }
 
+    fn wants_seconds(&self) -> bool {
+        self.inner.wants_seconds()
+    }
+
     fn window(&mut self, w: &Window<'_>) {
         self.inner.window(w);
     }

@@ -203,6 +203,11 @@ impl Progress for LiveProgress {
         s.draw();
     }
 
+    /// Seconds feed the status line (on a terminal) and `--metrics-listen`.
+    fn wants_seconds(&self) -> bool {
+        self.metrics.is_some() || self.job.state().terminal
+    }
+
     fn window(&mut self, w: &Window<'_>) {
         let (printer, end) = (&mut self.printer, WindowEnd { end_s: w.end_s, partial: w.partial });
         self.job.above(|| printer.print(w.stats, end));

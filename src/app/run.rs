@@ -387,7 +387,7 @@ fn measure<D: Database>(
         Collector::new(&statements, &transactions, plan.loop_model.is_open(), plan.threads, plan.report_interval)
             .window_percentiles(&plan.percentiles)
             .keep_at_most(crate::collector::MAX_KEPT / plan.repeats.max(1) as usize, plan.planned_ticks())
-            .publish_to(publish);
+            .publish_to(publish, progress.wants_seconds());
     if let Some(files) = stream {
         collector = collector.stream_to(files);
     }

@@ -24,6 +24,11 @@ pub trait Progress {
     /// One timeline entry (about a second; warmup flagged), as it is recorded, with its
     /// histograms per class.
     fn second(&mut self, _s: &IntervalStats, _h: &ClassHistograms) {}
+    /// Whether [`Progress::second`] is wanted at all (each costs the measuring thread a copy
+    /// of the interval's histograms).
+    fn wants_seconds(&self) -> bool {
+        true
+    }
     fn window(&mut self, _w: &Window<'_>) {}
     /// Measurement is over: what follows is the run's end being read.
     fn stopped(&mut self) {}
@@ -77,8 +82,10 @@ pub struct Collector<'p> {
     /// Each tick's (and window's) histograms per class, refilled in place.
     classes: ClassHistograms,
     cpu_at_last: Duration,
-    /// Where intervals and windows go as they close, for readers on other threads.
+    /// Where intervals and windows go as they close, for readers on other threads, and
+    /// whether every interval goes (else the start, windows and the stop only).
     publish: Option<published::Publisher>,
+    publish_seconds: bool,
     /// Percentiles the report windows compute beyond the fixed ones.
     window_percentiles: Vec<f64>,
     /// Where each closed interval is appended as the run goes.
@@ -124,16 +131,18 @@ impl<'p> Collector<'p> {
             classes: ClassHistograms::of(&Recorder::new(statements, transactions, open_loop)),
             cpu_at_last: Duration::ZERO,
             publish: None,
+            publish_seconds: false,
             window_percentiles: Vec::new(),
             stream: None,
             stream_error: None,
         }
     }
 
-    /// Intervals and report windows are published to `to` as they close (readers take
-    /// them on their own threads).
-    pub fn publish_to(mut self, to: published::Publisher) -> Self {
+    /// Report windows (and, with `seconds`, every interval) are published to `to` as they
+    /// close: readers take them on their own threads.
+    pub fn publish_to(mut self, to: published::Publisher, seconds: bool) -> Self {
         self.publish = Some(to);
+        self.publish_seconds = seconds;
         self
     }
 
@@ -314,7 +323,9 @@ impl Sink for Collector<'_> {
             stats.server.clone_from(server);
         }
         self.cpu_at_last = t.process_cpu;
-        self.publish(|| published::Published::Second(Box::new((stats.clone(), self.classes.clone()))));
+        if self.publish_seconds {
+            self.publish(|| published::Published::Second(Box::new((stats.clone(), self.classes.clone()))));
+        }
         if let Some(files) = &mut self.stream {
             if let Err(e) = files.append(&stats) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
@@ -384,7 +395,7 @@ mod tests {
     ) -> (Vec<Seen>, Collected) {
         let mut progress = Windows::default();
         let (tx, rx) = std::sync::mpsc::channel();
-        let mut c = Collector::new(&[], &[], false, 4, Some(Duration::from_secs(every as u64))).publish_to(tx);
+        let mut c = Collector::new(&[], &[], false, 4, Some(Duration::from_secs(every as u64))).publish_to(tx, false);
         let start = Instant::now();
         c.started(start, Duration::from_secs(warmup_s), Duration::ZERO);
         let mut r = crate::recorder::TickRecorder::with_counters(&[], &[], false);
