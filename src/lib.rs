@@ -40,6 +40,8 @@
 //!   claims.
 //! - [`sandbox`] -> db, model. Local server instances with replication, for HA probes and
 //!   A/B of one setting.
+//! - [`study`] -> random, sandbox. A study file (targets, workloads, matrix, repeats) and its plan:
+//!   cells and the order of their runs.
 //! - [`k8s`] -> nothing. The Kubernetes Indexed Job of `fairbench k8s job`, as typed objects
 //!   written as YAML.
 //! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
@@ -69,6 +71,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod shard;
 pub mod stats;
+pub mod study;
 pub mod timeline;
 pub mod workload;
 

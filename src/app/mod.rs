@@ -17,6 +17,7 @@ mod rerun;
 mod run;
 mod sandbox;
 mod shard;
+mod study;
 mod sweep;
 mod term;
 use run::run_cmd;
@@ -69,6 +70,8 @@ pub enum Error {
     LogRecord(#[from] combine::LogRecordError),
     #[error(transparent)]
     Record(#[from] crate::timeline::record::ReadRecordError),
+    #[error(transparent)]
+    Study(#[from] crate::study::StudyFileError),
     #[error("cannot build the result from the run's record: {0}")]
     Build(#[from] crate::result::BuildError),
     #[error("{}: {why}", .result.display())]
@@ -141,6 +144,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Check(args) => check::check_cmd(&args),
         Command::Probe(args) => probe::probe_cmd(&args),
         Command::Sandbox(args) => sandbox::sandbox_cmd(&args),
+        Command::Study(args) => study::study_cmd(&args),
         Command::K8s(args) => k8s::k8s_cmd(&args),
         Command::Schema => {
             println!("{}", serde_json::to_string_pretty(&crate::model::json_schema()).expect("schema serializes"));

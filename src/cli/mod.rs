@@ -10,6 +10,7 @@ mod report;
 mod results;
 mod sandbox;
 mod shard;
+mod study;
 mod sweep;
 pub mod sysbench;
 mod tools;
@@ -23,6 +24,7 @@ pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
+pub use study::{run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs};
 pub use sweep::{Sweep, SweepArgs};
 pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;
@@ -95,6 +97,8 @@ pub enum Command {
     /// Local MariaDB/PostgreSQL servers with replication, for HA probes and the A/B of one
     /// setting: sandbox up|ls|kill|start|promote|down (docs/sandbox.md).
     Sandbox(SandboxArgs),
+    /// A study declared in one file: `study plan FILE` shows what it runs (docs/studies.md).
+    Study(StudyArgs),
     /// Kubernetes: `k8s job` prints an Indexed Job that runs a workload from N pods on
     /// different nodes at once, and how to collect and combine their results (docs/kubernetes.md).
     K8s(K8sArgs),

@@ -1,0 +1,168 @@
+//! A study file (TOML, docs/studies.md): what a study runs, declared once. Unknown keys are
+//! refused by name, so a typo never silently drops part of a study.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The file as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyFile {
+    pub study: Header,
+    /// By name: the name is how cells, the plan and the report call it.
+    pub targets: BTreeMap<String, TargetSpec>,
+    pub workloads: Vec<WorkloadSpec>,
+    /// Axes: a run option (`threads`, `table_size`, `tables`, `rate`) or a server setting
+    /// of the sandbox targets (`set.NAME`), each with its values.
+    #[serde(default)]
+    pub matrix: BTreeMap<String, Vec<toml::Value>>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub title: String,
+    /// The question the study answers, in words.
+    #[serde(default)]
+    pub question: Option<String>,
+    /// Runs of each cell.
+    #[serde(default = "one")]
+    pub repeats: u32,
+    #[serde(default)]
+    pub order: Order,
+    /// Warmup and measured time of every run, seconds.
+    #[serde(default)]
+    pub warmup_s: u32,
+    pub time_s: u64,
+    /// Every run's --rand-seed, and the random order's.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The order of a study's runs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Each repeat of a point runs every target in turn (A B A B ...): drift over time hits
+    /// every target alike.
+    #[default]
+    Interleaved,
+    /// Every run in an order drawn from the seed.
+    Random,
+}
+
+/// A target: a URL, or a sandbox fairbench starts before its runs and removes after.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    #[serde(default)]
+    pub url: Option<String>,
+    /// A sandbox's engine: mariadb, postgres or galera (docs/sandbox.md).
+    #[serde(default)]
+    pub sandbox: Option<String>,
+    /// A sandbox's server settings (NAME=VALUE), as `sandbox up --set`.
+    #[serde(default)]
+    pub set: Vec<String>,
+}
+
+/// A workload: a built-in, or a workload file (relative to the study file), with `run`
+/// options by name (`tables = 4`, `distribution = "pareto"`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    pub name: String,
+    #[serde(default)]
+    pub options: BTreeMap<String, toml::Value>,
+}
+
+/// Why a study file is not a study.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyFileError {
+    #[error("cannot read {0}: {1}")]
+    Read(String, std::io::Error),
+    #[error("{file}, line {line}: {message}")]
+    Toml { file: String, line: usize, message: String },
+    #[error("{file}: target {name:?} {problem}")]
+    Target { file: String, name: String, problem: &'static str },
+    #[error("{file}: target {name:?}: {source}")]
+    Engine { file: String, name: String, source: crate::sandbox::SandboxError },
+    #[error("{file}: matrix axis {axis:?} {problem}")]
+    Axis { file: String, axis: String, problem: String },
+    #[error("{file}: {problem}")]
+    Study { file: String, problem: &'static str },
+}
+
+/// The run options a matrix may sweep (as `run` names them, with `_` for `-`).
+pub const RUN_AXES: [&str; 4] = ["threads", "table_size", "tables", "rate"];
+
+/// A setting axis: `set.NAME`.
+pub fn setting_axis(axis: &str) -> Option<&str> {
+    axis.strip_prefix("set.").filter(|n| !n.is_empty())
+}
+
+impl StudyFile {
+    /// Reads and checks the file at `path`.
+    pub fn load(path: &Path) -> Result<StudyFile, StudyFileError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| StudyFileError::Read(name.clone(), e))?;
+        let file: StudyFile = toml::from_str(&text).map_err(|e| StudyFileError::Toml {
+            file: name.clone(),
+            line: e.span().map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+            message: e.message().replace('\n', " "),
+        })?;
+        file.check(&name)?;
+        Ok(file)
+    }
+
+    fn check(&self, file: &str) -> Result<(), StudyFileError> {
+        let study = |problem| Err(StudyFileError::Study { file: file.into(), problem });
+        if self.targets.is_empty() {
+            return study("no [targets.NAME]: a study runs on at least one target");
+        }
+        if self.workloads.is_empty() {
+            return study("no [[workloads]]: a study runs at least one workload");
+        }
+        if self.study.repeats == 0 || self.study.time_s == 0 {
+            return study("[study] repeats and time_s must be at least 1");
+        }
+        for (name, t) in &self.targets {
+            let target = |problem| Err(StudyFileError::Target { file: file.into(), name: name.clone(), problem });
+            match (&t.url, &t.sandbox) {
+                (Some(_), Some(_)) => return target("has both url and sandbox: give one"),
+                (None, None) => return target("has neither url nor sandbox: give one"),
+                (Some(_), None) if !t.set.is_empty() => {
+                    return target("sets server settings on a URL: only a sandbox fairbench starts takes set")
+                }
+                _ => {}
+            }
+            if let Some(engine) = &t.sandbox {
+                crate::sandbox::engine(engine).map_err(|source| StudyFileError::Engine {
+                    file: file.into(),
+                    name: name.clone(),
+                    source,
+                })?;
+            }
+        }
+        for (axis, values) in &self.matrix {
+            let bad = |problem: String| Err(StudyFileError::Axis { file: file.into(), axis: axis.clone(), problem });
+            if values.is_empty() {
+                return bad("has no values".into());
+            }
+            if setting_axis(axis).is_some() {
+                if self.targets.values().all(|t| t.sandbox.is_none()) {
+                    return bad("sets a server setting, and no target is a sandbox fairbench starts".into());
+                }
+            } else if !RUN_AXES.contains(&axis.as_str()) {
+                return bad(format!("is neither a run option ({}) nor a setting (set.NAME)", RUN_AXES.join(", ")));
+            } else if values.iter().any(|v| !(v.is_integer() || (axis == "rate" && v.is_float()))) {
+                return bad("takes numbers".into());
+            }
+        }
+        Ok(())
+    }
+}
