@@ -282,3 +282,51 @@ impl Record {
         self.phases.last_mut().expect("just pushed")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(from_s: f64) -> RecordLine {
+        let stats = IntervalStats { from_s, duration_s: 1.0, ..Default::default() };
+        RecordLine::Entry(Box::new(RecordEntry { stats, counts: RecordedCounts::default() }))
+    }
+
+    #[test]
+    fn a_run_killed_in_its_second_repeat_reads_as_one_ended_phase_and_one_open() {
+        let start = RecordStart {
+            schema: RECORD_SCHEMA.into(),
+            version: RECORD_VERSION,
+            started: SystemTime::UNIX_EPOCH,
+            // Any result document: the start line carries it whole.
+            document: serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap(),
+            statements: Vec::new(),
+            transactions: Vec::new(),
+            open_loop: false,
+            percentiles: Vec::new(),
+            kept_per_phase: 150,
+            entry_histograms: false,
+            thresholds: Vec::new(),
+        };
+        let lines = vec![
+            RecordLine::Start(Box::new(start)),
+            entry(0.0),
+            entry(1.0),
+            RecordLine::PhaseEnd(Box::new(RunOutcome::starting())),
+            entry(0.0),
+        ];
+        let record = Record::from_lines(lines.clone()).unwrap();
+        assert_eq!(record.phases.len(), 2);
+        assert_eq!((record.phases[0].entries.len(), record.phases[0].end.is_some()), (2, true));
+        assert_eq!((record.phases[1].entries.len(), record.phases[1].end.is_some()), (1, false));
+        assert!(record.end.is_none());
+        // Written back, the same lines in the same order.
+        let kinds = |l: &[RecordLine]| l.iter().map(|l| std::mem::discriminant(l)).collect::<Vec<_>>();
+        assert_eq!(kinds(&record.lines()), kinds(&lines));
+        // Out of order: refused.
+        let mut bad = record.clone();
+        bad.push(RecordLine::End(Box::default())).unwrap();
+        assert!(matches!(bad.push(entry(5.0)), Err(RecordError::AfterEnd)));
+        assert!(matches!(Record::from_lines(vec![entry(0.0)]), Err(RecordError::NoStart)));
+    }
+}
