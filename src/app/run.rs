@@ -94,8 +94,7 @@ pub(super) struct Session<D: Database> {
     /// What the run has streamed so far (also on disk beside the result, unless `--out` is
     /// a device): the result is built from it.
     record: Option<Record>,
-    /// Measured phases so far, and the streamed files' first write error.
-    phases: u32,
+    /// The streamed files' first write error.
     stream_error: Option<String>,
     /// `--shard I/N`: where this shard meets the others.
     shard: Option<crate::shard::ShardRun<D>>,
@@ -165,7 +164,6 @@ impl<D: Database> Session<D> {
             shard,
             _metrics_server: metrics_server,
             record: None,
-            phases: 0,
             stream_error: None,
             db,
             plan,
@@ -291,10 +289,10 @@ impl<D: Database> Phases for Session<D> {
         if self.record.is_none() {
             self.begin_record()?;
         }
-        self.phases += 1;
+        let phase = self.record.as_ref().map_or(0, |r| r.phases.len()) as u32 + 1;
         let mut stream = self.timeline.as_mut();
         if let Some(files) = stream.as_deref_mut().filter(|_| self.plan.repeats > 1) {
-            files.begin_repeat(self.phases);
+            files.begin_repeat(phase);
         }
         self.job.part_starts(self.plan.warmup_s, self.plan.stop.time);
         let rendezvous: &mut dyn runner::Rendezvous = match &mut self.shard {

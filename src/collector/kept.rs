@@ -22,8 +22,8 @@ pub struct KeptTimeline {
     open: Option<(IntervalStats, u32)>,
     /// Its histograms, unpacked (one set, reused from entry to entry).
     open_histograms: Option<ClassHistograms>,
-    /// Everything its ticks recorded, when told ([`KeptTimeline::push_counted`]): what the
-    /// run's record keeps of the entry.
+    /// Everything its ticks recorded, when given ([`KeptTimeline::push_telling`]'s `counts`):
+    /// what the run's record keeps of the entry.
     open_counts: Option<Recorder>,
 }
 

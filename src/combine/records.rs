@@ -65,13 +65,12 @@ fn entries(phases: &[&Phase], empty: &Recorder) -> Result<Vec<RecordEntry>, Comb
 fn outcome(records: &[&Record], phases: &[&Phase]) -> Option<RunOutcome> {
     let ends: Vec<&RunOutcome> = phases.iter().map(|p| p.end.as_ref()).collect::<Option<_>>()?;
     let lead = ends[0];
-    let worst = [RunStatus::Failed, RunStatus::Incomplete, RunStatus::Running, RunStatus::Interrupted];
     let failures: Vec<String> =
         ends.iter().enumerate().filter_map(|(i, o)| Some(format!("shard {i}: {}", o.failure.as_deref()?))).collect();
     let warmup_ends: Option<Vec<&WarmupEnd>> = ends.iter().map(|o| o.warmup_end.as_ref()).collect();
     Some(RunOutcome {
         measured_s: ends.iter().map(|o| o.measured_s).fold(0.0, f64::max),
-        status: worst.into_iter().find(|w| ends.iter().any(|o| o.status == *w)).unwrap_or(RunStatus::Completed),
+        status: ends.iter().map(|o| o.status).max_by_key(|s| s.severity()).unwrap_or(RunStatus::Completed),
         failure: (!failures.is_empty()).then(|| failures.join("; ")),
         started_at: ends.iter().map(|o| o.started_at).min().unwrap_or(lead.started_at),
         ended_at: ends.iter().map(|o| o.ended_at).max().unwrap_or(lead.ended_at),
@@ -80,11 +79,8 @@ fn outcome(records: &[&Record], phases: &[&Phase]) -> Option<RunOutcome> {
         client: client(records, &ends),
         peak_rss_bytes: ends.iter().map(|o| o.peak_rss_bytes).max().unwrap_or(0),
         per_client: ends.iter().flat_map(|o| o.per_client.iter().copied()).collect(),
-        // Each shard ended its warmup on its own: the longest pause, every event left in flight.
-        warmup_end: warmup_ends.map(|w| WarmupEnd {
-            pause_ms: w.iter().map(|e| e.pause_ms).fold(0.0, f64::max),
-            events_in_flight: w.iter().map(|e| e.events_in_flight).sum(),
-        }),
+        // Each shard ended its warmup on its own.
+        warmup_end: warmup_ends.map(WarmupEnd::pooled),
     })
 }
 

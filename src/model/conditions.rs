@@ -306,6 +306,17 @@ pub struct WarmupEnd {
     pub events_in_flight: u32,
 }
 
+impl WarmupEnd {
+    /// Several warmups that ended each on its own (repeats, shards) as one: the longest
+    /// pause, every event left in flight.
+    pub fn pooled<'a>(ends: impl IntoIterator<Item = &'a WarmupEnd>) -> WarmupEnd {
+        ends.into_iter().fold(WarmupEnd::default(), |a, e| WarmupEnd {
+            pause_ms: a.pause_ms.max(e.pause_ms),
+            events_in_flight: a.events_in_flight + e.events_in_flight,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -150,6 +150,19 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// How much of a run's numbers the status leaves in doubt: parts of one run (repeats,
+    /// shards) take the worst.
+    pub fn severity(self) -> u8 {
+        match self {
+            RunStatus::Completed => 0,
+            RunStatus::Interrupted => 1,
+            RunStatus::Failed => 2,
+            RunStatus::Running | RunStatus::Incomplete => 3,
+        }
+    }
+}
+
+impl RunStatus {
     pub fn name(self) -> &'static str {
         match self {
             RunStatus::Completed => "completed",

@@ -4,7 +4,7 @@
 
 use super::build::Measured;
 use super::figures;
-use crate::model::{metric, repeat, IntervalStats, RepeatRecord, ResultDocument, RunStatus};
+use crate::model::{metric, repeat, IntervalStats, RepeatRecord, ResultDocument};
 use crate::runner::RunOutcome;
 
 /// The document of a run whose measured phase ran `runs.len()` times (at least once), from
@@ -68,7 +68,7 @@ pub(super) fn build_repeated(
 /// the worst, counters span from the first repeat's start to the last one's end.
 fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
     m.measured_s += o.measured_s;
-    if severity(o.status) > severity(m.status) {
+    if o.status.severity() > m.status.severity() {
         m.status = o.status;
     }
     if m.failure.is_none() {
@@ -76,10 +76,9 @@ fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
     }
     m.ended_at = o.ended_at;
     m.counters_after.clone_from(&o.counters_after);
-    // Each repeat ended its own warmup: the longest pause, every event left in flight.
+    // Each repeat ended its own warmup.
     if let (Some(a), Some(b)) = (&mut m.warmup_end, &o.warmup_end) {
-        a.pause_ms = a.pause_ms.max(b.pause_ms);
-        a.events_in_flight += b.events_in_flight;
+        *a = crate::model::WarmupEnd::pooled([&*a, b]);
     }
     let (a, b) = (&mut m.client, &o.client);
     let wall = a.wall_s + b.wall_s;
@@ -93,15 +92,6 @@ fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
     m.peak_rss_bytes = m.peak_rss_bytes.max(o.peak_rss_bytes);
     // Every repeat's connections are clients of their own.
     m.per_client.extend_from_slice(&o.per_client);
-}
-
-fn severity(s: RunStatus) -> u8 {
-    match s {
-        RunStatus::Completed => 0,
-        RunStatus::Interrupted => 1,
-        RunStatus::Failed => 2,
-        RunStatus::Running | RunStatus::Incomplete => 3,
-    }
 }
 
 fn record(index: u32, doc: ResultDocument) -> RepeatRecord {

@@ -149,7 +149,17 @@ impl TimelineFiles {
     pub fn append_entry(&mut self, entry: &RecordEntry, h: &ClassHistograms) -> Result<(), StreamError> {
         let path = self.paths[1].clone();
         self.append_histograms(&entry.stats, h).map_err(|source| StreamError { path, source })?;
-        self.write_record(&RecordLine::Entry(Box::new(entry.clone())))
+        /// An `entry` line as [`RecordLine::Entry`] writes it, by reference (no copy).
+        #[derive(serde::Serialize)]
+        #[serde(tag = "record", rename_all = "snake_case")]
+        enum Line<'a> {
+            Entry(&'a RecordEntry),
+        }
+        let path = self.record.path().to_path_buf();
+        self.record
+            .write(&Line::Entry(entry))
+            .and_then(|()| self.sync_now_and_then())
+            .map_err(|source| StreamError { path, source })
     }
 
     /// Ends the files (the gzip streams' trailers) and names them as the result does: name,

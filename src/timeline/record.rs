@@ -32,7 +32,7 @@ impl RecordFile {
 
     /// Appends a line, whole, and flushes it to the OS (a sync flush: it decompresses from
     /// what is in the file).
-    pub fn write(&mut self, line: &RecordLine) -> std::io::Result<()> {
+    pub fn write(&mut self, line: &impl serde::Serialize) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(line).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
         let gz = self.gz.as_mut().ok_or_else(|| std::io::Error::other("the record is closed"))?;
@@ -78,42 +78,31 @@ pub enum ReadRecordError {
 
 /// Reads the record at `path` up to its last whole line.
 pub fn read_record(path: &Path) -> Result<ReadRecord, ReadRecordError> {
-    let fail = |e| ReadRecordError::Read(path.to_path_buf(), e);
-    let mut lines = IntervalLines::open(path).map_err(fail)?;
-    let mut parsed = Vec::new();
-    for (n, line) in lines.by_ref().enumerate() {
-        let line = line.map_err(fail)?;
-        let value: RecordLine =
-            serde_json::from_str(&line).map_err(|e| ReadRecordError::Corrupt(path.to_path_buf(), n + 1, e))?;
-        parsed.push(value);
-    }
-    let count = parsed.len();
-    let record = Record::from_lines(parsed).map_err(|e| ReadRecordError::NotARecord(path.to_path_buf(), e))?;
+    let mut lines = IntervalLines::open(path).map_err(|e| ReadRecordError::Read(path.to_path_buf(), e))?;
+    let (record, count) = parse_lines(lines.by_ref(), path)?;
     Ok(ReadRecord { record, lines: count, torn: lines.torn })
 }
 
-/// A whole record held in memory as its file's bytes (gzip): what `--print-result` prints
-/// (base64) and `combine` reads back from a log.
-pub fn record_bytes(record: &Record) -> std::io::Result<Vec<u8>> {
-    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    for line in record.lines() {
-        serde_json::to_writer(&mut gz, &line).map_err(std::io::Error::other)?;
-        gz.write_all(b"\n")?;
-    }
-    gz.finish()
-}
-
-/// A record from its file's bytes (`name` says where they came from).
+/// A record from its file's bytes (`name` says where they came from: a log).
 pub fn parse_record(bytes: &[u8], name: &Path) -> Result<Record, ReadRecordError> {
     use std::io::BufRead;
-    let fail = |e| ReadRecordError::Read(name.to_path_buf(), e);
-    let reader = std::io::BufReader::new(flate2::read::MultiGzDecoder::new(bytes));
-    let mut parsed = Vec::new();
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(fail)?;
+    let lines = std::io::BufReader::new(flate2::read::MultiGzDecoder::new(bytes)).lines();
+    Ok(parse_lines(lines, name)?.0)
+}
+
+/// A record from its lines, and how many there were.
+fn parse_lines(
+    lines: impl Iterator<Item = std::io::Result<String>>,
+    name: &Path,
+) -> Result<(Record, usize), ReadRecordError> {
+    let mut parsed: Vec<RecordLine> = Vec::new();
+    for (n, line) in lines.enumerate() {
+        let line = line.map_err(|e| ReadRecordError::Read(name.to_path_buf(), e))?;
         parsed.push(serde_json::from_str(&line).map_err(|e| ReadRecordError::Corrupt(name.to_path_buf(), n + 1, e))?);
     }
-    Record::from_lines(parsed).map_err(|e| ReadRecordError::NotARecord(name.to_path_buf(), e))
+    let count = parsed.len();
+    let record = Record::from_lines(parsed).map_err(|e| ReadRecordError::NotARecord(name.to_path_buf(), e))?;
+    Ok((record, count))
 }
 
 /// Writes `record` whole to `path`.
