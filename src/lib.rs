@@ -40,8 +40,9 @@
 //!   claims.
 //! - [`sandbox`] -> db, model. Local server instances with replication, for HA probes and
 //!   A/B of one setting.
-//! - [`study`] -> random, sandbox. A study file (targets, workloads, matrix, repeats) and its plan:
-//!   cells and the order of their runs.
+//! - [`study`] -> compare, model, random, sandbox. A study file (targets, workloads, matrix,
+//!   repeats, claims), its plan (cells and the order of their runs), its directory (resumed
+//!   only by the same plan), its claims judged on the cells' results.
 //! - [`k8s`] -> nothing. The Kubernetes Indexed Job of `fairbench k8s job`, as typed objects
 //!   written as YAML.
 //! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.

@@ -88,3 +88,221 @@ fn a_study_file_that_is_not_one_is_refused_naming_the_problem() {
         assert!(err.contains(says) && err.contains("s.toml"), "{says}: {err}");
     }
 }
+
+/// A small study: SQLite and a MariaDB sandbox in two settings, two data sizes, 2 repeats
+/// of 6 s (12 measured seconds per cell: enough for intervals from the runs' seconds).
+/// Its claims are far from their bounds, so their verdicts do not depend on the machine.
+const SMALL: &str = r#"
+[study]
+title = "Small"
+repeats = 2
+time_s = 6
+
+[targets.lite]
+url = "sqlite://lite.db"
+
+[targets.maria]
+sandbox = "mariadb"
+set = ["innodb_buffer_pool_size=32M"]
+
+[[workloads]]
+name = "oltp_read_write"
+options = { tables = 1 }
+
+[matrix]
+table_size = [100, 1000]
+"set.innodb_flush_log_at_trx_commit" = [0, 1]
+
+[[claims]]
+says = "flushing the log at each commit costs less than 5x"
+check = "tps>=0.2x"
+vary = "set.innodb_flush_log_at_trx_commit"
+baseline = 0
+subject = 1
+
+[[claims]]
+says = "the sandbox is 50 times faster than SQLite"
+check = "tps>=50x"
+baseline = "lite"
+subject = "maria"
+
+[[claims]]
+says = "p99 stays under 10 s on the small tables"
+check = "p99<10s"
+where = { table_size = [100] }
+"#;
+
+/// A study's directory and sandbox home; dropping it takes down any sandbox a killed study
+/// left.
+struct Lab {
+    dir: tempfile::TempDir,
+}
+
+impl Lab {
+    fn new() -> Lab {
+        let lab = Lab { dir: tempfile::tempdir().unwrap() };
+        std::fs::write(lab.dir.path().join("s.toml"), SMALL).unwrap();
+        lab
+    }
+
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut c = std::process::Command::new(bin());
+        c.args(args).current_dir(self.dir.path()).env("FAIRBENCH_SANDBOX_HOME", self.dir.path().join("sandboxes"));
+        c.env_remove("FAIRBENCH_TARGET");
+        c
+    }
+
+    fn run(&self, out: &str) -> std::process::Output {
+        self.command(&["study", "run", "s.toml", "--out", out]).output().unwrap()
+    }
+
+    fn sandboxes(&self) -> Vec<String> {
+        let dir = self.dir.path().join("sandboxes");
+        let names = std::fs::read_dir(dir).into_iter().flatten().flatten();
+        names.map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+    }
+
+    fn document(&self, out: &str) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.dir.path().join(out).join("study.json")).unwrap()).unwrap()
+    }
+
+    /// Runs whose result file says completed.
+    fn completed(&self, out: &str) -> Vec<String> {
+        let runs = self.dir.path().join(out).join("runs");
+        let mut done: Vec<String> = std::fs::read_dir(runs)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .filter(|e| {
+                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                serde_json::from_str::<serde_json::Value>(&text)
+                    .is_ok_and(|d| d["conditions"]["run"]["status"] == "completed")
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        done.sort();
+        done
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for name in self.sandboxes() {
+            let _ = self.command(&["sandbox", "down", &name]).output();
+        }
+    }
+}
+
+/// Each claim's verdict, and each of its checks' cells and verdicts.
+fn verdicts(doc: &serde_json::Value) -> Vec<String> {
+    let claims = doc["claims"].as_array().unwrap();
+    claims
+        .iter()
+        .map(|c| {
+            let checks: Vec<String> = c["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| {
+                    let base = k["baseline_cell"].as_str().unwrap_or("-");
+                    format!("{base}/{}:{}", k["cell"].as_str().unwrap(), k["verdict"].as_str().unwrap())
+                })
+                .collect();
+            format!("{} {} [{}]", c["says"], c["verdict"], checks.join(" "))
+        })
+        .collect()
+}
+
+#[test]
+fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
+    let lab = Lab::new();
+    // Uninterrupted.
+    let o = lab.run("whole");
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let whole = lab.document("whole");
+    assert_eq!(lab.completed("whole").len(), 12, "{out}");
+    // The verdicts lead the report.
+    let first: Vec<&str> = out.lines().take(6).collect();
+    assert!(first.contains(&"Verdicts:"), "{out}");
+    for (claim, verdict) in [
+        ("flushing the log at each commit costs less than 5x", "SUPPORTED"),
+        ("the sandbox is 50 times faster than SQLite", "REFUTED"),
+        ("p99 stays under 10 s on the small tables", "SUPPORTED"),
+    ] {
+        assert!(out.lines().any(|l| l.trim_start() == format!("{verdict:<13} {claim}")), "{claim}: {out}");
+    }
+    // The setting pairs at each size; SQLite against both sandboxes at each size; the
+    // small tables' three cells.
+    let v = verdicts(&whole);
+    assert!(v[0].contains("c02/c03:supported") && v[0].contains("c05/c06:supported"), "{v:?}");
+    assert_eq!(whole["claims"][1]["checks"].as_array().unwrap().len(), 4, "{v:?}");
+    assert_eq!(whole["claims"][2]["checks"].as_array().unwrap().len(), 3, "{v:?}");
+    assert!(lab.sandboxes().is_empty(), "the study removes its sandboxes: {:?}", lab.sandboxes());
+    // `study report` reads the same from the directory.
+    let report = lab.command(&["study", "report", "whole", "--format", "json"]).output().unwrap();
+    assert!(report.status.success(), "{}", text(&report));
+    let reread: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(verdicts(&reread), verdicts(&whole));
+
+    // Killed once 4 runs have completed, then resumed.
+    let mut child =
+        lab.command(&["study", "run", "s.toml", "--out", "cut"]).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while lab.completed("cut").len() < 4 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(240), "4 runs not completed within 240 s");
+        assert!(child.try_wait().unwrap().is_none(), "the study ended before it was killed");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = lab.completed("cut");
+    let before: Vec<Vec<u8>> =
+        kept.iter().map(|f| std::fs::read(lab.dir.path().join("cut/runs").join(f)).unwrap()).collect();
+    let o = lab.run("cut");
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let todo = format!("study: {} of 12 runs to do in cut", 12 - kept.len());
+    assert!(err.lines().any(|l| l == todo), "expected {todo:?}: {err}");
+    for (f, bytes) in kept.iter().zip(&before) {
+        assert_eq!(&std::fs::read(lab.dir.path().join("cut/runs").join(f)).unwrap(), bytes, "{f} was run again");
+    }
+    assert_eq!(lab.completed("cut").len(), 12);
+    assert_eq!(verdicts(&lab.document("cut")), verdicts(&whole));
+    assert!(lab.sandboxes().is_empty(), "{:?}", lab.sandboxes());
+
+    // A changed file is refused, naming the change; the directory is left as it was.
+    std::fs::write(
+        lab.dir.path().join("s.toml"),
+        SMALL.replace("table_size = [100, 1000]", "table_size = [100, 2000]"),
+    )
+    .unwrap();
+    let o = lab.run("cut");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cut holds a study whose plan differs from s.toml's")
+            && err.contains("cells no longer planned: c04 (target=lite workload=oltp_read_write table_size=1000)")
+            && err.contains("cells new: target=lite workload=oltp_read_write table_size=2000"),
+        "{err}"
+    );
+    assert_eq!(lab.completed("cut").len(), 12);
+}
+
+#[test]
+fn every_shipped_study_file_plans() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("studies");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    assert!(!files.is_empty());
+    for f in files {
+        let o = fairbench_in(&dir, &["study".into(), "plan".into(), f.display().to_string()]);
+        assert!(o.status.success(), "{}: {}", f.display(), text(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        let header = std::fs::read_to_string(&f).unwrap();
+        assert!(header.starts_with("# \""), "{} starts with a header naming the original", f.display());
+        assert!(out.contains("Order:"), "{out}");
+    }
+}

@@ -72,6 +72,8 @@ pub enum Error {
     Record(#[from] crate::timeline::record::ReadRecordError),
     #[error(transparent)]
     Study(#[from] crate::study::StudyFileError),
+    #[error(transparent)]
+    StudyDir(#[from] crate::study::dir::StudyDirError),
     #[error("cannot build the result from the run's record: {0}")]
     Build(#[from] crate::result::BuildError),
     #[error("{}: {why}", .result.display())]
@@ -279,6 +281,18 @@ fn bulk(args: &PrepareArgs) -> bool {
 }
 
 impl LoadSettings {
+    /// As a run loads its dataset: its prepare threads (else its clients), seed and
+    /// distribution; `overwrite` replaces fairbench's own tables.
+    fn for_run(args: &crate::cli::RunArgs, plan: &crate::plan::RunPlan, overwrite: bool) -> LoadSettings {
+        LoadSettings {
+            threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
+            seed: plan.rand_seed,
+            distribution: plan.distribution.clone(),
+            overwrite,
+            bulk: args.target.ps,
+        }
+    }
+
     /// What prepare creates and loads for `workload`, with these settings.
     fn tables(&self, workload: &WorkloadPlan) -> prepare::Tables {
         match workload {

@@ -468,13 +468,7 @@ fn check_dataset<D: Database>(
     };
     if !missing.is_empty() {
         if bench && present.is_empty() {
-            let settings = LoadSettings {
-                threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
-                seed: plan.rand_seed,
-                distribution: plan.distribution.clone(),
-                overwrite: false,
-                bulk: args.target.ps,
-            };
+            let settings = LoadSettings::for_run(&args, &plan, false);
             do_prepare(db.clone(), &plan.workload, &settings, target)?;
         } else if present.iter().any(|(_, o)| *o == Ownership::Foreign) {
             return Err(ConfigError(format!(

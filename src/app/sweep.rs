@@ -77,13 +77,7 @@ fn sweep_points<D: Database>(
         // point runs on exactly the size it names; a workload file prepares when missing.
         if !file_workload {
             super::say(format_args!("sweep: preparing {} of {size} rows", plural(tables as u64, "table")));
-            let settings = LoadSettings {
-                threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
-                seed: plan.rand_seed,
-                distribution: plan.distribution.clone(),
-                overwrite: true,
-                bulk: args.target.ps,
-            };
+            let settings = LoadSettings::for_run(&args, &plan, true);
             do_prepare(db.clone(), &workload, &settings, target)?;
         }
         for &threads in &sweep.threads {

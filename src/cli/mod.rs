@@ -24,7 +24,7 @@ pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
-pub use study::{run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs};
+pub use study::{run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunArgs};
 pub use sweep::{Sweep, SweepArgs};
 pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;

@@ -14,6 +14,37 @@ pub enum StudyCommand {
     /// What a study file runs, in order: its targets (the sandboxes it starts), cells,
     /// repeats, datasets and measuring time. Connects nowhere, starts nothing.
     Plan(StudyPlanArgs),
+    /// Runs a study: starts its sandboxes, prepares each point's dataset, runs every cell's
+    /// repeats in the planned order (each run a result and record in DIR/runs), judges the
+    /// claims and writes DIR/study.json and DIR/report.html. Run again on the same DIR, it
+    /// resumes: finished runs are kept, killed or interrupted ones run again, and a file
+    /// whose cells changed is refused.
+    Run(StudyRunArgs),
+    /// The report of a study directory, verdicts first: text on stdout, or --format json,
+    /// or --format html.
+    Report(StudyReportArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct StudyRunArgs {
+    /// The study file (TOML).
+    pub file: PathBuf,
+    /// The study's directory [default: fairbench-results/<the file's name>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also run again the runs that failed (a server that was down, say); by default a
+    /// failed run stays failed, and is shown as failed.
+    #[arg(long)]
+    pub retry_failed: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct StudyReportArgs {
+    /// A study's directory (as `study run --out` wrote it).
+    pub dir: PathBuf,
+    /// text, json (the study document) or html (one offline file on stdout).
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "html"])]
+    pub format: String,
 }
 
 #[derive(Args, Debug, Clone)]

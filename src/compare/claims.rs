@@ -44,6 +44,13 @@ pub fn verdicts(
     out
 }
 
+/// An absolute claim (`commit.p99<2ms`) on one result: its value's interval against the bound.
+pub fn judge_value(c: &Criterion, doc: &ResultDocument) -> ClaimRecord {
+    let evidence = value_interval(&c.metric, doc);
+    let (verdict, reason) = verdict(c, evidence.as_ref(), "value", &[doc], 0);
+    ClaimRecord { claim: c.text.clone(), side: 0, verdict, evidence, reason, undermined_by: Vec::new() }
+}
+
 fn verdict(
     c: &Criterion,
     e: Option<&Estimate>,

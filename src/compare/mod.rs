@@ -7,6 +7,7 @@ mod claims;
 pub mod diff;
 mod subject;
 
+pub use claims::judge_value;
 pub use subject::Subject;
 
 use crate::model::comparison::{

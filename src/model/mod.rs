@@ -20,6 +20,7 @@ pub mod record;
 pub mod repeat;
 pub mod shard;
 pub mod stats;
+pub mod study;
 pub mod sweep;
 pub mod table;
 mod time;

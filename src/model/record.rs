@@ -233,6 +233,22 @@ impl Record {
         Record { start, phases: Vec::new(), end: None }
     }
 
+    /// Separate runs of one command line (a study's repeats of a cell) as one record of
+    /// repeated phases: the first run's start, every run's phases in order, the last end.
+    /// None when there is no run, or the runs recorded different statements.
+    pub fn of_repeats(runs: Vec<Record>) -> Option<Record> {
+        let mut runs = runs.into_iter();
+        let mut all = runs.next()?;
+        for run in runs {
+            if run.start.statements != all.start.statements || run.start.transactions != all.start.transactions {
+                return None;
+            }
+            all.phases.extend(run.phases);
+            all.end = run.end.or(all.end);
+        }
+        Some(all)
+    }
+
     /// Lines in the order they were written (the first is the start).
     pub fn from_lines(lines: impl IntoIterator<Item = RecordLine>) -> Result<Record, RecordError> {
         let mut lines = lines.into_iter();

@@ -17,6 +17,52 @@ pub struct StudyFile {
     /// of the sandbox targets (`set.NAME`), each with its values.
     #[serde(default)]
     pub matrix: BTreeMap<String, Vec<toml::Value>>,
+    /// What the study sets out to check, each judged on the cells it covers.
+    #[serde(default)]
+    pub claims: Vec<ClaimSpec>,
+}
+
+/// A claim: in words, the check (a threshold or a ratio to a baseline), and for a ratio
+/// the variable under test with its baseline and subject values.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimSpec {
+    pub says: String,
+    /// `tps>=5x`, `commit.p99<2ms`: compare's claim grammar.
+    pub check: String,
+    /// The axis whose two values are compared: `target` (the default), `workload`, a run
+    /// option or `set.NAME`.
+    #[serde(default)]
+    pub vary: Option<String>,
+    #[serde(default)]
+    pub baseline: Option<toml::Value>,
+    #[serde(default)]
+    pub subject: Option<toml::Value>,
+    /// Only the cells with these values (`threads = [8, 64]`, `target = ["aurora"]`).
+    #[serde(default, rename = "where")]
+    pub only: BTreeMap<String, Vec<toml::Value>>,
+}
+
+impl ClaimSpec {
+    /// As the study's document keeps it.
+    pub fn definition(&self) -> crate::model::study::ClaimDefinition {
+        crate::model::study::ClaimDefinition {
+            says: self.says.clone(),
+            check: self.check.clone(),
+            vary: self.vary.clone(),
+            baseline: self.baseline.as_ref().map(value_text),
+            subject: self.subject.as_ref().map(value_text),
+            only: self.only.iter().map(|(k, v)| (k.clone(), v.iter().map(value_text).collect())).collect(),
+        }
+    }
+}
+
+/// A TOML value as the plan writes it: a string as itself, a number as its digits.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -95,6 +141,8 @@ pub enum StudyFileError {
     Axis { file: String, axis: String, problem: String },
     #[error("{file}: {problem}")]
     Study { file: String, problem: &'static str },
+    #[error("{file}: claim {says:?}: {problem}")]
+    Claim { file: String, says: String, problem: String },
 }
 
 /// The run options a matrix may sweep (as `run` names them, with `_` for `-`).
@@ -161,6 +209,50 @@ impl StudyFile {
                 return bad(format!("is neither a run option ({}) nor a setting (set.NAME)", RUN_AXES.join(", ")));
             } else if values.iter().any(|v| !(v.is_integer() || (axis == "rate" && v.is_float()))) {
                 return bad("takes numbers".into());
+            }
+        }
+        for claim in &self.claims {
+            self.check_claim(claim).map_err(|problem| StudyFileError::Claim {
+                file: file.into(),
+                says: claim.says.clone(),
+                problem,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The values an axis takes in this study: `target`, `workload`, or a matrix axis.
+    pub fn axis_values(&self, axis: &str) -> Option<Vec<String>> {
+        match axis {
+            "target" => Some(self.targets.keys().cloned().collect()),
+            "workload" => Some(self.workloads.iter().map(|w| w.name.clone()).collect()),
+            _ => self.matrix.get(axis).map(|v| v.iter().map(value_text).collect()),
+        }
+    }
+
+    fn check_claim(&self, c: &ClaimSpec) -> Result<(), String> {
+        use crate::model::criterion::Bound;
+        let criterion = crate::model::Criterion::claim(&c.check).map_err(|e| e.to_string())?;
+        for (axis, values) in &c.only {
+            let known =
+                self.axis_values(axis).ok_or_else(|| format!("where names {axis:?}, not an axis of the study"))?;
+            if let Some(v) = values.iter().map(value_text).find(|v| !known.contains(v)) {
+                return Err(format!("where {axis} = {v:?}: the study's {axis} values are {}", known.join(", ")));
+            }
+        }
+        let sides = [("baseline", &c.baseline), ("subject", &c.subject)];
+        if matches!(criterion.bound, Bound::Absolute(_)) {
+            return match c.vary.is_some() || c.baseline.is_some() || c.subject.is_some() {
+                true => Err("an absolute check takes no vary, baseline or subject: it holds for every cell".into()),
+                false => Ok(()),
+            };
+        }
+        let vary = c.vary.as_deref().unwrap_or("target");
+        let known = self.axis_values(vary).ok_or_else(|| format!("vary {vary:?} is not an axis of the study"))?;
+        for (name, side) in sides {
+            let v = side.as_ref().map(value_text).ok_or_else(|| format!("a ratio check needs {name}"))?;
+            if !known.contains(&v) {
+                return Err(format!("{name} {v:?} is not one of {vary}'s values ({})", known.join(", ")));
             }
         }
         Ok(())

@@ -1,9 +1,13 @@
 //! Studies: a matrix of runs over targets, workloads, run options and server settings,
-//! repeated, declared in one file (docs/studies.md). This step reads the file and plans
-//! the runs (`fairbench study plan`); running them comes next.
+//! repeated, declared in one file (docs/studies.md): the file read and checked, its plan
+//! (cells and the order of their runs), resuming against what a directory already holds,
+//! and the claims judged on the cells' results.
 
+pub mod claims;
+pub mod dir;
 pub mod file;
 pub mod plan;
+pub mod resume;
 
 pub use file::{StudyFile, StudyFileError};
 pub use plan::StudyPlan;

@@ -3,15 +3,12 @@
 //! `repeats` times. Runs go point by point, so a dataset is prepared once per point and
 //! target; within a point, interleaved (A B A B ...) or in an order drawn from the seed.
 
-use super::file::{setting_axis, Order, StudyFile};
+use super::file::{setting_axis, value_text, Order, StudyFile};
+use crate::model::study::{StudyCell, StudyPlanRecord};
 use crate::random::Rng;
 
 /// One axis value: `threads=8`, `set.innodb_log_file_size=2G`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Value {
-    pub axis: String,
-    pub value: String,
-}
+pub use crate::model::study::AxisValue as Value;
 
 /// What a study runs.
 #[derive(Clone, Debug)]
@@ -53,12 +50,8 @@ fn product(axes: &[(&String, &Vec<toml::Value>)]) -> Vec<Vec<Value>> {
             .into_iter()
             .flat_map(|p| {
                 values.iter().map(move |v| {
-                    let value = match v {
-                        toml::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
                     let mut q = p.clone();
-                    q.push(Value { axis: axis.to_string(), value });
+                    q.push(Value { axis: axis.to_string(), value: value_text(v) });
                     q
                 })
             })
@@ -104,6 +97,63 @@ impl StudyPlan {
         let run_s = runs.len() as u64 * (file.study.warmup_s as u64 + file.study.time_s);
         StudyPlan { instances, cells, runs, datasets, run_s }
     }
+}
+
+impl StudyPlan {
+    /// A cell's value on every axis: its target, workload, settings and point.
+    pub fn values(&self, file: &StudyFile, cell: &Cell) -> Vec<Value> {
+        let instance = &self.instances[cell.instance];
+        let mut values = vec![
+            Value { axis: "target".into(), value: instance.target.clone() },
+            Value { axis: "workload".into(), value: file.workloads[cell.workload].name.clone() },
+        ];
+        values.extend(instance.settings.iter().cloned());
+        values.extend(cell.point.iter().cloned());
+        values
+    }
+
+    /// An instance's server settings, `NAME=VALUE`: the target's own, then the matrix's.
+    pub fn settings(&self, file: &StudyFile, instance: usize) -> Vec<String> {
+        let i = &self.instances[instance];
+        let mut out = file.targets[&i.target].set.clone();
+        out.extend(i.settings.iter().map(|v| format!("{}={}", v.axis.trim_start_matches("set."), v.value)));
+        out
+    }
+
+    /// What resuming compares: the header and every cell, with `runs[i]` as cell i's run line.
+    pub fn record(&self, file: &StudyFile, runs: Vec<String>) -> StudyPlanRecord {
+        let s = &file.study;
+        let cells = self
+            .cells
+            .iter()
+            .zip(runs)
+            .enumerate()
+            .map(|(n, (cell, run))| StudyCell {
+                id: cell_id(n),
+                target: self.instances[cell.instance].target.clone(),
+                settings: self.settings(file, cell.instance),
+                workload: file.workloads[cell.workload].name.clone(),
+                values: self.values(file, cell),
+                run,
+            })
+            .collect();
+        StudyPlanRecord {
+            repeats: s.repeats,
+            order: match s.order {
+                Order::Interleaved => "interleaved".into(),
+                Order::Random => "random".into(),
+            },
+            warmup_s: s.warmup_s,
+            time_s: s.time_s,
+            seed: s.seed.unwrap_or(1),
+            cells,
+        }
+    }
+}
+
+/// `c01`, `c02`, ... (three digits past 99).
+pub fn cell_id(n: usize) -> String {
+    format!("c{:02}", n + 1)
 }
 
 /// Fisher-Yates, from the study's seed: the same file, the same order.

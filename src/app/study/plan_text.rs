@@ -1,62 +1,16 @@
 //! `fairbench study plan FILE`: the study's plan as a person reads it.
 
-use super::Error;
-use crate::cli::{RunArgs, StudyArgs, StudyCommand};
+use super::option_text;
 use crate::model::plural;
-use crate::plan::ConfigError;
-use crate::study::plan::{Cell, Instance, Value};
+use crate::study::plan::{Instance, Value};
 use crate::study::{StudyFile, StudyPlan};
 use std::fmt::Write;
-use std::path::Path;
-use std::process::ExitCode;
-
-pub(super) fn study_cmd(args: &StudyArgs) -> Result<ExitCode, Error> {
-    match &args.command {
-        StudyCommand::Plan(a) => {
-            let file = StudyFile::load(&a.file)?;
-            let plan = StudyPlan::of(&file);
-            for cell in &plan.cells {
-                run_line(&file, cell, &a.file)?;
-            }
-            print!("{}", plan_text(&file, &plan, &a.file.display().to_string()));
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A cell's run as the `run` command line it is (its options checked by `run`'s parser): the
-/// study's time, warmup and seed, the workload's options, the point's values.
-fn run_line(file: &StudyFile, cell: &Cell, path: &Path) -> Result<RunArgs, Error> {
-    let (s, w) = (&file.study, &file.workloads[cell.workload]);
-    // A workload file is named relative to the study file.
-    let workload = match w.name.ends_with(".toml") {
-        true => path.parent().unwrap_or(Path::new("")).join(&w.name).display().to_string(),
-        false => w.name.clone(),
-    };
-    let mut argv = vec!["fairbench".to_string(), "run".into(), workload];
-    argv.extend([format!("--time={}", s.time_s), format!("--warmup={}", s.warmup_s)]);
-    argv.extend(s.seed.map(|seed| format!("--rand-seed={seed}")));
-    let flag = |name: &str, value: String| format!("--{}={value}", name.replace('_', "-"));
-    argv.extend(w.options.iter().map(|(k, v)| flag(k, option_text(v))));
-    argv.extend(cell.point.iter().map(|v| flag(&v.axis, v.value.clone())));
-    crate::cli::study_run_args(&argv)
-        .map_err(|e| ConfigError(format!("{}: workload {:?}: {}", path.display(), w.name, e.0)).into())
-}
-
-/// An option's value as `run` takes it: sysbench's on/off for true/false.
-fn option_text(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        toml::Value::Boolean(b) => if *b { "on" } else { "off" }.into(),
-        other => other.to_string(),
-    }
-}
 
 fn values(v: &[Value]) -> String {
     v.iter().map(|v| format!("{}={}", v.axis, v.value)).collect::<Vec<_>>().join(" ")
 }
 
-fn instance(file: &StudyFile, i: &Instance) -> String {
+pub(super) fn instance(file: &StudyFile, i: &Instance) -> String {
     let t = &file.targets[&i.target];
     let mut settings: Vec<String> = t.set.clone();
     settings.extend(i.settings.iter().map(|v| format!("{}={}", v.axis.trim_start_matches("set."), v.value)));
@@ -68,7 +22,7 @@ fn instance(file: &StudyFile, i: &Instance) -> String {
     }
 }
 
-fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
+pub(super) fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
     let s = &file.study;
     let mut o = String::new();
     let _ = writeln!(o, "Study: {} ({name})", s.title);

@@ -1,0 +1,363 @@
+//! `fairbench study run FILE`: the plan's runs in order, each a result and record in
+//! DIR/runs, the study document saved after every run (so a killed study resumes from it),
+//! sandboxes started once for the whole study and removed at its end.
+
+use super::{cell_argv, conclude, run_args, Error};
+use crate::app::live::Job;
+use crate::app::run::measure_run;
+use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
+use crate::cli::StudyRunArgs;
+use crate::db::Database;
+use crate::model::study::{StudyDocument, StudyRun, STUDY_SCHEMA_NAME, STUDY_SCHEMA_VERSION};
+use crate::model::{ResultDocument, RunStatus};
+use crate::runner::signal;
+use crate::study::dir::{self, StudyDirError};
+use crate::study::plan::{cell_id, Cell};
+use crate::study::{resume, StudyFile, StudyPlan};
+use crate::with_database;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
+    let file = StudyFile::load(&args.file)?;
+    let plan = StudyPlan::of(&file);
+    let mut shown = Vec::new();
+    for cell in &plan.cells {
+        run_args(&file, cell, &args.file, &[])?;
+        shown.push(shown_run(&file, &plan, cell, &args.file));
+    }
+    let dir = args.out.clone().unwrap_or_else(|| default_dir(&args.file));
+    std::fs::create_dir_all(dir.join("runs")).map_err(|e| StudyDirError::Write(dir.clone(), e))?;
+    let mut doc = open(&dir, &file, &plan, shown, &args.file, args.retry_failed)?;
+    dir::save(&dir, &doc)?;
+    let todo = doc.runs.iter().filter(|r| r.status.is_none()).count();
+    say(format_args!("study: {} of {} runs to do in {}", todo, doc.runs.len(), dir.display()));
+    signal::install();
+    let mut lab = Lab { file: &file, plan: &plan, path: &args.file, dir: &dir, urls: BTreeMap::new(), started: vec![] };
+    let outcome = lab.run_all(&mut doc);
+    drop(lab); // the sandboxes go before the report prints
+    let interrupted = outcome?;
+    conclude::conclude(&dir, &mut doc)?;
+    dir::save(&dir, &doc)?;
+    print!("{}", crate::report::Report::render(&crate::report::StudyText, &doc, &Default::default()));
+    say(format_args!("Study saved to {}", dir::document_path(&dir).display()));
+    let failed = doc.runs.iter().any(|r| r.status != Some(RunStatus::Completed));
+    Ok(match (interrupted, failed) {
+        (true, _) => ExitCode::from(130),
+        (false, true) => ExitCode::from(1),
+        (false, false) => ExitCode::SUCCESS,
+    })
+}
+
+/// `fairbench-results/<the file's name>`: the same file resumes in the same place.
+fn default_dir(file: &Path) -> PathBuf {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "study".into());
+    PathBuf::from("fairbench-results").join(format!("study-{stem}"))
+}
+
+/// A cell's run as the plan records it: the command line, its target named without a
+/// password (a sandbox by its engine: its settings are the cell's own).
+fn shown_run(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> String {
+    let target = &file.targets[&plan.instances[cell.instance].target];
+    let shown = match (&target.url, &target.sandbox) {
+        (Some(url), _) => crate::db::url::redact_str(url),
+        (None, Some(engine)) => format!("({engine} sandbox)"),
+        (None, None) => String::new(),
+    };
+    cell_argv(file, cell, path, &[format!("--target={shown}")]).join(" ")
+}
+
+/// The study's document: the one in `dir` when it plans the same cells (its runs' states
+/// checked against their files), else a new one. A file whose cells changed is refused.
+fn open(
+    dir: &Path,
+    file: &StudyFile,
+    plan: &StudyPlan,
+    shown: Vec<String>,
+    path: &Path,
+    retry_failed: bool,
+) -> Result<StudyDocument, Error> {
+    let record = plan.record(file, shown);
+    let mut doc = match dir::load(dir)? {
+        Some(old) => {
+            let changes = resume::changes(&old.plan, &record);
+            if !changes.is_empty() {
+                let (dir, file) = (dir.to_path_buf(), path.display().to_string());
+                return Err(StudyDirError::Changed { dir, file, changes: changes.join("; ") }.into());
+            }
+            old
+        }
+        None => StudyDocument {
+            schema: STUDY_SCHEMA_NAME.into(),
+            schema_version: STUDY_SCHEMA_VERSION,
+            fairbench_version: env!("CARGO_PKG_VERSION").into(),
+            title: String::new(),
+            question: None,
+            file: String::new(),
+            runs: plan
+                .runs
+                .iter()
+                .map(|&(c, repeat)| StudyRun {
+                    cell: cell_id(c),
+                    repeat,
+                    file: dir::run_file(&cell_id(c), repeat),
+                    status: None,
+                    failure: None,
+                })
+                .collect(),
+            plan: record,
+            cells: vec![],
+            declared: vec![],
+            claims: vec![],
+        },
+    };
+    doc.title = file.study.title.clone();
+    doc.question = file.study.question.clone();
+    doc.file = path.display().to_string();
+    doc.declared = file.claims.iter().map(|c| c.definition()).collect();
+    for run in &mut doc.runs {
+        settle(dir, run, retry_failed)?;
+    }
+    Ok(doc)
+}
+
+/// A run's state from its result file: completed or failed runs are kept (failed ones run
+/// again with --retry-failed); anything else (killed, interrupted, never started) is
+/// cleared to run again from nothing.
+fn settle(dir: &Path, run: &mut StudyRun, retry_failed: bool) -> Result<(), StudyDirError> {
+    let on_disk = ResultDocument::read(&dir.join(&run.file)).ok();
+    let status = on_disk.as_ref().map(|d| d.conditions.run.status);
+    let failed_without_result = on_disk.is_none() && run.status == Some(RunStatus::Failed);
+    match status {
+        Some(RunStatus::Completed) => (run.status, run.failure) = (Some(RunStatus::Completed), None),
+        Some(RunStatus::Failed) if !retry_failed => {
+            let failure = on_disk.and_then(|d| d.conditions.run.failure.clone());
+            (run.status, run.failure) = (Some(RunStatus::Failed), failure);
+        }
+        None if failed_without_result && !retry_failed => {}
+        _ => {
+            dir::clear_run(dir, &run.file)?;
+            (run.status, run.failure) = (None, None);
+        }
+    }
+    Ok(())
+}
+
+/// Where the runs happen: the targets' URLs (sandboxes started when first needed).
+struct Lab<'a> {
+    file: &'a StudyFile,
+    plan: &'a StudyPlan,
+    path: &'a Path,
+    dir: &'a Path,
+    /// Per instance: its URL, or why it has none (a sandbox that did not start).
+    urls: BTreeMap<usize, Result<String, String>>,
+    /// Sandboxes this study started (removed when it ends).
+    started: Vec<String>,
+}
+
+impl Drop for Lab<'_> {
+    fn drop(&mut self) {
+        for name in self.started.drain(..) {
+            if let Err(e) = crate::sandbox::down(&name, &mut |line| say(format_args!("study: {line}"))) {
+                eprintln!("warning: sandbox {name} was not removed: {e}");
+            }
+        }
+    }
+}
+
+impl Lab<'_> {
+    /// Every run still to do, point by point; true when interrupted.
+    fn run_all(&mut self, doc: &mut StudyDocument) -> Result<bool, Error> {
+        let job = Job::new(0);
+        let todo = doc.runs.iter().filter(|r| r.status.is_none()).count() as u32;
+        job.expect_parts(todo);
+        let mut k = 0;
+        while k < doc.runs.len() {
+            // A point: the consecutive runs of one workload at one point of the matrix.
+            let first = &self.plan.cells[self.plan.runs[k].0];
+            let end = (k..doc.runs.len())
+                .find(|&j| {
+                    let c = &self.plan.cells[self.plan.runs[j].0];
+                    c.workload != first.workload || c.point != first.point
+                })
+                .unwrap_or(doc.runs.len());
+            if self.run_point(doc, k..end, &job)? {
+                return Ok(true);
+            }
+            k = end;
+        }
+        Ok(false)
+    }
+
+    /// One point's runs still to do, after preparing its dataset on each of its targets.
+    fn run_point(&mut self, doc: &mut StudyDocument, runs: std::ops::Range<usize>, job: &Job) -> Result<bool, Error> {
+        let todo: Vec<usize> = runs.filter(|&k| doc.runs[k].status.is_none()).collect();
+        let mut ready: BTreeMap<usize, Result<(), String>> = BTreeMap::new();
+        for &k in &todo {
+            if signal::interrupted() {
+                return Ok(true);
+            }
+            let cell = &self.plan.cells[self.plan.runs[k].0];
+            if !ready.contains_key(&cell.instance) {
+                let prepared = self.prepare(cell);
+                ready.insert(cell.instance, prepared);
+            }
+            if signal::interrupted() {
+                return Ok(true);
+            }
+            let run = &mut doc.runs[k];
+            job.point(format_args!(
+                "study: run {} of {}: {} repeat {}",
+                k + 1,
+                self.plan.runs.len(),
+                self.name(cell),
+                run.repeat
+            ));
+            let status = match &ready[&cell.instance] {
+                Err(why) => {
+                    run.failure = Some(why.clone());
+                    RunStatus::Failed
+                }
+                Ok(()) => self.measure(cell, run, job),
+            };
+            run.status = Some(status);
+            say(format_args!("study: {} repeat {}: {}", self.name(cell), run.repeat, outcome_line(run)));
+            dir::save(self.dir, doc)?;
+            signal::install(); // the run restored the default handler: a Ctrl-C between runs stops the study
+            if status == RunStatus::Interrupted {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `template (set.x=0) oltp_read_write threads=8`.
+    fn name(&self, cell: &Cell) -> String {
+        let i = &self.plan.instances[cell.instance];
+        let settings: Vec<String> = i.settings.iter().map(|v| format!("{}={}", v.axis, v.value)).collect();
+        let point: Vec<String> = cell.point.iter().map(|v| format!("{}={}", v.axis, v.value)).collect();
+        let target = match settings.is_empty() {
+            true => i.target.clone(),
+            false => format!("{} ({})", i.target, settings.join(" ")),
+        };
+        format!("{target} {} {}", self.file.workloads[cell.workload].name, point.join(" ")).trim_end().to_string()
+    }
+
+    /// The instance's URL: a URL target's own, or its sandbox's, started on first use.
+    fn url(&mut self, instance: usize) -> Result<String, String> {
+        if let Some(known) = self.urls.get(&instance) {
+            return known.clone();
+        }
+        let i = &self.plan.instances[instance];
+        let t = &self.file.targets[&i.target];
+        let url = match (&t.url, &t.sandbox) {
+            (Some(url), _) => Ok(url.clone()),
+            (None, Some(engine)) => self.start_sandbox(instance, engine),
+            (None, None) => Err("the target has neither url nor sandbox".into()),
+        };
+        self.urls.insert(instance, url.clone());
+        url
+    }
+
+    fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<String, String> {
+        let name = sandbox_name(self.dir, instance);
+        let mut note = |line: String| say(format_args!("study: {line}"));
+        // One left by a study that was killed: its data is this study's own, started afresh.
+        if crate::sandbox::ls(Some(&name)).is_ok_and(|nodes| !nodes.is_empty()) {
+            crate::sandbox::down(&name, &mut note).map_err(|e| e.to_string())?;
+        }
+        let opts = crate::sandbox::UpOptions {
+            name: name.clone(),
+            engine: engine.to_string(),
+            replicas: if engine.contains("galera") { 2 } else { 0 },
+            settings: self.plan.settings(self.file, instance),
+            port: None,
+            proxy: false,
+        };
+        let nodes = crate::sandbox::up(&opts, &mut note).map_err(|e| format!("the sandbox did not start: {e}"))?;
+        self.started.push(name);
+        nodes.first().map(|n| n.url.clone()).ok_or_else(|| "the sandbox has no node".into())
+    }
+
+    /// The cell's run with its target and result file.
+    fn args(&mut self, cell: &Cell, out: Option<&Path>) -> Result<crate::cli::RunArgs, String> {
+        let mut extra = vec![format!("--target={}", self.url(cell.instance)?)];
+        extra.extend(out.map(|o| format!("--out={}", o.display())));
+        run_args(self.file, cell, self.path, &extra).map_err(|e| e.to_string())
+    }
+
+    /// The point's dataset on the cell's target: a built-in workload's tables created and
+    /// loaded afresh (fairbench's own tables only); a workload file's loaded when missing,
+    /// by its run.
+    fn prepare(&mut self, cell: &Cell) -> Result<(), String> {
+        let args = self.args(cell, None)?;
+        say(format_args!("study: preparing {}", self.name(cell)));
+        prepare_dataset(&args).map_err(|e| format!("preparing the dataset failed: {e}"))
+    }
+
+    /// One run: its status, its failure noted on `run`.
+    fn measure(&mut self, cell: &Cell, run: &mut StudyRun, job: &Job) -> RunStatus {
+        let out = self.dir.join(&run.file);
+        let measured = self
+            .args(cell, Some(&out))
+            .map_err(|e| e.to_string())
+            .and_then(|args| measure_to_file(&args, &out, job).map_err(|e| e.to_string()));
+        match measured {
+            Ok(doc) => {
+                run.failure = doc.conditions.run.failure.clone();
+                doc.conditions.run.status
+            }
+            Err(why) => {
+                run.failure = Some(why);
+                RunStatus::Failed
+            }
+        }
+    }
+}
+
+/// A sandbox's name from the study's directory (so a resumed study finds its own) and the
+/// instance: `study-1a2b3c4d-2`.
+fn sandbox_name(dir: &Path, instance: usize) -> String {
+    let full = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let hash = full
+        .display()
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    format!("study-{:08x}-{instance}", hash as u32)
+}
+
+fn outcome_line(run: &StudyRun) -> String {
+    let status = run.status.map_or("not run", |s| s.name());
+    match &run.failure {
+        Some(why) => format!("{status}: {why}"),
+        None => status.to_string(),
+    }
+}
+
+fn prepare_dataset(args: &crate::cli::RunArgs) -> Result<(), Error> {
+    let urls = targets(&args.target)?;
+    let options = connect_options(&args.target);
+    with_database!(&urls[0], &options, |db| {
+        db.create_if_missing()?;
+        let workload = workload_plan(&args.workload, urls[0].dialect)?;
+        if crate::workload::file::is_file(&args.workload.workload) {
+            return Ok(());
+        }
+        let plan = args.plan(db.dialect(), workload.clone())?;
+        let settings = LoadSettings::for_run(&args, &plan, true);
+        do_prepare(db, &workload, &settings, &urls[0])
+    })
+}
+
+/// The run measured and its result written to `out` (its record streamed beside it).
+fn measure_to_file(args: &crate::cli::RunArgs, out: &Path, job: &Job) -> Result<ResultDocument, Error> {
+    let urls = targets(&args.target)?;
+    let options = connect_options(&args.target);
+    with_database!(&urls[0], &options, |db| {
+        let (doc, _) = measure_run(follow(db, &urls, &options)?, args, &urls, true, Some(out), job)?;
+        doc.write(out)?;
+        Ok(doc)
+    })
+}

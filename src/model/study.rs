@@ -1,0 +1,180 @@
+//! `fairbench study`: a study's document (DIR/study.json). It names every cell and run of
+//! the plan (so that `study run` again resumes, and refuses a file whose cells changed),
+//! each run's status, each cell's figures over its repeats, and each claim's verdict with
+//! the cells it rests on.
+
+use super::comparison::{Estimate, Verdict};
+use super::RunStatus;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub const STUDY_SCHEMA_NAME: &str = "fairbench.study";
+pub const STUDY_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+pub struct StudyDocument {
+    pub schema: String,
+    pub schema_version: u32,
+    pub fairbench_version: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The study file, as given to `study run`.
+    pub file: String,
+    /// What the study runs: compared on resume, field by field.
+    pub plan: StudyPlanRecord,
+    /// Every run in the order planned.
+    pub runs: Vec<StudyRun>,
+    /// Each cell's figures over its repeats (none before the cell has a result).
+    #[serde(default)]
+    pub cells: Vec<CellFigures>,
+    /// The claims as the file declares them (judged again by `study report`).
+    #[serde(default)]
+    pub declared: Vec<ClaimDefinition>,
+    #[serde(default)]
+    pub claims: Vec<StudyClaim>,
+}
+
+/// A claim as declared: in words, the check, and for a ratio the variable under test with
+/// its baseline and subject values; `only` keeps the cells with those values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClaimDefinition {
+    pub says: String,
+    pub check: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(default, rename = "where", skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub only: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// The parts of a study file that decide what its runs measure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StudyPlanRecord {
+    pub repeats: u32,
+    /// `interleaved` or `random`.
+    pub order: String,
+    pub warmup_s: u32,
+    pub time_s: u64,
+    pub seed: u64,
+    pub cells: Vec<StudyCell>,
+}
+
+/// One workload at one point on one target: the unit repeated and judged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StudyCell {
+    /// `c01`, `c02`, ... in the plan's order.
+    pub id: String,
+    pub target: String,
+    /// The target's server settings (its own and the matrix's), `NAME=VALUE`.
+    pub settings: Vec<String>,
+    pub workload: String,
+    /// Every axis and its value here: `target`, `workload`, run options, `set.NAME`.
+    pub values: Vec<AxisValue>,
+    /// The cell's run as a command line (the target's URL with its password hidden).
+    pub run: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AxisValue {
+    pub axis: String,
+    pub value: String,
+}
+
+impl StudyCell {
+    /// This cell's value on `axis`.
+    pub fn value(&self, axis: &str) -> Option<&str> {
+        self.values.iter().find(|v| v.axis == axis).map(|v| v.value.as_str())
+    }
+
+    /// Its values as `axis=value ...`, leaving out `skip`.
+    pub fn describe(&self, skip: &[&str]) -> String {
+        let parts: Vec<String> = self
+            .values
+            .iter()
+            .filter(|v| !skip.contains(&v.axis.as_str()))
+            .map(|v| format!("{}={}", v.axis, v.value))
+            .collect();
+        parts.join(" ")
+    }
+}
+
+/// One run of a cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StudyRun {
+    pub cell: String,
+    /// 1-based.
+    pub repeat: u32,
+    /// Its result, relative to the study's directory (its record beside it).
+    pub file: String,
+    /// None: not run yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<RunStatus>,
+    /// Why it failed, when it did without a result (a server that did not start, a
+    /// dataset that did not load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+/// A cell's figures over its repeats.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellFigures {
+    pub cell: String,
+    /// Runs with a completed result, of the planned repeats.
+    pub completed: u32,
+    pub planned: u32,
+    /// The worst status among its runs.
+    pub status: RunStatus,
+    /// Transactions (events) per second over all completed repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps: Option<f64>,
+    /// Its 95% interval: from the repeats when there are 3 or more, else from the runs'
+    /// seconds (block bootstrap; none under 10 measured seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps_interval: Option<Estimate>,
+    /// Transaction (event) latency p99 over all completed repeats, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_interval: Option<Estimate>,
+    /// Ids of the cell's audit findings (warn and above).
+    #[serde(default)]
+    pub findings: Vec<String>,
+}
+
+/// A claim of the study file and its verdict over every cell (or pair of cells) it covers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StudyClaim {
+    /// As declared, with `vary` filled in for a ratio (`target` by default).
+    #[serde(flatten)]
+    pub claim: ClaimDefinition,
+    /// Supported when every comparison supports it, refuted when any refutes it,
+    /// otherwise inconclusive.
+    pub verdict: Verdict,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// Each cell (absolute claims) or pair of cells (ratio claims) it rests on.
+    pub checks: Vec<ClaimCheck>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClaimCheck {
+    /// The baseline's cell, for a ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_cell: Option<String>,
+    pub cell: String,
+    /// Where: the cells' shared values (`workload=oltp_read_write threads=8`).
+    pub at: String,
+    pub verdict: Verdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Estimate>,
+    pub reason: String,
+    /// Findings that undermine this comparison whatever its verdict (conditions that
+    /// differ beyond the variable under test, a side's critical audit findings, too few
+    /// repeats, a failed cell).
+    #[serde(default)]
+    pub undermined_by: Vec<String>,
+}
