@@ -505,3 +505,54 @@ fn sqlite_a_day_of_seconds_renders_from_buckets() {
     assert!(tps["title"].as_str().unwrap().contains("buckets of 86.399 s"), "{}", tps["title"]);
     assert!(tps["series"][0]["y"].as_array().unwrap().iter().any(|v| v.as_f64() == Some(0.0)), "the stall is drawn");
 }
+
+/// A study's report (`study report DIR --format html`, and the report.html `study run`
+/// writes): loads offline with its charts (the ratio checks, and tps and p99 against the
+/// swept client counts), and its verdicts come before any chart or table of cells.
+#[test]
+fn sqlite_study_report_loads_offline_with_its_verdicts_first() {
+    chromium();
+    let dir = tempfile::tempdir().unwrap();
+    let study = r#"
+[study]
+title = "Two files"
+repeats = 2
+time_s = 6
+
+[targets.a]
+url = "sqlite://a.db"
+
+[targets.b]
+url = "sqlite://b.db"
+
+[[workloads]]
+name = "oltp_read_only"
+options = { tables = 1, table_size = 200 }
+
+[matrix]
+threads = [1, 2]
+
+[[claims]]
+says = "b is no slower than a hundredth of a"
+check = "tps>=0.01x"
+baseline = "a"
+subject = "b"
+"#;
+    std::fs::write(dir.path().join("s.toml"), study).unwrap();
+    let o = fairbench_in(dir.path(), &["study", "run", "s.toml", "--out", "out"].map(String::from));
+    assert!(o.status.success(), "{}", text(&o));
+    let written = dir.path().join("out/report.html");
+    let o = fairbench_in(dir.path(), &["study", "report", "out", "--format", "html"].map(String::from));
+    assert!(o.status.success(), "{}", text(&o));
+    let printed = dir.path().join("printed.html");
+    std::fs::write(&printed, &o.stdout).unwrap();
+    for (page, name) in [(&written, "study"), (&printed, "study-printed")] {
+        let opened = assert_loads_offline(page, name, 3);
+        let dom = &opened.dom;
+        let verdicts = dom.find(">Verdicts</h2>").expect("a Verdicts section");
+        assert!(dom.contains("SUPPORTED</span> b is no slower than a hundredth of a"), "{name}");
+        for later in ["<canvas", ">Cells</h2>", ">Runs</h2>"] {
+            assert!(dom.find(later).is_some_and(|at| at > verdicts), "{name}: {later} before the verdicts");
+        }
+    }
+}

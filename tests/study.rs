@@ -130,6 +130,10 @@ subject = "maria"
 says = "p99 stays under 10 s on the small tables"
 check = "p99<10s"
 where = { table_size = [100] }
+
+[prices.maria]
+compute_per_hour = 3.6
+io_per_million = 0.2
 "#;
 
 /// A study's directory and sandbox home; dropping it takes down any sandbox a killed study
@@ -240,6 +244,24 @@ fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
     assert_eq!(whole["claims"][1]["checks"].as_array().unwrap().len(), 4, "{v:?}");
     assert_eq!(whole["claims"][2]["checks"].as_array().unwrap().len(), 3, "{v:?}");
     assert!(lab.sandboxes().is_empty(), "the study removes its sandboxes: {:?}", lab.sandboxes());
+    // The priced target's cells cost what their throughput and the server's I/O say: a
+    // durable COMMIT writes the redo log at least once (MariaDB counts it apart).
+    for cell in whole["cells"].as_array().unwrap() {
+        let id = cell["cell"].as_str().unwrap();
+        let plan = whole["plan"]["cells"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap();
+        if plan["target"] == "lite" {
+            assert!(cell.get("cost").is_none(), "{cell}");
+            continue;
+        }
+        let (cost, tps) = (&cell["cost"], cell["tps"].as_f64().unwrap());
+        assert!((cost["compute"].as_f64().unwrap() - 1e6 / tps / 1000.0).abs() < 1e-6, "{cell}");
+        let per_txn = cost["io_requests_per_transaction"].as_f64().expect("I/O counted");
+        if plan["settings"].as_array().unwrap().iter().any(|s| s == "innodb_flush_log_at_trx_commit=1") {
+            assert!(per_txn >= 1.0, "a durable commit writes the redo log: {cell}");
+        }
+        assert!((cost["io"].as_f64().unwrap() - per_txn * 0.2).abs() < 1e-9, "{cell}");
+    }
+    assert!(out.contains("Cost per million transactions (USD;"), "{out}");
     // `study report` reads the same from the directory.
     let report = lab.command(&["study", "report", "whole", "--format", "json"]).output().unwrap();
     assert!(report.status.success(), "{}", text(&report));

@@ -42,7 +42,7 @@ pub struct StudyRunArgs {
 pub struct StudyReportArgs {
     /// A study's directory (as `study run --out` wrote it).
     pub dir: PathBuf,
-    /// text, json (the study document) or html (one offline file on stdout).
+    /// text, json (the study document) or html (the report as one offline page).
     #[arg(long, default_value = "text", value_parser = ["text", "json", "html"])]
     pub format: String,
 }

@@ -36,6 +36,11 @@ pub struct ServerFacts {
     /// checkpoints, statements), sampled every interval (`intervals[].server`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sampled: Vec<SampledFigure>,
+    /// The sampled rates (keys of `sampled`) that add up to the I/O requests the server
+    /// sends to storage, reads and writes: what a service that bills I/O per request
+    /// counts, as near as the server's own counters tell it (a study's I/O cost).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub io_requests: Vec<String>,
 }
 
 /// One of the server's figures followed over time, as its driver names it.

@@ -28,6 +28,9 @@ pub struct StudyDocument {
     /// Each cell's figures over its repeats (none before the cell has a result).
     #[serde(default)]
     pub cells: Vec<CellFigures>,
+    /// Each priced target's prices, by target name (as the file declares them).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub prices: std::collections::BTreeMap<String, Prices>,
     /// The claims as the file declares them (judged again by `study report`).
     #[serde(default)]
     pub declared: Vec<ClaimDefinition>,
@@ -143,6 +146,56 @@ pub struct CellFigures {
     /// Ids of the cell's audit findings (warn and above).
     #[serde(default)]
     pub findings: Vec<String>,
+    /// What a million transactions cost on its target (a priced target only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CellCost>,
+}
+
+/// A target's prices, in one currency: what a service bills (compute by the hour, storage
+/// by the GB-month, I/O by the million requests, provisioned IOPS by the month).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Prices {
+    /// A name for the money (`USD`); only one currency per study makes sense.
+    #[serde(default = "usd")]
+    pub currency: String,
+    #[serde(default)]
+    pub compute_per_hour: f64,
+    /// Per GiB of the dataset (tables and indexes) per month of 730 hours.
+    #[serde(default)]
+    pub storage_per_gb_month: f64,
+    /// Per million I/O requests, counted by the server's own counters
+    /// (`conditions.server.facts.io_requests`).
+    #[serde(default)]
+    pub io_per_million: f64,
+    /// Provisioned IOPS, and the price of one per month.
+    #[serde(default)]
+    pub provisioned_iops: f64,
+    #[serde(default)]
+    pub per_iops_month: f64,
+}
+
+fn usd() -> String {
+    "USD".into()
+}
+
+/// What a million of a cell's transactions cost, by part, in the target's currency: each
+/// part's price per hour over the transactions an hour held at the cell's throughput; the
+/// I/O part from the I/O requests per transaction the server counted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellCost {
+    pub currency: String,
+    pub total: f64,
+    pub compute: f64,
+    pub storage: f64,
+    /// None when the server counts no I/O requests (an embedded database), or none was
+    /// sampled: the total then leaves I/O out, and says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<f64>,
+    pub provisioned_iops: f64,
+    /// I/O requests per transaction over the measured intervals the server was sampled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_requests_per_transaction: Option<f64>,
 }
 
 /// A claim of the study file and its verdict over every cell (or pair of cells) it covers.

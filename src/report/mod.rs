@@ -92,6 +92,13 @@ impl Report<crate::model::sweep::SweepDocument> for HtmlReport<'_> {
     }
 }
 
+/// A study as one page, its verdicts first.
+impl Report<crate::model::study::StudyDocument> for HtmlReport<'_> {
+    fn render(&self, study: &crate::model::study::StudyDocument, _: &ReportOptions) -> String {
+        html::render(&html::HtmlInput::Study { file: self.file, study })
+    }
+}
+
 /// One table of a result as CSV (`fairbench export`).
 #[derive(Clone, Copy, Debug)]
 pub enum CsvReport {

@@ -19,6 +19,7 @@ impl Report<StudyDocument> for StudyText {
         }
         verdicts(&mut o, d);
         cells(&mut o, d);
+        costs(&mut o, d);
         runs(&mut o, d);
         o
     }
@@ -65,7 +66,7 @@ fn what(c: &StudyClaim) -> String {
 }
 
 /// `1234.5 (1200.1-1260.3)`, or without an interval `1234.5 (no interval)`.
-fn estimate(value: Option<f64>, e: Option<&Estimate>, scale: f64, digits: usize) -> String {
+pub(super) fn estimate(value: Option<f64>, e: Option<&Estimate>, scale: f64, digits: usize) -> String {
     match (value, e) {
         (Some(_), Some(e)) => {
             format!("{:.digits$} ({:.digits$}-{:.digits$})", e.estimate / scale, e.low / scale, e.high / scale)
@@ -99,13 +100,8 @@ fn cells(o: &mut String, d: &StudyDocument) {
             ]
         })
         .collect();
-    let header = ["cell", "target", "settings", "point", "runs", "tps", "p99 ms"].map(String::from);
-    let widths: Vec<usize> =
-        (0..7).map(|i| rows.iter().chain([&header]).map(|r| r[i].len()).max().unwrap_or(0)).collect();
-    for row in [&header].into_iter().chain(rows.iter()) {
-        let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
-        let _ = writeln!(o, "  {}", line.join("  ").trim_end());
-    }
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.to_vec()).collect();
+    columns(o, &["cell", "target", "settings", "point", "runs", "tps", "p99 ms"], &rows);
     let workloads: Vec<&str> = d.plan.cells.iter().map(|c| c.workload.as_str()).collect();
     if workloads.windows(2).any(|w| w[0] != w[1]) {
         let _ = writeln!(
@@ -119,6 +115,48 @@ fn cells(o: &mut String, d: &StudyDocument) {
     for f in d.cells.iter().filter(|f| !f.findings.is_empty()) {
         let _ = writeln!(o, "  {} audit: {}", f.cell, f.findings.join(", "));
     }
+}
+
+/// Rows of cells as aligned columns under `header`.
+fn columns(o: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    let widths: Vec<usize> =
+        (0..header.len()).map(|i| rows.iter().chain([&header]).map(|r| r[i].len()).max().unwrap_or(0)).collect();
+    for row in [&header].into_iter().chain(rows.iter()) {
+        let line: Vec<String> = row.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
+        let _ = writeln!(o, "  {}", line.join("  ").trim_end());
+    }
+}
+
+fn costs(o: &mut String, d: &StudyDocument) {
+    let priced: Vec<&CellFigures> = d.cells.iter().filter(|f| f.cost.is_some()).collect();
+    let Some(currency) = priced.first().and_then(|f| f.cost.as_ref()).map(|c| c.currency.clone()) else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "\nCost per million transactions ({currency}; compute, storage and IOPS by the hour at the cell's tps, I/O by the requests per transaction the server counted):"
+    );
+    let money = |v: f64| format!("{v:.4}");
+    let rows: Vec<Vec<String>> = priced
+        .iter()
+        .map(|f| {
+            let c = f.cost.as_ref().expect("priced");
+            let target = d.plan.cells.iter().find(|x| x.id == f.cell).map_or("", |x| x.target.as_str());
+            vec![
+                f.cell.clone(),
+                target.to_string(),
+                f.tps.map_or("-".into(), |t| format!("{t:.1}")),
+                money(c.total) + if c.io.is_none() { " (no I/O)" } else { "" },
+                money(c.compute),
+                money(c.storage),
+                c.io.map_or("not counted".into(), money),
+                money(c.provisioned_iops),
+                c.io_requests_per_transaction.map_or("-".into(), |r| format!("{r:.2}")),
+            ]
+        })
+        .collect();
+    columns(o, &["cell", "target", "tps", "total", "compute", "storage", "I/O", "IOPS", "I/O requests/txn"], &rows);
 }
 
 fn runs_cell(f: &CellFigures) -> String {

@@ -20,6 +20,9 @@ pub struct StudyFile {
     /// What the study sets out to check, each judged on the cells it covers.
     #[serde(default)]
     pub claims: Vec<ClaimSpec>,
+    /// Per target name: what it costs, for the cost per million transactions.
+    #[serde(default)]
+    pub prices: BTreeMap<String, crate::model::study::Prices>,
 }
 
 /// A claim: in words, the check (a threshold or a ratio to a baseline), and for a ratio
@@ -141,6 +144,8 @@ pub enum StudyFileError {
     Axis { file: String, axis: String, problem: String },
     #[error("{file}: {problem}")]
     Study { file: String, problem: &'static str },
+    #[error("{file}: [prices.{name}] {problem}")]
+    Price { file: String, name: String, problem: String },
     #[error("{file}: claim {says:?}: {problem}")]
     Claim { file: String, says: String, problem: String },
 }
@@ -210,6 +215,24 @@ impl StudyFile {
             } else if values.iter().any(|v| !(v.is_integer() || (axis == "rate" && v.is_float()))) {
                 return bad("takes numbers".into());
             }
+        }
+        for (name, p) in &self.prices {
+            let bad = |problem: String| Err(StudyFileError::Price { file: file.into(), name: name.clone(), problem });
+            if !self.targets.contains_key(name) {
+                return bad(format!(
+                    "is not a target (the targets are {})",
+                    self.axis_values("target").unwrap_or_default().join(", ")
+                ));
+            }
+            let amounts =
+                [p.compute_per_hour, p.storage_per_gb_month, p.io_per_million, p.provisioned_iops, p.per_iops_month];
+            if amounts.iter().any(|a| !(a.is_finite() && *a >= 0.0)) {
+                return bad("has a price that is negative or not a number".into());
+            }
+        }
+        let currencies: std::collections::BTreeSet<&str> = self.prices.values().map(|p| p.currency.as_str()).collect();
+        if currencies.len() > 1 {
+            return study("[prices.*] use more than one currency: costs in different money do not compare");
         }
         for claim in &self.claims {
             self.check_claim(claim).map_err(|problem| StudyFileError::Claim {

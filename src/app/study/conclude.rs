@@ -8,7 +8,7 @@ use crate::cli::StudyReportArgs;
 use crate::model::record::Record;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::{Metric, ResultDocument, RunStatus, Severity};
-use crate::report::{Report as _, StudyText};
+use crate::report::{HtmlReport, Report as _, StudyText};
 use crate::study::claims::{self, CellResult};
 use crate::study::dir::{self, StudyDirError};
 use crate::timeline::record::{read_record, record_path_for};
@@ -20,9 +20,16 @@ pub(super) fn report_cmd(args: &StudyReportArgs) -> Result<ExitCode, Error> {
     conclude(&args.dir, &mut doc)?;
     match args.format.as_str() {
         "json" => println!("{}", crate::model::pretty_json(&doc)),
+        "html" => print!("{}", html(&args.dir, &doc)),
         _ => print!("{}", StudyText.render(&doc, &Default::default())),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The study as one offline HTML page.
+pub(super) fn html(dir: &Path, doc: &StudyDocument) -> String {
+    let file = dir::document_path(dir).display().to_string();
+    HtmlReport { file: &file }.render(doc, &Default::default())
 }
 
 /// The cells' figures and the claims' verdicts, from what `dir` holds.
@@ -90,5 +97,6 @@ fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures
             .doc
             .map(|d| d.audit.iter().filter(|f| f.severity >= Severity::Warn).map(|f| f.id.clone()).collect())
             .unwrap_or_default(),
+        cost: doc.prices.get(&cell.target).zip(r.doc).and_then(|(p, d)| crate::study::cost::cost(p, d)),
     }
 }

@@ -40,8 +40,10 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let interrupted = outcome?;
     conclude::conclude(&dir, &mut doc)?;
     dir::save(&dir, &doc)?;
+    let page = dir.join("report.html");
+    crate::model::file::write_atomic(&page, &conclude::html(&dir, &doc))?;
     print!("{}", crate::report::Report::render(&crate::report::StudyText, &doc, &Default::default()));
-    say(format_args!("Study saved to {}", dir::document_path(&dir).display()));
+    say(format_args!("Study saved to {}; its report: {}", dir::document_path(&dir).display(), page.display()));
     let failed = doc.runs.iter().any(|r| r.status != Some(RunStatus::Completed));
     Ok(match (interrupted, failed) {
         (true, _) => ExitCode::from(130),
@@ -108,6 +110,7 @@ fn open(
                 .collect(),
             plan: record,
             cells: vec![],
+            prices: BTreeMap::new(),
             declared: vec![],
             claims: vec![],
         },
@@ -116,6 +119,7 @@ fn open(
     doc.question = file.study.question.clone();
     doc.file = path.display().to_string();
     doc.declared = file.claims.iter().map(|c| c.definition()).collect();
+    doc.prices = file.prices.clone();
     for run in &mut doc.runs {
         settle(dir, run, retry_failed)?;
     }

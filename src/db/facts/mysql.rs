@@ -21,7 +21,18 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         counters: counters(),
         setting_groups: setting_groups(vars, GROUPS),
         sampled: sampled(product),
+        io_requests: io_requests(product),
     }
+}
+
+/// Reads and writes of InnoDB's files as InnoDB counts them. MySQL's data writes include
+/// the redo log's; MariaDB (10.8+, its own redo log format) counts redo writes apart.
+fn io_requests(product: &str) -> Vec<String> {
+    let mut keys = vec!["Innodb_data_reads/s".to_string(), "Innodb_data_writes/s".to_string()];
+    if product.contains("MariaDB") {
+        keys.push("Innodb_log_writes/s".into());
+    }
+    keys
 }
 
 /// SHOW GLOBAL STATUS figures followed over time; a server without one leaves it out.

@@ -15,6 +15,16 @@ pub fn facts(product: &str, vars: &BTreeMap<String, String>) -> ServerFacts {
         counters: counters(),
         setting_groups: setting_groups(vars, GROUPS),
         sampled: sampled(),
+        // Blocks read from outside shared buffers, WAL writes, buffers written by
+        // checkpoints (pg_stat_bgwriter up to 16, pg_stat_checkpointer from 17: one is read).
+        io_requests: [
+            "blks_read/s",
+            "wal.wal_write/s",
+            "bgwriter.buffers_checkpoint/s",
+            "checkpointer.buffers_written/s",
+        ]
+        .map(String::from)
+        .to_vec(),
     }
 }
 
@@ -34,6 +44,7 @@ fn sampled() -> Vec<SampledFigure> {
         rate("tup_deleted", "rows deleted", "rows", "rows"),
         rate("deadlocks", "deadlocks", "deadlocks", "locks"),
         rate("wal.wal_bytes", "WAL written", "bytes", "log"),
+        rate("wal.wal_write", "WAL writes", "writes", "log"),
         rate("wal.wal_sync", "WAL syncs", "syncs", "log"),
         rate("bgwriter.checkpoints_timed", "checkpoints (timed)", "checkpoints", "checkpoint"),
         rate("bgwriter.checkpoints_req", "checkpoints (requested)", "checkpoints", "checkpoint"),

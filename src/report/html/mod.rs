@@ -12,6 +12,7 @@ mod multi;
 mod server;
 mod shards;
 mod single;
+mod study;
 mod tpcc;
 mod views;
 
@@ -42,6 +43,8 @@ pub enum HtmlInput<'a> {
     Compare { files: Vec<&'a str>, docs: Vec<&'a ResultDocument>, comparison: &'a Comparison },
     /// A sweep: every point a full result.
     Sweep { file: &'a str, sweep: &'a SweepDocument },
+    /// A study: its verdicts first, its cells' figures, costs and runs.
+    Study { file: &'a str, study: &'a crate::model::study::StudyDocument },
 }
 
 pub fn render(input: &HtmlInput<'_>) -> String {
@@ -49,6 +52,7 @@ pub fn render(input: &HtmlInput<'_>) -> String {
         HtmlInput::Single { file, doc } => views::single_page(file, doc),
         HtmlInput::Compare { files, docs, comparison } => views::compare_page(files, docs, comparison),
         HtmlInput::Sweep { file, sweep } => views::sweep_page(file, sweep),
+        HtmlInput::Study { file, study } => study::study_page(file, study),
     };
     page(&title, &body, &PageData::new(charts))
 }

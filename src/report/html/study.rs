@@ -1,0 +1,250 @@
+//! A study as one page, the answer first: each claim's verdict in words and its checks'
+//! ratios with their intervals; then throughput and p99 against each swept axis, one line
+//! per target (dashed: the 95% interval's ends); the cost table; every cell; the runs that
+//! did not complete.
+
+use super::data::{sig, Axis, Chart, Mark, Series};
+use super::escape::html as esc;
+use super::{figures, table, Cell};
+use crate::model::comparison::Estimate;
+use crate::model::study::{CellFigures, StudyCell, StudyDocument};
+use crate::model::RunStatus;
+use crate::report::study::estimate;
+use serde_json::Value;
+use std::fmt::Write;
+
+pub fn study_page(file: &str, d: &StudyDocument) -> (String, String, Vec<Chart>) {
+    let charts = study_charts(d);
+    let title = format!("study: {}", d.title);
+    let mut o = format!("<header><h1>{}</h1>", esc(&d.title));
+    if let Some(q) = &d.question {
+        let _ = write!(o, "<p class=\"question\">{}</p>", esc(q));
+    }
+    let _ = write!(o, "<p class=\"muted\">{} ({})</p></header>", esc(&d.file), esc(file));
+    o.push_str(&verdicts(d));
+    o.push_str(&figures(&charts, "study-ratio"));
+    if charts.iter().any(|c| c.id.starts_with("study-axis")) {
+        o.push_str("<section><h2>Against each axis</h2>");
+        o.push_str(&figures(&charts, "study-axis"));
+        o.push_str("</section>");
+    }
+    o.push_str(&costs(d));
+    o.push_str(&cells(d));
+    o.push_str(&runs(d));
+    (title, o, charts)
+}
+
+fn verdicts(d: &StudyDocument) -> String {
+    let mut o = String::from("<section class=\"verdict\" id=\"verdicts\"><h2>Verdicts</h2>");
+    if d.claims.is_empty() {
+        o.push_str("<p class=\"none\">No claims declared: the cells' figures below are the study's answer.</p>");
+    }
+    for c in &d.claims {
+        let v = c.verdict.name();
+        let _ = write!(
+            o,
+            "<p class=\"sentence claim-{v}\"><span class=\"verdict-word {v}\">{}</span> {}</p><p class=\"muted\"><code>{}</code>{}: {}</p>",
+            esc(&v.to_uppercase()),
+            esc(&c.claim.says),
+            esc(&c.claim.check),
+            match (&c.claim.vary, &c.claim.baseline, &c.claim.subject) {
+                (Some(x), Some(b), Some(s)) => esc(&format!(" with {x} {b} -> {s}")),
+                _ => String::new(),
+            },
+            esc(&c.reason)
+        );
+        let rows = c
+            .checks
+            .iter()
+            .map(|k| {
+                vec![
+                    Cell::text(&match &k.baseline_cell {
+                        Some(b) => format!("{} vs {b}", k.cell),
+                        None => k.cell.clone(),
+                    }),
+                    Cell::text(&k.at),
+                    Cell::text(k.verdict.name()).class(k.verdict.name()),
+                    Cell::text(&k.reason),
+                    Cell::text(&k.undermined_by.join(", ")),
+                ]
+            })
+            .collect();
+        o.push_str(&table(&["cells", "at", "verdict", "why", "undermined by"], rows, ""));
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// Every ratio check with its interval, one row each (the claims' evidence at a glance).
+fn ratio_chart(d: &StudyDocument) -> Chart {
+    let mut ch = Chart::new(
+        "study-ratio",
+        "Ratio checks: subject / baseline with 95% intervals (log scale; no bar: no interval)",
+        "ratio",
+        Axis::new("ratio (log scale)", "log", "ratio"),
+        Axis::new("check", "category", "num"),
+    );
+    let mut s = Series::line("ratio", vec![], vec![], 0).styled("points");
+    let mut bounds = vec![1.0];
+    for c in d.claims.iter().filter(|c| c.claim.vary.is_some()) {
+        for k in &c.checks {
+            ch.categories.push(format!("{} vs {}", k.cell, k.baseline_cell.as_deref().unwrap_or("-")));
+            let e = k.evidence.as_ref();
+            s.x.push(e.map_or(Value::Null, |e| sig(e.estimate, 4)));
+            s.y.push(if e.is_some() { Value::from(ch.categories.len() - 1) } else { Value::Null });
+            s.lo.push(e.map_or(Value::Null, |e| sig(e.low, 4)));
+            s.hi.push(e.map_or(Value::Null, |e| sig(e.high, 4)));
+            s.tip.push(format!("{} at {}: {} ({})", c.claim.check, k.at, k.verdict.name(), k.reason));
+            bounds.extend(e.iter().flat_map(|e| [e.low, e.high]));
+        }
+    }
+    ch.series.push(s);
+    let positive = bounds.iter().copied().filter(|v| *v > 0.0);
+    let (lo, hi) = positive.fold((1.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    ch.x.min = Some(lo / 1.25);
+    ch.x.max = Some(hi * 1.25);
+    ch.marks.push(Mark { x: 1.0, label: "1 = same as the baseline".into() });
+    ch.height = 110 + 28 * ch.categories.len().max(1) as u32;
+    ch
+}
+
+/// Every chart: the ratio checks, then tps and p99 against each numeric axis with 2 or
+/// more values.
+pub fn study_charts(d: &StudyDocument) -> Vec<Chart> {
+    let mut charts = vec![ratio_chart(d)];
+    let axes: Vec<String> = d.plan.cells.first().map_or(vec![], |c| c.values.iter().map(|v| v.axis.clone()).collect());
+    for axis in axes {
+        let mut xs: Vec<f64> = d.plan.cells.iter().filter_map(|c| c.value(&axis)?.parse().ok()).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        if xs.len() < 2 {
+            continue;
+        }
+        for (key, title, unit, scale, pick) in METRICS {
+            let mut ch = Chart::new(
+                &format!("study-axis-{key}-{axis}"),
+                &format!("{title} against {axis}, one line per cell's other values (dashed: 95% interval)"),
+                "line",
+                Axis::new(&axis, "log", "num"),
+                Axis::new(unit, "linear", "num"),
+            );
+            ch.x.ticks = xs.clone();
+            lines(&mut ch, d, &axis, scale, pick);
+            charts.push(ch);
+        }
+    }
+    charts.retain(Chart::has_data);
+    charts
+}
+
+type Pick = fn(&CellFigures) -> (Option<f64>, Option<&Estimate>);
+
+const METRICS: [(&str, &str, &str, f64, Pick); 2] = [
+    ("tps", "Transactions per second (TPS)", "events per second", 1.0, |f| (f.tps, f.tps_interval.as_ref())),
+    ("p99", "p99 latency per event", "p99 latency (ms)", 1000.0, |f| (f.p99_us, f.p99_interval.as_ref())),
+];
+
+/// One line (and its interval's two dashed lines) per group of cells that differ only in
+/// `axis`.
+fn lines(ch: &mut Chart, d: &StudyDocument, axis: &str, scale: f64, pick: Pick) {
+    let mut groups: Vec<(String, Vec<&StudyCell>)> = vec![];
+    for c in &d.plan.cells {
+        let label = c.describe(&[axis, "workload"]) + &format!(" {}", c.workload);
+        match groups.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, cells)) => cells.push(c),
+            None => groups.push((label, vec![c])),
+        }
+    }
+    for (n, (label, cells)) in groups.iter().enumerate() {
+        let (mut x, mut y, mut lo, mut hi) = (vec![], vec![], vec![], vec![]);
+        for c in cells {
+            let Some(at) = c.value(axis).and_then(|v| v.parse::<f64>().ok()) else { continue };
+            let (value, e) = d.cells.iter().find(|f| f.cell == c.id).map_or((None, None), pick);
+            x.push(Value::from(at));
+            y.push(value.map_or(Value::Null, |v| sig(v / scale, 5)));
+            lo.push(e.map_or(Value::Null, |e| sig(e.low / scale, 5)));
+            hi.push(e.map_or(Value::Null, |e| sig(e.high / scale, 5)));
+        }
+        ch.series.push(Series::line(label.trim(), x.clone(), y, n));
+        ch.series.push(Series::line(&format!("{} (95% low)", label.trim()), x.clone(), lo, n).styled("dash"));
+        ch.series.push(Series::line(&format!("{} (95% high)", label.trim()), x, hi, n).styled("dash"));
+    }
+}
+
+fn cells(d: &StudyDocument) -> String {
+    let rows = d
+        .plan
+        .cells
+        .iter()
+        .map(|c| {
+            let f = d.cells.iter().find(|f| f.cell == c.id);
+            vec![
+                Cell::text(&c.id),
+                Cell::text(&c.target),
+                Cell::text(&c.settings.join(", ")),
+                Cell::text(&c.describe(&["target"])),
+                Cell::text(&f.map_or("-".into(), |f| format!("{}/{} {}", f.completed, f.planned, f.status.name()))),
+                Cell::num(estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1)),
+                Cell::num(estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3)),
+                Cell::text(&f.map_or(String::new(), |f| f.findings.join(", "))),
+                Cell::code(&c.run),
+            ]
+        })
+        .collect();
+    format!(
+        "<section><h2>Cells</h2><p class=\"muted\">Figures over each cell's completed repeats with 95% intervals.</p>{}</section>",
+        table(&["cell", "target", "settings", "values", "runs", "tps", "p99 ms", "audit", "run"], rows, "")
+    )
+}
+
+fn costs(d: &StudyDocument) -> String {
+    let priced: Vec<&CellFigures> = d.cells.iter().filter(|f| f.cost.is_some()).collect();
+    let Some(currency) = priced.first().and_then(|f| f.cost.as_ref()).map(|c| c.currency.clone()) else {
+        return String::new();
+    };
+    let money = |v: f64| Cell::num(format!("{v:.4}"));
+    let rows = priced
+        .iter()
+        .map(|f| {
+            let c = f.cost.as_ref().expect("priced");
+            vec![
+                Cell::text(&f.cell),
+                Cell::num(f.tps.map_or("-".into(), |t| format!("{t:.1}"))),
+                money(c.total).strong(),
+                money(c.compute),
+                money(c.storage),
+                c.io.map_or(Cell::text("not counted"), money),
+                money(c.provisioned_iops),
+                Cell::num(c.io_requests_per_transaction.map_or("-".into(), |r| format!("{r:.2}"))),
+            ]
+        })
+        .collect();
+    format!(
+        "<section><h2>Cost per million transactions ({})</h2><p class=\"muted\">Compute, storage and provisioned IOPS by the hour at the cell's throughput; I/O by the requests per transaction the server itself counted.</p>{}</section>",
+        esc(&currency),
+        table(&["cell", "tps", "total", "compute", "storage", "I/O", "IOPS", "I/O requests/txn"], rows, "")
+    )
+}
+
+fn runs(d: &StudyDocument) -> String {
+    let missing: Vec<Vec<Cell>> = d
+        .runs
+        .iter()
+        .filter(|r| r.status != Some(RunStatus::Completed))
+        .map(|r| {
+            vec![
+                Cell::text(&r.cell),
+                Cell::num(r.repeat.to_string()),
+                Cell::text(r.status.map_or("not run", |s| s.name())).class("fail"),
+                Cell::text(r.failure.as_deref().unwrap_or("")),
+            ]
+        })
+        .collect();
+    let done = d.runs.len() - missing.len();
+    let mut o = format!("<section><h2>Runs</h2><p>{done} of {} runs completed.</p>", d.runs.len());
+    if !missing.is_empty() {
+        o.push_str(&table(&["cell", "repeat", "status", "why"], missing, ""));
+    }
+    o.push_str("</section>");
+    o
+}
