@@ -97,6 +97,7 @@ const SMALL: &str = r#"
 title = "Small"
 repeats = 2
 time_s = 6
+seed = 7
 
 [targets.lite]
 url = "sqlite://lite.db"
@@ -227,6 +228,13 @@ fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     let whole = lab.document("whole");
     assert_eq!(lab.completed("whole").len(), 12, "{out}");
+    // Each target's k-th repeat draws the same streams; the next repeat, on the tables the
+    // first changed, new ones.
+    let seed = |f: &str| {
+        let text = std::fs::read_to_string(lab.dir.path().join("whole/runs").join(f)).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["conditions"]["run"]["rand_seed"].as_u64()
+    };
+    assert_eq!([seed("c01-r1.json"), seed("c02-r1.json"), seed("c01-r2.json")], [Some(7), Some(7), Some(8)]);
     // The verdicts lead the report.
     let first: Vec<&str> = out.lines().take(6).collect();
     assert!(first.contains(&"Verdicts:"), "{out}");

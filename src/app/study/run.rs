@@ -24,7 +24,7 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let plan = StudyPlan::of(&file);
     let mut shown = Vec::new();
     for cell in &plan.cells {
-        run_args(&file, cell, &args.file, &[])?;
+        run_args(&file, cell, &args.file, 1, &[])?;
         shown.push(shown_run(&file, &plan, cell, &args.file));
     }
     let dir = args.out.clone().unwrap_or_else(|| default_dir(&args.file));
@@ -35,6 +35,7 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     say(format_args!("study: {} of {} runs to do in {}", todo, doc.runs.len(), dir.display()));
     signal::install();
     let mut lab = Lab { file: &file, plan: &plan, path: &args.file, dir: &dir, urls: BTreeMap::new(), started: vec![] };
+    lab.remove_leftovers();
     let outcome = lab.run_all(&mut doc);
     drop(lab); // the sandboxes go before the report prints
     let interrupted = outcome?;
@@ -67,7 +68,7 @@ fn shown_run(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> St
         (None, Some(engine)) => format!("({engine} sandbox)"),
         (None, None) => String::new(),
     };
-    cell_argv(file, cell, path, &[format!("--target={shown}")]).join(" ")
+    cell_argv(file, cell, path, 1, &[format!("--target={shown}")]).join(" ")
 }
 
 /// The study's document: the one in `dir` when it plans the same cells (its runs' states
@@ -162,11 +163,13 @@ struct Lab<'a> {
 
 impl Drop for Lab<'_> {
     fn drop(&mut self) {
-        for name in self.started.drain(..) {
-            if let Err(e) = crate::sandbox::down(&name, &mut |line| say(format_args!("study: {line}"))) {
-                eprintln!("warning: sandbox {name} was not removed: {e}");
-            }
-        }
+        self.started.drain(..).for_each(|name| remove_sandbox(&name));
+    }
+}
+
+fn remove_sandbox(name: &str) {
+    if let Err(e) = crate::sandbox::down(name, &mut |line| say(format_args!("study: {line}"))) {
+        eprintln!("warning: sandbox {name} was not removed: {e}");
     }
 }
 
@@ -264,13 +267,21 @@ impl Lab<'_> {
         url
     }
 
+    /// Sandboxes a killed run of this study left (named after its directory): removed, so
+    /// that each is started afresh when needed and none outlives the study.
+    fn remove_leftovers(&self) {
+        for instance in (0..self.plan.instances.len()).filter(|&i| self.plan.instances[i].sandbox) {
+            let name = sandbox_name(self.dir, instance);
+            if crate::sandbox::ls(Some(&name)).is_ok_and(|nodes| !nodes.is_empty()) {
+                say(format_args!("study: removing sandbox {name}, left by a study that did not end"));
+                remove_sandbox(&name);
+            }
+        }
+    }
+
     fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<String, String> {
         let name = sandbox_name(self.dir, instance);
         let mut note = |line: String| say(format_args!("study: {line}"));
-        // One left by a study that was killed: its data is this study's own, started afresh.
-        if crate::sandbox::ls(Some(&name)).is_ok_and(|nodes| !nodes.is_empty()) {
-            crate::sandbox::down(&name, &mut note).map_err(|e| e.to_string())?;
-        }
         let opts = crate::sandbox::UpOptions {
             name: name.clone(),
             engine: engine.to_string(),
@@ -284,18 +295,18 @@ impl Lab<'_> {
         nodes.first().map(|n| n.url.clone()).ok_or_else(|| "the sandbox has no node".into())
     }
 
-    /// The cell's run with its target and result file.
-    fn args(&mut self, cell: &Cell, out: Option<&Path>) -> Result<crate::cli::RunArgs, String> {
+    /// The cell's run (its `repeat`) with its target and result file.
+    fn args(&mut self, cell: &Cell, repeat: u32, out: Option<&Path>) -> Result<crate::cli::RunArgs, String> {
         let mut extra = vec![format!("--target={}", self.url(cell.instance)?)];
         extra.extend(out.map(|o| format!("--out={}", o.display())));
-        run_args(self.file, cell, self.path, &extra).map_err(|e| e.to_string())
+        run_args(self.file, cell, self.path, repeat, &extra).map_err(|e| e.to_string())
     }
 
     /// The point's dataset on the cell's target: a built-in workload's tables created and
     /// loaded afresh (fairbench's own tables only); a workload file's loaded when missing,
     /// by its run.
     fn prepare(&mut self, cell: &Cell) -> Result<(), String> {
-        let args = self.args(cell, None)?;
+        let args = self.args(cell, 1, None)?;
         say(format_args!("study: preparing {}", self.name(cell)));
         prepare_dataset(&args).map_err(|e| format!("preparing the dataset failed: {e}"))
     }
@@ -304,7 +315,7 @@ impl Lab<'_> {
     fn measure(&mut self, cell: &Cell, run: &mut StudyRun, job: &Job) -> RunStatus {
         let out = self.dir.join(&run.file);
         let measured = self
-            .args(cell, Some(&out))
+            .args(cell, run.repeat, Some(&out))
             .map_err(|e| e.to_string())
             .and_then(|args| measure_to_file(&args, &out, job).map_err(|e| e.to_string()));
         match measured {
