@@ -93,6 +93,15 @@ impl StudyCell {
         self.values.iter().find(|v| v.axis == axis).map(|v| v.value.as_str())
     }
 
+    /// Its run options' values (`threads=8 table_size=100`): neither target, workload nor
+    /// a server setting.
+    pub fn point(&self) -> String {
+        let skip = |a: &str| a == "target" || a == "workload" || a.starts_with("set.");
+        let parts: Vec<String> =
+            self.values.iter().filter(|v| !skip(&v.axis)).map(|v| format!("{}={}", v.axis, v.value)).collect();
+        parts.join(" ")
+    }
+
     /// Its values as `axis=value ...`, leaving out `skip`.
     pub fn describe(&self, skip: &[&str]) -> String {
         let parts: Vec<String> = self

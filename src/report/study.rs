@@ -57,7 +57,7 @@ fn verdicts(o: &mut String, d: &StudyDocument) {
 }
 
 /// The check and, for a ratio, the variable it varies: `tps>=5x, set.x 1 -> 0`.
-fn what(c: &StudyClaim) -> String {
+pub(super) fn what(c: &StudyClaim) -> String {
     let c = &c.claim;
     match (&c.vary, &c.baseline, &c.subject) {
         (Some(v), Some(b), Some(s)) => format!("{} with {v} {b} -> {s}", c.check),
@@ -78,40 +78,25 @@ pub(super) fn estimate(value: Option<f64>, e: Option<&Estimate>, scale: f64, dig
 
 fn cells(o: &mut String, d: &StudyDocument) {
     let _ = writeln!(o, "\nCells ({}; figures over completed repeats, 95% intervals):", d.plan.cells.len());
-    let rows: Vec<[String; 7]> = d
+    let rows: Vec<Vec<String>> = d
         .plan
         .cells
         .iter()
         .map(|c| {
             let f = d.cells.iter().find(|f| f.cell == c.id);
-            let settings = if c.settings.is_empty() { "-".to_string() } else { c.settings.join(",") };
-            [
+            vec![
                 c.id.clone(),
                 c.target.clone(),
-                settings,
-                c.describe(&["target", "workload"])
-                    .split(' ')
-                    .filter(|p| !p.starts_with("set."))
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                if c.settings.is_empty() { "-".to_string() } else { c.settings.join(",") },
+                c.workload.clone(),
+                c.point(),
                 f.map_or("-".into(), runs_cell),
                 estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1),
                 estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3),
             ]
         })
         .collect();
-    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.to_vec()).collect();
-    columns(o, &["cell", "target", "settings", "point", "runs", "tps", "p99 ms"], &rows);
-    let workloads: Vec<&str> = d.plan.cells.iter().map(|c| c.workload.as_str()).collect();
-    if workloads.windows(2).any(|w| w[0] != w[1]) {
-        let _ = writeln!(
-            o,
-            "  (workload per cell: {})",
-            d.plan.cells.iter().map(|c| format!("{} {}", c.id, c.workload)).collect::<Vec<_>>().join(", ")
-        );
-    } else if let Some(w) = workloads.first() {
-        let _ = writeln!(o, "  workload: {w}");
-    }
+    columns(o, &["cell", "target", "settings", "workload", "point", "runs", "tps", "p99 ms"], &rows);
     for f in d.cells.iter().filter(|f| !f.findings.is_empty()) {
         let _ = writeln!(o, "  {} audit: {}", f.cell, f.findings.join(", "));
     }

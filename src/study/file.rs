@@ -235,11 +235,7 @@ impl StudyFile {
             return study("[prices.*] use more than one currency: costs in different money do not compare");
         }
         for claim in &self.claims {
-            self.check_claim(claim).map_err(|problem| StudyFileError::Claim {
-                file: file.into(),
-                says: claim.says.clone(),
-                problem,
-            })?;
+            self.check_claim(claim, file)?;
         }
         Ok(())
     }
@@ -253,29 +249,32 @@ impl StudyFile {
         }
     }
 
-    fn check_claim(&self, c: &ClaimSpec) -> Result<(), String> {
+    fn check_claim(&self, c: &ClaimSpec, file: &str) -> Result<(), StudyFileError> {
         use crate::model::criterion::Bound;
-        let criterion = crate::model::Criterion::claim(&c.check).map_err(|e| e.to_string())?;
+        let bad = |problem: String| StudyFileError::Claim { file: file.into(), says: c.says.clone(), problem };
+        let criterion = crate::model::Criterion::claim(&c.check).map_err(|e| bad(e.to_string()))?;
         for (axis, values) in &c.only {
             let known =
-                self.axis_values(axis).ok_or_else(|| format!("where names {axis:?}, not an axis of the study"))?;
+                self.axis_values(axis).ok_or_else(|| bad(format!("where names {axis:?}, not an axis of the study")))?;
             if let Some(v) = values.iter().map(value_text).find(|v| !known.contains(v)) {
-                return Err(format!("where {axis} = {v:?}: the study's {axis} values are {}", known.join(", ")));
+                return Err(bad(format!("where {axis} = {v:?}: the study's {axis} values are {}", known.join(", "))));
             }
         }
         let sides = [("baseline", &c.baseline), ("subject", &c.subject)];
         if matches!(criterion.bound, Bound::Absolute(_)) {
             return match c.vary.is_some() || c.baseline.is_some() || c.subject.is_some() {
-                true => Err("an absolute check takes no vary, baseline or subject: it holds for every cell".into()),
+                true => {
+                    Err(bad("an absolute check takes no vary, baseline or subject: it holds for every cell".into()))
+                }
                 false => Ok(()),
             };
         }
         let vary = c.vary.as_deref().unwrap_or("target");
-        let known = self.axis_values(vary).ok_or_else(|| format!("vary {vary:?} is not an axis of the study"))?;
+        let known = self.axis_values(vary).ok_or_else(|| bad(format!("vary {vary:?} is not an axis of the study")))?;
         for (name, side) in sides {
-            let v = side.as_ref().map(value_text).ok_or_else(|| format!("a ratio check needs {name}"))?;
+            let v = side.as_ref().map(value_text).ok_or_else(|| bad(format!("a ratio check needs {name}")))?;
             if !known.contains(&v) {
-                return Err(format!("{name} {v:?} is not one of {vary}'s values ({})", known.join(", ")));
+                return Err(bad(format!("{name} {v:?} is not one of {vary}'s values ({})", known.join(", "))));
             }
         }
         Ok(())

@@ -112,6 +112,18 @@ impl StudyPlan {
         values
     }
 
+    /// A cell as people read it: its target (with the matrix's settings: `template
+    /// (set.x=0)`), its workload, its point (`threads=8 table_size=100`).
+    pub fn label(&self, file: &StudyFile, cell: &Cell) -> [String; 3] {
+        let words = |v: &[Value]| v.iter().map(|v| format!("{}={}", v.axis, v.value)).collect::<Vec<_>>().join(" ");
+        let i = &self.instances[cell.instance];
+        let target = match i.settings.is_empty() {
+            true => i.target.clone(),
+            false => format!("{} ({})", i.target, words(&i.settings)),
+        };
+        [target, file.workloads[cell.workload].name.clone(), words(&cell.point)]
+    }
+
     /// An instance's server settings, `NAME=VALUE`: the target's own, then the matrix's.
     pub fn settings(&self, file: &StudyFile, instance: usize) -> Vec<String> {
         let i = &self.instances[instance];

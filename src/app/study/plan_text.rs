@@ -2,13 +2,9 @@
 
 use super::option_text;
 use crate::model::plural;
-use crate::study::plan::{Instance, Value};
+use crate::study::plan::Instance;
 use crate::study::{StudyFile, StudyPlan};
 use std::fmt::Write;
-
-fn values(v: &[Value]) -> String {
-    v.iter().map(|v| format!("{}={}", v.axis, v.value)).collect::<Vec<_>>().join(" ")
-}
 
 pub(super) fn instance(file: &StudyFile, i: &Instance) -> String {
     let t = &file.targets[&i.target];
@@ -78,20 +74,8 @@ pub(super) fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
     );
     let _ = writeln!(o, "Order:");
     for (n, (cell, repeat)) in p.runs.iter().enumerate() {
-        let c = &p.cells[*cell];
-        let i = &p.instances[c.instance];
-        let target = match i.settings.is_empty() {
-            true => i.target.clone(),
-            false => format!("{} ({})", i.target, values(&i.settings)),
-        };
-        let _ = writeln!(
-            o,
-            "  {:>4}  {target}  {}  {}  repeat {repeat}/{}",
-            n + 1,
-            file.workloads[c.workload].name,
-            values(&c.point),
-            s.repeats
-        );
+        let [target, workload, point] = p.label(file, &p.cells[*cell]);
+        let _ = writeln!(o, "  {:>4}  {target}  {workload}  {point}  repeat {repeat}/{}", n + 1, s.repeats);
     }
     o
 }

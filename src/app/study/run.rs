@@ -18,6 +18,7 @@ use crate::with_database;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let file = StudyFile::load(&args.file)?;
@@ -149,6 +150,24 @@ fn settle(dir: &Path, run: &mut StudyRun, retry_failed: bool) -> Result<(), Stud
     Ok(())
 }
 
+/// Why a cell's runs could not happen (its words go into the study document as the runs'
+/// failure). Shared by every run of the cell's instance or point, hence counted.
+#[derive(Debug, thiserror::Error)]
+enum CellError {
+    #[error("the sandbox did not start: {0}")]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error("the sandbox has no node")]
+    NoNode,
+    #[error("the target has neither url nor sandbox")]
+    NoTarget,
+    #[error("preparing the dataset failed: {0}")]
+    Prepare(Error),
+    #[error(transparent)]
+    Run(Error),
+}
+
+type Shared<T> = Result<T, Rc<CellError>>;
+
 /// Where the runs happen: the targets' URLs (sandboxes started when first needed).
 struct Lab<'a> {
     file: &'a StudyFile,
@@ -156,7 +175,7 @@ struct Lab<'a> {
     path: &'a Path,
     dir: &'a Path,
     /// Per instance: its URL, or why it has none (a sandbox that did not start).
-    urls: BTreeMap<usize, Result<String, String>>,
+    urls: BTreeMap<usize, Shared<String>>,
     /// Sandboxes this study started (removed when it ends).
     started: Vec<String>,
 }
@@ -200,7 +219,7 @@ impl Lab<'_> {
     /// One point's runs still to do, after preparing its dataset on each of its targets.
     fn run_point(&mut self, doc: &mut StudyDocument, runs: std::ops::Range<usize>, job: &Job) -> Result<bool, Error> {
         let todo: Vec<usize> = runs.filter(|&k| doc.runs[k].status.is_none()).collect();
-        let mut ready: BTreeMap<usize, Result<(), String>> = BTreeMap::new();
+        let mut ready: BTreeMap<usize, Shared<()>> = BTreeMap::new();
         for &k in &todo {
             if signal::interrupted() {
                 return Ok(true);
@@ -223,7 +242,7 @@ impl Lab<'_> {
             ));
             let status = match &ready[&cell.instance] {
                 Err(why) => {
-                    run.failure = Some(why.clone());
+                    run.failure = Some(why.to_string());
                     RunStatus::Failed
                 }
                 Ok(()) => self.measure(cell, run, job),
@@ -241,18 +260,11 @@ impl Lab<'_> {
 
     /// `template (set.x=0) oltp_read_write threads=8`.
     fn name(&self, cell: &Cell) -> String {
-        let i = &self.plan.instances[cell.instance];
-        let settings: Vec<String> = i.settings.iter().map(|v| format!("{}={}", v.axis, v.value)).collect();
-        let point: Vec<String> = cell.point.iter().map(|v| format!("{}={}", v.axis, v.value)).collect();
-        let target = match settings.is_empty() {
-            true => i.target.clone(),
-            false => format!("{} ({})", i.target, settings.join(" ")),
-        };
-        format!("{target} {} {}", self.file.workloads[cell.workload].name, point.join(" ")).trim_end().to_string()
+        self.plan.label(self.file, cell).join(" ").trim_end().to_string()
     }
 
     /// The instance's URL: a URL target's own, or its sandbox's, started on first use.
-    fn url(&mut self, instance: usize) -> Result<String, String> {
+    fn url(&mut self, instance: usize) -> Shared<String> {
         if let Some(known) = self.urls.get(&instance) {
             return known.clone();
         }
@@ -261,8 +273,9 @@ impl Lab<'_> {
         let url = match (&t.url, &t.sandbox) {
             (Some(url), _) => Ok(url.clone()),
             (None, Some(engine)) => self.start_sandbox(instance, engine),
-            (None, None) => Err("the target has neither url nor sandbox".into()),
-        };
+            (None, None) => Err(CellError::NoTarget),
+        }
+        .map_err(Rc::new);
         self.urls.insert(instance, url.clone());
         url
     }
@@ -279,7 +292,7 @@ impl Lab<'_> {
         }
     }
 
-    fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<String, String> {
+    fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<String, CellError> {
         let name = sandbox_name(self.dir, instance);
         let mut note = |line: String| say(format_args!("study: {line}"));
         let opts = crate::sandbox::UpOptions {
@@ -290,25 +303,25 @@ impl Lab<'_> {
             port: None,
             proxy: false,
         };
-        let nodes = crate::sandbox::up(&opts, &mut note).map_err(|e| format!("the sandbox did not start: {e}"))?;
+        let nodes = crate::sandbox::up(&opts, &mut note)?;
         self.started.push(name);
-        nodes.first().map(|n| n.url.clone()).ok_or_else(|| "the sandbox has no node".into())
+        nodes.first().map(|n| n.url.clone()).ok_or(CellError::NoNode)
     }
 
     /// The cell's run (its `repeat`) with its target and result file.
-    fn args(&mut self, cell: &Cell, repeat: u32, out: Option<&Path>) -> Result<crate::cli::RunArgs, String> {
+    fn args(&mut self, cell: &Cell, repeat: u32, out: Option<&Path>) -> Shared<crate::cli::RunArgs> {
         let mut extra = vec![format!("--target={}", self.url(cell.instance)?)];
         extra.extend(out.map(|o| format!("--out={}", o.display())));
-        run_args(self.file, cell, self.path, repeat, &extra).map_err(|e| e.to_string())
+        run_args(self.file, cell, self.path, repeat, &extra).map_err(|e| Rc::new(CellError::Run(e)))
     }
 
     /// The point's dataset on the cell's target: a built-in workload's tables created and
     /// loaded afresh (fairbench's own tables only); a workload file's loaded when missing,
     /// by its run.
-    fn prepare(&mut self, cell: &Cell) -> Result<(), String> {
+    fn prepare(&mut self, cell: &Cell) -> Shared<()> {
         let args = self.args(cell, 1, None)?;
         say(format_args!("study: preparing {}", self.name(cell)));
-        prepare_dataset(&args).map_err(|e| format!("preparing the dataset failed: {e}"))
+        prepare_dataset(&args).map_err(|e| Rc::new(CellError::Prepare(e)))
     }
 
     /// One run: its status, its failure noted on `run`.
@@ -316,15 +329,14 @@ impl Lab<'_> {
         let out = self.dir.join(&run.file);
         let measured = self
             .args(cell, run.repeat, Some(&out))
-            .map_err(|e| e.to_string())
-            .and_then(|args| measure_to_file(&args, &out, job).map_err(|e| e.to_string()));
+            .and_then(|args| measure_to_file(&args, &out, job).map_err(|e| Rc::new(CellError::Run(e))));
         match measured {
             Ok(doc) => {
                 run.failure = doc.conditions.run.failure.clone();
                 doc.conditions.run.status
             }
             Err(why) => {
-                run.failure = Some(why);
+                run.failure = Some(why.to_string());
                 RunStatus::Failed
             }
         }

@@ -9,7 +9,7 @@ use super::{figures, table, Cell};
 use crate::model::comparison::Estimate;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::RunStatus;
-use crate::report::study::estimate;
+use crate::report::study::{estimate, what};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -43,14 +43,10 @@ fn verdicts(d: &StudyDocument) -> String {
         let v = c.verdict.name();
         let _ = write!(
             o,
-            "<p class=\"sentence claim-{v}\"><span class=\"verdict-word {v}\">{}</span> {}</p><p class=\"muted\"><code>{}</code>{}: {}</p>",
+            "<p class=\"sentence claim-{v}\"><span class=\"verdict-word {v}\">{}</span> {}</p><p class=\"muted\"><code>{}</code>: {}</p>",
             esc(&v.to_uppercase()),
             esc(&c.claim.says),
-            esc(&c.claim.check),
-            match (&c.claim.vary, &c.claim.baseline, &c.claim.subject) {
-                (Some(x), Some(b), Some(s)) => esc(&format!(" with {x} {b} -> {s}")),
-                _ => String::new(),
-            },
+            esc(&what(c)),
             esc(&c.reason)
         );
         let rows = c
