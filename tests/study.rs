@@ -44,7 +44,8 @@ fn a_study_is_planned_point_by_point_with_every_target_interleaved() {
         "  template: a mariadb sandbox with sync_binlog=0, innodb_flush_log_at_trx_commit=0",
         "  template: a mariadb sandbox with sync_binlog=0, innodb_flush_log_at_trx_commit=1",
         "  local: mysql://bench:***@127.0.0.1:3306/study",
-        "Workloads: oltp_read_write (tables=4)",
+        "Workloads:",
+        "  oltp_read_write (tables=4)",
         "Cells: 6, 2 runs each, interleaved point by point: 12 runs",
         "Started and removed: 2 sandboxes; datasets prepared: 3",
         "Time: 12 runs x (5 s warmup + 30 s) = 7.0 min of running, plus preparing and starting sandboxes",
@@ -80,6 +81,32 @@ fn a_study_file_that_is_not_one_is_refused_naming_the_problem() {
             "workload \"oltp_read_write\": study: unexpected argument '--tabels'",
         ),
         (STUDY.replace("sandbox = \"mariadb\"", "sandbox = \"oracle\""), "unknown engine \"oracle\""),
+        (format!("{STUDY}\n[[workloads]]\nname = \"oltp_read_write\"\n"), "runs twice under one name: give each a label"),
+        (
+            STUDY.replace("options = { tables = 4 }", "options = { tables = 4 }\nprobe = \"lag\""),
+            "probes replica lag, and target \"local\" has no replica",
+        ),
+        (
+            STUDY.replace("options = { tables = 4 }", "options = { tables = 4 }\nfaults = { local = \"kill primary @5s\" }"),
+            "faults.local: faults act on a sandbox fairbench starts",
+        ),
+        (
+            STUDY.replace("options = { tables = 4 }", "options = { tables = 4 }\nfaults = { template = \"kill replica1 @5s\" }"),
+            "faults.template: no node \"replica1\" (its nodes: primary)",
+        ),
+        (
+            STUDY.replace("options = { tables = 4 }", "options = { tables = 4 }\nfaults = { template = \"kill primary @35s\" }"),
+            "kill primary at 35.000 s is past each run's end (warmup_s + time_s = 35 s)",
+        ),
+        (
+            format!("{STUDY}\n[[claims]]\nsays = \"x\"\ncheck = \"lost==0\"\n"),
+            "no workload runs the probe that measures lost",
+        ),
+        (
+            STUDY.replace("options = { tables = 4 }", "options = { tables = 4 }\nprobe = \"failover\"")
+                + "\n[[claims]]\nsays = \"x\"\ncheck = \"downtime<=0.5x\"\nsubject = \"local\"\nbaseline = \"template\"\n",
+            "downtime is judged on each run against a bound",
+        ),
     ] {
         let o = plan(dir.path(), &change);
         assert_eq!(o.status.code(), Some(2), "{says}: {}", text(&o));
@@ -144,10 +171,15 @@ struct Lab {
 }
 
 impl Lab {
-    fn new() -> Lab {
+    fn new(study: &str) -> Lab {
         let lab = Lab { dir: tempfile::tempdir().unwrap() };
-        std::fs::write(lab.dir.path().join("s.toml"), SMALL).unwrap();
+        std::fs::write(lab.dir.path().join("s.toml"), study).unwrap();
         lab
+    }
+
+    fn result(&self, out: &str, file: &str) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.dir.path().join(out).join("runs").join(file)).unwrap();
+        serde_json::from_str(&text).unwrap()
     }
 
     fn command(&self, args: &[&str]) -> std::process::Command {
@@ -221,7 +253,7 @@ fn verdicts(doc: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
-    let lab = Lab::new();
+    let lab = Lab::new(SMALL);
     // Uninterrupted.
     let o = lab.run("whole");
     assert!(o.status.success(), "{}", text(&o));
@@ -319,6 +351,82 @@ fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
         "{err}"
     );
     assert_eq!(lab.completed("cut").len(), 12);
+}
+
+/// A primary and its replica: the primary killed under load and the replica promoted, in
+/// each of two runs; then replica lag under the same load.
+const HA: &str = r#"
+[study]
+title = "HA"
+repeats = 2
+time_s = 8
+seed = 3
+
+[targets.pair]
+sandbox = "mariadb"
+replicas = 1
+set = ["innodb_buffer_pool_size=32M"]
+
+[[workloads]]
+name = "oltp_read_write"
+label = "failover"
+options = { tables = 1, table_size = 100 }
+probe = "failover"
+faults = { pair = "kill primary @2s; promote replica1 @3s" }
+
+[[workloads]]
+name = "oltp_read_write"
+label = "lag"
+options = { tables = 1, table_size = 100 }
+probe = "lag"
+
+[[claims]]
+says = "no acknowledged write lost"
+check = "lost==0"
+
+[[claims]]
+says = "failover within a minute"
+check = "downtime<60s"
+
+[[claims]]
+says = "lag under a minute"
+check = "lag_max<60s"
+"#;
+
+#[test]
+fn a_study_crashes_a_primary_in_each_run_on_a_fresh_sandbox_and_judges_its_probes_run_by_run() {
+    let lab = Lab::new(HA);
+    let o = lab.run("ha");
+    assert!(o.status.success(), "{}", text(&o));
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(lab.completed("ha"), ["c01-r1.json", "c01-r2.json", "c02-r1.json", "c02-r2.json"], "{err}");
+    // Each run's faults found the sandbox as it was made: the primary killed, the replica
+    // promoted, in both; the sandbox rebuilt after each.
+    assert_eq!(err.matches("the last run's faults changed it; it starts afresh").count(), 2, "{err}");
+    let mut lost = 0;
+    for f in ["c01-r1.json", "c01-r2.json"] {
+        let d = lab.result("ha", f);
+        let events: Vec<&str> =
+            d["faults"]["events"].as_array().unwrap().iter().map(|e| e["outcome"].as_str().unwrap()).collect();
+        assert_eq!(events, ["done", "done"], "{f}: {}", d["faults"]);
+        let failover = &d["ha"]["failover"];
+        assert!(failover.get("split_brain").is_none(), "{f}: the benchmark user cannot write to a replica");
+        assert!(failover["outages"].as_array().unwrap().iter().all(|o| o["to_us"].is_u64()), "{f}: writes resumed");
+        assert!(failover["downtime_ms"].as_f64().unwrap() < 60_000.0, "{f}");
+        lost += failover["verification"]["lost"].as_u64().expect("the promoted replica was read");
+    }
+    // The claims are what the runs' own rows say.
+    let doc = lab.document("ha");
+    let verdict = |i: usize| doc["claims"][i]["verdict"].as_str().unwrap().to_string();
+    assert_eq!(verdict(0), if lost == 0 { "supported" } else { "refuted" }, "{out}");
+    assert_eq!(verdict(1), "supported", "{out}");
+    assert_eq!(verdict(2), "supported", "{out}");
+    let probes = |cell: usize| doc["cells"][cell]["probes"].as_array().unwrap().clone();
+    assert_eq!(probes(0).len(), 2);
+    assert!(probes(0).iter().all(|p| p["downtime_us"].as_f64().is_some() && p["lost"].is_u64()), "{:?}", probes(0));
+    assert!(probes(1).iter().all(|p| p["lag_max_us"].as_f64().is_some()), "{:?}", probes(1));
+    assert!(out.contains("Probes, run by run"), "{out}");
+    assert!(lab.sandboxes().is_empty(), "{:?}", lab.sandboxes());
 }
 
 #[test]

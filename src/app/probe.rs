@@ -22,6 +22,14 @@ use std::time::{Duration, SystemTime};
 
 pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
     match &args.probe {
+        Probe::Verify(a) => verify_cmd(a),
+        _ => probe(args)?.save_and_print(),
+    }
+}
+
+/// A failover or lag probe run, its result made (not yet saved).
+pub(super) fn probe(args: &ProbeArgs) -> Result<Probed, Error> {
+    match &args.probe {
         Probe::Failover(a) => {
             check_with(&a.common)?;
             let urls = super::nodes_of_one_kind(&a.targets, a.common.password_file.as_deref())?;
@@ -38,7 +46,30 @@ pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
             let options = options(&a.common);
             with_database!(&urls[0], &options, |db| lag_cmd(db, &urls, a, faults))
         }
-        Probe::Verify(a) => verify_cmd(a),
+        Probe::Verify(_) => Err(ConfigError("probe verify makes no new result".into()).into()),
+    }
+}
+
+/// A probe's result and where it goes.
+pub(super) struct Probed {
+    pub doc: ResultDocument,
+    pub path: std::path::PathBuf,
+    /// The workload beside it, whose options say how to print.
+    workload: Option<RunArgs>,
+    verbose: bool,
+}
+
+impl Probed {
+    fn save_and_print(self) -> Result<ExitCode, Error> {
+        if let Some(args) = &self.workload {
+            return save_and_print(&self.doc, &self.path, args);
+        }
+        self.doc.write(&self.path)?;
+        let opts = crate::report::ReportOptions { percentile: 95.0, verbose: self.verbose };
+        print!("{}", crate::report::TextReport.render(&self.doc, &opts));
+        print!("\n{}", crate::report::findings("Audit", &self.doc.audit));
+        super::say(format_args!("Result saved to {}", self.path.display()));
+        Ok(ExitCode::SUCCESS)
     }
 }
 
@@ -142,7 +173,7 @@ fn failover_cmd<D: Database>(
     urls: &[TargetUrl],
     a: &FailoverArgs,
     faults: Option<sandbox::fault::Schedule>,
-) -> Result<ExitCode, Error> {
+) -> Result<Probed, Error> {
     let common = &a.common;
     let dbs = open_all(db, urls, common)?;
     let targets = failover::Targets { dbs, urls: urls.iter().map(TargetUrl::redacted).collect() };
@@ -205,7 +236,7 @@ fn lag_cmd<D: Database>(
     urls: &[TargetUrl],
     a: &LagArgs,
     faults: Option<sandbox::fault::Schedule>,
-) -> Result<ExitCode, Error> {
+) -> Result<Probed, Error> {
     let common = &a.common;
     let dbs = open_all(db, urls, common)?;
     let redacted: Vec<String> = urls.iter().map(TargetUrl::redacted).collect();
@@ -374,8 +405,7 @@ struct OwnWrites {
     pacer: probe::Pacer,
 }
 
-/// The result: the workload's document with the probe's figures, or the probe's own; saved
-/// and printed.
+/// The result: the workload's document with the probe's figures, or the probe's own.
 fn finish<D: Database>(
     ha: HaRecord,
     faults: Option<crate::model::fault::FaultRecord>,
@@ -383,24 +413,19 @@ fn finish<D: Database>(
     common: &ProbeCommon,
     (db, url): (&D, &TargetUrl),
     own: OwnWrites,
-) -> Result<ExitCode, Error> {
+) -> Result<Probed, Error> {
     if let Some((mut doc, path, args)) = workload {
         doc.ha = Some(ha);
         doc.faults = faults;
         doc.audit = audit::audit(&doc);
-        return save_and_print(&doc, &path, &args);
+        return Ok(Probed { doc, path, workload: Some(args), verbose: common.verbose });
     }
     let path = common.out.clone().unwrap_or_else(|| default_out(&format!("probe-{}", ha.probe)));
     let run = probe_run(&ha, db, url, common, own);
     let mut doc = crate::result::probe::document(run, ha);
     doc.faults = faults;
     doc.audit = audit::audit(&doc);
-    doc.write(&path)?;
-    let opts = crate::report::ReportOptions { percentile: 95.0, verbose: common.verbose };
-    print!("{}", crate::report::TextReport.render(&doc, &opts));
-    print!("\n{}", crate::report::findings("Audit", &doc.audit));
-    super::say(format_args!("Result saved to {}", path.display()));
-    Ok(ExitCode::SUCCESS)
+    Ok(Probed { doc, path, workload: None, verbose: common.verbose })
 }
 
 /// The probe's own run: conditions read from the first node that answers now.

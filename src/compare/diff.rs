@@ -343,9 +343,15 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
     let mut out = Vec::new();
     let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
     out.extend(durability_differs(docs, diffs, subject));
-    out.extend(dataset_differs(docs, diffs));
+    // A dataset size under test is the comparison's point, and so is the cache it then
+    // fits in or not (or a cache size under test).
+    let sized = subject.is_some_and(|s| s.sizes_dataset());
+    if !sized {
+        out.extend(dataset_differs(docs, diffs));
+    }
+    let cache_tested = subject.is_some_and(|s| diffs.iter().any(|d| d.group == "memory/cache" && s.covers(d)));
     let fits: Vec<Option<bool>> = docs.iter().map(|d| fit(d).0).collect();
-    if fits.contains(&Some(true)) && fits.contains(&Some(false)) {
+    if fits.contains(&Some(true)) && fits.contains(&Some(false)) && !sized && !cache_tested {
         out.push(finding(
             "cache-fit-differs",
             Severity::Critical,

@@ -63,6 +63,12 @@ impl Subject {
 }
 
 impl Subject {
+    /// Whether what is under test is the dataset's size (`table_size`, `tables`): its
+    /// sides ran on different datasets on purpose.
+    pub fn sizes_dataset(&self) -> bool {
+        matches!(self, Subject::Setting(s) if ["table_size", "table-size", "tables"].contains(&s.as_str()))
+    }
+
     /// Whether the sides' durability in effect differs only by the setting under test: what
     /// else switches durability off is the same on every side (a binary log left unsynced
     /// on both sides of an A/B of innodb_flush_log_at_trx_commit is no difference). Then a

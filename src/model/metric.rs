@@ -3,6 +3,8 @@
 //! `error_rate`, `cpu_per_query`, `cost_per_mq`. One definition, read from a whole result,
 //! from one of its repeats, or from one second of its timeline.
 
+use super::ha::HaRecord;
+use super::ha_figure::HaFigure;
 use super::{ClassStats, ClientRecord, ErrorRecord, IntervalStats};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -35,6 +37,8 @@ pub enum Metric {
     CostPerMillionQueries,
     /// The target's price per million events.
     CostPerMillionEvents,
+    /// A probe's figure (`downtime`, `lost`, `lag_p99`, `lag_max`): one number per run.
+    Ha(HaFigure),
 }
 
 /// What a metric's numbers are, for units in grammar and print.
@@ -61,7 +65,7 @@ pub enum Better {
 
 /// A name that is no metric; the message lists the known ones.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown metric {0:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt)")]
+#[error("unknown metric {0:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt; a probe's downtime, lost, lag_p99, lag_max)")]
 pub struct UnknownMetric(pub String);
 
 const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
@@ -90,6 +94,7 @@ impl Metric {
             "cpu_per_query" => Metric::CpuPerQuery,
             "cost_per_mq" => Metric::CostPerMillionQueries,
             "cost_per_mt" => Metric::CostPerMillionEvents,
+            _ if HaFigure::parse(n).is_some() => Metric::Ha(HaFigure::parse(n).expect("checked")),
             _ => {
                 // `[CLASS.]FIGURE`: a class may hold dots (`new_order.stock`), a figure too (`p99.9`).
                 let (class, figure) = match parse_figure(n) {
@@ -115,6 +120,8 @@ impl Metric {
             Metric::ErrorRate => Quantity::Fraction,
             Metric::CpuPerQuery => Quantity::Cpu,
             Metric::CostPerMillionQueries | Metric::CostPerMillionEvents => Quantity::Money,
+            Metric::Ha(HaFigure::Lost) => Quantity::Count,
+            Metric::Ha(_) => Quantity::Latency,
         }
     }
 
@@ -151,6 +158,7 @@ impl Metric {
             Metric::CpuPerQuery => m.client.cpu_per_query_us,
             Metric::CostPerMillionQueries => cost_per_million(m.cost_per_hour?, rate("total")?),
             Metric::CostPerMillionEvents => cost_per_million(m.cost_per_hour?, rate("event")?),
+            Metric::Ha(figure) => figure.of(m.ha?).exact(),
         }
     }
 
@@ -182,6 +190,7 @@ impl Metric {
             }
             Metric::CostPerMillionQueries => Some((cost_per_million(cost_per_hour?, i.total.per_s)?, 1.0)),
             Metric::CostPerMillionEvents => Some((cost_per_million(cost_per_hour?, i.event.per_s)?, 1.0)),
+            Metric::Ha(_) => None,
         }
     }
 
@@ -219,6 +228,7 @@ impl fmt::Display for Metric {
             Metric::CpuPerQuery => f.write_str("cpu_per_query"),
             Metric::CostPerMillionQueries => f.write_str("cost_per_mq"),
             Metric::CostPerMillionEvents => f.write_str("cost_per_mt"),
+            Metric::Ha(figure) => f.write_str(figure.name()),
         }
     }
 }
@@ -272,6 +282,8 @@ pub struct Measured<'a> {
     pub errors: &'a ErrorRecord,
     pub client: &'a ClientRecord,
     pub cost_per_hour: Option<f64>,
+    /// A probe's record, when a probe ran (a whole result's only: a repeat has none).
+    pub ha: Option<&'a HaRecord>,
 }
 
 impl Measured<'_> {
@@ -286,7 +298,21 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for name in ["qps", "tps", "p99", "p99.9", "commit.p99", "write.p95", "read.mean", "event.max", "errors"] {
+        for name in [
+            "qps",
+            "tps",
+            "p99",
+            "p99.9",
+            "commit.p99",
+            "write.p95",
+            "read.mean",
+            "event.max",
+            "errors",
+            "downtime",
+            "lost",
+            "lag_p99",
+            "lag_max",
+        ] {
             let m = Metric::parse(name).unwrap();
             let shown = m.to_string();
             assert_eq!(Metric::parse(&shown).unwrap(), m, "{name} -> {shown}");

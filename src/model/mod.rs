@@ -13,6 +13,7 @@ pub mod fault;
 pub mod file;
 pub mod finding;
 pub mod ha;
+pub mod ha_figure;
 pub mod kinds;
 pub mod metric;
 pub mod outage;
@@ -142,6 +143,7 @@ impl ResultDocument {
             errors: &self.errors,
             client: &self.client_cost,
             cost_per_hour: self.conditions.run.cost_per_hour,
+            ha: self.ha.as_ref(),
         }
     }
 

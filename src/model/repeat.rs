@@ -40,6 +40,7 @@ impl RepeatRecord {
             errors: &self.errors,
             client: &self.client_cost,
             cost_per_hour,
+            ha: None,
         }
     }
 }

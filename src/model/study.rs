@@ -79,6 +79,12 @@ pub struct StudyCell {
     pub values: Vec<AxisValue>,
     /// The cell's run as a command line (the target's URL with its password hidden).
     pub run: String,
+    /// The probe beside its workload: `failover` or `lag`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<String>,
+    /// The faults performed on its target during each run (docs/ha.md's schedule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -158,6 +164,34 @@ pub struct CellFigures {
     /// What a million transactions cost on its target (a priced target only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<CellCost>,
+    /// A probe cell's figures, run by run (each run is one failover or one lag series:
+    /// they are not averaged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<RunProbe>,
+}
+
+/// One completed run's probe figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunProbe {
+    pub repeat: u32,
+    /// `failover` or `lag`.
+    pub probe: String,
+    /// The longest outage, µs; absent when it is no number (split brain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downtime_us: Option<f64>,
+    /// Acknowledged writes the final primary lacks; absent when not looked up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<u64>,
+    /// The worst replica's lag p99 and maximum, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_max_us: Option<f64>,
+    /// The probe's verdict in words, as its own report prints it.
+    pub verdict: String,
+    /// The run's high-availability findings (warn and above): `ha-split-brain`...
+    #[serde(default)]
+    pub findings: Vec<String>,
 }
 
 /// A target's prices, in one currency: what a service bills (compute by the hour, storage

@@ -19,6 +19,7 @@ impl Report<StudyDocument> for StudyText {
         }
         verdicts(&mut o, d);
         cells(&mut o, d);
+        probes(&mut o, d);
         costs(&mut o, d);
         runs(&mut o, d);
         o
@@ -142,6 +143,46 @@ fn costs(o: &mut String, d: &StudyDocument) {
         })
         .collect();
     columns(o, &["cell", "target", "tps", "total", "compute", "storage", "I/O", "IOPS", "I/O requests/txn"], &rows);
+}
+
+/// The probe cells, run by run (each run one failover or one lag series), as rows:
+/// cell, target, faults, repeat, downtime, lost, lag p99, lag max, verdict.
+pub(super) fn probe_rows(d: &StudyDocument) -> Vec<Vec<String>> {
+    let us = |v: Option<f64>| v.map_or("-".into(), crate::model::metric::show_us);
+    let mut rows = Vec::new();
+    for f in d.cells.iter().filter(|f| !f.probes.is_empty()) {
+        let cell = d.plan.cells.iter().find(|c| c.id == f.cell);
+        for p in &f.probes {
+            let mut verdict = p.verdict.clone();
+            if !p.findings.is_empty() {
+                verdict += &format!(" [{}]", p.findings.join(", "));
+            }
+            rows.push(vec![
+                f.cell.clone(),
+                cell.map_or(String::new(), |c| c.target.clone()),
+                cell.and_then(|c| c.faults.clone()).unwrap_or_else(|| "none".into()),
+                p.repeat.to_string(),
+                us(p.downtime_us),
+                p.lost.map_or("-".into(), |l| l.to_string()),
+                us(p.lag_p99_us),
+                us(p.lag_max_us),
+                verdict,
+            ]);
+        }
+    }
+    rows
+}
+
+pub(super) const PROBE_HEADER: [&str; 9] =
+    ["cell", "target", "faults", "run", "downtime", "lost", "lag p99", "lag max", "verdict"];
+
+fn probes(o: &mut String, d: &StudyDocument) {
+    let rows = probe_rows(d);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nProbes, run by run (downtime: the longest span without a write acknowledged on a primary; lost: acknowledged writes the final primary lacks; lag: the worst replica's):");
+    columns(o, &PROBE_HEADER, &rows);
 }
 
 fn runs_cell(f: &CellFigures) -> String {

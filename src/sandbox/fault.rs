@@ -29,7 +29,7 @@ const ACTIONS: [(&str, Action); 6] = [
 ];
 
 impl Action {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         ACTIONS.iter().find(|(_, a)| *a == self).map_or("?", |(n, _)| n)
     }
 

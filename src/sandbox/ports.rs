@@ -36,6 +36,34 @@ pub fn choose(given: Option<u16>, base: u16, count: usize, reserved: &[u16]) -> 
     }
 }
 
+/// Held while a sandbox chooses its ports and starts its nodes: two `sandbox up` at once on
+/// one host (two studies, two sandbox homes) would otherwise both find the same ports free
+/// before either listens on them. Released when dropped.
+pub struct PortLock(#[allow(dead_code)] std::fs::File);
+
+/// Waits for the host's port lock (a file in the temporary directory, shared by every
+/// sandbox home and user).
+pub fn lock() -> Result<PortLock, SandboxError> {
+    use std::os::unix::io::AsRawFd;
+    let path = std::env::temp_dir().join("fairbench-sandbox-ports.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .or_else(|_| std::fs::File::open(&path))
+        .map_err(SandboxError::io("cannot open the port lock", &path))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Another user's sandboxes take the same lock.
+        let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666));
+    }
+    // SAFETY: flock on a descriptor this function owns; the lock goes with the file.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(SandboxError::io("cannot lock", &path)(std::io::Error::last_os_error()));
+    }
+    Ok(PortLock(file))
+}
+
 fn block(first: u16, count: usize) -> Option<Vec<u16>> {
     let last = first as usize + count.checked_sub(1)?;
     (first > 0 && last <= u16::MAX as usize).then(|| (first..=last as u16).collect())

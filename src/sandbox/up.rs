@@ -48,6 +48,7 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
     }
     let count = opts.replicas as usize + 1;
     let block = count * engine.ports_per_node() + if opts.proxy { 2 } else { 0 };
+    let _held = ports::lock()?; // until the nodes listen on the ports chosen
     let ports = ports::choose(opts.port, engine.default_port(), block, &recorded_ports(&home))?;
     let sb = Sandbox {
         name: opts.name.clone(),

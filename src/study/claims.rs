@@ -16,6 +16,9 @@ pub struct CellResult<'a> {
     pub doc: Option<&'a ResultDocument>,
     /// Runs that did not complete, and why: `2 of 3 runs failed: ...`.
     pub trouble: Option<String>,
+    /// A probe cell's completed runs, each its own result with its repeat (a probe's
+    /// figures are one per run, not merged).
+    pub runs: &'a [(u32, ResultDocument)],
 }
 
 /// Every claim of the file on `cells` (in the plan's order) and their results.
@@ -28,7 +31,15 @@ fn judge_one(spec: &ClaimDefinition, cells: &[StudyCell], results: &[CellResult]
         let reason = format!("{:?} is not a claim fairbench can check", spec.check);
         return StudyClaim { claim: spec.clone(), verdict: Verdict::Inconclusive, reason, checks: vec![] };
     };
-    let covered: Vec<usize> = (0..cells.len()).filter(|&i| covers(spec, &cells[i])).collect();
+    let probe_figure = match criterion.metric {
+        crate::model::Metric::Ha(f) => Some(f),
+        _ => None,
+    };
+    let covered: Vec<usize> = (0..cells.len())
+        .filter(|&i| {
+            covers(spec, &cells[i]) && probe_figure.is_none_or(|f| super::probe_claims::measures(&cells[i], f))
+        })
+        .collect();
     let (vary, baseline, subject) = match criterion.bound {
         Bound::Absolute(_) => (None, None, None),
         Bound::Ratio(_) => {
@@ -45,7 +56,12 @@ fn judge_one(spec: &ClaimDefinition, cells: &[StudyCell], results: &[CellResult]
             })
             .map(|(j, i)| ratio_check(&criterion, vary, (&cells[j], &results[j]), (&cells[i], &results[i])))
             .collect(),
-        _ => covered.iter().map(|&i| absolute_check(&criterion, &cells[i], &results[i])).collect(),
+        _ => match probe_figure {
+            Some(f) => {
+                covered.iter().map(|&i| super::probe_claims::check(&criterion, f, &cells[i], &results[i])).collect()
+            }
+            None => covered.iter().map(|&i| absolute_check(&criterion, &cells[i], &results[i])).collect(),
+        },
     };
     let (verdict, reason) = overall(&checks);
     let claim = ClaimDefinition { vary, baseline, subject, ..spec.clone() };
@@ -75,7 +91,7 @@ fn overall(checks: &[ClaimCheck]) -> (Verdict, String) {
 }
 
 /// A cell that cannot be judged: no result, or only some of its runs.
-fn missing(cell: &StudyCell, r: &CellResult) -> Option<String> {
+pub(super) fn missing(cell: &StudyCell, r: &CellResult) -> Option<String> {
     match (r.doc, &r.trouble) {
         (None, Some(why)) => Some(format!("cell {} has no completed run: {why}", cell.id)),
         (None, None) => Some(format!("cell {} has not run yet", cell.id)),

@@ -117,6 +117,72 @@ pub struct TargetSpec {
     /// A sandbox's server settings (NAME=VALUE), as `sandbox up --set`.
     #[serde(default)]
     pub set: Vec<String>,
+    /// A sandbox's replicas (a Galera sandbox's members besides the first): 0 by default,
+    /// 2 for Galera.
+    #[serde(default)]
+    pub replicas: Option<u32>,
+    /// A URL target's other nodes, for probes: where a failover may move the primary, or
+    /// the replicas whose lag is read.
+    #[serde(default)]
+    pub replica_urls: Vec<String>,
+}
+
+impl TargetSpec {
+    /// The sandbox's nodes by the names faults use (`primary`, `replica1`; Galera's
+    /// `node1`...); none for a URL target.
+    pub fn node_names(&self) -> Vec<String> {
+        let Some(engine) = self.sandbox.as_deref().and_then(|e| crate::sandbox::engine(e).ok()) else {
+            return Vec::new();
+        };
+        let count = self.replica_count() + 1;
+        match engine.multi_primary() {
+            true => (1..=count).map(|i| format!("node{i}")).collect(),
+            false => std::iter::once("primary".to_string()).chain((1..count).map(|i| format!("replica{i}"))).collect(),
+        }
+    }
+
+    /// Replicas of a sandbox (Galera: two unless given).
+    pub fn replica_count(&self) -> u32 {
+        let galera =
+            self.sandbox.as_deref().and_then(|e| crate::sandbox::engine(e).ok()).is_some_and(|e| e.multi_primary());
+        self.replicas.unwrap_or(if galera { 2 } else { 0 })
+    }
+
+    /// Whether it has a node besides the first (a replica, a member, another URL).
+    pub fn has_replicas(&self) -> bool {
+        self.replica_count() > 0 || !self.replica_urls.is_empty()
+    }
+}
+
+impl TargetSpec {
+    /// One URL or one sandbox, each with only the keys that apply to it.
+    fn check(&self, name: &str, file: &str) -> Result<(), StudyFileError> {
+        let target = |problem| Err(StudyFileError::Target { file: file.into(), name: name.to_string(), problem });
+        match (&self.url, &self.sandbox) {
+            (Some(_), Some(_)) => return target("has both url and sandbox: give one"),
+            (None, None) => return target("has neither url nor sandbox: give one"),
+            (Some(_), None) if !self.set.is_empty() => {
+                return target("sets server settings on a URL: only a sandbox fairbench starts takes set")
+            }
+            (Some(_), None) if self.replicas.is_some() => {
+                return target("gives replicas on a URL: name the URL target's other nodes with replica_urls")
+            }
+            (None, Some(_)) if !self.replica_urls.is_empty() => {
+                return target(
+                    "gives replica_urls on a sandbox: its replicas are started, give their number with replicas",
+                )
+            }
+            _ => {}
+        }
+        if let Some(engine) = &self.sandbox {
+            crate::sandbox::engine(engine).map_err(|source| StudyFileError::Engine {
+                file: file.into(),
+                name: name.to_string(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// A workload: a built-in, or a workload file (relative to the study file), with `run`
@@ -125,8 +191,58 @@ pub struct TargetSpec {
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
     pub name: String,
+    /// What the study calls it (its `workload` value) when the same workload runs twice,
+    /// say once alone and once beside a probe: the name by default.
+    #[serde(default)]
+    pub label: Option<String>,
     #[serde(default)]
     pub options: BTreeMap<String, toml::Value>,
+    /// A probe beside the workload (`probe failover|lag --with` it): its figures go into
+    /// the run's result and the cell's.
+    #[serde(default)]
+    pub probe: Option<ProbeKind>,
+    /// The probe's writes per second (default 20).
+    #[serde(default)]
+    pub probe_rate: Option<f64>,
+    /// Per target name: the faults performed on its sandbox during each run
+    /// (`kill primary @10s; promote replica1 @11s`, docs/ha.md), on the run's clock.
+    #[serde(default)]
+    pub faults: BTreeMap<String, String>,
+}
+
+impl WorkloadSpec {
+    /// Its value on the study's `workload` axis.
+    pub fn label(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// A probe a study runs beside a workload.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeKind {
+    /// Downtime and lost acknowledged writes.
+    Failover,
+    /// Replica lag.
+    Lag,
+}
+
+impl ProbeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeKind::Failover => "failover",
+            ProbeKind::Lag => "lag",
+        }
+    }
+
+    /// Whether its runs carry `figure`.
+    pub fn measures(self, figure: crate::model::ha_figure::HaFigure) -> bool {
+        use crate::model::ha_figure::HaFigure;
+        match self {
+            ProbeKind::Failover => matches!(figure, HaFigure::Downtime | HaFigure::Lost),
+            ProbeKind::Lag => matches!(figure, HaFigure::LagP99 | HaFigure::LagMax),
+        }
+    }
 }
 
 /// Why a study file is not a study.
@@ -148,6 +264,8 @@ pub enum StudyFileError {
     Price { file: String, name: String, problem: String },
     #[error("{file}: claim {says:?}: {problem}")]
     Claim { file: String, says: String, problem: String },
+    #[error("{file}: workload {name:?}: {problem}")]
+    Workload { file: String, name: String, problem: String },
 }
 
 /// The run options a matrix may sweep (as `run` names them, with `_` for `-`).
@@ -184,22 +302,7 @@ impl StudyFile {
             return study("[study] repeats and time_s must be at least 1");
         }
         for (name, t) in &self.targets {
-            let target = |problem| Err(StudyFileError::Target { file: file.into(), name: name.clone(), problem });
-            match (&t.url, &t.sandbox) {
-                (Some(_), Some(_)) => return target("has both url and sandbox: give one"),
-                (None, None) => return target("has neither url nor sandbox: give one"),
-                (Some(_), None) if !t.set.is_empty() => {
-                    return target("sets server settings on a URL: only a sandbox fairbench starts takes set")
-                }
-                _ => {}
-            }
-            if let Some(engine) = &t.sandbox {
-                crate::sandbox::engine(engine).map_err(|source| StudyFileError::Engine {
-                    file: file.into(),
-                    name: name.clone(),
-                    source,
-                })?;
-            }
+            t.check(name, file)?;
         }
         for (axis, values) in &self.matrix {
             let bad = |problem: String| Err(StudyFileError::Axis { file: file.into(), axis: axis.clone(), problem });
@@ -234,8 +337,64 @@ impl StudyFile {
         if currencies.len() > 1 {
             return study("[prices.*] use more than one currency: costs in different money do not compare");
         }
+        for (i, w) in self.workloads.iter().enumerate() {
+            if self.workloads[..i].iter().any(|o| o.label() == w.label()) {
+                let problem = "runs twice under one name: give each a label";
+                return Err(StudyFileError::Workload {
+                    file: file.into(),
+                    name: w.label().into(),
+                    problem: problem.into(),
+                });
+            }
+            self.check_probe(w, file)?;
+        }
         for claim in &self.claims {
             self.check_claim(claim, file)?;
+        }
+        Ok(())
+    }
+
+    /// A workload's probe and faults: a lag probe on targets with replicas, faults on
+    /// sandbox targets' own nodes within each run.
+    fn check_probe(&self, w: &WorkloadSpec, file: &str) -> Result<(), StudyFileError> {
+        let bad =
+            |problem: String| Err(StudyFileError::Workload { file: file.into(), name: w.label().into(), problem });
+        if w.probe.is_none() && w.probe_rate.is_some() {
+            return bad("gives probe_rate without a probe".into());
+        }
+        if w.probe_rate.is_some_and(|r| !(r.is_finite() && (0.1..=10_000.0).contains(&r))) {
+            return bad("probe_rate must be between 0.1 and 10000 writes per second".into());
+        }
+        if w.probe == Some(ProbeKind::Lag) {
+            if let Some((name, _)) = self.targets.iter().find(|(_, t)| !t.has_replicas()) {
+                return bad(format!("probes replica lag, and target {name:?} has no replica (replicas, replica_urls)"));
+            }
+        }
+        let end = self.study.warmup_s as f64 + self.study.time_s as f64;
+        for (name, schedule) in &w.faults {
+            let Some(t) = self.targets.get(name) else {
+                return bad(format!("faults.{name}: not a target"));
+            };
+            if t.sandbox.is_none() {
+                return bad(format!("faults.{name}: faults act on a sandbox fairbench starts, and {name:?} is a URL"));
+            }
+            let steps = crate::sandbox::fault::parse(schedule).map_err(|e| StudyFileError::Workload {
+                file: file.into(),
+                name: w.label().into(),
+                problem: format!("faults.{name}: {e}"),
+            })?;
+            let nodes = t.node_names();
+            if let Some(s) = steps.iter().find(|s| !nodes.contains(&s.node)) {
+                return bad(format!("faults.{name}: no node {:?} (its nodes: {})", s.node, nodes.join(", ")));
+            }
+            if let Some(s) = steps.iter().find(|s| s.at.as_secs_f64() >= end) {
+                return bad(format!(
+                    "faults.{name}: {} {} at {:.3} s is past each run's end (warmup_s + time_s = {end} s)",
+                    s.action.name(),
+                    s.node,
+                    s.at.as_secs_f64()
+                ));
+            }
         }
         Ok(())
     }
@@ -244,7 +403,7 @@ impl StudyFile {
     pub fn axis_values(&self, axis: &str) -> Option<Vec<String>> {
         match axis {
             "target" => Some(self.targets.keys().cloned().collect()),
-            "workload" => Some(self.workloads.iter().map(|w| w.name.clone()).collect()),
+            "workload" => Some(self.workloads.iter().map(|w| w.label().to_string()).collect()),
             _ => self.matrix.get(axis).map(|v| v.iter().map(value_text).collect()),
         }
     }
@@ -261,6 +420,18 @@ impl StudyFile {
             }
         }
         let sides = [("baseline", &c.baseline), ("subject", &c.subject)];
+        if let crate::model::Metric::Ha(figure) = criterion.metric {
+            if matches!(criterion.bound, Bound::Ratio(_)) {
+                return Err(bad(format!(
+                    "{} is judged on each run against a bound (e.g. {}<10s), not as a ratio",
+                    figure.name(),
+                    figure.name()
+                )));
+            }
+            if !self.workloads.iter().any(|w| w.probe.is_some_and(|p| p.measures(figure))) {
+                return Err(bad(format!("no workload runs the probe that measures {}", figure.name())));
+            }
+        }
         if matches!(criterion.bound, Bound::Absolute(_)) {
             return match c.vary.is_some() || c.baseline.is_some() || c.subject.is_some() {
                 true => {

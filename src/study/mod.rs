@@ -8,6 +8,7 @@ pub mod cost;
 pub mod dir;
 pub mod file;
 pub mod plan;
+pub mod probe_claims;
 pub mod resume;
 
 pub use file::{StudyFile, StudyFileError};

@@ -105,7 +105,7 @@ impl StudyPlan {
         let instance = &self.instances[cell.instance];
         let mut values = vec![
             Value { axis: "target".into(), value: instance.target.clone() },
-            Value { axis: "workload".into(), value: file.workloads[cell.workload].name.clone() },
+            Value { axis: "workload".into(), value: file.workloads[cell.workload].label().to_string() },
         ];
         values.extend(instance.settings.iter().cloned());
         values.extend(cell.point.iter().cloned());
@@ -121,7 +121,7 @@ impl StudyPlan {
             true => i.target.clone(),
             false => format!("{} ({})", i.target, words(&i.settings)),
         };
-        [target, file.workloads[cell.workload].name.clone(), words(&cell.point)]
+        [target, file.workloads[cell.workload].label().to_string(), words(&cell.point)]
     }
 
     /// An instance's server settings, `NAME=VALUE`: the target's own, then the matrix's.
@@ -144,9 +144,11 @@ impl StudyPlan {
                 id: cell_id(n),
                 target: self.instances[cell.instance].target.clone(),
                 settings: self.settings(file, cell.instance),
-                workload: file.workloads[cell.workload].name.clone(),
+                workload: file.workloads[cell.workload].label().to_string(),
                 values: self.values(file, cell),
                 run,
+                probe: file.workloads[cell.workload].probe.map(|p| p.name().to_string()),
+                faults: file.workloads[cell.workload].faults.get(&self.instances[cell.instance].target).cloned(),
             })
             .collect();
         StudyPlanRecord {

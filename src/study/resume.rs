@@ -80,6 +80,8 @@ mod tests {
             workload: "w".into(),
             values: vec![AxisValue { axis: "threads".into(), value: threads.into() }],
             run: run.into(),
+            probe: None,
+            faults: None,
         }
     }
 

@@ -6,7 +6,7 @@
 use super::Error;
 use crate::cli::StudyReportArgs;
 use crate::model::record::Record;
-use crate::model::study::{CellFigures, StudyCell, StudyDocument};
+use crate::model::study::{CellFigures, RunProbe, StudyCell, StudyDocument};
 use crate::model::{Metric, ResultDocument, RunStatus, Severity};
 use crate::report::{HtmlReport, Report as _, StudyText};
 use crate::study::claims::{self, CellResult};
@@ -36,10 +36,12 @@ pub(super) fn html(dir: &Path, doc: &StudyDocument) -> String {
 pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<(), Error> {
     let mut built = Vec::new();
     for cell in &doc.plan.cells {
-        built.push(cell_result(dir, doc, cell)?);
+        built.push((cell_result(dir, doc, cell)?, probe_runs(dir, doc, cell)?));
     }
-    let results: Vec<CellResult> =
-        built.iter().map(|(d, trouble)| CellResult { doc: d.as_ref(), trouble: trouble.clone() }).collect();
+    let results: Vec<CellResult> = built
+        .iter()
+        .map(|((d, trouble), runs)| CellResult { doc: d.as_ref(), trouble: trouble.clone(), runs })
+        .collect();
     doc.cells = doc.plan.cells.iter().zip(&results).map(|(cell, r)| figures(doc, cell, r)).collect();
     doc.claims = claims::judge(&doc.declared, &doc.plan.cells, &results);
     Ok(())
@@ -80,6 +82,61 @@ fn cell_result(
     Ok((built, trouble))
 }
 
+/// A probe cell's completed runs, each read from its own result (the probe's figures are
+/// there, not in the record); none for other cells.
+fn probe_runs(dir: &Path, doc: &StudyDocument, cell: &StudyCell) -> Result<Vec<(u32, ResultDocument)>, Error> {
+    if cell.probe.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for run in doc.runs.iter().filter(|r| r.cell == cell.id && r.status == Some(RunStatus::Completed)) {
+        out.push((run.repeat, super::super::read_result(&dir.join(&run.file))?));
+    }
+    Ok(out)
+}
+
+/// One run's probe figures and verdict.
+fn run_probe(repeat: u32, d: &ResultDocument) -> Option<RunProbe> {
+    use crate::model::ha_figure::HaFigure;
+    let ha = d.ha.as_ref()?;
+    let value = |f: HaFigure| f.of(ha).exact();
+    let verdict = match (&ha.failover, &ha.lag) {
+        (Some(f), _) => crate::report::ha::verdict(f, d.faults.as_ref()),
+        (None, Some(l)) => lag_words(l),
+        (None, None) => String::new(),
+    };
+    Some(RunProbe {
+        repeat,
+        probe: ha.probe.clone(),
+        downtime_us: value(HaFigure::Downtime),
+        lost: value(HaFigure::Lost).map(|v| v as u64),
+        lag_p99_us: value(HaFigure::LagP99),
+        lag_max_us: value(HaFigure::LagMax),
+        verdict,
+        findings: d
+            .audit
+            .iter()
+            .filter(|f| f.severity >= Severity::Warn && f.id.starts_with("ha-"))
+            .map(|f| f.id.clone())
+            .collect(),
+    })
+}
+
+/// `replica1: p99 3.1 ms, max 9.8 ms, 400 heartbeats, 0 unseen`, replica by replica.
+fn lag_words(l: &crate::model::ha::LagRecord) -> String {
+    let each = l.replicas.iter().map(|r| {
+        format!(
+            "{}: p99 {}, max {}, {} heartbeats, {} unseen",
+            r.node,
+            r.lag.at(99.0).map_or("-".into(), crate::model::metric::show_us),
+            crate::model::metric::show_us(r.lag.max_us),
+            r.lag.count,
+            r.unseen
+        )
+    });
+    each.collect::<Vec<_>>().join("; ")
+}
+
 fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures {
     let runs: Vec<_> = doc.runs.iter().filter(|run| run.cell == cell.id).collect();
     let statuses: Vec<RunStatus> = runs.iter().map(|run| run.status.unwrap_or(RunStatus::Running)).collect();
@@ -98,5 +155,6 @@ fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures
             .map(|d| d.audit.iter().filter(|f| f.severity >= Severity::Warn).map(|f| f.id.clone()).collect())
             .unwrap_or_default(),
         cost: doc.prices.get(&cell.target).zip(r.doc).and_then(|(p, d)| crate::study::cost::cost(p, d)),
+        probes: r.runs.iter().filter_map(|(repeat, d)| run_probe(*repeat, d)).collect(),
     }
 }

@@ -9,6 +9,7 @@ mod run;
 use super::Error;
 use crate::cli::{RunArgs, StudyArgs, StudyCommand};
 use crate::plan::ConfigError;
+use crate::study::file::ProbeKind;
 use crate::study::plan::Cell;
 use crate::study::{StudyFile, StudyPlan};
 use std::path::Path;
@@ -21,6 +22,7 @@ pub(super) fn study_cmd(args: &StudyArgs) -> Result<ExitCode, Error> {
             let plan = StudyPlan::of(&file);
             for cell in &plan.cells {
                 run_args(&file, cell, &a.file, 1, &[])?;
+                check_command(&file, &plan, cell, &a.file)?;
             }
             print!("{}", plan_text::plan_text(&file, &plan, &a.file.display().to_string()));
             Ok(ExitCode::SUCCESS)
@@ -57,6 +59,74 @@ fn run_args(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32, extra: &[St
     let w = &file.workloads[cell.workload];
     crate::cli::study_run_args(&cell_argv(file, cell, path, repeat, extra))
         .map_err(|e| ConfigError(format!("{}: workload {:?}: {}", path.display(), w.name, e.0)).into())
+}
+
+/// Where a cell runs: its target's nodes (the first takes the workload and is where its
+/// dataset is prepared), the sandbox its faults act on, the result file.
+struct Place<'a> {
+    nodes: &'a [String],
+    sandbox: Option<&'a str>,
+    out: Option<&'a Path>,
+}
+
+/// A cell's run as the command line it is: `run` (with `--fault` when its workload has
+/// faults on its target), or `probe failover|lag` with that run as its `--with`.
+fn cell_command(
+    file: &StudyFile,
+    plan: &StudyPlan,
+    cell: &Cell,
+    path: &Path,
+    repeat: u32,
+    place: &Place,
+) -> Vec<String> {
+    let w = &file.workloads[cell.workload];
+    let target = &plan.instances[cell.instance].target;
+    let mut extra: Vec<String> = Vec::new();
+    if let Some(schedule) = w.faults.get(target) {
+        extra.push(format!("--fault={schedule}"));
+        extra.extend(place.sandbox.map(|s| format!("--sandbox={s}")));
+    }
+    extra.extend(place.out.map(|o| format!("--out={}", o.display())));
+    let Some(kind) = w.probe else {
+        extra.insert(0, format!("--target={}", place.nodes.first().map_or("", String::as_str)));
+        return cell_argv(file, cell, path, repeat, &extra);
+    };
+    let mut argv: Vec<String> = ["fairbench", "probe", kind.name()].map(String::from).to_vec();
+    match kind {
+        ProbeKind::Failover => argv.extend(place.nodes.iter().map(|n| format!("--target={n}"))),
+        ProbeKind::Lag => {
+            argv.extend(place.nodes.first().map(|n| format!("--primary={n}")));
+            argv.extend(place.nodes.iter().skip(1).map(|n| format!("--replica={n}")));
+        }
+    }
+    argv.extend(w.probe_rate.map(|r| format!("--rate={r}")));
+    argv.extend(extra);
+    argv.push(format!("--with={}", cell_argv(file, cell, path, repeat, &[])[2..].join(" ")));
+    argv
+}
+
+/// A cell's command line parsed as fairbench would, against placeholder nodes: a bad option
+/// of a probe is refused before anything starts.
+fn check_command(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> Result<(), Error> {
+    let target = &file.targets[&plan.instances[cell.instance].target];
+    let nodes: Vec<String> = match target.node_names() {
+        names if names.is_empty() => {
+            std::iter::once(target.url.clone().unwrap_or_default()).chain(target.replica_urls.clone()).collect()
+        }
+        names => names.iter().map(|n| format!("mysql://{n}/placeholder")).collect(),
+    };
+    let argv =
+        cell_command(file, plan, cell, path, 1, &Place { nodes: &nodes, sandbox: Some("placeholder"), out: None });
+    <crate::cli::Cli as clap::Parser>::try_parse_from(&argv).map(|_| ()).map_err(|e| {
+        let w = &file.workloads[cell.workload];
+        ConfigError(format!(
+            "{}: workload {:?}: {}",
+            path.display(),
+            w.name,
+            e.to_string().lines().next().unwrap_or("")
+        ))
+        .into()
+    })
 }
 
 /// An option's value as `run` takes it: sysbench's on/off for true/false.

@@ -29,18 +29,10 @@ pub(super) fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
     for i in &p.instances {
         let _ = writeln!(o, "  {}", instance(file, i));
     }
-    let workloads: Vec<String> = file
-        .workloads
-        .iter()
-        .map(|w| match w.options.is_empty() {
-            true => w.name.clone(),
-            false => {
-                let options: Vec<String> = w.options.iter().map(|(k, v)| format!("{k}={}", option_text(v))).collect();
-                format!("{} ({})", w.name, options.join(" "))
-            }
-        })
-        .collect();
-    let _ = writeln!(o, "Workloads: {}", workloads.join(", "));
+    let _ = writeln!(o, "Workloads:");
+    for w in &file.workloads {
+        let _ = writeln!(o, "  {}", workload(w));
+    }
     let sandboxes = p.instances.iter().filter(|i| i.sandbox).count();
     let _ = writeln!(
         o,
@@ -63,6 +55,9 @@ pub(super) fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
         },
         p.datasets
     );
+    if file.workloads.iter().any(|w| !w.faults.is_empty()) {
+        let _ = writeln!(o, "Faults change a sandbox (a node killed, a replica promoted): each is removed after a run with faults and started and prepared afresh before its next run");
+    }
     let _ = writeln!(
         o,
         "Time: {} x ({} s warmup + {} s) = {:.1} min of running, plus preparing{}",
@@ -78,4 +73,24 @@ pub(super) fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
         let _ = writeln!(o, "  {:>4}  {target}  {workload}  {point}  repeat {repeat}/{}", n + 1, s.repeats);
     }
     o
+}
+
+/// `failover: oltp_read_write (tables=2) beside probe failover; faults on replicas: kill primary @8s`.
+fn workload(w: &crate::study::file::WorkloadSpec) -> String {
+    let mut out = match &w.label {
+        Some(label) => format!("{label}: {}", w.name),
+        None => w.name.clone(),
+    };
+    if !w.options.is_empty() {
+        let options: Vec<String> = w.options.iter().map(|(k, v)| format!("{k}={}", option_text(v))).collect();
+        out += &format!(" ({})", options.join(" "));
+    }
+    if let Some(p) = w.probe {
+        out += &format!(" beside probe {}", p.name());
+        out += &w.probe_rate.map(|r| format!(" at {r} writes/s")).unwrap_or_default();
+    }
+    for (target, schedule) in &w.faults {
+        out += &format!("; faults on {target}: {schedule}");
+    }
+    out
 }

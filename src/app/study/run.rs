@@ -2,7 +2,7 @@
 //! DIR/runs, the study document saved after every run (so a killed study resumes from it),
 //! sandboxes started once for the whole study and removed at its end.
 
-use super::{cell_argv, conclude, run_args, Error};
+use super::{cell_command, conclude, run_args, Error, Place};
 use crate::app::live::Job;
 use crate::app::run::measure_run;
 use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
@@ -35,7 +35,15 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let todo = doc.runs.iter().filter(|r| r.status.is_none()).count();
     say(format_args!("study: {} of {} runs to do in {}", todo, doc.runs.len(), dir.display()));
     signal::install();
-    let mut lab = Lab { file: &file, plan: &plan, path: &args.file, dir: &dir, urls: BTreeMap::new(), started: vec![] };
+    let mut lab = Lab {
+        file: &file,
+        plan: &plan,
+        path: &args.file,
+        dir: &dir,
+        urls: BTreeMap::new(),
+        faulted: Default::default(),
+        started: vec![],
+    };
     lab.remove_leftovers();
     let outcome = lab.run_all(&mut doc);
     drop(lab); // the sandboxes go before the report prints
@@ -60,16 +68,24 @@ fn default_dir(file: &Path) -> PathBuf {
     PathBuf::from("fairbench-results").join(format!("study-{stem}"))
 }
 
-/// A cell's run as the plan records it: the command line, its target named without a
-/// password (a sandbox by its engine: its settings are the cell's own).
+/// A cell's run as the plan records it: the command line, its nodes named without a
+/// password (a sandbox's by its engine: its settings are the cell's own).
 fn shown_run(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> String {
     let target = &file.targets[&plan.instances[cell.instance].target];
-    let shown = match (&target.url, &target.sandbox) {
-        (Some(url), _) => crate::db::url::redact_str(url),
-        (None, Some(engine)) => format!("({engine} sandbox)"),
-        (None, None) => String::new(),
+    let nodes: Vec<String> = match (&target.url, &target.sandbox) {
+        (Some(url), _) => {
+            std::iter::once(url).chain(&target.replica_urls).map(|u| crate::db::url::redact_str(u)).collect()
+        }
+        (None, Some(engine)) => target
+            .node_names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| if i == 0 { format!("({engine} sandbox)") } else { format!("({engine} sandbox {n})") })
+            .collect(),
+        (None, None) => vec![String::new()],
     };
-    cell_argv(file, cell, path, 1, &[format!("--target={shown}")]).join(" ")
+    let place = Place { nodes: &nodes, sandbox: Some("(its sandbox)"), out: None };
+    cell_command(file, plan, cell, path, 1, &place).join(" ")
 }
 
 /// The study's document: the one in `dir` when it plans the same cells (its runs' states
@@ -174,8 +190,12 @@ struct Lab<'a> {
     plan: &'a StudyPlan,
     path: &'a Path,
     dir: &'a Path,
-    /// Per instance: its URL, or why it has none (a sandbox that did not start).
-    urls: BTreeMap<usize, Shared<String>>,
+    /// Per instance: its nodes' URLs (the primary first), or why it has none (a sandbox
+    /// that did not start).
+    urls: BTreeMap<usize, Shared<Vec<String>>>,
+    /// Instances a run's faults changed (a node killed, a replica promoted): started afresh
+    /// before their next run.
+    faulted: std::collections::BTreeSet<usize>,
     /// Sandboxes this study started (removed when it ends).
     started: Vec<String>,
 }
@@ -225,6 +245,10 @@ impl Lab<'_> {
                 return Ok(true);
             }
             let cell = &self.plan.cells[self.plan.runs[k].0];
+            if self.faulted.remove(&cell.instance) {
+                self.restart(cell.instance);
+                ready.remove(&cell.instance);
+            }
             if !ready.contains_key(&cell.instance) {
                 let prepared = self.prepare(cell);
                 ready.insert(cell.instance, prepared);
@@ -263,21 +287,30 @@ impl Lab<'_> {
         self.plan.label(self.file, cell).join(" ").trim_end().to_string()
     }
 
-    /// The instance's URL: a URL target's own, or its sandbox's, started on first use.
-    fn url(&mut self, instance: usize) -> Shared<String> {
+    /// The instance's nodes: a URL target's own, or its sandbox's, started on first use.
+    fn nodes(&mut self, instance: usize) -> Shared<Vec<String>> {
         if let Some(known) = self.urls.get(&instance) {
             return known.clone();
         }
         let i = &self.plan.instances[instance];
         let t = &self.file.targets[&i.target];
-        let url = match (&t.url, &t.sandbox) {
-            (Some(url), _) => Ok(url.clone()),
+        let nodes = match (&t.url, &t.sandbox) {
+            (Some(url), _) => Ok(std::iter::once(url).chain(&t.replica_urls).cloned().collect()),
             (None, Some(engine)) => self.start_sandbox(instance, engine),
             (None, None) => Err(CellError::NoTarget),
         }
         .map_err(Rc::new);
-        self.urls.insert(instance, url.clone());
-        url
+        self.urls.insert(instance, nodes.clone());
+        nodes
+    }
+
+    /// A sandbox a run's faults changed, removed, to be started afresh when next needed.
+    fn restart(&mut self, instance: usize) {
+        let name = sandbox_name(self.dir, instance);
+        say(format_args!("study: removing sandbox {name}: the last run's faults changed it; it starts afresh"));
+        remove_sandbox(&name);
+        self.started.retain(|n| *n != name);
+        self.urls.remove(&instance);
     }
 
     /// Sandboxes a killed run of this study left (named after its directory): removed, so
@@ -292,34 +325,45 @@ impl Lab<'_> {
         }
     }
 
-    fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<String, CellError> {
+    fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<Vec<String>, CellError> {
         let name = sandbox_name(self.dir, instance);
         let mut note = |line: String| say(format_args!("study: {line}"));
         let opts = crate::sandbox::UpOptions {
             name: name.clone(),
             engine: engine.to_string(),
-            replicas: if engine.contains("galera") { 2 } else { 0 },
+            replicas: self.file.targets[&self.plan.instances[instance].target].replica_count(),
             settings: self.plan.settings(self.file, instance),
             port: None,
             proxy: false,
         };
         let nodes = crate::sandbox::up(&opts, &mut note)?;
         self.started.push(name);
-        nodes.first().map(|n| n.url.clone()).ok_or(CellError::NoNode)
+        match nodes.is_empty() {
+            true => Err(CellError::NoNode),
+            false => Ok(nodes.into_iter().map(|n| n.url).collect()),
+        }
     }
 
-    /// The cell's run (its `repeat`) with its target and result file.
-    fn args(&mut self, cell: &Cell, repeat: u32, out: Option<&Path>) -> Shared<crate::cli::RunArgs> {
-        let mut extra = vec![format!("--target={}", self.url(cell.instance)?)];
-        extra.extend(out.map(|o| format!("--out={}", o.display())));
+    /// The cell's run (its `repeat`) on its first node, as `run` takes it.
+    fn args(&mut self, cell: &Cell, repeat: u32) -> Shared<crate::cli::RunArgs> {
+        let nodes = self.nodes(cell.instance)?;
+        let extra = [format!("--target={}", nodes[0])];
         run_args(self.file, cell, self.path, repeat, &extra).map_err(|e| Rc::new(CellError::Run(e)))
+    }
+
+    /// The cell's command line for its `repeat`, with its nodes, sandbox and result file.
+    fn command(&mut self, cell: &Cell, repeat: u32, out: &Path) -> Shared<Vec<String>> {
+        let nodes = self.nodes(cell.instance)?;
+        let sandbox = self.plan.instances[cell.instance].sandbox.then(|| sandbox_name(self.dir, cell.instance));
+        let place = Place { nodes: &nodes, sandbox: sandbox.as_deref(), out: Some(out) };
+        Ok(cell_command(self.file, self.plan, cell, self.path, repeat, &place))
     }
 
     /// The point's dataset on the cell's target: a built-in workload's tables created and
     /// loaded afresh (fairbench's own tables only); a workload file's loaded when missing,
     /// by its run.
     fn prepare(&mut self, cell: &Cell) -> Shared<()> {
-        let args = self.args(cell, 1, None)?;
+        let args = self.args(cell, 1)?;
         say(format_args!("study: preparing {}", self.name(cell)));
         prepare_dataset(&args).map_err(|e| Rc::new(CellError::Prepare(e)))
     }
@@ -327,9 +371,13 @@ impl Lab<'_> {
     /// One run: its status, its failure noted on `run`.
     fn measure(&mut self, cell: &Cell, run: &mut StudyRun, job: &Job) -> RunStatus {
         let out = self.dir.join(&run.file);
+        let target = &self.plan.instances[cell.instance].target;
+        if self.file.workloads[cell.workload].faults.contains_key(target) {
+            self.faulted.insert(cell.instance);
+        }
         let measured = self
-            .args(cell, run.repeat, Some(&out))
-            .and_then(|args| measure_to_file(&args, &out, job).map_err(|e| Rc::new(CellError::Run(e))));
+            .command(cell, run.repeat, &out)
+            .and_then(|argv| measure_to_file(&argv, &out, job).map_err(|e| Rc::new(CellError::Run(e))));
         match measured {
             Ok(doc) => {
                 run.failure = doc.conditions.run.failure.clone();
@@ -378,12 +426,24 @@ fn prepare_dataset(args: &crate::cli::RunArgs) -> Result<(), Error> {
     })
 }
 
-/// The run measured and its result written to `out` (its record streamed beside it).
-fn measure_to_file(args: &crate::cli::RunArgs, out: &Path, job: &Job) -> Result<ResultDocument, Error> {
+/// The run (or probe) of `argv` measured and its result written to `out` (its record
+/// streamed beside it).
+fn measure_to_file(argv: &[String], out: &Path, job: &Job) -> Result<ResultDocument, Error> {
+    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| crate::plan::ConfigError(e.to_string().lines().next().unwrap_or("").to_string()))?;
+    let args = match cli.command {
+        crate::cli::Command::Probe(p) => {
+            let probed = crate::app::probe::probe(&p)?;
+            probed.doc.write(out)?;
+            return Ok(probed.doc);
+        }
+        crate::cli::Command::Run(args) => args,
+        _ => return Err(crate::plan::ConfigError("a study's cell is a run or a probe".into()).into()),
+    };
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);
     with_database!(&urls[0], &options, |db| {
-        let (doc, _) = measure_run(follow(db, &urls, &options)?, args, &urls, true, Some(out), job)?;
+        let (doc, _) = measure_run(follow(db, &urls, &options)?, &args, &urls, true, Some(out), job)?;
         doc.write(out)?;
         Ok(doc)
     })

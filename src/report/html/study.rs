@@ -28,6 +28,7 @@ pub fn study_page(file: &str, d: &StudyDocument) -> (String, String, Vec<Chart>)
         o.push_str(&figures(&charts, "study-axis"));
         o.push_str("</section>");
     }
+    o.push_str(&probes(d));
     o.push_str(&costs(d));
     o.push_str(&cells(d));
     o.push_str(&runs(d));
@@ -190,6 +191,25 @@ fn cells(d: &StudyDocument) -> String {
     format!(
         "<section><h2>Cells</h2><p class=\"muted\">Figures over each cell's completed repeats with 95% intervals.</p>{}</section>",
         table(&["cell", "target", "settings", "values", "runs", "tps", "p99 ms", "audit", "run"], rows, "")
+    )
+}
+
+fn probes(d: &StudyDocument) -> String {
+    let rows: Vec<Vec<Cell>> = crate::report::study::probe_rows(d)
+        .into_iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(i, v)| if (3..8).contains(&i) { Cell::num(v.clone()) } else { Cell::text(v) })
+                .collect()
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<section><h2>Probes, run by run</h2><p class=\"muted\">Each run is one failover or one series of heartbeats: downtime is the longest span without a write acknowledged on a primary, lost the acknowledged writes the final primary lacks, lag the worst replica's.</p>{}</section>",
+        table(&crate::report::study::PROBE_HEADER, rows, "")
     )
 }
 

@@ -1,0 +1,92 @@
+//! A claim on a probe's figure (`lost==0`, `downtime<15s`, `lag_p99<100ms`), judged run by
+//! run: each run is one failover or one series of heartbeats, and the claim is a promise
+//! about every one of them, so a single run that breaks it refutes it. A figure that is no
+//! number because the failover split the brain refutes it too; one only bounded from
+//! below (an outage still open, a heartbeat never seen) refutes it when the bound already
+//! does, else leaves it open.
+
+use super::claims::CellResult;
+use crate::model::comparison::Verdict;
+use crate::model::criterion::{Bound, Op};
+use crate::model::ha_figure::{HaFigure, HaValue};
+use crate::model::study::{ClaimCheck, StudyCell};
+use crate::model::{Criterion, Severity};
+
+/// Whether `cell`'s probe measures `figure`.
+pub fn measures(cell: &StudyCell, figure: HaFigure) -> bool {
+    let wanted = match figure {
+        HaFigure::Downtime | HaFigure::Lost => "failover",
+        HaFigure::LagP99 | HaFigure::LagMax => "lag",
+    };
+    cell.probe.as_deref() == Some(wanted)
+}
+
+/// One run's figure against the bound: `Some(true)` holds, `Some(false)` breaks it, `None`
+/// open; with the words for it.
+fn judge_run(op: Op, bound: f64, figure: HaFigure, c: &Criterion, value: &HaValue) -> (Option<bool>, String) {
+    let show = |v: f64| c.metric.show(v).replace(' ', "");
+    match value {
+        HaValue::Exact(v) => (Some(op.holds(*v, bound)), format!("{} {}", figure.name(), show(*v))),
+        HaValue::AtLeast(v, why) => {
+            let said = format!("{} at least {} ({why})", figure.name(), show(*v));
+            match op {
+                Op::Lt | Op::Le | Op::Eq if !op.holds(*v, bound) && *v > bound => (Some(false), said),
+                Op::Gt | Op::Ge if op.holds(*v, bound) => (Some(true), said),
+                _ => (None, said),
+            }
+        }
+        HaValue::Broken(why) => (Some(false), why.clone()),
+        HaValue::Unmeasured(why) => (None, why.clone()),
+    }
+}
+
+/// The check of `c` on one probe cell, run by run.
+pub fn check(c: &Criterion, figure: HaFigure, cell: &StudyCell, r: &CellResult) -> ClaimCheck {
+    let Bound::Absolute(bound) = c.bound else { unreachable!("a study file refuses a ratio of a probe figure") };
+    let mut undermined_by: Vec<String> = Vec::new();
+    let mut said = Vec::new();
+    let (mut held, mut broke, mut open) = (0, Vec::new(), Vec::new());
+    for (repeat, doc) in r.runs {
+        let Some(ha) = &doc.ha else {
+            open.push(format!("run {repeat} holds no probe"));
+            continue;
+        };
+        let (verdict, words) = judge_run(c.op, bound, figure, c, &figure.of(ha));
+        said.push(format!("run {repeat}: {words}"));
+        match verdict {
+            Some(true) => held += 1,
+            Some(false) => broke.push(format!("run {repeat}: {words}")),
+            None => open.push(format!("run {repeat}: {words}")),
+        }
+        for f in doc.audit.iter().filter(|f| f.severity >= Severity::Warn && f.id.starts_with("ha-")) {
+            let id = format!("{}:{}", cell.id, f.id);
+            if !undermined_by.contains(&id) {
+                undermined_by.push(id);
+            }
+        }
+    }
+    if r.trouble.is_some() {
+        undermined_by.push(format!("{}:runs-missing", cell.id));
+    }
+    let (verdict, reason) = match (broke.is_empty(), open.is_empty(), held) {
+        (false, _, _) => {
+            (Verdict::Refuted, format!("broken in {} of {} runs: {}", broke.len(), r.runs.len(), broke.join("; ")))
+        }
+        (true, true, n) if n > 0 => (Verdict::Supported, format!("holds in every run ({})", said.join("; "))),
+        (true, true, _) => {
+            (Verdict::Inconclusive, super::claims::missing(cell, r).unwrap_or_else(|| "no run completed".into()))
+        }
+        (true, false, _) => {
+            (Verdict::Inconclusive, format!("not judged in {} run(s): {}", open.len(), open.join("; ")))
+        }
+    };
+    ClaimCheck {
+        baseline_cell: None,
+        cell: cell.id.clone(),
+        at: cell.describe(&[]),
+        verdict,
+        evidence: None,
+        reason,
+        undermined_by,
+    }
+}
