@@ -302,6 +302,26 @@ fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
         assert!((cost["io"].as_f64().unwrap() - per_txn * 0.2).abs() < 1e-9, "{cell}");
     }
     assert!(out.contains("Cost per million transactions (USD;"), "{out}");
+    // Conditions once per target: what its cells share, and per cell the matrix's setting
+    // as each server reported it.
+    let conditions = whole["conditions"].as_array().unwrap();
+    let maria = conditions.iter().find(|t| t["target"] == "maria").expect("maria's conditions");
+    assert_eq!(maria["common"]["server"]["product"], "MariaDB", "{maria}");
+    assert_eq!(maria["common"]["memory/cache"]["innodb_buffer_pool_size"], "33554432", "{maria}");
+    for cell in whole["plan"]["cells"].as_array().unwrap().iter().filter(|c| c["target"] == "maria") {
+        let id = cell["id"].as_str().unwrap();
+        let set = cell["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|s| s.as_str()?.strip_prefix("innodb_flush_log_at_trx_commit="));
+        let groups = maria["cells"][id].as_object().unwrap_or_else(|| panic!("{id}: {maria}"));
+        let reported = groups.values().find_map(|g| g["innodb_flush_log_at_trx_commit"].as_str());
+        assert_eq!(reported, set, "{id}: {maria}");
+    }
+    let lite = conditions.iter().find(|t| t["target"] == "lite").expect("lite's conditions");
+    assert_eq!(lite["common"]["server"]["product"], "SQLite", "{lite}");
+    assert!(out.contains("Conditions, once per target"), "{out}");
     // `study report` reads the same from the directory.
     let report = lab.command(&["study", "report", "whole", "--format", "json"]).output().unwrap();
     assert!(report.status.success(), "{}", text(&report));

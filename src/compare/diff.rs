@@ -14,7 +14,7 @@ const IN_EFFECT_BY: &str = "in effect, by the settings";
 const SAME_IN_EFFECT: &str = "same in effect";
 
 /// Every condition of a result as (group, key) -> value.
-fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
+pub fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
     let mut out = BTreeMap::new();
     let mut put = |group: &str, key: &str, value: String| {
         out.insert((group.to_string(), key.to_string()), value);

@@ -36,6 +36,24 @@ pub struct StudyDocument {
     pub declared: Vec<ClaimDefinition>,
     #[serde(default)]
     pub claims: Vec<StudyClaim>,
+    /// The conditions of each target's cells, once: what all its cells share, and what
+    /// each cell has otherwise.
+    #[serde(default)]
+    pub conditions: Vec<TargetConditions>,
+}
+
+/// Conditions by group (`server`, `durability`, `memory/cache`, `client host`, `dataset`...,
+/// as compare groups them), then name, then value.
+pub type ConditionGroups = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+/// One target's conditions over its cells with a result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TargetConditions {
+    pub target: String,
+    /// The same on every cell of the target (numbers within 1%: the first cell's value).
+    pub common: ConditionGroups,
+    /// Per cell: the conditions not common to the target, with this cell's values.
+    pub cells: std::collections::BTreeMap<String, ConditionGroups>,
 }
 
 /// A claim as declared: in words, the check, and for a ratio the variable under test with

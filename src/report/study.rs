@@ -4,7 +4,7 @@
 
 use super::{Report, ReportOptions};
 use crate::model::comparison::{Estimate, Verdict};
-use crate::model::study::{CellFigures, StudyClaim, StudyDocument};
+use crate::model::study::{CellFigures, StudyClaim, StudyDocument, TargetConditions};
 use crate::model::{plural, RunStatus};
 use std::fmt::Write;
 
@@ -20,6 +20,7 @@ impl Report<StudyDocument> for StudyText {
         verdicts(&mut o, d);
         cells(&mut o, d);
         probes(&mut o, d);
+        conditions(&mut o, d);
         costs(&mut o, d);
         runs(&mut o, d);
         o
@@ -183,6 +184,52 @@ fn probes(o: &mut String, d: &StudyDocument) {
     }
     let _ = writeln!(o, "\nProbes, run by run (downtime: the longest span without a write acknowledged on a primary; lost: acknowledged writes the final primary lacks; lag: the worst replica's):");
     columns(o, &PROBE_HEADER, &rows);
+}
+
+/// A target's shared conditions in one line: its server, durability in effect, redo
+/// capacity, client host.
+pub(super) fn condition_summary(t: &TargetConditions) -> String {
+    let get = |g: &str, k: &str| t.common.get(g).and_then(|m| m.get(k)).cloned();
+    let mut parts = Vec::new();
+    if let (Some(p), Some(v)) = (get("server", "product"), get("server", "version")) {
+        parts.push(format!("{p} {v}"));
+    }
+    parts.extend(get("durability", "in effect").map(|v| format!("durability: {v}")));
+    parts.extend(get("logging/redo", "redo capacity (in effect)").map(|v| format!("redo capacity {v}")));
+    let host: Vec<String> = ["cores", "memory", "os"]
+        .iter()
+        .filter_map(|k| get("client host", k).map(|v| if *k == "cores" { format!("{v} cores") } else { v }))
+        .collect();
+    if !host.is_empty() {
+        parts.push(format!("client host {}", host.join(", ")));
+    }
+    let n: usize = t.common.values().map(|m| m.len()).sum();
+    parts.push(format!("{n} conditions alike on its {}", plural(t.cells.len().max(1) as u64, "cell")));
+    parts.join("; ")
+}
+
+/// What differs by cell: `memory/cache innodb_buffer_pool_size=134217728, dataset rows=20000`
+/// (a value past 60 characters cut: study.json has it whole).
+pub(super) fn cell_conditions(groups: &crate::model::study::ConditionGroups) -> String {
+    let cut = |v: &str| match v.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", &v[..i]),
+        None => v.to_string(),
+    };
+    let each = groups.iter().flat_map(|(g, m)| m.iter().map(move |(k, v)| format!("{g} {k}={}", cut(v))));
+    each.collect::<Vec<_>>().join(", ")
+}
+
+fn conditions(o: &mut String, d: &StudyDocument) {
+    if d.conditions.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nConditions, once per target (what all its cells share; then what differs by cell):");
+    for t in &d.conditions {
+        let _ = writeln!(o, "  {}: {}", t.target, condition_summary(t));
+        for (cell, groups) in &t.cells {
+            let _ = writeln!(o, "    {cell}: {}", cell_conditions(groups));
+        }
+    }
 }
 
 fn runs_cell(f: &CellFigures) -> String {

@@ -44,6 +44,8 @@ pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<(), Error>
         .collect();
     doc.cells = doc.plan.cells.iter().zip(&results).map(|(cell, r)| figures(doc, cell, r)).collect();
     doc.claims = claims::judge(&doc.declared, &doc.plan.cells, &results);
+    let docs: Vec<Option<&ResultDocument>> = results.iter().map(|r| r.doc).collect();
+    doc.conditions = crate::study::conditions::by_target(&doc.plan.cells, &docs);
     Ok(())
 }
 

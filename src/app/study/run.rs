@@ -131,6 +131,7 @@ fn open(
             prices: BTreeMap::new(),
             declared: vec![],
             claims: vec![],
+            conditions: vec![],
         },
     };
     doc.title = file.study.title.clone();

@@ -9,7 +9,7 @@ use super::{figures, table, Cell};
 use crate::model::comparison::Estimate;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::RunStatus;
-use crate::report::study::{estimate, what};
+use crate::report::study::{cell_conditions, condition_summary, estimate, what};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -31,6 +31,7 @@ pub fn study_page(file: &str, d: &StudyDocument) -> (String, String, Vec<Chart>)
     o.push_str(&probes(d));
     o.push_str(&costs(d));
     o.push_str(&cells(d));
+    o.push_str(&conditions(d));
     o.push_str(&runs(d));
     (title, o, charts)
 }
@@ -192,6 +193,35 @@ fn cells(d: &StudyDocument) -> String {
         "<section><h2>Cells</h2><p class=\"muted\">Figures over each cell's completed repeats with 95% intervals.</p>{}</section>",
         table(&["cell", "target", "settings", "values", "runs", "tps", "p99 ms", "audit", "run"], rows, "")
     )
+}
+
+/// Each target's conditions once: a summary, what differs by cell, and every shared
+/// condition folded away.
+fn conditions(d: &StudyDocument) -> String {
+    if d.conditions.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("<section><h2>Conditions, once per target</h2>");
+    for t in &d.conditions {
+        let _ = write!(o, "<h3>{}</h3><p>{}</p>", esc(&t.target), esc(&condition_summary(t)));
+        if !t.cells.is_empty() {
+            let rows = t.cells.iter().map(|(c, g)| vec![Cell::text(c), Cell::text(&cell_conditions(g))]).collect();
+            o.push_str(&table(&["cell", "differs from the target's other cells"], rows, ""));
+        }
+        let shared: Vec<Vec<Cell>> = t
+            .common
+            .iter()
+            .flat_map(|(g, m)| m.iter().map(move |(k, v)| vec![Cell::text(g), Cell::text(k), Cell::code(v)]))
+            .collect();
+        let _ = write!(
+            o,
+            "<details><summary>the {} conditions all its cells share</summary>{}</details>",
+            shared.len(),
+            table(&["group", "condition", "value"], shared, "")
+        );
+    }
+    o.push_str("</section>");
+    o
 }
 
 fn probes(d: &StudyDocument) -> String {
