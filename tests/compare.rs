@@ -424,6 +424,10 @@ fn sqlite_different_table_sizes_are_a_critical_dataset_difference() {
     // The table size is the dataset's, compared there: not a different workload.
     assert!(finding(&cmp, "workload-differs").is_none(), "{}", cmp["findings"]);
     assert!(cmp["differences"].as_array().unwrap().iter().all(|d| d["group"] != "workload"), "{}", cmp["differences"]);
+    // With the table size under test, the datasets differ on purpose: listed, no finding.
+    let (_, tested) = compare(small.dir.path(), &[&fa, &fb], &["--under-test", "table_size"]);
+    assert!(finding(&tested, "dataset-differs").is_none(), "{}", tested["findings"]);
+    assert!(difference(&tested, "dataset", "rows").is_some(), "{}", tested["differences"]);
 }
 
 #[test]
