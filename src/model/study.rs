@@ -40,6 +40,41 @@ pub struct StudyDocument {
     /// each cell has otherwise.
     #[serde(default)]
     pub conditions: Vec<TargetConditions>,
+    /// Where, along a numeric axis, the data stops fitting in the cache.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cliffs: Vec<CacheCliff>,
+}
+
+/// Two cells that differ only on `axis`, neighbours on it: the data fits the cache in the
+/// first and not in the second.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CacheCliff {
+    pub axis: String,
+    /// The cells' other values (`target=stock workload=oltp_read_write threads=16`).
+    pub at: String,
+    pub cache: String,
+    /// The last cell that fits, then the first that does not.
+    pub cells: [String; 2],
+    pub values: [String; 2],
+    pub cache_ratios: [f64; 2],
+    pub tps: [Option<f64>; 2],
+}
+
+impl CacheCliff {
+    /// `target=stock workload=oltp_read_write: the data fits innodb_buffer_pool_size at
+    /// table_size=10000 (0.4x) and not at table_size=100000 (3.9x); tps 2800.0 -> 900.0 (-67.9%)`.
+    pub fn describe(&self) -> String {
+        let [a, b] = &self.values;
+        let [ra, rb] = self.cache_ratios;
+        let tps = match self.tps {
+            [Some(x), Some(y)] if x > 0.0 => format!("; tps {x:.1} -> {y:.1} ({:+.1}%)", (y / x - 1.0) * 100.0),
+            _ => String::new(),
+        };
+        format!(
+            "{}: the data fits {} at {}={a} ({ra:.2}x) and not at {}={b} ({rb:.2}x){tps}",
+            self.at, self.cache, self.axis, self.axis
+        )
+    }
 }
 
 /// Conditions by group (`server`, `durability`, `memory/cache`, `client host`, `dataset`...,
@@ -182,6 +217,12 @@ pub struct CellFigures {
     /// What a million transactions cost on its target (a priced target only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<CellCost>,
+    /// The data the runs drew from over the cache that would hold it, and that cache's
+    /// name (`innodb_buffer_pool_size`): above 1, the data does not fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
     /// A probe cell's figures, run by run (each run is one failover or one lag series:
     /// they are not averaged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

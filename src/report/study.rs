@@ -19,6 +19,9 @@ impl Report<StudyDocument> for StudyText {
         }
         verdicts(&mut o, d);
         cells(&mut o, d);
+        for c in &d.cliffs {
+            let _ = writeln!(o, "\nCache cliff: {}", c.describe());
+        }
         probes(&mut o, d);
         conditions(&mut o, d);
         costs(&mut o, d);

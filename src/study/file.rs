@@ -365,6 +365,10 @@ impl StudyFile {
         if w.probe_rate.is_some_and(|r| !(r.is_finite() && (0.1..=10_000.0).contains(&r))) {
             return bad("probe_rate must be between 0.1 and 10000 writes per second".into());
         }
+        let spaced = |t: &str| t.chars().any(char::is_whitespace);
+        if w.probe.is_some() && (spaced(&w.name) || w.options.values().any(|v| spaced(&value_text(v)))) {
+            return bad("runs beside a probe, whose --with splits the workload's words at spaces: name and options without spaces".into());
+        }
         if w.probe == Some(ProbeKind::Lag) {
             if let Some((name, _)) = self.targets.iter().find(|(_, t)| !t.has_replicas()) {
                 return bad(format!("probes replica lag, and target {name:?} has no replica (replicas, replica_urls)"));

@@ -4,6 +4,7 @@
 //! and the claims judged on the cells' results.
 
 pub mod claims;
+pub mod cliff;
 pub mod conditions;
 pub mod cost;
 pub mod dir;

@@ -42,7 +42,19 @@ fn judge_run(op: Op, bound: f64, figure: HaFigure, c: &Criterion, value: &HaValu
 
 /// The check of `c` on one probe cell, run by run.
 pub fn check(c: &Criterion, figure: HaFigure, cell: &StudyCell, r: &CellResult) -> ClaimCheck {
-    let Bound::Absolute(bound) = c.bound else { unreachable!("a study file refuses a ratio of a probe figure") };
+    let mut out = ClaimCheck {
+        baseline_cell: None,
+        cell: cell.id.clone(),
+        at: cell.describe(&[]),
+        verdict: Verdict::Inconclusive,
+        evidence: None,
+        reason: String::new(),
+        undermined_by: Vec::new(),
+    };
+    let Bound::Absolute(bound) = c.bound else {
+        out.reason = format!("{} is judged on each run against a bound, not as a ratio", figure.name());
+        return out;
+    };
     let mut undermined_by: Vec<String> = Vec::new();
     let mut said = Vec::new();
     let (mut held, mut broke, mut open) = (0, Vec::new(), Vec::new());
@@ -80,13 +92,5 @@ pub fn check(c: &Criterion, figure: HaFigure, cell: &StudyCell, r: &CellResult) 
             (Verdict::Inconclusive, format!("not judged in {} run(s): {}", open.len(), open.join("; ")))
         }
     };
-    ClaimCheck {
-        baseline_cell: None,
-        cell: cell.id.clone(),
-        at: cell.describe(&[]),
-        verdict,
-        evidence: None,
-        reason,
-        undermined_by,
-    }
+    ClaimCheck { verdict, reason, undermined_by, ..out }
 }

@@ -46,6 +46,7 @@ pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<(), Error>
     doc.claims = claims::judge(&doc.declared, &doc.plan.cells, &results);
     let docs: Vec<Option<&ResultDocument>> = results.iter().map(|r| r.doc).collect();
     doc.conditions = crate::study::conditions::by_target(&doc.plan.cells, &docs);
+    doc.cliffs = crate::study::cliff::cliffs(&doc.plan.cells, &doc.cells);
     Ok(())
 }
 
@@ -157,6 +158,8 @@ fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures
             .map(|d| d.audit.iter().filter(|f| f.severity >= Severity::Warn).map(|f| f.id.clone()).collect())
             .unwrap_or_default(),
         cost: doc.prices.get(&cell.target).zip(r.doc).and_then(|(p, d)| crate::study::cost::cost(p, d)),
+        cache_ratio: r.doc.and_then(|d| d.conditions.dataset.cache_ratio()).map(|(_, ratio)| ratio),
+        cache: r.doc.and_then(|d| d.conditions.dataset.cache_ratio()).map(|(name, _)| name.to_string()),
         probes: r.runs.iter().filter_map(|(repeat, d)| run_probe(*repeat, d)).collect(),
     }
 }

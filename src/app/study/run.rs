@@ -132,6 +132,7 @@ fn open(
             declared: vec![],
             claims: vec![],
             conditions: vec![],
+            cliffs: vec![],
         },
     };
     doc.title = file.study.title.clone();

@@ -25,6 +25,9 @@ pub fn study_page(file: &str, d: &StudyDocument) -> (String, String, Vec<Chart>)
     o.push_str(&figures(&charts, "study-ratio"));
     if charts.iter().any(|c| c.id.starts_with("study-axis")) {
         o.push_str("<section><h2>Against each axis</h2>");
+        for c in &d.cliffs {
+            let _ = write!(o, "<p class=\"cliff\"><strong>Cache cliff:</strong> {}</p>", esc(&c.describe()));
+        }
         o.push_str(&figures(&charts, "study-axis"));
         o.push_str("</section>");
     }
@@ -128,6 +131,11 @@ pub fn study_charts(d: &StudyDocument) -> Vec<Chart> {
             );
             ch.x.ticks = xs.clone();
             lines(&mut ch, d, &axis, scale, pick);
+            for c in d.cliffs.iter().filter(|c| c.axis == axis) {
+                if let Ok(x) = c.values[1].parse::<f64>() {
+                    ch.marks.push(Mark { x, label: format!("cache cliff ({})", c.cells[1]) });
+                }
+            }
             charts.push(ch);
         }
     }
