@@ -92,10 +92,17 @@ impl Report<crate::model::sweep::SweepDocument> for HtmlReport<'_> {
     }
 }
 
-/// A study as one page, its verdicts first.
-impl Report<crate::model::study::StudyDocument> for HtmlReport<'_> {
+/// A study as one page, its verdicts first, each cell's usual report last.
+pub struct StudyHtml<'a> {
+    /// The study document's file name, as the page names it.
+    pub file: &'a str,
+    /// Each cell's id and its completed repeats built as one result.
+    pub cells: &'a [(String, ResultDocument)],
+}
+
+impl Report<crate::model::study::StudyDocument> for StudyHtml<'_> {
     fn render(&self, study: &crate::model::study::StudyDocument, _: &ReportOptions) -> String {
-        html::render(&html::HtmlInput::Study { file: self.file, study })
+        html::render(&html::HtmlInput::Study { file: self.file, study, cells: self.cells })
     }
 }
 

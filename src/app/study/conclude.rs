@@ -8,7 +8,7 @@ use crate::cli::StudyReportArgs;
 use crate::model::record::Record;
 use crate::model::study::{CellFigures, RunProbe, StudyCell, StudyDocument};
 use crate::model::{Metric, ResultDocument, RunStatus, Severity};
-use crate::report::{HtmlReport, Report as _, StudyText};
+use crate::report::{Report as _, StudyHtml, StudyText};
 use crate::study::claims::{self, CellResult};
 use crate::study::dir::{self, StudyDirError};
 use crate::timeline::record::{read_record, record_path_for};
@@ -17,23 +17,24 @@ use std::process::ExitCode;
 
 pub(super) fn report_cmd(args: &StudyReportArgs) -> Result<ExitCode, Error> {
     let mut doc = dir::load(&args.dir)?.ok_or_else(|| StudyDirError::NoStudy(args.dir.clone()))?;
-    conclude(&args.dir, &mut doc)?;
+    let cells = conclude(&args.dir, &mut doc)?;
     match args.format.as_str() {
         "json" => println!("{}", crate::model::pretty_json(&doc)),
-        "html" => print!("{}", html(&args.dir, &doc)),
+        "html" => print!("{}", html(&args.dir, &doc, &cells)),
         _ => print!("{}", StudyText.render(&doc, &Default::default())),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The study as one offline HTML page.
-pub(super) fn html(dir: &Path, doc: &StudyDocument) -> String {
+/// The study as one offline HTML page, each cell's report (`cells`) at its end.
+pub(super) fn html(dir: &Path, doc: &StudyDocument, cells: &[(String, ResultDocument)]) -> String {
     let file = dir::document_path(dir).display().to_string();
-    HtmlReport { file: &file }.render(doc, &Default::default())
+    StudyHtml { file: &file, cells }.render(doc, &Default::default())
 }
 
-/// The cells' figures and the claims' verdicts, from what `dir` holds.
-pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<(), Error> {
+/// The cells' figures and the claims' verdicts, from what `dir` holds; each cell with a
+/// completed run as one result.
+pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<Vec<(String, ResultDocument)>, Error> {
     let mut built = Vec::new();
     for cell in &doc.plan.cells {
         built.push((cell_result(dir, doc, cell)?, probe_runs(dir, doc, cell)?));
@@ -47,7 +48,8 @@ pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<(), Error>
     let docs: Vec<Option<&ResultDocument>> = results.iter().map(|r| r.doc).collect();
     doc.conditions = crate::study::conditions::by_target(&doc.plan.cells, &docs);
     doc.cliffs = crate::study::cliff::cliffs(&doc.plan.cells, &doc.cells);
-    Ok(())
+    let ids = doc.plan.cells.iter().map(|c| c.id.clone());
+    Ok(ids.zip(built).filter_map(|(id, ((d, _), _))| d.map(|d| (id, d))).collect())
 }
 
 /// The cell's completed runs as one result of repeats (audited), and what kept the others

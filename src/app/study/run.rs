@@ -48,10 +48,10 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let outcome = lab.run_all(&mut doc);
     drop(lab); // the sandboxes go before the report prints
     let interrupted = outcome?;
-    conclude::conclude(&dir, &mut doc)?;
+    let cells = conclude::conclude(&dir, &mut doc)?;
     dir::save(&dir, &doc)?;
     let page = dir.join("report.html");
-    crate::model::file::write_atomic(&page, &conclude::html(&dir, &doc))?;
+    crate::model::file::write_atomic(&page, &conclude::html(&dir, &doc, &cells))?;
     print!("{}", crate::report::Report::render(&crate::report::StudyText, &doc, &Default::default()));
     say(format_args!("Study saved to {}; its report: {}", dir::document_path(&dir).display(), page.display()));
     let failed = doc.runs.iter().any(|r| r.status != Some(RunStatus::Completed));

@@ -44,7 +44,7 @@ pub enum HtmlInput<'a> {
     /// A sweep: every point a full result.
     Sweep { file: &'a str, sweep: &'a SweepDocument },
     /// A study: its verdicts first, its cells' figures, costs and runs.
-    Study { file: &'a str, study: &'a crate::model::study::StudyDocument },
+    Study { file: &'a str, study: &'a crate::model::study::StudyDocument, cells: &'a [(String, ResultDocument)] },
 }
 
 pub fn render(input: &HtmlInput<'_>) -> String {
@@ -52,7 +52,7 @@ pub fn render(input: &HtmlInput<'_>) -> String {
         HtmlInput::Single { file, doc } => views::single_page(file, doc),
         HtmlInput::Compare { files, docs, comparison } => views::compare_page(files, docs, comparison),
         HtmlInput::Sweep { file, sweep } => views::sweep_page(file, sweep),
-        HtmlInput::Study { file, study } => study::study_page(file, study),
+        HtmlInput::Study { file, study, cells } => study::study_page(file, study, cells),
     };
     page(&title, &body, &PageData::new(charts))
 }

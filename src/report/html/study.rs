@@ -13,7 +13,11 @@ use crate::report::study::{cell_conditions, condition_summary, estimate, what};
 use serde_json::Value;
 use std::fmt::Write;
 
-pub fn study_page(file: &str, d: &StudyDocument) -> (String, String, Vec<Chart>) {
+pub fn study_page(
+    file: &str,
+    d: &StudyDocument,
+    cell_docs: &[(String, crate::model::ResultDocument)],
+) -> (String, String, Vec<Chart>) {
     let charts = study_charts(d);
     let title = format!("study: {}", d.title);
     let mut o = format!("<header><h1>{}</h1>", esc(&d.title));
@@ -36,6 +40,7 @@ pub fn study_page(file: &str, d: &StudyDocument) -> (String, String, Vec<Chart>)
     o.push_str(&cells(d));
     o.push_str(&conditions(d));
     o.push_str(&runs(d));
+    o.push_str(&cell_reports(d, cell_docs));
     (title, o, charts)
 }
 
@@ -227,6 +232,24 @@ fn conditions(d: &StudyDocument) -> String {
             shared.len(),
             table(&["group", "condition", "value"], shared, "")
         );
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// Each cell's usual report (its repeats built as one result), folded away.
+fn cell_reports(d: &StudyDocument, cell_docs: &[(String, crate::model::ResultDocument)]) -> String {
+    use crate::report::Report as _;
+    if cell_docs.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("<section><h2>Each cell's report</h2><p class=\"muted\">Its completed repeats built as one result, reported as <code>fairbench report</code> reports a result, with its audit.</p>");
+    for (id, doc) in cell_docs {
+        let what = d.plan.cells.iter().find(|c| c.id == *id).map_or(String::new(), |c| c.describe(&[]));
+        let mut text = crate::report::TextReport.render(doc, &Default::default());
+        text.push('\n');
+        text.push_str(&crate::report::findings("Audit", &doc.audit));
+        let _ = write!(o, "<details><summary>{} {}</summary><pre>{}</pre></details>", esc(id), esc(&what), esc(&text));
     }
     o.push_str("</section>");
     o
