@@ -373,13 +373,16 @@ impl Lab<'_> {
     /// One run: its status, its failure noted on `run`.
     fn measure(&mut self, cell: &Cell, run: &mut StudyRun, job: &Job) -> RunStatus {
         let out = self.dir.join(&run.file);
-        let target = &self.plan.instances[cell.instance].target;
-        if self.file.workloads[cell.workload].faults.contains_key(target) {
-            self.faulted.insert(cell.instance);
-        }
         let measured = self
             .command(cell, run.repeat, &out)
             .and_then(|argv| measure_to_file(&argv, &out, job).map_err(|e| Rc::new(CellError::Run(e))));
+        // A sandbox that started may have been changed by the run's faults, whatever the
+        // run's outcome; one that never started has nothing to rebuild.
+        let target = &self.plan.instances[cell.instance].target;
+        let started = self.urls.get(&cell.instance).is_some_and(|nodes| nodes.is_ok());
+        if started && self.file.workloads[cell.workload].faults.contains_key(target) {
+            self.faulted.insert(cell.instance);
+        }
         match measured {
             Ok(doc) => {
                 run.failure = doc.conditions.run.failure.clone();
