@@ -64,6 +64,40 @@ pub fn lock() -> Result<PortLock, SandboxError> {
     Ok(PortLock(file))
 }
 
+/// The host's register of sandbox ports, for every sandbox home: `PORT DIR` lines. A
+/// sandbox in another home (another user, another study's test) keeps a stopped or killed
+/// node's port, and a client still pointed at it must not meet another sandbox's server
+/// there. A line whose sandbox directory is gone is stale.
+fn register_path() -> std::path::PathBuf {
+    std::env::temp_dir().join("fairbench-sandbox-ports.list")
+}
+
+fn live_lines() -> Vec<(u16, String)> {
+    let text = std::fs::read_to_string(register_path()).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(_, dir)| std::path::Path::new(dir).is_dir())
+        .filter_map(|(port, dir)| Some((port.parse().ok()?, dir.to_string())))
+        .collect()
+}
+
+/// Ports some sandbox on this host holds (call with the lock held).
+pub fn registered() -> Vec<u16> {
+    live_lines().into_iter().map(|(p, _)| p).collect()
+}
+
+/// Records `ports` as `dir`'s, dropping stale lines (call with the lock held).
+pub fn register(ports: &[u16], dir: &std::path::Path) -> Result<(), SandboxError> {
+    let mut lines = live_lines();
+    lines.extend(ports.iter().map(|p| (*p, dir.display().to_string())));
+    let text: String = lines.iter().map(|(p, d)| format!("{p} {d}\n")).collect();
+    let path = register_path();
+    std::fs::write(&path, text).map_err(SandboxError::io("cannot write", &path))?;
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666));
+    Ok(())
+}
+
 fn block(first: u16, count: usize) -> Option<Vec<u16>> {
     let last = first as usize + count.checked_sub(1)?;
     (first > 0 && last <= u16::MAX as usize).then(|| (first..=last as u16).collect())

@@ -49,7 +49,9 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
     let count = opts.replicas as usize + 1;
     let block = count * engine.ports_per_node() + if opts.proxy { 2 } else { 0 };
     let _held = ports::lock()?; // until the nodes listen on the ports chosen
-    let ports = ports::choose(opts.port, engine.default_port(), block, &recorded_ports(&home))?;
+    let mut reserved = recorded_ports(&home);
+    reserved.extend(ports::registered());
+    let ports = ports::choose(opts.port, engine.default_port(), block, &reserved)?;
     let sb = Sandbox {
         name: opts.name.clone(),
         dir: dir.clone(),
@@ -64,6 +66,7 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
     };
     check_socket_paths(&sb)?;
     std::fs::create_dir_all(&dir).map_err(SandboxError::io("cannot create", &dir))?;
+    ports::register(&ports, &dir)?;
     if let Some(u) = user {
         for d in process::open_path(&dir, u)? {
             note(format!("note: made {} enterable by the server's OS user (chmod o+x)", d.display()));
