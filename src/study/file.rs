@@ -235,6 +235,11 @@ impl ProbeKind {
         }
     }
 
+    /// The probe of this name (`failover`, `lag`), as a study's cells record it.
+    pub fn named(name: &str) -> Option<ProbeKind> {
+        [ProbeKind::Failover, ProbeKind::Lag].into_iter().find(|k| k.name() == name)
+    }
+
     /// Whether its runs carry `figure`.
     pub fn measures(self, figure: crate::model::ha_figure::HaFigure) -> bool {
         use crate::model::ha_figure::HaFigure;

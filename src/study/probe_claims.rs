@@ -14,16 +14,13 @@ use crate::model::{Criterion, Severity};
 
 /// Whether `cell`'s probe measures `figure`.
 pub fn measures(cell: &StudyCell, figure: HaFigure) -> bool {
-    let wanted = match figure {
-        HaFigure::Downtime | HaFigure::Lost => "failover",
-        HaFigure::LagP99 | HaFigure::LagMax => "lag",
-    };
-    cell.probe.as_deref() == Some(wanted)
+    cell.probe.as_deref().and_then(super::file::ProbeKind::named).is_some_and(|k| k.measures(figure))
 }
 
 /// One run's figure against the bound: `Some(true)` holds, `Some(false)` breaks it, `None`
 /// open; with the words for it.
-fn judge_run(op: Op, bound: f64, figure: HaFigure, c: &Criterion, value: &HaValue) -> (Option<bool>, String) {
+fn judge_run(c: &Criterion, bound: f64, figure: HaFigure, value: &HaValue) -> (Option<bool>, String) {
+    let op = c.op;
     let show = |v: f64| c.metric.show(v).replace(' ', "");
     match value {
         HaValue::Exact(v) => (Some(op.holds(*v, bound)), format!("{} {}", figure.name(), show(*v))),
@@ -63,7 +60,7 @@ pub fn check(c: &Criterion, figure: HaFigure, cell: &StudyCell, r: &CellResult) 
             open.push(format!("run {repeat} holds no probe"));
             continue;
         };
-        let (verdict, words) = judge_run(c.op, bound, figure, c, &figure.of(ha));
+        let (verdict, words) = judge_run(c, bound, figure, &figure.of(ha));
         said.push(format!("run {repeat}: {words}"));
         match verdict {
             Some(true) => held += 1,

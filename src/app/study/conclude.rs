@@ -146,6 +146,7 @@ fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures
     let runs: Vec<_> = doc.runs.iter().filter(|run| run.cell == cell.id).collect();
     let statuses: Vec<RunStatus> = runs.iter().map(|run| run.status.unwrap_or(RunStatus::Running)).collect();
     let p99 = Metric::parse("p99").expect("p99 is a metric");
+    let cache = r.doc.and_then(|d| d.conditions.dataset.cache_ratio());
     CellFigures {
         cell: cell.id.clone(),
         completed: statuses.iter().filter(|s| **s == RunStatus::Completed).count() as u32,
@@ -160,8 +161,8 @@ fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures
             .map(|d| d.audit.iter().filter(|f| f.severity >= Severity::Warn).map(|f| f.id.clone()).collect())
             .unwrap_or_default(),
         cost: doc.prices.get(&cell.target).zip(r.doc).and_then(|(p, d)| crate::study::cost::cost(p, d)),
-        cache_ratio: r.doc.and_then(|d| d.conditions.dataset.cache_ratio()).map(|(_, ratio)| ratio),
-        cache: r.doc.and_then(|d| d.conditions.dataset.cache_ratio()).map(|(name, _)| name.to_string()),
+        cache_ratio: cache.map(|(_, ratio)| ratio),
+        cache: cache.map(|(name, _)| name.to_string()),
         probes: r.runs.iter().filter_map(|(repeat, d)| run_probe(*repeat, d)).collect(),
     }
 }
