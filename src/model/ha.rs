@@ -323,7 +323,8 @@ impl RoleReading {
 /// write, or by the role watcher that reads every node while the probe runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RoleChange {
-    /// Microseconds since the probe started.
+    /// When the read that saw it began, microseconds since the probe started (a read that
+    /// began earlier and returned later is older news, and is not recorded).
     pub at_us: u64,
     /// 1-based, in `--target` order.
     pub target: u32,

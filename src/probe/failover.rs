@@ -135,8 +135,9 @@ async fn read_again<C: Connection>(
     clock: &Clock,
     seen: &Seen,
 ) -> Option<NodeRole> {
+    let began_us = clock.elapsed_us();
     let role = tokio::time::timeout(opts.attempt_timeout, l.conn.node_role()).await.ok()?.ok()?;
-    seen.note(l.target as u32 + 1, clock.elapsed_us(), Ok(&role));
+    seen.note(l.target as u32 + 1, began_us, Ok(&role));
     l.role = role.role;
     Some(role.role)
 }
@@ -211,8 +212,9 @@ async fn connect_any<D: Database>(
         let sql = insert_sql(&**db);
         let attempt = async {
             let mut conn = db.connect().await?;
+            let began_us = clock.elapsed_us();
             let role = conn.node_role().await?;
-            seen.note(i as u32 + 1, clock.elapsed_us(), Ok(&role));
+            seen.note(i as u32 + 1, began_us, Ok(&role));
             let insert = conn.prepare(&sql).await?;
             Ok::<_, DbError>(Live { target: i, conn, insert, role: role.role, node: role.node })
         };

@@ -1,7 +1,9 @@
 //! Which node is the primary, read from the nodes themselves: on each writer connection before
 //! its first write, and by a watcher that reads every node every `poll` while the probe runs.
 //! The changes form a timeline that answers "what was this node when it acknowledged that
-//! write", to the watcher's resolution.
+//! write", to the watcher's resolution. A reading is stamped when its read began: a read
+//! that began before a promotion and returned after it holds the old role, and stamped at
+//! its return it would follow, and overrule, a newer reading that says primary.
 
 use super::Clock;
 use crate::db::{Connection, Database, DbError};
@@ -24,18 +26,20 @@ pub enum Unread {
 pub struct Seen(RefCell<Vec<RoleChange>>);
 
 impl Seen {
-    /// Records `reading` of `target` (1-based) at `at_us` when it differs from the last one.
-    pub fn note(&self, target: u32, at_us: u64, reading: Result<&RoleReading, &Unread>) {
+    /// Records `reading` of `target` (1-based), whose read began at `began_us`, when it differs
+    /// from the last one recorded. A reading that began before the last recorded one of the
+    /// same node is older news and is dropped.
+    pub fn note(&self, target: u32, began_us: u64, reading: Result<&RoleReading, &Unread>) {
         let mut all = self.0.borrow_mut();
         let (role, evidence) = match reading {
             Ok(r) => (Some(r.role), r.evidence.clone()),
             Err(why) => (None, why.to_string()),
         };
         let last = all.iter().rev().find(|c| c.target == target);
-        if last.is_some_and(|c| c.role == role) {
+        if last.is_some_and(|c| c.role == role || c.at_us > began_us) {
             return;
         }
-        all.push(RoleChange { at_us, target, role, evidence });
+        all.push(RoleChange { at_us: began_us, target, role, evidence });
     }
 
     pub fn into_changes(self) -> Vec<RoleChange> {
@@ -72,6 +76,7 @@ async fn watch_one<D: Database>(
     let mut conn: Option<D::Conn> = None;
     let mut next = Instant::now();
     while !stop() {
+        let began_us = clock.elapsed_us();
         let reading = tokio::time::timeout(timeout, read(db, &mut conn)).await;
         let reading = match reading {
             Ok(Ok(r)) => Ok(r),
@@ -81,7 +86,7 @@ async fn watch_one<D: Database>(
         if reading.is_err() {
             conn = None;
         }
-        seen.note(target, clock.elapsed_us(), reading.as_ref());
+        seen.note(target, began_us, reading.as_ref());
         next += poll;
         if !super::sleep_until(next.max(Instant::now()), stop).await {
             break;
@@ -122,5 +127,20 @@ mod tests {
         assert_eq!(t.known_role(2, 29), Some(NodeRole::Replica));
         assert!(t.writer_at(2, 30));
         assert_eq!(t.several_writers(100), vec![(40, 100, vec![1, 2])]);
+    }
+
+    /// The race CI met on a promote: the watcher's read of the replica began before the
+    /// promotion and returned after the writer's own connection had read it as the primary.
+    #[test]
+    fn a_read_that_began_before_a_newer_recorded_one_does_not_overrule_it() {
+        let seen = Seen::default();
+        seen.note(2, 8_900_000, Ok(&reading(NodeRole::Replica)));
+        seen.note(2, 9_005_000, Ok(&reading(NodeRole::Primary)));
+        seen.note(2, 8_990_000, Ok(&reading(NodeRole::Replica)));
+        let changes = seen.into_changes();
+        let t = Timeline(&changes);
+        assert_eq!(changes.len(), 2, "{changes:?}");
+        assert_eq!(t.known_role(2, 9_010_000), Some(NodeRole::Primary));
+        assert_eq!(t.known_role(2, 9_000_000), Some(NodeRole::Replica));
     }
 }
