@@ -1,10 +1,12 @@
-//! The TPC-C-like recipe on each database: the population of clause 4.3 exactly, the
-//! consistency conditions after prepare and after a run, the mix dealt from decks,
-//! New-Order's intended rollbacks, and the server's counters agreeing with the result.
+//! The TPC-C-like recipe on each database: the population of clause 4.3 exactly, the twelve
+//! consistency conditions after prepare and after a run (each shown to fail on a row broken
+//! for it), the mix dealt from decks, New-Order's intended rollbacks, and the server's
+//! counters agreeing with the result.
 
 mod common;
 use common::*;
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 /// Rows per table for `w` warehouses (clause 4.3.1), and 10 lines per initial order.
 fn cardinalities(w: i64) -> [(&'static str, i64); 9] {
@@ -26,7 +28,7 @@ fn prepare(db: &TestDb, warehouses: i64) -> String {
     let out = db.fairbench(&["prepare", "tpcc", &set, "--threads=2"]);
     let said = text(&out);
     assert!(out.status.success(), "{:?}: {said}", db.kind);
-    for n in 1..=4 {
+    for n in 1..=12 {
         assert!(said.contains(&format!("check {n}: ")) && !said.contains("FAILED"), "{:?}: {said}", db.kind);
     }
     set
@@ -34,7 +36,7 @@ fn prepare(db: &TestDb, warehouses: i64) -> String {
 
 fn assert_checks_passed(doc: &Value, kind: Kind) {
     let checks = doc["checks"].as_array().unwrap();
-    assert_eq!(checks.len(), 5, "{kind:?}: the tables' size, then conditions 1-4 of clause 3.3.2");
+    assert_eq!(checks.len(), 13, "{kind:?}: the tables' size, then conditions 1-12 of clause 3.3.2");
     for c in checks {
         assert_eq!(c["passed"], true, "{kind:?}: {c}");
     }
@@ -104,7 +106,62 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     // And its headline facts, beside the queries and events per second.
     let facts = format!("tpmC {:.0}, NOPM {:.0}; ", t["tpmc"].as_f64().unwrap(), t["nopm"].as_f64().unwrap());
     assert!(html.contains(&facts), "the headline facts lack {facts}");
+    each_condition_fails_on_a_broken_row(&db, &set);
+    let out = db.fairbench(&["verify", "oltp_read_write"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), said.lines().count()), (Some(2), 1), "{said}");
+    assert!(said.contains("built-in workloads have no checks"), "{said}");
     assert!(db.fairbench(&["cleanup", "tpcc"]).status.success());
+}
+
+/// The conditions `fairbench verify` finds broken, by number.
+fn broken_conditions(db: &TestDb, set: &str) -> BTreeSet<u32> {
+    let out = db.fairbench(&["verify", "tpcc", set]);
+    let said = text(&out);
+    let failed: BTreeSet<u32> = said
+        .lines()
+        .filter_map(|l| l.strip_prefix("check FAILED: "))
+        .map(|l| l.split([':', ' ']).next().unwrap().parse().unwrap_or_else(|_| panic!("{l}")))
+        .collect();
+    assert_eq!(out.status.code(), Some(if failed.is_empty() { 0 } else { 1 }), "{said}");
+    assert!(failed.is_empty() || said.contains("offending row"), "{said}");
+    failed
+}
+
+/// Each consistency condition fails on a row broken for it (with the others a broken row
+/// also breaks), and holds again once the row is put back. Works on a run's tables: the rows
+/// it picks are found first.
+fn each_condition_fails_on_a_broken_row(db: &TestDb, set: &str) {
+    // SUM: a 64-bit integer on every database (PostgreSQL's MAX of an integer column is not).
+    let one = |sql: &str| db.count_sql(&format!("SELECT SUM(m) FROM ({sql}) x"));
+    let undelivered = one("SELECT MAX(no_o_id) AS m FROM new_order WHERE no_w_id = 1 AND no_d_id = 2");
+    let middle = one("SELECT MIN(no_o_id) + 3 AS m FROM new_order WHERE no_w_id = 1 AND no_d_id = 4");
+    let next = one("SELECT d_next_o_id AS m FROM district WHERE d_w_id = 1 AND d_id = 5");
+    let gap = db.count_sql("SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 5")
+        - db.count_sql("SELECT COUNT(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = 5");
+    let extra: Vec<String> = (next..next + gap - 2099).map(|o| format!("({o}, 5, 1)")).collect();
+    let history = "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES";
+    let cases: Vec<(u32, String, String, &[u32])> = vec![
+        (1, "UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1".into(), "UPDATE warehouse SET w_ytd = w_ytd - 1 WHERE w_id = 1".into(), &[1, 8]),
+        (2, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 1 AND d_id = 3".into(), "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_w_id = 1 AND d_id = 3".into(), &[2]),
+        (3, format!("DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 4 AND no_o_id = {middle}"), format!("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ({middle}, 4, 1)"), &[3, 5]),
+        (4, "UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = 5".into(), "UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = 5".into(), &[4, 6]),
+        (5, format!("UPDATE orders SET o_carrier_id = 3 WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = {undelivered}"), format!("UPDATE orders SET o_carrier_id = NULL WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = {undelivered}"), &[5, 7]),
+        (6, "UPDATE order_line SET ol_o_id = 6, ol_number = 99 WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id = 5 AND ol_number = 1".into(), "UPDATE order_line SET ol_o_id = 5, ol_number = 1 WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id = 6 AND ol_number = 99".into(), &[6]),
+        (7, "UPDATE order_line SET ol_delivery_d = NULL WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id = 5 AND ol_number = 2".into(), "UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id = 5 AND ol_number = 2".into(), &[7]),
+        (8, format!("{history} (1, 1, 1, 1, 1, CURRENT_TIMESTAMP, 1.00, 'broken')"), "DELETE FROM history WHERE h_data = 'broken'".into(), &[8, 9, 10]),
+        (9, format!("{history} (1, 1, 1, 1, 1, CURRENT_TIMESTAMP, 1.00, 'broken'), (1, 1, 1, 2, 1, CURRENT_TIMESTAMP, -1.00, 'broken')"), "DELETE FROM history WHERE h_data = 'broken'".into(), &[9]),
+        (10, "UPDATE customer SET c_balance = c_balance + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7".into(), "UPDATE customer SET c_balance = c_balance - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7".into(), &[10, 12]),
+        (11, format!("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES {}", extra.join(", ")), format!("DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 5 AND no_o_id >= {next}"), &[2, 11]),
+        (12, "UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7".into(), "UPDATE customer SET c_ytd_payment = c_ytd_payment - 1 WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 7".into(), &[12]),
+    ];
+    for (n, broken, restored, fails) in cases {
+        db.exec(&broken);
+        let found = broken_conditions(db, set);
+        db.exec(&restored);
+        assert_eq!(found, fails.iter().copied().collect(), "{:?}: condition {n} broken by {broken}", db.kind);
+    }
+    assert_eq!(broken_conditions(db, set), BTreeSet::new(), "{:?}: every row put back", db.kind);
 }
 
 /// One warehouse prepared (its cardinalities exact), a run of 4 terminals, its checks passed.
@@ -116,6 +173,7 @@ fn one_warehouse_run(kind: Kind, events: &str) -> (TestDb, Value) {
     }
     let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", events]);
     assert_checks_passed(&doc, kind);
+    each_condition_fails_on_a_broken_row(&db, &set);
     (db, doc)
 }
 

@@ -181,8 +181,12 @@ fn describe(p: &Program) -> String {
             s.push('\n');
         }
     }
-    for (name, sql) in &p.checks {
-        s.push_str(&format!("  check {name}: {sql}\n"));
+    for c in &p.checks {
+        let counts = if c.counts_offending { " (counts offending rows)" } else { "" };
+        s.push_str(&format!("  check {}{counts}: {}\n", c.name, c.sql));
+    }
+    for c in p.prepare_checks.iter().filter(|c| !p.checks.contains(c)) {
+        s.push_str(&format!("  check after prepare only {}: {}\n", c.name, c.sql));
     }
     s
 }

@@ -20,6 +20,7 @@ mod shard;
 mod study;
 mod sweep;
 mod term;
+mod verify;
 use run::run_cmd;
 
 use crate::audit;
@@ -174,6 +175,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Cleanup(args) => {
             let target = target(&args.target)?;
             with_database!(&target, &connect_options(&args.target), |db| cleanup_cmd(db, &args, &target))
+        }
+        Command::Verify(args) => {
+            let target = target(&args.target)?;
+            with_database!(&target, &connect_options(&args.target), |db| verify::verify_cmd(&*db, &args, &target))
         }
         Command::Run(args) => run_or_bench(&args, false),
         Command::Bench(args) => run_or_bench(&args, true),
@@ -405,7 +410,7 @@ fn do_prepare<D: Database>(
 
 /// The file's checks of the initial population, right after loading: each printed; any
 /// that fails fails prepare.
-fn prepared_checks<D: Database>(db: &D, checks: &[(String, String)]) -> Result<(), Error> {
+fn prepared_checks<D: Database>(db: &D, checks: &[crate::workload::program::Check]) -> Result<(), Error> {
     let results = crate::runner::checks::run(db, checks, std::time::Duration::from_secs(600));
     for c in &results {
         let verdict = if c.passed { "passed" } else { "FAILED" };

@@ -61,6 +61,9 @@ pub enum Command {
     Run(RunArgs),
     /// Drop the tables fairbench created (never any other table).
     Cleanup(CleanupArgs),
+    /// Run a workload file's checks on the target's tables now (TPC-C's consistency
+    /// conditions): each printed with what it found; exits 1 when one fails.
+    Verify(VerifyTablesArgs),
     /// Prepare when the tables are missing, then run and report.
     Bench(RunArgs),
     /// Audit a result file: what in its conditions makes the numbers misleading.
@@ -395,6 +398,17 @@ pub struct RunArgs {
     pub cost_per_hour: Option<f64>,
     #[command(flatten)]
     pub shard: ShardArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct VerifyTablesArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// A workload file PATH.toml or a recipe name (tpcc).
+    pub workload: String,
+    /// The [params] the tables were prepared with, e.g. --set warehouses=10 (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]

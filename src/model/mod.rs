@@ -163,6 +163,9 @@ pub struct CheckRecord {
     /// The first column of the first row, as text (`null` when no row or NULL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// A check that counts the rows breaking it: how many did (it passed at 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offending: Option<u64>,
     /// Why it could not run, when it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -171,10 +174,12 @@ pub struct CheckRecord {
 impl CheckRecord {
     /// What it read, or why it could not run: `returned 0`, `could not run: ...`.
     pub fn detail(&self) -> String {
-        match (&self.error, &self.value) {
-            (Some(e), _) => format!("could not run: {e}"),
-            (None, Some(v)) => format!("returned {v}"),
-            (None, None) => "returned nothing".into(),
+        match (&self.error, &self.value, self.offending) {
+            (Some(e), _, _) => format!("could not run: {e}"),
+            (None, _, Some(0)) => "no offending row".into(),
+            (None, _, Some(n)) => plural(n, "offending row"),
+            (None, Some(v), None) => format!("returned {v}"),
+            (None, None, None) => "returned nothing".into(),
         }
     }
 }

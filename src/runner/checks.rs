@@ -1,12 +1,13 @@
 //! A workload file's checks, run after the measured phase on a connection of their own:
-//! each query's first column of its first row must be true.
+//! each query's first column of its first row must be true, or count no offending row.
 
 use crate::db::{Connection, Database, DbError, Value};
 use crate::model::CheckRecord;
+use crate::workload::program::Check;
 use std::time::Duration;
 
-/// Runs each `(name, sql)` with a deadline; one that cannot run is recorded as failed, with why.
-pub fn run<D: Database>(db: &D, checks: &[(String, String)], limit: Duration) -> Vec<CheckRecord> {
+/// Runs each check with a deadline; one that cannot run is recorded as failed, with why.
+pub fn run<D: Database>(db: &D, checks: &[Check], limit: Duration) -> Vec<CheckRecord> {
     if checks.is_empty() {
         return Vec::new();
     }
@@ -14,29 +15,23 @@ pub fn run<D: Database>(db: &D, checks: &[(String, String)], limit: Duration) ->
     let mut conn = match super::bounded_result(&rt, limit, "the server", "connecting for the checks", db.connect()) {
         Ok(c) => Some(c),
         Err(e) => {
-            return checks.iter().map(|(name, sql)| failed(name, sql, format!("cannot connect: {e}"))).collect();
+            return checks.iter().map(|c| failed(c, format!("cannot connect: {e}"))).collect();
         }
     };
     checks
         .iter()
-        .map(|(name, sql)| {
+        .map(|check| {
             let Some(c) = conn.as_mut() else {
-                return failed(name, sql, "not run: an earlier check lost the connection".into());
+                return failed(check, "not run: an earlier check lost the connection".into());
             };
-            match super::bounded_result(&rt, limit, "the server", &format!("running check {name}"), first_value(c, sql))
-            {
-                Ok(v) => CheckRecord {
-                    name: name.clone(),
-                    sql: sql.clone(),
-                    passed: truthy(&v),
-                    value: Some(text(&v)),
-                    error: None,
-                },
+            let running = format!("running check {}", check.name);
+            match super::bounded_result(&rt, limit, "the server", &running, first_value(c, &check.sql)) {
+                Ok(v) => judged(check, &v),
                 Err(e) => {
                     if e.connection_lost {
                         conn = None;
                     }
-                    failed(name, sql, e.to_string())
+                    failed(check, e.to_string())
                 }
             }
         })
@@ -50,8 +45,43 @@ async fn first_value<C: Connection>(conn: &mut C, sql: &str) -> Result<Value, Db
     Ok(row.into_iter().next().unwrap_or(Value::Null))
 }
 
-fn failed(name: &str, sql: &str, error: String) -> CheckRecord {
-    CheckRecord { name: name.into(), sql: sql.into(), passed: false, value: None, error: Some(error) }
+/// What the query returned, judged: true, or no offending row (a count that is not a
+/// whole number fails, with what it was).
+fn judged(check: &Check, v: &Value) -> CheckRecord {
+    let offending = check.counts_offending.then(|| count(v)).flatten();
+    let passed = match check.counts_offending {
+        true => offending == Some(0),
+        false => truthy(v),
+    };
+    CheckRecord {
+        name: check.name.clone(),
+        sql: check.sql.clone(),
+        passed,
+        value: Some(text(v)),
+        offending,
+        error: None,
+    }
+}
+
+fn failed(check: &Check, error: String) -> CheckRecord {
+    CheckRecord {
+        name: check.name.clone(),
+        sql: check.sql.clone(),
+        passed: false,
+        value: None,
+        offending: None,
+        error: Some(error),
+    }
+}
+
+/// A count as the three databases return it: an integer, or its digits as text.
+fn count(v: &Value) -> Option<u64> {
+    match v {
+        Value::Int(i) => u64::try_from(*i).ok(),
+        Value::Text(t) => t.trim().parse().ok(),
+        Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
+        Value::Float(_) | Value::Null => None,
+    }
 }
 
 /// 1, true, `t`, `1`: SQL's true as the three databases return it.

@@ -343,7 +343,16 @@ pub struct CheckSpec {
     /// prepared with other parameters than the run's).
     #[serde(default)]
     pub before_run: bool,
-    /// A query whose first column of its first row must be true (1, `t`, `true`).
+    /// Run after each run (default); false: a condition of the initial population only,
+    /// which the workload's own transactions change (TPC-C's condition 11).
+    #[serde(default = "yes")]
+    pub after_run: bool,
+    /// `true` (default): the first column of the first row must be true. `zero`: it counts
+    /// the offending rows, and must be 0 (the result and the report say how many).
+    #[serde(default)]
+    pub expect: CheckExpect,
+    /// A query whose first column of its first row must be true (1, `t`, `true`), or count
+    /// the offending rows (`expect = "zero"`).
     pub sql: Option<Spanned<String>>,
     pub mysql: Option<Spanned<String>>,
     pub postgres: Option<Spanned<String>>,
@@ -354,6 +363,19 @@ impl SqlTexts for StatementSpec {
     fn texts(&self) -> (Text<'_>, [(&'static str, Text<'_>); 3]) {
         (&self.sql, [("mysql", &self.mysql), ("postgres", &self.postgres), ("sqlite", &self.sqlite)])
     }
+}
+
+/// What a check's query returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckExpect {
+    #[default]
+    True,
+    Zero,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl SqlTexts for CheckSpec {

@@ -4,7 +4,7 @@
 use super::resolve::{generator, number, substitute};
 use super::*;
 use crate::model::{ColumnDef, ColumnType};
-use crate::workload::spec::{line_col, Number, Spec, SpecError, SqlTexts, TableSpec};
+use crate::workload::spec::{line_col, CheckExpect, Number, Spec, SpecError, SqlTexts, TableSpec};
 use toml::Spanned;
 
 /// Errors, each `file:line:col: message`, collected over the whole file.
@@ -209,18 +209,21 @@ impl Compiler<'_> {
         number(&mut self.e, &self.params, span, n, what)
     }
 
-    /// The checks: all of them (after each run), those also after prepare, those also
-    /// before each run.
-    fn checks(&mut self, spec: &Spec, dialect: Dialect) -> [Vec<(String, String)>; 3] {
-        let mut lists: [Vec<(String, String)>; 3] = Default::default();
+    /// The checks after each run, after prepare, and before each run.
+    fn checks(&mut self, spec: &Spec, dialect: Dialect) -> [Vec<Check>; 3] {
+        let mut lists: [Vec<Check>; 3] = Default::default();
         for check in &spec.checks {
             let Some(sql) = check.sql_for(dialect) else {
                 let name = check.name.get_ref();
                 self.e.at(&check.name, format!("check {name} has no SQL for {}", dialect.name()));
                 continue;
             };
-            let compiled = (check.name.get_ref().clone(), self.substitute(sql));
-            for (list, wanted) in lists.iter_mut().zip([true, check.after_prepare, check.before_run]) {
+            let compiled = Check {
+                name: check.name.get_ref().clone(),
+                sql: self.substitute(sql),
+                counts_offending: check.expect == CheckExpect::Zero,
+            };
+            for (list, wanted) in lists.iter_mut().zip([check.after_run, check.after_prepare, check.before_run]) {
                 if wanted {
                     list.push(compiled.clone());
                 }

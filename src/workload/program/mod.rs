@@ -29,15 +29,25 @@ pub struct Program {
     pub client: Vec<(usize, Generator)>,
     pub tables: Vec<TableProgram>,
     pub transactions: Vec<TransactionProgram>,
-    pub checks: Vec<(String, String)>,
-    /// The checks that also hold right after prepare.
-    pub prepare_checks: Vec<(String, String)>,
+    /// The checks that hold after each run.
+    pub checks: Vec<Check>,
+    /// The checks that hold right after prepare.
+    pub prepare_checks: Vec<Check>,
     /// The checks that must hold before a run measures (the tables fit the parameters).
-    pub run_checks: Vec<(String, String)>,
+    pub run_checks: Vec<Check>,
     /// The benchmark whose rules the audit applies (`tpc-c`), if the file says so.
     pub follows: Option<String>,
     /// Transactions dealt from a shuffled deck of `weight` cards each (`pick = "deck"`).
     pub deck: bool,
+}
+
+/// A check as sent to one database: its query, which returns true, or counts the rows that
+/// break it (`counts_offending`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub name: String,
+    pub sql: String,
+    pub counts_offending: bool,
 }
 
 #[derive(Clone, Debug)]
