@@ -34,6 +34,20 @@ fn prepare(db: &TestDb, warehouses: i64) -> String {
     set
 }
 
+/// The New-Orders the database gained (the change in the sum of D_NEXT_O_ID, read around the
+/// measured phase) are the ones the clients counted as committed: a run of --events leaves
+/// none in flight at either edge.
+fn assert_nopm_agrees(doc: &Value, kind: Kind) {
+    let t = &doc["tpcc"];
+    let new_order = &t["types"][0];
+    let committed = new_order["count"].as_i64().unwrap() - new_order["rollbacks"].as_i64().unwrap();
+    assert_eq!(t["new_orders_database"].as_i64(), Some(committed), "{kind:?}: {t}");
+    let tally = &doc["tallies"][0];
+    assert_eq!(tally["name"], "new_orders", "{kind:?}: {tally}");
+    assert_eq!(tally["after"].as_i64().unwrap() - tally["before"].as_i64().unwrap(), committed, "{kind:?}: {tally}");
+    assert!((t["nopm_database"].as_f64().unwrap() - t["nopm"].as_f64().unwrap()).abs() < 1e-9, "{kind:?}: {t}");
+}
+
 fn assert_checks_passed(doc: &Value, kind: Kind) {
     let checks = doc["checks"].as_array().unwrap();
     assert_eq!(checks.len(), 13, "{kind:?}: the tables' size, then conditions 1-12 of clause 3.3.2");
@@ -73,6 +87,7 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     assert!(text(&out).contains("fails before the run") && text(&out).contains("--set"), "{}", text(&out));
     let doc = db.run_json(&["run", "tpcc", &set, "--threads=1", "--events=2300", "--rand-seed=7"]);
     assert_checks_passed(&doc, Kind::Sqlite);
+    assert_nopm_agrees(&doc, Kind::Sqlite);
     let t = &doc["tpcc"];
     assert_eq!(t["mode"], "no-wait");
     assert_eq!(t["warehouses"], 2);
@@ -94,6 +109,7 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     assert!(!ids.contains(&"tpcc-few-warehouses") && !ids.contains(&"tpcc-mix"), "{ids:?}");
     let report = text(&db.fairbench(&["run", "tpcc", &set, "--threads=1", "--events=23"]));
     assert!(report.contains("TPC-C-like figures (no-wait mode") && report.contains("tpmC "), "{report}");
+    assert!(report.contains("as HammerDB counts): the same as the clients' count"), "{report}");
     let saved = db.dir.path().join("tpcc.json");
     std::fs::write(&saved, doc.to_string()).unwrap();
     let page = db.dir.path().join("tpcc.html");
@@ -173,6 +189,7 @@ fn one_warehouse_run(kind: Kind, events: &str) -> (TestDb, Value) {
     }
     let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", events]);
     assert_checks_passed(&doc, kind);
+    assert_nopm_agrees(&doc, kind);
     each_condition_fails_on_a_broken_row(&db, &set);
     (db, doc)
 }

@@ -47,6 +47,21 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
             "a TPC-C-like run keeps Payment at 43% or more and Order-Status, Delivery and Stock-Level at 4% each: deal transactions from a deck (pick = \"deck\") and run long enough that the last partial deck does not matter",
         ));
     }
+    let warmup = d.conditions.run.warmup_s > 0;
+    let bound = t.new_orders_in_flight_bound(warmup);
+    if let Some(diff) = t.new_orders_difference().filter(|d| d.unsigned_abs() > bound) {
+        out.push(finding(
+            "tpcc-nopm-differs",
+            Severity::Warn,
+            format!(
+                "the database gained {} New-Orders and the clients counted {} committed: {diff:+}, more than the {bound} transactions in flight at the measured phase's edges explain",
+                t.new_orders_database.unwrap_or(0),
+                t.new_orders_committed()
+            ),
+            vec![("database", json!(t.new_orders_database)), ("clients", json!(t.new_orders_committed())), ("in_flight_bound", json!(bound))],
+            "the client's count and the database's disagree: another client wrote to the same tables, a commit the client counted did not persist, or orders were committed without being counted; run on tables no one else uses and compare with `fairbench verify`",
+        ));
+    }
     if t.response_times_ok == Some(false) {
         let over = t.over_limits();
         out.push(finding(

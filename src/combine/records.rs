@@ -76,6 +76,7 @@ fn outcome(records: &[&Record], phases: &[&Phase]) -> Option<RunOutcome> {
         ended_at: ends.iter().map(|o| o.ended_at).max().unwrap_or(lead.ended_at),
         counters_before: lead.counters_before.clone(),
         counters_after: lead.counters_after.clone(),
+        tallies: lead.tallies.clone(),
         client: client(records, &ends),
         peak_rss_bytes: ends.iter().map(|o| o.peak_rss_bytes).max().unwrap_or(0),
         per_client: ends.iter().flat_map(|o| o.per_client.iter().copied()).collect(),

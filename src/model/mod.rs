@@ -84,6 +84,10 @@ pub struct ResultDocument {
     /// A workload file's checks, run after the measured phase.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckRecord>,
+    /// A workload file's tallies: numbers its tables hold, read as the measured phase
+    /// started and after it ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tallies: Vec<TallyRecord>,
     /// Open loop only: the same keys as `stats`, service time (actual start to end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<BTreeMap<String, ClassStats>>,
@@ -181,6 +185,28 @@ impl CheckRecord {
             (None, Some(v), None) => format!("returned {v}"),
             (None, None, None) => "returned nothing".into(),
         }
+    }
+}
+
+/// A number the tables hold around the measured phase (absent: it could not be read then).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TallyRecord {
+    pub name: String,
+    /// As the measured phase started (after any warmup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<i64>,
+    /// After the last event, once every client had finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<i64>,
+    /// after - before; over repeats, the sum of each repeat's change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<i64>,
+}
+
+impl TallyRecord {
+    pub fn read(name: &str, before: Option<i64>, after: Option<i64>) -> TallyRecord {
+        let change = before.zip(after).map(|(b, a)| a - b);
+        TallyRecord { name: name.into(), before, after, change }
     }
 }
 

@@ -147,6 +147,9 @@ pub struct RunOutcome {
     /// Server counters just before the first event and just after the last.
     pub counters_before: BTreeMap<String, i64>,
     pub counters_after: BTreeMap<String, i64>,
+    /// The workload file's tallies at the same two moments.
+    #[serde(default)]
+    pub tallies: Vec<crate::model::TallyRecord>,
     pub client: ClientCpu,
     /// Peak resident memory of the process, bytes.
     pub peak_rss_bytes: u64,
@@ -168,6 +171,7 @@ impl RunOutcome {
             ended_at: now,
             counters_before: BTreeMap::new(),
             counters_after: BTreeMap::new(),
+            tallies: Vec::new(),
             client: ClientCpu::default(),
             peak_rss_bytes: 0,
             per_client: Vec::new(),

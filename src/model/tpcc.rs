@@ -34,8 +34,16 @@ pub struct TpccRecord {
     /// New-Order transactions completed per minute of the measured interval, its intended
     /// rollbacks included (they complete as the workload means them to).
     pub tpmc: f64,
-    /// New-Orders committed per minute (HammerDB's NOPM: orders that exist afterwards).
+    /// New-Orders committed per minute (HammerDB's NOPM: orders that exist afterwards), as
+    /// the clients counted them.
     pub nopm: f64,
+    /// New-Orders the database gained over the measured phase: the change in the sum of
+    /// D_NEXT_O_ID (the tally `new_orders`, as HammerDB counts); absent when not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_orders_database: Option<i64>,
+    /// That change per measured minute: NOPM from the database.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nopm_database: Option<f64>,
     /// Transactions of all five types completed per minute.
     pub tpm: f64,
     pub types: Vec<TpccTypeRecord>,
@@ -71,6 +79,40 @@ pub struct TpccTypeRecord {
 }
 
 impl TpccRecord {
+    /// New-Orders committed as the clients counted them.
+    pub fn new_orders_committed(&self) -> u64 {
+        self.types.first().map_or(0, |n| n.count - n.rollbacks)
+    }
+
+    /// The database's count less the clients' (None: the database's was not read).
+    pub fn new_orders_difference(&self) -> Option<i64> {
+        Some(self.new_orders_database? - self.new_orders_committed() as i64)
+    }
+
+    /// NOPM from the database beside the clients' count, and whether the two agree.
+    pub fn database_count_words(&self) -> String {
+        let (Some(db), Some(nopm), Some(diff)) =
+            (self.new_orders_database, self.nopm_database, self.new_orders_difference())
+        else {
+            return "NOPM from the database: not read (the sum of D_NEXT_O_ID could not be read around the measured phase)".into();
+        };
+        let clients = self.new_orders_committed();
+        let verdict = match diff {
+            0 => "the same as the clients' count".to_string(),
+            d => format!(
+                "{d:+} orders ({:+.3}%) beside the clients' {clients}",
+                100.0 * d as f64 / clients.max(1) as f64
+            ),
+        };
+        format!("NOPM from the database {nopm:.0} (the sum of D_NEXT_O_ID grew by {db} over the measured phase, as HammerDB counts): {verdict}")
+    }
+
+    /// How far apart the two counts may be from transactions in flight at the measured
+    /// phase's edges alone: one per terminal at each edge the counts do not share.
+    pub fn new_orders_in_flight_bound(&self, warmup: bool) -> u64 {
+        self.terminals as u64 * if warmup { 2 } else { 1 }
+    }
+
     /// The types whose 90th percentile is over its limit, as `New-Order p90 6000 ms > 5000 ms`.
     pub fn over_limits(&self) -> Vec<String> {
         self.types

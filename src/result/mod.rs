@@ -85,6 +85,7 @@ pub fn start(setting: Setting<'_>) -> ResultDocument {
         statements: BTreeMap::new(),
         transactions: BTreeMap::new(),
         checks: Vec::new(),
+        tallies: Vec::new(),
         service: None,
         service_statements: None,
         open_loop,
@@ -163,6 +164,7 @@ fn figures(
     run.warmup_end = outcome.warmup_end.clone();
     run.started_at = crate::model::rfc3339(outcome.started_at);
     run.ended_at = crate::model::rfc3339(outcome.ended_at);
+    doc.tallies = outcome.tallies.clone();
     doc.tpcc = tpcc::figures(&doc);
     doc
 }

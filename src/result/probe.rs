@@ -99,6 +99,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
         statements: BTreeMap::from([(p.statement.to_string(), writes.clone())]),
         transactions: BTreeMap::from([(p.statement.to_string(), transaction)]),
         checks: Vec::new(),
+        tallies: Vec::new(),
         service: Some(classes(&service)),
         service_statements: Some(BTreeMap::from([(p.statement.to_string(), service.clone())])),
         open_loop: Some(OpenLoopRecord {

@@ -76,6 +76,7 @@ fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
     }
     m.ended_at = o.ended_at;
     m.counters_after.clone_from(&o.counters_after);
+    add_tallies(&mut m.tallies, &o.tallies);
     // Each repeat ended its own warmup.
     if let (Some(a), Some(b)) = (&mut m.warmup_end, &o.warmup_end) {
         *a = crate::model::WarmupEnd::pooled([&*a, b]);
@@ -110,5 +111,15 @@ fn record(index: u32, doc: ResultDocument) -> RepeatRecord {
         errors,
         client_cost,
         status_delta: conditions.server.status_delta,
+    }
+}
+
+/// A later repeat's tallies: read last after it, changed by each repeat's change (what
+/// happened between repeats, a later warmup, is no repeat's).
+fn add_tallies(merged: &mut [crate::model::TallyRecord], later: &[crate::model::TallyRecord]) {
+    for m in merged.iter_mut() {
+        let l = later.iter().find(|l| l.name == m.name);
+        m.after = l.and_then(|l| l.after);
+        m.change = m.change.zip(l.and_then(|l| l.change)).map(|(a, b)| a + b);
     }
 }

@@ -5,6 +5,9 @@ use crate::model::tpcc::{TpccRecord, TpccTypeRecord, TYPES};
 use crate::model::{ClassStats, ResultDocument};
 use crate::stats::histogram::LatencyHistogram;
 
+/// The tally that counts New-Orders in the database (the change in the sum of D_NEXT_O_ID).
+pub const NEW_ORDERS_TALLY: &str = "new_orders";
+
 /// The figures of `doc` when its workload follows TPC-C (`follows = "tpc-c"`).
 pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
     let workload = &doc.conditions.workload;
@@ -34,6 +37,7 @@ pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
     }
     let new_order = &types[0];
     let spec_mode = param("waits").unwrap_or(0) > 0;
+    let from_database = doc.tallies.iter().find(|t| t.name == NEW_ORDERS_TALLY).and_then(|t| t.change);
     Some(TpccRecord {
         mode: if spec_mode { "spec" } else { "no-wait" }.into(),
         warehouses: param("warehouses").unwrap_or(0),
@@ -41,6 +45,8 @@ pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
         measured_minutes: minutes,
         tpmc: new_order.per_minute,
         nopm: per_minute(new_order.count - new_order.rollbacks),
+        new_orders_database: from_database,
+        nopm_database: from_database.map(|n| if minutes > 0.0 { n as f64 / minutes } else { 0.0 }),
         tpm: per_minute(total),
         mix_ok: total > 0 && types.iter().all(|t| t.min_share_pct.is_none_or(|min| t.share_pct >= min)),
         response_times_ok: spec_mode.then(|| types.iter().all(|t| t.p90_ms <= t.p90_limit_ms)),

@@ -1,9 +1,10 @@
 //! A workload file's checks, run after the measured phase on a connection of their own:
-//! each query's first column of its first row must be true, or count no offending row.
+//! each query's first column of its first row must be true, or count no offending row. And
+//! its tallies, read around the measured phase.
 
 use crate::db::{Connection, Database, DbError, Value};
 use crate::model::CheckRecord;
-use crate::workload::program::Check;
+use crate::workload::program::{Check, Tally};
 use std::time::Duration;
 
 /// Runs each check with a deadline; one that cannot run is recorded as failed, with why.
@@ -36,6 +37,17 @@ pub fn run<D: Database>(db: &D, checks: &[Check], limit: Duration) -> Vec<CheckR
             }
         })
         .collect()
+}
+
+/// Each tally's whole number on `conn` (None: it could not be read in time, or was no whole
+/// number), in the file's order.
+pub fn read_tallies<C: Connection>(
+    rt: &crate::LocalRuntime,
+    limit: Duration,
+    conn: &mut C,
+    tallies: &[Tally],
+) -> Vec<Option<i64>> {
+    tallies.iter().map(|t| super::bounded(rt, limit, first_value(conn, &t.sql)).and_then(|v| whole(&v))).collect()
 }
 
 async fn first_value<C: Connection>(conn: &mut C, sql: &str) -> Result<Value, DbError> {
@@ -74,10 +86,16 @@ fn failed(check: &Check, error: String) -> CheckRecord {
     }
 }
 
-/// A count as the three databases return it: an integer, or its digits as text.
+/// A count: a whole number that is not negative.
 fn count(v: &Value) -> Option<u64> {
+    whole(v).and_then(|n| u64::try_from(n).ok())
+}
+
+/// A whole number as the three databases return it: an integer, or its digits as text (a
+/// MySQL SUM is a DECIMAL).
+fn whole(v: &Value) -> Option<i64> {
     match v {
-        Value::Int(i) => u64::try_from(*i).ok(),
+        Value::Int(i) => Some(*i),
         Value::Text(t) => t.trim().parse().ok(),
         Value::Bytes(b) => std::str::from_utf8(b).ok()?.trim().parse().ok(),
         Value::Float(_) | Value::Null => None,

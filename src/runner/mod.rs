@@ -5,6 +5,7 @@
 //! Async drivers (MySQL, PostgreSQL) run many clients per worker thread (one current-thread
 //! runtime per core, shared-nothing); blocking drivers (SQLite) get a thread per client.
 
+mod bracket;
 pub mod checks;
 mod client;
 pub mod cpu;
@@ -18,14 +19,13 @@ pub mod signal;
 pub mod timer;
 mod workers;
 
-use crate::db::{Connection as _, Database, DbError};
+use crate::db::{Database, DbError};
 use crate::model::{LoopModel, RunStatus};
 use crate::plan::RunPlan;
 use crate::recorder::{Sink, Tick, TickRecorder};
 use crate::workload::StatementInfo;
 use client::ClientSpec;
 pub use rendezvous::{Alone, Rendezvous, RendezvousError};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -175,8 +175,7 @@ pub fn run_with<D: Database>(
     let transactions = plan.workload.transactions();
     let shared = Arc::new(Shared::new(plan));
     // A connection of our own for the server's counters around the measured phase.
-    let admin_rt = crate::local_runtime();
-    let mut admin = admin_rt.block_on(db.connect()).map_err(RunError::Admin)?;
+    let mut bracket = bracket::Bracket::open(&*db, &plan.workload.program().tallies).map_err(RunError::Admin)?;
     let mut workers = Workers::spawn(db.clone(), plan, &statements, &transactions, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
     if let Err(why) = rendezvous.agree(&|| signal::presses() > 0) {
@@ -188,12 +187,8 @@ pub fn run_with<D: Database>(
     let warmup = Duration::from_secs(plan.warmup_s as u64);
     // The counters bracket the measured phase: read now, or when the warmup ends.
     let reads_counters = rendezvous.reads_counters();
-    let mut counters_before = BTreeMap::new();
-    let mut read_before = || {
-        if reads_counters {
-            counters_before = bounded(&admin_rt, plan.admin_timeout, admin.status_counters()).unwrap_or_default();
-        }
-    };
+    bracket.reads(reads_counters);
+    let mut read_before = || bracket.read_before(plan.admin_timeout);
     if warmup.is_zero() {
         read_before();
     }
@@ -222,10 +217,7 @@ pub fn run_with<D: Database>(
     signal::uninstall();
     // A server that went away or hangs leaves the counters empty (the audit says so).
     let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
-    let counters_after = match reads_counters {
-        true => bounded(&admin_rt, limit, admin.status_counters()).unwrap_or_default(),
-        false => BTreeMap::new(),
-    };
+    let bracketed = bracket.read_after(limit);
     let per_client = std::mem::take(&mut *crate::lock(&shared.per_client));
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(measured.from).as_secs_f64(),
@@ -234,8 +226,9 @@ pub fn run_with<D: Database>(
         failure,
         started_at,
         ended_at,
-        counters_before,
-        counters_after,
+        counters_before: bracketed.counters_before,
+        counters_after: bracketed.counters_after,
+        tallies: bracketed.tallies,
         client,
         peak_rss_bytes: cpu::max_rss_bytes(),
         per_client,

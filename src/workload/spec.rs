@@ -22,6 +22,8 @@ pub struct Spec {
     pub transactions: Vec<Spanned<TransactionSpec>>,
     #[serde(default)]
     pub checks: Vec<CheckSpec>,
+    #[serde(default)]
+    pub tallies: Vec<TallySpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -360,6 +362,25 @@ pub struct CheckSpec {
 }
 
 impl SqlTexts for StatementSpec {
+    fn texts(&self) -> (Text<'_>, [(&'static str, Text<'_>); 3]) {
+        (&self.sql, [("mysql", &self.mysql), ("postgres", &self.postgres), ("sqlite", &self.sqlite)])
+    }
+}
+
+/// A number the tables hold, read as the measured phase starts and after it ends: its change
+/// is what the database says the run did (TPC-C's orders from the sum of D_NEXT_O_ID).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TallySpec {
+    pub name: Spanned<String>,
+    /// A query whose first column of its first row is a whole number.
+    pub sql: Option<Spanned<String>>,
+    pub mysql: Option<Spanned<String>>,
+    pub postgres: Option<Spanned<String>>,
+    pub sqlite: Option<Spanned<String>>,
+}
+
+impl SqlTexts for TallySpec {
     fn texts(&self) -> (Text<'_>, [(&'static str, Text<'_>); 3]) {
         (&self.sql, [("mysql", &self.mysql), ("postgres", &self.postgres), ("sqlite", &self.sqlite)])
     }

@@ -193,6 +193,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
         statements: BTreeMap::from([("point_selects".to_string(), stats["read"].clone())]),
         transactions: BTreeMap::new(),
         checks: vec![],
+        tallies: vec![],
         service: open.then(|| stats.clone()),
         service_statements: None,
         open_loop: open.then(|| OpenLoopRecord {

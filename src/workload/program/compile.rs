@@ -88,6 +88,7 @@ pub fn compile(
     c.check_offsets(spec);
     c.check_transactions(spec, &transactions);
     let [checks, prepare_checks, run_checks] = c.checks(spec, dialect);
+    let tallies = c.tallies(spec, dialect);
     let Compiler { e, params, slots, .. } = c;
     if !e.list.is_empty() {
         return Err(e.list);
@@ -105,6 +106,7 @@ pub fn compile(
         checks,
         prepare_checks,
         run_checks,
+        tallies,
         follows: spec.workload.follows.as_ref().map(|f| f.get_ref().clone()),
         deck,
     })
@@ -230,6 +232,22 @@ impl Compiler<'_> {
             }
         }
         lists
+    }
+
+    /// The tallies, each with its SQL for `dialect`; names must differ.
+    fn tallies(&mut self, spec: &Spec, dialect: Dialect) -> Vec<Tally> {
+        let mut out: Vec<Tally> = Vec::new();
+        for t in &spec.tallies {
+            let name = t.name.get_ref();
+            if out.iter().any(|o| &o.name == name) {
+                self.e.at(&t.name, format!("tally {name} is declared twice"));
+            }
+            match t.sql_for(dialect) {
+                Some(sql) => out.push(Tally { name: name.clone(), sql: self.substitute(sql) }),
+                None => self.e.at(&t.name, format!("tally {name} has no SQL for {}", dialect.name())),
+            }
+        }
+        out
     }
 
     pub(super) fn substitute(&mut self, sql: &Spanned<String>) -> String {

@@ -35,6 +35,8 @@ pub struct Program {
     pub prepare_checks: Vec<Check>,
     /// The checks that must hold before a run measures (the tables fit the parameters).
     pub run_checks: Vec<Check>,
+    /// Numbers the tables hold, read around the measured phase.
+    pub tallies: Vec<Tally>,
     /// The benchmark whose rules the audit applies (`tpc-c`), if the file says so.
     pub follows: Option<String>,
     /// Transactions dealt from a shuffled deck of `weight` cards each (`pick = "deck"`).
@@ -48,6 +50,13 @@ pub struct Check {
     pub name: String,
     pub sql: String,
     pub counts_offending: bool,
+}
+
+/// A tally as sent to one database: a query returning one whole number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tally {
+    pub name: String,
+    pub sql: String,
 }
 
 #[derive(Clone, Debug)]
