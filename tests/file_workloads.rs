@@ -73,6 +73,28 @@ fn values_carried_between_statements_arrive() {
     }
 }
 
+/// `save_row = "middle"` keeps row ceil(n/2) of a result of 1, 2 and 3 rows, on every
+/// database, through prepared statements and plain text queries (--ps off).
+#[test]
+fn the_middle_row_is_saved_from_results_of_one_two_and_three_rows() {
+    let middle = fixture("middle.toml");
+    for kind in ALL {
+        for ps in ["--ps=on", "--ps=off"] {
+            let db = TestDb::new(kind);
+            let doc = db.run_json(&["bench", &middle, ps, "--threads=2", "--events=300"]);
+            for c in doc["checks"].as_array().unwrap() {
+                assert_eq!(c["passed"], true, "{kind:?} {ps}: {c}");
+            }
+            assert_eq!(db.count("middle_picks"), 300, "{kind:?} {ps}");
+            let wrong = db.count_sql(
+                "SELECT COUNT(*) FROM middle_picks WHERE picked <> CASE g WHEN 1 THEN 1 WHEN 2 THEN 3 ELSE 5 END",
+            );
+            assert_eq!(wrong, 0, "{kind:?} {ps}");
+            assert!(db.fairbench(&["cleanup", &middle]).status.success());
+        }
+    }
+}
+
 /// A repeat count drawn for each transaction, and an intended rollback: every order kept has
 /// 5 to 15 lines; over 1,000 orders the lines average 10 (uniform: the mean of 1,000 draws
 /// is within 0.3 of it but once in 10^10); the orders that looked up a missing item (10%)

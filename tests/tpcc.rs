@@ -102,6 +102,17 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     assert!((t["nopm"].as_f64().unwrap() - committed / minutes).abs() < 1e-6 * committed / minutes);
     // Committed New-Orders are exactly the orders added: 3000 per district at first.
     assert_eq!(db.count("orders"), 60_000 + (1000 - rollbacks) as i64);
+    // Remote lines (1%) come from the other warehouse, and O_ALL_LOCAL says whether an order
+    // has one; remote payments (15%) are for the other warehouse's customers (the initial
+    // history has none). Drawn from all warehouses, half of both would be home.
+    let remote_lines = db.count_sql("SELECT COUNT(*) FROM order_line WHERE ol_supply_w_id <> ol_w_id");
+    assert!((40..=200).contains(&remote_lines), "{remote_lines} remote lines of about 10,000 (1%)");
+    let not_local = db.count_sql("SELECT COUNT(*) FROM orders WHERE o_all_local = 0");
+    assert!(not_local > 0 && not_local <= remote_lines, "{not_local} orders not all local");
+    let wrong_flag = db.count_sql("SELECT COUNT(*) FROM orders o WHERE o.o_all_local <> CASE WHEN EXISTS (SELECT 1 FROM order_line l WHERE l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id AND l.ol_supply_w_id <> o.o_w_id) THEN 0 ELSE 1 END");
+    assert_eq!(wrong_flag, 0, "O_ALL_LOCAL is 1 exactly when every line is from the home warehouse");
+    let remote_payments = db.count_sql("SELECT COUNT(*) FROM history WHERE h_c_w_id <> h_w_id");
+    assert!((100..=200).contains(&remote_payments), "{remote_payments} remote payments of 1000 (15%)");
     let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"tpcc-no-wait") && ids.contains(&"tpcc-short"), "{ids:?}");
     let short = doc["audit"].as_array().unwrap().iter().find(|f| f["id"] == "tpcc-short").unwrap();

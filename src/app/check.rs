@@ -79,6 +79,7 @@ fn generator_text(g: &Generator) -> String {
         Generator::Ids(t) => format!("ids of {t}"),
         Generator::Table(t) => format!("table number of {t}"),
         Generator::Offset(from, add) => format!("{from} + {}", n(add)),
+        Generator::OtherThan(other, lo, hi) => format!("uniform {}..{} but {other}", n(lo), n(hi)),
         Generator::Unique => "unique id".into(),
         Generator::Pattern(p) => format!("pattern '{p}'"),
         Generator::Sequence(s) => format!("sequence from {s}"),

@@ -31,7 +31,7 @@ pub use crate::model::{Dialect, TlsMode, Transport, TransportKind};
 pub(crate) use error::unreachable_hint;
 pub use error::{ClientFault, DbError, ErrorCode, UrlError};
 pub use url::TargetUrl;
-pub use value::{Executed, Param, RowSource, Value};
+pub use value::{Executed, KeptRow, Param, RowPick, RowSource, Value};
 
 /// How connections are opened, whatever the database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +111,16 @@ pub trait Connection: 'static {
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
+        row: &mut Vec<Value>,
+    ) -> Result<Executed, DbError> {
+        self.execute_kept(stmt, params, RowPick::First, row).await
+    }
+    /// The same, keeping the row `pick` names.
+    async fn execute_kept(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        pick: RowPick,
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError>;
     /// The names of the columns a prepared statement returns (none for most writes).

@@ -10,8 +10,8 @@ use super::ddl::{Generated, Spelling};
 use super::mysql_wire::{text_value, ColumnType, ConnectError, Loaded, WireConn, WireLimits};
 use super::text_sql::TextSql;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
-    TargetUrl, TlsMode, Transport, Value as FbValue,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, KeptRow, Param, RowPick, RowSource, ServerInfo,
+    TableInfo, TargetUrl, TlsMode, Transport, Value as FbValue,
 };
 use crate::model::ha::RoleReading;
 use crate::model::{SbtestShape, TableDef, TableSize};
@@ -243,7 +243,7 @@ impl MysqlConnection {
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
-        row: Option<&mut Vec<FbValue>>,
+        row: Option<&mut KeptRow<'_>>,
     ) -> Result<Executed, DbError> {
         let Some(text) = self.text.as_mut() else { return Err(DbError::no_statement(stmt)) };
         let st = text.statements.get(stmt).and_then(Option::as_ref).ok_or_else(|| DbError::no_statement(stmt))?;
@@ -303,18 +303,23 @@ impl Connection for MysqlConnection {
         })
     }
 
-    async fn execute_row(
+    async fn execute_kept(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
+        pick: RowPick,
         row: &mut Vec<FbValue>,
     ) -> Result<Executed, DbError> {
-        if self.text.is_some() {
-            return self.execute_text(stmt, params, Some(row)).await;
-        }
-        wire!(&mut self.inner, |w| w.execute_row(stmt, params, row).await, |conn, statements| {
-            exec_async(conn, statements, stmt, params, Some(row)).await
-        })
+        let mut kept = KeptRow::new(row, pick);
+        let done = if self.text.is_some() {
+            self.execute_text(stmt, params, Some(&mut kept)).await?
+        } else {
+            wire!(&mut self.inner, |w| w.execute_into(stmt, params, Some(&mut kept)).await?, |conn, statements| {
+                exec_async(conn, statements, stmt, params, Some(&mut kept)).await?
+            })
+        };
+        kept.finish();
+        Ok(done)
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {
@@ -465,7 +470,7 @@ async fn exec_async(
     statements: &[Statement],
     stmt: usize,
     params: &[Param<'_>],
-    row: Option<&mut Vec<FbValue>>,
+    row: Option<&mut KeptRow<'_>>,
 ) -> Result<Executed, DbError> {
     let st = statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
     let values = params
@@ -499,27 +504,23 @@ async fn exec_async(
 }
 
 /// The lean client's result from a mysql_async result set (binary or text protocol): the
-/// affected rows and generated id, the first row decoded into `row` by `decode` (when
-/// asked for), every row counted, the set drained.
+/// affected rows and generated id, the rows `row` keeps decoded by `decode`, every row
+/// counted, the set drained.
 async fn finish<P: mysql_async::prelude::Protocol>(
     mut result: mysql_async::QueryResult<'_, '_, P>,
-    row: Option<&mut Vec<FbValue>>,
-    decode: impl FnOnce(Row, &mut Vec<FbValue>) -> Result<(), DbError>,
+    mut row: Option<&mut KeptRow<'_>>,
+    mut decode: impl FnMut(Row, &mut Vec<FbValue>) -> Result<(), DbError>,
 ) -> Result<Executed, DbError> {
     let mut done = Executed {
         affected_rows: result.affected_rows(),
         rows: 0,
         last_insert_id: result.last_insert_id().filter(|&id| id != 0),
     };
-    if let Some(out) = row {
-        out.clear();
-        if let Some(first) = result.next().await.map_err(error)? {
-            done.rows = 1;
-            decode(first, out)?;
-        }
-    }
-    while result.next().await.map_err(error)?.is_some() {
+    while let Some(r) = result.next().await.map_err(error)? {
         done.rows += 1;
+        if let Some(out) = row.as_deref_mut().and_then(KeptRow::next_row) {
+            decode(r, out)?;
+        }
     }
     result.drop_result().await.map_err(error)?;
     Ok(done)
@@ -527,7 +528,7 @@ async fn finish<P: mysql_async::prelude::Protocol>(
 
 /// A plain text query through mysql_async, with the lean client's results (text rows
 /// decoded by their column types as the lean client decodes them).
-async fn query_async(conn: &mut Conn, sql: &str, row: Option<&mut Vec<FbValue>>) -> Result<Executed, DbError> {
+async fn query_async(conn: &mut Conn, sql: &str, row: Option<&mut KeptRow<'_>>) -> Result<Executed, DbError> {
     let result = conn.query_iter(sql).await.map_err(error)?;
     finish(result, row, |first, out| {
         let types: Vec<ColumnType> = first

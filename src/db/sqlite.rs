@@ -8,8 +8,8 @@
 use super::ddl::{Generated, Spelling};
 use super::facts::OS_PAGE_CACHE;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
-    TargetUrl, Transport, Value,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, KeptRow, Param, RowPick, RowSource, ServerInfo,
+    TableInfo, TargetUrl, Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -278,7 +278,7 @@ impl SqliteConnection {
         loaded
     }
 
-    fn run(&mut self, stmt: usize, params: &[Param<'_>], row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
+    fn run(&mut self, stmt: usize, params: &[Param<'_>], row: Option<&mut KeptRow>) -> Result<Executed, DbError> {
         let Some((sql, insert)) = self.statements.get(stmt) else {
             return Err(DbError::no_statement(stmt));
         };
@@ -295,13 +295,13 @@ impl SqliteConnection {
     }
 }
 
-/// Binds `params` to `st` and runs it: rows counted (the first kept in `row` when asked),
-/// or the rows changed.
+/// Binds `params` to `st` and runs it: rows counted (the one `row` asks for kept), or the
+/// rows changed.
 #[inline]
 fn run_statement(
     st: &mut rusqlite::Statement<'_>,
     params: &[Param<'_>],
-    mut row: Option<&mut Vec<Value>>,
+    mut row: Option<&mut KeptRow>,
 ) -> Result<Executed, DbError> {
     if st.parameter_count() != params.len() {
         return Err(DbError::arity(st.parameter_count(), params.len()));
@@ -309,19 +309,14 @@ fn run_statement(
     for (i, p) in params.iter().enumerate() {
         st.raw_bind_parameter(i + 1, Bind(*p)).map_err(error)?;
     }
-    if let Some(r) = row.as_deref_mut() {
-        r.clear();
-    }
     let mut done = Executed::default();
     let columns = st.column_count();
     if columns > 0 {
         let mut rows = st.raw_query();
         while let Some(r) = rows.next().map_err(error)? {
-            if done.rows == 0 {
-                if let Some(out) = row.as_deref_mut() {
-                    for i in 0..columns {
-                        out.push(value(r.get_ref(i).map_err(error)?));
-                    }
+            if let Some(out) = row.as_deref_mut().and_then(KeptRow::next_row) {
+                for i in 0..columns {
+                    out.push(value(r.get_ref(i).map_err(error)?));
                 }
             }
             done.rows += 1;
@@ -372,13 +367,17 @@ impl Connection for SqliteConnection {
         self.run(stmt, params, None)
     }
 
-    async fn execute_row(
+    async fn execute_kept(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
+        pick: RowPick,
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        self.run(stmt, params, Some(row))
+        let mut kept = KeptRow::new(row, pick);
+        let done = self.run(stmt, params, Some(&mut kept))?;
+        kept.finish();
+        Ok(done)
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {

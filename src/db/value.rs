@@ -11,6 +11,59 @@ pub enum Param<'a> {
     Bytes(&'a [u8]),
 }
 
+pub use crate::model::RowPick;
+
+/// Where a driver puts the row a statement keeps: the first one decoded straight into `out`;
+/// for the middle one, every row decoded until the last is known, then the middle moved
+/// into `out` by [`KeptRow::finish`].
+pub struct KeptRow<'a> {
+    out: &'a mut Vec<Value>,
+    pick: RowPick,
+    rows: Vec<Vec<Value>>,
+    taken: bool,
+}
+
+impl<'a> KeptRow<'a> {
+    pub fn new(out: &'a mut Vec<Value>, pick: RowPick) -> Self {
+        out.clear();
+        KeptRow { out, pick, rows: Vec::new(), taken: false }
+    }
+
+    /// Whether the result's next row is kept (decoded); otherwise it is passed over unread.
+    pub fn wants(&self) -> bool {
+        self.pick == RowPick::Middle || !self.taken
+    }
+
+    /// The buffer the result's next row is decoded into, or None when it is not kept.
+    pub fn next_row(&mut self) -> Option<&mut Vec<Value>> {
+        match self.pick {
+            RowPick::First if self.taken => None,
+            RowPick::First => {
+                self.taken = true;
+                Some(&mut *self.out)
+            }
+            RowPick::Middle => {
+                self.rows.push(Vec::new());
+                self.rows.last_mut()
+            }
+        }
+    }
+
+    /// A row that could not be decoded: nothing is kept.
+    pub fn discard(&mut self) {
+        self.out.clear();
+        self.rows.clear();
+    }
+
+    /// Once the result has ended: the middle row in place (none when no row came back).
+    pub fn finish(mut self) {
+        if self.pick == RowPick::Middle && !self.rows.is_empty() {
+            let middle = self.rows.len().div_ceil(2) - 1;
+            *self.out = self.rows.swap_remove(middle);
+        }
+    }
+}
+
 /// A value read from a result row.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -52,4 +105,39 @@ pub struct Executed {
 pub trait RowSource {
     /// Passes the next row's values, in column order, to `put`; false when none is left.
     fn next_row(&mut self, put: &mut dyn FnMut(Param<'_>)) -> bool;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a driver keeps of a result of `n` rows (row i holds the value i).
+    fn kept(pick: RowPick, n: i64) -> Vec<Value> {
+        let mut out = vec![Value::Text("stale".into())];
+        let mut k = KeptRow::new(&mut out, pick);
+        for i in 1..=n {
+            let wanted = k.wants();
+            match k.next_row() {
+                Some(row) => {
+                    assert!(wanted);
+                    row.push(Value::Int(i));
+                }
+                None => assert!(!wanted),
+            }
+        }
+        k.finish();
+        out
+    }
+
+    #[test]
+    fn the_first_or_the_middle_row_is_kept_and_none_from_an_empty_result() {
+        for pick in [RowPick::First, RowPick::Middle] {
+            assert_eq!(kept(pick, 0), vec![], "{pick:?}: nothing stale is left");
+        }
+        assert_eq!(kept(RowPick::First, 4), vec![Value::Int(1)]);
+        // ceil(n/2): 1 of 1, 1 of 2, 2 of 3, 2 of 4, 3 of 5.
+        for (n, middle) in [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3)] {
+            assert_eq!(kept(RowPick::Middle, n), vec![Value::Int(middle)], "{n} rows");
+        }
+    }
 }

@@ -188,6 +188,17 @@ impl CheckRecord {
     }
 }
 
+/// Which row of its result a statement keeps for later statements (a workload file's
+/// `save_row`; the drivers keep it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RowPick {
+    #[default]
+    First,
+    /// Row ceil(n/2) of the n rows, in the query's order: TPC-C's customer chosen by last
+    /// name, the middle one of those sorted by first name (clause 2.5.2.2).
+    Middle,
+}
+
 /// A number the tables hold around the measured phase (absent: it could not be read then).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TallyRecord {

@@ -149,6 +149,7 @@ struct StatementState {
     name: String,
     /// No row back ends the transaction with ROLLBACK, as intended.
     rollback_if_no_row: bool,
+    save_row: crate::model::RowPick,
 }
 
 impl ProgramState {
@@ -289,6 +290,7 @@ async fn statement_state<C: Connection>(
         draws,
         needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
         rollback_if_no_row: s.rollback_if_no_row,
+        save_row: s.save_row,
         writes: s.class == StatementClass::Write,
         saves,
         name: s.name.clone(),
@@ -351,7 +353,7 @@ async fn statement<C: Connection>(
         };
         let started = Instant::now();
         let done = if s.needs_row {
-            conn.execute_row(handle, params, row).await?
+            conn.execute_kept(handle, params, s.save_row, row).await?
         } else {
             conn.execute(handle, params).await?
         };

@@ -127,6 +127,11 @@ pub enum Generator {
     /// Another value of the same scope plus a number: `{ offset = ["id", 99] }` (drawn
     /// after the others; saturates at the 64-bit range).
     Offset(String, Number),
+    /// An integer uniform in `[lo, hi]` other than another value: `{ other_than = ["w", 1,
+    /// "{warehouses}"] }`, TPC-C's remote warehouse, never the home one. The other value is a
+    /// client value or one drawn beside it (drawn first); when it is the range's only value,
+    /// that value (one warehouse: every pick is home).
+    OtherThan(String, Number, Number),
     /// An integer no other client draws during the run: sysbench's unique ids for
     /// `--auto-inc=off`, in -2^31..2^31 (parameters only).
     Unique,
@@ -332,6 +337,9 @@ pub struct StatementSpec {
     /// workload intends (TPC-C's New-Order with an unused item number): counted as a
     /// rollback of its transaction, not as an error.
     pub rollback_if: Option<Spanned<String>>,
+    /// The row `save` reads: `"first"` (default), or `"middle"`, row ceil(n/2) of the n rows
+    /// in the query's order (TPC-C's customer by last name, clause 2.5.2.2).
+    pub save_row: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

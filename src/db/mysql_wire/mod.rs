@@ -20,7 +20,7 @@ mod tests;
 
 pub use super::socket::Socket;
 use super::socket::{Inbox, READ_BUFFER};
-use super::{ClientFault, DbError, Executed, Param, Value};
+use super::{ClientFault, DbError, Executed, KeptRow, Param};
 use framing::{too_large, Kind};
 use packets::*;
 
@@ -211,7 +211,7 @@ impl<S: Socket> WireConn<S> {
     async fn drain_response(
         &mut self,
         phase: &str,
-        row: Option<&mut Vec<Value>>,
+        row: Option<&mut KeptRow<'_>>,
         format: RowFormat,
     ) -> Result<Executed, DbError> {
         let result = self.drain_inner(phase, row, format).await;
@@ -247,12 +247,11 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads a reply to its end: counts from OK packets, rows counted and skipped unread,
-    /// except the first row of the first result set when `row` asks for it (decoded as
-    /// `format` says).
+    /// except the rows of the first result set `row` keeps (decoded as `format` says).
     async fn drain_inner(
         &mut self,
         phase: &str,
-        mut row: Option<&mut Vec<Value>>,
+        mut row: Option<&mut KeptRow<'_>>,
         format: RowFormat,
     ) -> Result<Executed, DbError> {
         let (caps, cached) = (self.caps, self.cache_metadata);
@@ -278,9 +277,9 @@ impl<S: Socket> WireConn<S> {
                 Some(0xff) => return Err(err_packet(p)),
                 _ => result_header(p, max_columns, cached).map_err(|m| malformed(phase, m))?,
             };
-            // A result set: column definitions, [EOF], rows, EOF/OK. Only the first row of
-            // the first result set is read, and only when asked.
-            let mut want_row = row.is_some() && done.rows == 0;
+            // A result set: column definitions, [EOF], rows, EOF/OK. Only rows of the first
+            // result set are read, and only those `row` keeps.
+            let mut want_row = row.as_ref().is_some_and(|r| r.wants()) && done.rows == 0;
             let stmt = match format {
                 RowFormat::Binary(stmt) => Some(stmt),
                 RowFormat::Text => None,
@@ -299,10 +298,10 @@ impl<S: Socket> WireConn<S> {
                             RowFormat::Text => text_values(p, &types),
                         }
                         .map_err(|m| malformed(phase, m))?;
-                        if let Some(out) = row.as_deref_mut() {
+                        if let Some(out) = row.as_deref_mut().and_then(KeptRow::next_row) {
                             *out = values;
                         }
-                        want_row = false;
+                        want_row = row.as_ref().is_some_and(|r| r.wants());
                         done.rows += 1;
                     }
                     Kind::Data => {
@@ -431,15 +430,28 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Executes and keeps the first row's values in `row`.
+    #[cfg(test)]
     pub async fn execute_row(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
-        row: &mut Vec<Value>,
+        row: &mut Vec<super::Value>,
     ) -> Result<Executed, DbError> {
-        row.clear();
+        let mut kept = KeptRow::new(row, super::RowPick::First);
+        let done = self.execute_into(stmt, params, Some(&mut kept)).await?;
+        kept.finish();
+        Ok(done)
+    }
+
+    /// Executes, keeping in `row` the rows it asks for (the caller finishes it).
+    pub async fn execute_into(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        row: Option<&mut KeptRow<'_>>,
+    ) -> Result<Executed, DbError> {
         self.send_execute(stmt, params).await?;
-        self.drain_response("in reply to COM_STMT_EXECUTE", Some(row), RowFormat::Binary(stmt)).await
+        self.drain_response("in reply to COM_STMT_EXECUTE", row, RowFormat::Binary(stmt)).await
     }
 
     async fn send_execute(&mut self, stmt: usize, params: &[Param<'_>]) -> Result<(), DbError> {
@@ -514,10 +526,7 @@ impl<S: Socket> WireConn<S> {
 
     /// SQL text (COM_QUERY) read like a statement's reply: counts, rows skipped unread,
     /// the first row kept in `row` when asked (cleared first).
-    pub async fn query(&mut self, sql: &str, mut row: Option<&mut Vec<Value>>) -> Result<Executed, DbError> {
-        if let Some(r) = row.as_deref_mut() {
-            r.clear();
-        }
+    pub async fn query(&mut self, sql: &str, row: Option<&mut KeptRow<'_>>) -> Result<Executed, DbError> {
         self.command(0x03, |out| out.extend_from_slice(sql.as_bytes())).await?;
         self.drain_response("in reply to COM_QUERY", row, RowFormat::Text).await
     }

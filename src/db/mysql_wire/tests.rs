@@ -3,7 +3,7 @@
 //! error (or success) promptly: a hang fails the test by its timeout, a panic by itself.
 
 use super::*;
-use crate::db::RowSource;
+use crate::db::{RowSource, Value};
 use proptest::prelude::*;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
@@ -404,7 +404,9 @@ async fn text_queries_close_their_statement_and_read_text_rows() {
     let (stmt, params) = c.describe("SELECT id, c FROM t WHERE c = ?").await.unwrap();
     assert_eq!((params, c.columns(stmt).unwrap()), (1, vec!["id".to_string(), "c".to_string()]));
     let mut row = vec![Value::Null];
-    let done = c.query("SELECT id, c FROM t WHERE c = 'it''s'", Some(&mut row)).await.unwrap();
+    let mut kept = crate::db::KeptRow::new(&mut row, crate::db::RowPick::First);
+    let done = c.query("SELECT id, c FROM t WHERE c = 'it''s'", Some(&mut kept)).await.unwrap();
+    kept.finish();
     assert_eq!(done.rows, 2);
     assert_eq!(row, vec![Value::Int(42), Value::Text("it's".into())]);
     drop(c);

@@ -20,7 +20,7 @@ pub(super) mod values;
 
 use super::socket::{Inbox, Socket};
 use super::text_sql::TextSql;
-use super::{ClientFault, DbError, Dialect, Executed, Param, Value};
+use super::{ClientFault, DbError, Dialect, Executed, KeptRow, Param, RowPick, Value};
 pub use auth::Credentials;
 use bytes::BytesMut;
 use reply::{command_count, row_values, server_error, text_row};
@@ -201,21 +201,35 @@ impl<S: Socket> PgConn<S> {
     }
 
     /// The same, keeping the first row's values in `row` (cleared first).
+    #[cfg(test)]
     pub async fn execute_row(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        row.clear();
-        self.run(stmt, params, Some(row)).await
+        self.execute_kept(stmt, params, RowPick::First, row).await
+    }
+
+    /// The same, keeping the row `pick` names.
+    pub async fn execute_kept(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        pick: RowPick,
+        row: &mut Vec<Value>,
+    ) -> Result<Executed, DbError> {
+        let mut kept = KeptRow::new(row, pick);
+        let done = self.run(stmt, params, Some(&mut kept)).await?;
+        kept.finish();
+        Ok(done)
     }
 
     async fn run(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
-        row: Option<&mut Vec<Value>>,
+        row: Option<&mut KeptRow<'_>>,
     ) -> Result<Executed, DbError> {
         let st = self.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
         if st.params.len() != params.len() {
@@ -254,12 +268,12 @@ impl<S: Socket> PgConn<S> {
     }
 
     /// Reads a reply up to ReadyForQuery: the counts of its CommandCompletes summed, rows
-    /// skipped unread except the first when `row` asks for it (typed by `stmt`'s columns).
+    /// skipped unread except those `row` keeps (typed by `stmt`'s columns).
     /// The first error is returned once the server is ready again (the stream stays usable).
     async fn reply(
         &mut self,
         stmt: Option<usize>,
-        mut row: Option<&mut Vec<Value>>,
+        mut row: Option<&mut KeptRow<'_>>,
         phase: &str,
     ) -> Result<u64, DbError> {
         let mut got = Got { count: 0, failed: None };
@@ -288,14 +302,14 @@ impl<S: Socket> PgConn<S> {
     fn take_buffered(
         &mut self,
         stmt: Option<usize>,
-        row: &mut Option<&mut Vec<Value>>,
+        row: &mut Option<&mut KeptRow<'_>>,
         got: &mut Got,
         phase: &str,
     ) -> Result<Wait, DbError> {
         loop {
             let Some((kind, len)) = self.buffered_header()? else { return Ok(Wait::Bytes(5)) };
             let read = match kind {
-                b'D' => row.is_some(),
+                b'D' => row.as_ref().is_some_and(|r| r.wants()),
                 b'C' | b'E' | b'Z' | b'G' => true,
                 b'1' | b'2' | b'3' | b'n' | b'I' | b'T' | b's' | b'N' | b'S' | b'A' | b'H' | b'd' | b'c' => false,
                 _ => return Err(unexpected(kind, phase)),
@@ -319,7 +333,7 @@ impl<S: Socket> PgConn<S> {
                 b'D' => {
                     let st = stmt.and_then(|s| self.statements.get(s));
                     let (columns, text) = st.map_or((&[][..], true), |s| (&s.columns[..], s.text.is_some()));
-                    if let Some(out) = row.take() {
+                    if let Some(out) = row.as_deref_mut().and_then(KeptRow::next_row) {
                         if let Err(e) = row_values(body, columns, text, out) {
                             out.clear();
                             got.failed.get_or_insert_with(|| DbError::client(ClientFault::Other, e.to_string()));

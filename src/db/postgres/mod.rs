@@ -9,7 +9,7 @@
 use super::ddl::{Generated, Spelling};
 use super::pg_wire::PgConn;
 use super::{
-    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowSource, ServerInfo, TableInfo,
+    ConnectOptions, Connection, Database, DbError, Dialect, Executed, Param, RowPick, RowSource, ServerInfo, TableInfo,
     TargetUrl, Transport, Value,
 };
 use crate::model::{SbtestShape, TableDef, TableSize};
@@ -211,17 +211,18 @@ impl Connection for PostgresConnection {
         each!(&self.inner, |c| c.columns(stmt))
     }
 
-    async fn execute_row(
+    async fn execute_kept(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
+        pick: RowPick,
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
         match &mut self.inner {
-            Inner::Tcp(c) => c.execute_row(stmt, params, row).await,
-            Inner::Unix(c) => c.execute_row(stmt, params, row).await,
+            Inner::Tcp(c) => c.execute_kept(stmt, params, pick, row).await,
+            Inner::Unix(c) => c.execute_kept(stmt, params, pick, row).await,
             // Boxed, as in execute.
-            Inner::Tls(c) => Box::pin(c.execute_row(stmt, params, row)).await,
+            Inner::Tls(c) => Box::pin(c.execute_kept(stmt, params, pick, row)).await,
         }
     }
 

@@ -5,7 +5,7 @@ use super::frame_guard::FrameVerdict;
 use crate::db::pg_wire::numbered_placeholders;
 use crate::db::pg_wire::values::{text_value, Captured, PgParam};
 use crate::db::text_sql::TextSql;
-use crate::db::{ClientFault, DbError, Dialect, Executed, Param, Value};
+use crate::db::{ClientFault, DbError, Dialect, Executed, KeptRow, Param, RowPick, Value};
 use futures_util::StreamExt as _;
 use std::error::Error as _;
 use tokio_postgres::types::Type;
@@ -60,22 +60,18 @@ impl TlsConn {
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
-        mut row: Option<&mut Vec<Value>>,
+        mut row: Option<&mut KeptRow<'_>>,
     ) -> Result<Executed, DbError> {
         let Some(text) = self.text.as_mut() else { return Err(DbError::no_statement(stmt)) };
         let st = text.statements.get(stmt).ok_or_else(|| DbError::no_statement(stmt))?;
         st.sql.render(params, &mut text.sql)?;
-        if let Some(out) = row.as_deref_mut() {
-            out.clear();
-        }
         let stream = self.client.simple_query_raw(&text.sql).await.map_err(|e| error_given(&self.frames, e))?;
         let mut stream = std::pin::pin!(stream);
-        let (mut count, mut first) = (0, true);
+        let mut count = 0;
         while let Some(m) = stream.next().await {
             match m.map_err(|e| error_given(&self.frames, e))? {
-                SimpleQueryMessage::Row(r) if first => {
-                    first = false;
-                    let Some(out) = row.as_deref_mut() else { continue };
+                SimpleQueryMessage::Row(r) => {
+                    let Some(out) = row.as_deref_mut().and_then(KeptRow::next_row) else { continue };
                     for i in 0..r.len() {
                         let v = r.try_get(i).map_err(|e| error_given(&self.frames, e))?;
                         let (name, ty) = st.columns.get(i).map_or(("?", &Type::TEXT), |(n, t)| (n.as_str(), t));
@@ -144,23 +140,35 @@ impl TlsConn {
         Ok(st.columns().iter().map(|c| c.name().to_string()).collect())
     }
 
-    pub async fn execute_row(
+    pub async fn execute_kept(
         &mut self,
         stmt: usize,
         params: &[Param<'_>],
+        pick: RowPick,
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        if self.text.is_some() {
-            return self.execute_text(stmt, params, Some(row)).await;
-        }
+        let mut kept = KeptRow::new(row, pick);
+        let done = match self.text.is_some() {
+            true => self.execute_text(stmt, params, Some(&mut kept)).await?,
+            false => self.execute_prepared(stmt, params, &mut kept).await?,
+        };
+        kept.finish();
+        Ok(done)
+    }
+
+    async fn execute_prepared(
+        &mut self,
+        stmt: usize,
+        params: &[Param<'_>],
+        kept: &mut KeptRow<'_>,
+    ) -> Result<Executed, DbError> {
         let st = self.statement(stmt, params)?;
-        row.clear();
         let stream = self.client.query_raw(st, params.iter().map(|p| PgParam(*p))).await.map_err(|e| self.failed(e))?;
         let mut stream = std::pin::pin!(stream);
         let mut done = Executed::default();
         while let Some(r) = stream.next().await {
             let r = r.map_err(|e| self.failed(e))?;
-            if done.rows == 0 {
+            if let Some(row) = kept.next_row() {
                 for i in 0..r.len() {
                     let v: Captured = r.try_get(i).map_err(|e| {
                         let name = r.columns()[i].name();

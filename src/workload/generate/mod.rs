@@ -265,7 +265,9 @@ impl Setup<'_> {
                 self.range(self.run.kind, &Number::Int(1), &Number::Int(rows as i64))?
             }
             // An offset reads another slot: the runner resolves it.
-            Generator::Offset(from, _) => return Err(DrawError::OffsetOutsideScope(from.clone())),
+            Generator::Offset(from, _) | Generator::OtherThan(from, ..) => {
+                return Err(DrawError::OffsetOutsideScope(from.clone()))
+            }
             Generator::Unique => match self.unique {
                 Some(u) => Kind::Unique(u.clone()),
                 None => return Err(DrawError::UniqueOutsideClients),
@@ -389,7 +391,8 @@ impl Draw {
 }
 
 /// One scope's generators (a transaction's or a statement's `params`, the client's values)
-/// in drawing order: offsets last, each adding to the value its source drew in the same pass.
+/// in drawing order: offsets and `other_than` last, each reading the value its source drew
+/// in the same pass (or the client's).
 pub struct ScopeDraws {
     items: Vec<(usize, Source)>,
 }
@@ -401,6 +404,25 @@ enum Source {
         from: usize,
         add: i64,
     },
+    /// Uniform in `lo..=hi` but the value of slot `other`.
+    OtherThan {
+        other: usize,
+        lo: i64,
+        hi: i64,
+    },
+}
+
+/// Uniform in `lo..=hi` without `other` (unless it is the only value there).
+fn other_than(rng: &mut Rng, other: i64, lo: i64, hi: i64) -> i64 {
+    let span = |hi: i64| (hi - lo) as u32;
+    match (lo..=hi).contains(&other) {
+        false => lo + rng.uniform(0, span(hi)) as i64,
+        true if lo == hi => other,
+        true => {
+            let v = lo + rng.uniform(0, span(hi - 1)) as i64;
+            v + (v >= other) as i64
+        }
+    }
 }
 
 impl ScopeDraws {
@@ -414,19 +436,29 @@ impl ScopeDraws {
     ) -> Result<ScopeDraws, DrawError> {
         // Exact capacity: one per client and scope, and a first push would reserve four.
         let mut items: Vec<(usize, Source)> = Vec::with_capacity(list.len());
-        for (slot, g) in list.iter().filter(|(_, g)| !matches!(g, Generator::Offset(..))) {
+        let derived = |g: &Generator| matches!(g, Generator::Offset(..) | Generator::OtherThan(..));
+        for (slot, g) in list.iter().filter(|(_, g)| !derived(g)) {
             items.push((*slot, Source::Draw(Draw::new(g, program, run, unique, seed)?)));
         }
+        // A source of this scope, or (other_than only) a client value.
+        let slot_of = |name: &String, clients: bool| {
+            let client = program.client.iter().filter(|_| clients);
+            list.iter().chain(client).map(|(s, _)| *s).find(|s| program.slots.get(*s) == Some(name))
+        };
         for (slot, g) in list {
-            if let Generator::Offset(name, add) = g {
-                let from = list
-                    .iter()
-                    .map(|(s, _)| *s)
-                    .find(|s| program.slots.get(*s) == Some(name))
-                    .ok_or_else(|| DrawError::OffsetWithoutSource(name.clone()))?;
-                let add = bound(add)?;
-                items.push((*slot, Source::Offset { from, add }));
-            }
+            let source = match g {
+                Generator::Offset(name, add) => Source::Offset {
+                    from: slot_of(name, false).ok_or_else(|| DrawError::OffsetWithoutSource(name.clone()))?,
+                    add: bound(add)?,
+                },
+                Generator::OtherThan(name, lo, hi) => Source::OtherThan {
+                    other: slot_of(name, true).ok_or_else(|| DrawError::OffsetWithoutSource(name.clone()))?,
+                    lo: bound(lo)?,
+                    hi: bound(hi)?,
+                },
+                _ => continue,
+            };
+            items.push((*slot, source));
         }
         Ok(ScopeDraws { items })
     }
@@ -439,6 +471,10 @@ impl ScopeDraws {
                 Source::Draw(d) => d.draw_to(rng, at, &mut slots[*slot]),
                 Source::Offset { from, add } => {
                     let v = slots[*from].int().saturating_add(*add);
+                    slots[*slot].set_int(v);
+                }
+                Source::OtherThan { other, lo, hi } => {
+                    let v = other_than(rng, slots[*other].int(), *lo, *hi);
                     slots[*slot].set_int(v);
                 }
             }

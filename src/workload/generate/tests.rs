@@ -276,3 +276,36 @@ fn nurand_stays_in_range_is_skewed_and_its_c_follows_the_seed() {
     let hottest = (0..1000).max_by_key(|&v| counts[v]).unwrap();
     assert!(other[hottest] > 2 * 100, "value {hottest}: {} draws by another client", other[hottest]);
 }
+
+/// TPC-C's remote warehouse: over a long draw never the home one (a client value), every
+/// other one about equally often; with one warehouse, the home one.
+#[test]
+fn other_than_never_draws_the_value_it_avoids() {
+    let p = program();
+    let home = p.slots.iter().position(|s| s == "r").unwrap();
+    let end = p.slots.len();
+    let mut slots = vec![Value::Null; end + 1];
+    let mut rng = Rng::seeded(11);
+    for (lo, hi, w) in [(1, 10, 4), (1, 10, 1), (1, 10, 10), (1, 2, 2)] {
+        let list = [(end, Generator::OtherThan("r".into(), Number::Int(lo), Number::Int(hi)))];
+        let mut scope = ScopeDraws::new(&list, &p, &DistributionSpec::default(), None, 1).unwrap();
+        slots[home] = Value::Int(w);
+        let mut seen = std::collections::BTreeMap::<i64, u32>::new();
+        let draws = 90_000;
+        for _ in 0..draws {
+            scope.draw(&mut rng, Context::default(), &mut slots);
+            *seen.entry(slots[end].int()).or_default() += 1;
+        }
+        assert!(!seen.contains_key(&w), "[{lo}, {hi}] but {w}: {seen:?}");
+        let each = draws as f64 / (hi - lo) as f64;
+        assert_eq!(seen.len() as i64, hi - lo, "{seen:?}");
+        assert!(seen.values().all(|&n| (n as f64 - each).abs() < each * 0.05), "uniform: {seen:?}");
+    }
+    let list = [(end, Generator::OtherThan("r".into(), Number::Int(1), Number::Int(1)))];
+    let mut scope = ScopeDraws::new(&list, &p, &DistributionSpec::default(), None, 1).unwrap();
+    slots[home] = Value::Int(1);
+    scope.draw(&mut rng, Context::default(), &mut slots);
+    assert_eq!(slots[end].int(), 1, "one warehouse: every pick is home");
+    let nowhere = [(end, Generator::OtherThan("nope".into(), Number::Int(1), Number::Int(3)))];
+    assert!(ScopeDraws::new(&nowhere, &p, &DistributionSpec::default(), None, 1).is_err());
+}

@@ -162,17 +162,25 @@ pub(super) struct Compiler<'a> {
 }
 
 impl Compiler<'_> {
-    /// Each `offset` adds to a value drawn beside it (in the same `params`).
+    /// Each `offset` adds to a value drawn beside it (in the same `params`); each
+    /// `other_than` avoids one drawn beside it or a client value.
     fn check_offsets(&mut self, spec: &Spec) {
+        let drawn = |list: &BTreeMap<String, Spanned<Generator>>, name: &String| {
+            list.get(name).is_some_and(|f| !matches!(f.get_ref(), Generator::Offset(..) | Generator::OtherThan(..)))
+        };
         for list in std::iter::once(&spec.client)
             .chain(spec.transactions.iter().map(|t| &t.get_ref().params))
             .chain(spec.transactions.iter().flat_map(|t| &t.get_ref().statements).map(|s| &s.params))
         {
             for g in list.values() {
-                if let Generator::Offset(from, _) = g.get_ref() {
-                    if !list.get(from).is_some_and(|f| !matches!(f.get_ref(), Generator::Offset(..))) {
+                match g.get_ref() {
+                    Generator::Offset(from, _) if !drawn(list, from) => {
                         self.e.at(g, format!("offset of {from:?}, which is not drawn beside it (an offset adds to a value of the same params)"));
                     }
+                    Generator::OtherThan(other, ..) if !drawn(list, other) && !drawn(&spec.client, other) => {
+                        self.e.at(g, format!("other_than {other:?}: neither a client value nor drawn beside it"));
+                    }
+                    _ => {}
                 }
             }
         }

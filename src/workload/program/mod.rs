@@ -132,6 +132,8 @@ pub struct StatementProgram {
     pub per_table: Option<(usize, Vec<String>)>,
     /// No row back rolls the transaction back, as intended (`rollback_if = "no_row"`).
     pub rollback_if_no_row: bool,
+    /// The row its saves read (`save_row`).
+    pub save_row: crate::model::RowPick,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -324,6 +324,12 @@ fn integer_arguments(
             *n = Number::Int(int(n, "offset"));
             None
         }
+        Generator::OtherThan(_, lo, hi) => {
+            let (l, h) = (int(lo, "other_than"), int(hi, "other_than"));
+            (*lo, *hi) = (Number::Int(l), Number::Int(h));
+            (l > h || (h as i128 - l as i128) >= 1 << 32)
+                .then(|| format!("other_than range [{l}, {h}] is empty or spans more than 2^32 values"))
+        }
         _ => return false,
     };
     if let Some(problem) = problem {

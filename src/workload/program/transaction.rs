@@ -6,6 +6,7 @@ use super::compile::Compiler;
 use super::resolve::{list, steps_of};
 use super::sql::{classify, positional, table_marker, values_row};
 use super::*;
+use crate::model::RowPick;
 use crate::workload::spec::{
     Flag, Number, Pause, PauseDistribution, PauseDistributionSpec, PauseSpec, Repeat, Spec, SqlTexts, StatementSpec,
     TransactionSpec,
@@ -229,6 +230,7 @@ impl Compiler<'_> {
         let args = self.bind(scope, i, st, sql, &names, batch);
         let saves = self.saves(scope, st, &text);
         let rollback_if_no_row = self.rollback_if(scope, st, &positional);
+        let save_row = self.save_row(scope, st, &positional);
         let per_table = on_table.map(|(value, count)| {
             if !(scope.known.contains(&value) || st.params.contains_key(&value)) {
                 let known = list(&scope.known, &st.params);
@@ -249,7 +251,29 @@ impl Compiler<'_> {
             params: own,
             saves,
             rollback_if_no_row,
+            save_row,
         })
+    }
+
+    /// `save_row = "first" | "middle"`: on a query whose row something saves.
+    fn save_row(&mut self, scope: &Scope, st: &StatementSpec, sql: &str) -> RowPick {
+        let Some(which) = &st.save_row else { return RowPick::First };
+        let (name, sname) = (scope.name, st.name.get_ref());
+        let pick = match which.get_ref().as_str() {
+            "first" => RowPick::First,
+            "middle" => RowPick::Middle,
+            other => {
+                self.e.at(which, format!("statement {name}.{sname}: save_row {other:?}: \"first\" or \"middle\""));
+                RowPick::First
+            }
+        };
+        let returns_rows = classify(sql) == StatementClass::Read || sql.to_ascii_uppercase().contains("RETURNING");
+        if st.save.is_empty() && st.save_client.is_empty() {
+            self.e.at(which, format!("statement {name}.{sname}: save_row without save (it says which row save reads)"));
+        } else if !returns_rows {
+            self.e.at(which, format!("statement {name}.{sname}: save_row needs a query that returns rows"));
+        }
+        pick
     }
 
     /// `rollback_if = "no_row"`: on a query (rows come back), in BEGIN ... COMMIT.
