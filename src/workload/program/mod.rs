@@ -203,9 +203,19 @@ impl Program {
             if let Some(commit) = ids.commit.filter(|_| !t.may_roll_back()) {
                 put(commit, 1);
             }
+            let step_of = |k: usize| t.steps.iter().find(|st| (st.first..st.first + st.count).contains(&k));
+            // After the first statement that may roll back (from its step's start when that
+            // step repeats), a statement is skipped when the transaction rolls back: no fixed
+            // count per event.
+            let rolls_back_from = t.statements.iter().position(|s| s.rollback_if_no_row).map(|r| match step_of(r) {
+                Some(st) if !matches!(st.repeat, Times::Fixed(1)) => st.first,
+                _ => r + 1,
+            });
             for (k, &id) in ids.statements.iter().enumerate() {
-                let step = t.steps.iter().find(|st| (st.first..st.first + st.count).contains(&k));
-                if let Some(Times::Fixed(n)) = step.map(|st| st.repeat) {
+                if rolls_back_from.is_some_and(|from| k >= from) {
+                    continue;
+                }
+                if let Some(Times::Fixed(n)) = step_of(k).map(|st| st.repeat) {
                     put(id, n as u64);
                 }
             }

@@ -281,9 +281,18 @@ begin = true
   params = { id = { uniform = [1, 20] } }
   sql = "SELECT id FROM t WHERE id = :id"
   rollback_if = "no_row"
+  [[transactions.statements]]
+  name = "after"
+  sql = "SELECT COUNT(*) FROM t"
 "#;
     let p = compiled("rb.toml", text, Dialect::Postgres).unwrap();
     assert!(p.transactions[0].statements[0].rollback_if_no_row && p.transactions[0].may_roll_back());
+    // A statement after a rollback point runs only when the transaction goes on: no fixed
+    // count per event (nor has the commit).
+    let per_event = p.per_event();
+    assert_eq!(per_event.get("look.begin"), Some(&1), "{per_event:?}");
+    assert_eq!(per_event.get("look.find"), Some(&1), "the statement that decides always runs: {per_event:?}");
+    assert!(!per_event.contains_key("look.after") && !per_event.contains_key("look.commit"), "{per_event:?}");
     let (infos, ids) = p.measured();
     assert_eq!(infos[ids[0].rollback.unwrap()].name, "look.rollback");
     let errors = |t: String| compiled("rb.toml", &t, Dialect::Postgres).err().unwrap_or_default();
