@@ -310,16 +310,13 @@ impl Connection for MysqlConnection {
         pick: RowPick,
         row: &mut Vec<FbValue>,
     ) -> Result<Executed, DbError> {
-        let mut kept = KeptRow::new(row, pick);
-        let done = if self.text.is_some() {
-            self.execute_text(stmt, params, Some(&mut kept)).await?
-        } else {
-            wire!(&mut self.inner, |w| w.execute_into(stmt, params, Some(&mut kept)).await?, |conn, statements| {
-                exec_async(conn, statements, stmt, params, Some(&mut kept)).await?
-            })
-        };
-        kept.finish();
-        Ok(done)
+        let kept = Some(&mut KeptRow::new(row, pick));
+        if self.text.is_some() {
+            return self.execute_text(stmt, params, kept).await;
+        }
+        wire!(&mut self.inner, |w| w.execute_into(stmt, params, kept).await, |conn, statements| {
+            exec_async(conn, statements, stmt, params, kept).await
+        })
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {

@@ -374,10 +374,7 @@ impl Connection for SqliteConnection {
         pick: RowPick,
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        let mut kept = KeptRow::new(row, pick);
-        let done = self.run(stmt, params, Some(&mut kept))?;
-        kept.finish();
-        Ok(done)
+        self.run(stmt, params, Some(&mut KeptRow::new(row, pick)))
     }
 
     async fn columns(&mut self, stmt: usize) -> Result<Vec<String>, DbError> {

@@ -15,7 +15,7 @@ pub use crate::model::RowPick;
 
 /// Where a driver puts the row a statement keeps: the first one decoded straight into `out`;
 /// for the middle one, every row decoded until the last is known, then the middle moved
-/// into `out` by [`KeptRow::finish`].
+/// into `out` when the `KeptRow` goes away (the result has ended).
 pub struct KeptRow<'a> {
     out: &'a mut Vec<Value>,
     pick: RowPick,
@@ -48,15 +48,11 @@ impl<'a> KeptRow<'a> {
             }
         }
     }
+}
 
-    /// A row that could not be decoded: nothing is kept.
-    pub fn discard(&mut self) {
-        self.out.clear();
-        self.rows.clear();
-    }
-
-    /// Once the result has ended: the middle row in place (none when no row came back).
-    pub fn finish(mut self) {
+impl Drop for KeptRow<'_> {
+    /// The result has ended: the middle row in place (none when no row came back).
+    fn drop(&mut self) {
         if self.pick == RowPick::Middle && !self.rows.is_empty() {
             let middle = self.rows.len().div_ceil(2) - 1;
             *self.out = self.rows.swap_remove(middle);
@@ -125,7 +121,7 @@ mod tests {
                 None => assert!(!wanted),
             }
         }
-        k.finish();
+        drop(k);
         out
     }
 

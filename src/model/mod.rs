@@ -176,6 +176,12 @@ pub struct CheckRecord {
 }
 
 impl CheckRecord {
+    /// As a report prints it: `check FAILED: NAME (2 offending rows)`.
+    pub fn line(&self) -> String {
+        let verdict = if self.passed { "PASSED" } else { "FAILED" };
+        format!("check {verdict}: {} ({})", self.name, self.detail())
+    }
+
     /// What it read, or why it could not run: `returned 0`, `could not run: ...`.
     pub fn detail(&self) -> String {
         match (&self.error, &self.value, self.offending) {

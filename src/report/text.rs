@@ -292,7 +292,6 @@ fn named_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<S
 /// A workload file's checks: each passed or failed, with the value it read.
 fn checks(o: &mut String, d: &ResultDocument) {
     for c in &d.checks {
-        let verdict = if c.passed { "PASSED" } else { "FAILED" };
-        let _ = writeln!(o, "check {verdict}: {} ({})", c.name, c.detail());
+        let _ = writeln!(o, "{}", c.line());
     }
 }

@@ -27,18 +27,15 @@ pub struct Bracketed {
 }
 
 impl<'a, C: Connection> Bracket<'a, C> {
-    pub fn open<D>(db: &D, tallies: &'a [Tally]) -> Result<Self, DbError>
+    /// `reads`: whether this run reads them at all.
+    pub fn open<D>(db: &D, tallies: &'a [Tally], reads: bool) -> Result<Self, DbError>
     where
         D: crate::db::Database<Conn = C>,
     {
         let rt = crate::local_runtime();
         let conn = rt.block_on(db.connect())?;
         let (counters_before, tallies_before) = (BTreeMap::new(), Vec::new());
-        Ok(Bracket { rt, conn, tallies, reads: false, counters_before, tallies_before })
-    }
-
-    pub fn reads(&mut self, reads: bool) {
-        self.reads = reads;
+        Ok(Bracket { rt, conn, tallies, reads, counters_before, tallies_before })
     }
 
     /// As the measured phase starts; a server that does not answer in time leaves them empty.

@@ -9,17 +9,19 @@ use std::time::Duration;
 
 /// Runs each check with a deadline; one that cannot run is recorded as failed, with why.
 pub fn run<D: Database>(db: &D, checks: &[Check], limit: Duration) -> Vec<CheckRecord> {
+    try_run(db, checks, limit)
+        .unwrap_or_else(|e| checks.iter().map(|c| failed(c, format!("cannot connect: {e}"))).collect())
+}
+
+/// The same, except that a server it cannot connect to is the error.
+pub fn try_run<D: Database>(db: &D, checks: &[Check], limit: Duration) -> Result<Vec<CheckRecord>, DbError> {
     if checks.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let rt = crate::local_runtime();
-    let mut conn = match super::bounded_result(&rt, limit, "the server", "connecting for the checks", db.connect()) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            return checks.iter().map(|c| failed(c, format!("cannot connect: {e}"))).collect();
-        }
-    };
-    checks
+    let conn = super::bounded_result(&rt, limit, "the server", "connecting for the checks", db.connect())?;
+    let mut conn = Some(conn);
+    Ok(checks
         .iter()
         .map(|check| {
             let Some(c) = conn.as_mut() else {
@@ -36,7 +38,7 @@ pub fn run<D: Database>(db: &D, checks: &[Check], limit: Duration) -> Vec<CheckR
                 }
             }
         })
-        .collect()
+        .collect())
 }
 
 /// Each tally's whole number on `conn` (None: it could not be read in time, or was no whole

@@ -175,7 +175,9 @@ pub fn run_with<D: Database>(
     let transactions = plan.workload.transactions();
     let shared = Arc::new(Shared::new(plan));
     // A connection of our own for the server's counters around the measured phase.
-    let mut bracket = bracket::Bracket::open(&*db, &plan.workload.program().tallies).map_err(RunError::Admin)?;
+    let reads_counters = rendezvous.reads_counters();
+    let tallies = &plan.workload.program().tallies;
+    let mut bracket = bracket::Bracket::open(&*db, tallies, reads_counters).map_err(RunError::Admin)?;
     let mut workers = Workers::spawn(db.clone(), plan, &statements, &transactions, shared.clone())?;
     workers.wait_until_ready(plan.threads)?;
     if let Err(why) = rendezvous.agree(&|| signal::presses() > 0) {
@@ -186,8 +188,6 @@ pub fn run_with<D: Database>(
 
     let warmup = Duration::from_secs(plan.warmup_s as u64);
     // The counters bracket the measured phase: read now, or when the warmup ends.
-    let reads_counters = rendezvous.reads_counters();
-    bracket.reads(reads_counters);
     let mut read_before = || bracket.read_before(plan.admin_timeout);
     if warmup.is_zero() {
         read_before();

@@ -437,10 +437,7 @@ impl<S: Socket> WireConn<S> {
         params: &[Param<'_>],
         row: &mut Vec<super::Value>,
     ) -> Result<Executed, DbError> {
-        let mut kept = KeptRow::new(row, super::RowPick::First);
-        let done = self.execute_into(stmt, params, Some(&mut kept)).await?;
-        kept.finish();
-        Ok(done)
+        self.execute_into(stmt, params, Some(&mut KeptRow::new(row, super::RowPick::First))).await
     }
 
     /// Executes, keeping in `row` the rows it asks for (the caller finishes it).

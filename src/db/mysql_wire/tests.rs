@@ -406,7 +406,7 @@ async fn text_queries_close_their_statement_and_read_text_rows() {
     let mut row = vec![Value::Null];
     let mut kept = crate::db::KeptRow::new(&mut row, crate::db::RowPick::First);
     let done = c.query("SELECT id, c FROM t WHERE c = 'it''s'", Some(&mut kept)).await.unwrap();
-    kept.finish();
+    drop(kept);
     assert_eq!(done.rows, 2);
     assert_eq!(row, vec![Value::Int(42), Value::Text("it's".into())]);
     drop(c);

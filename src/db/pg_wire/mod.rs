@@ -219,10 +219,7 @@ impl<S: Socket> PgConn<S> {
         pick: RowPick,
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
-        let mut kept = KeptRow::new(row, pick);
-        let done = self.run(stmt, params, Some(&mut kept)).await?;
-        kept.finish();
-        Ok(done)
+        self.run(stmt, params, Some(&mut KeptRow::new(row, pick))).await
     }
 
     async fn run(

@@ -148,12 +148,10 @@ impl TlsConn {
         row: &mut Vec<Value>,
     ) -> Result<Executed, DbError> {
         let mut kept = KeptRow::new(row, pick);
-        let done = match self.text.is_some() {
-            true => self.execute_text(stmt, params, Some(&mut kept)).await?,
-            false => self.execute_prepared(stmt, params, &mut kept).await?,
-        };
-        kept.finish();
-        Ok(done)
+        match self.text.is_some() {
+            true => self.execute_text(stmt, params, Some(&mut kept)).await,
+            false => self.execute_prepared(stmt, params, &mut kept).await,
+        }
     }
 
     async fn execute_prepared(

@@ -10,10 +10,10 @@ pub enum DrawError {
     Unresolved(String),
     #[error("table numbers of {0} were not resolved: draw only from a compiled program")]
     TableUnresolved(String),
-    #[error("an offset of {0} is resolved by the runner")]
-    OffsetOutsideScope(String),
-    #[error("an offset of {0}, which is not drawn beside it")]
-    OffsetWithoutSource(String),
+    #[error("a value read from {0} (offset, other_than) is resolved by the runner")]
+    DerivedOutsideScope(String),
+    #[error("a value read from {0} (offset, other_than), which is not drawn beside it")]
+    DerivedWithoutSource(String),
     #[error("\"unique\" ids are drawn by clients only")]
     UniqueOutsideClients,
     #[error("range [{lo}, {hi}] is empty or wider than 2^32 values")]

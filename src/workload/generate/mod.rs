@@ -266,7 +266,7 @@ impl Setup<'_> {
             }
             // An offset reads another slot: the runner resolves it.
             Generator::Offset(from, _) | Generator::OtherThan(from, ..) => {
-                return Err(DrawError::OffsetOutsideScope(from.clone()))
+                return Err(DrawError::DerivedOutsideScope(from.clone()))
             }
             Generator::Unique => match self.unique {
                 Some(u) => Kind::Unique(u.clone()),
@@ -448,11 +448,11 @@ impl ScopeDraws {
         for (slot, g) in list {
             let source = match g {
                 Generator::Offset(name, add) => Source::Offset {
-                    from: slot_of(name, false).ok_or_else(|| DrawError::OffsetWithoutSource(name.clone()))?,
+                    from: slot_of(name, false).ok_or_else(|| DrawError::DerivedWithoutSource(name.clone()))?,
                     add: bound(add)?,
                 },
                 Generator::OtherThan(name, lo, hi) => Source::OtherThan {
-                    other: slot_of(name, true).ok_or_else(|| DrawError::OffsetWithoutSource(name.clone()))?,
+                    other: slot_of(name, true).ok_or_else(|| DrawError::DerivedWithoutSource(name.clone()))?,
                     lo: bound(lo)?,
                     hi: bound(hi)?,
                 },

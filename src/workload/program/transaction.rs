@@ -267,10 +267,9 @@ impl Compiler<'_> {
                 RowPick::First
             }
         };
-        let returns_rows = classify(sql) == StatementClass::Read || sql.to_ascii_uppercase().contains("RETURNING");
         if st.save.is_empty() && st.save_client.is_empty() {
             self.e.at(which, format!("statement {name}.{sname}: save_row without save (it says which row save reads)"));
-        } else if !returns_rows {
+        } else if !returns_rows(sql) {
             self.e.at(which, format!("statement {name}.{sname}: save_row needs a query that returns rows"));
         }
         pick
@@ -280,7 +279,6 @@ impl Compiler<'_> {
     fn rollback_if(&mut self, scope: &Scope, st: &StatementSpec, sql: &str) -> bool {
         let Some(when) = &st.rollback_if else { return false };
         let (name, sname) = (scope.name, st.name.get_ref());
-        let returns_rows = classify(sql) == StatementClass::Read || sql.to_ascii_uppercase().contains("RETURNING");
         if when.get_ref() != "no_row" {
             self.e.at(
                 when,
@@ -288,7 +286,7 @@ impl Compiler<'_> {
             );
         } else if !scope.begin {
             self.e.at(when, format!("statement {name}.{sname}: rollback_if needs begin = true (an autocommit statement has nothing to roll back)"));
-        } else if !returns_rows {
+        } else if !returns_rows(sql) {
             self.e.at(when, format!("statement {name}.{sname}: rollback_if = \"no_row\" needs a query that returns rows (SELECT, or RETURNING)"));
         }
         true
@@ -456,4 +454,9 @@ fn without_unrepeated(
         .map(|s| StepProgram { first: index[s.first], ..s.clone() })
         .collect();
     (out, steps)
+}
+
+/// Whether a statement returns rows: a query, or a write with RETURNING.
+fn returns_rows(sql: &str) -> bool {
+    classify(sql) == StatementClass::Read || sql.to_ascii_uppercase().contains("RETURNING")
 }
