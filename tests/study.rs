@@ -423,7 +423,7 @@ fn a_study_crashes_a_primary_in_each_run_on_a_fresh_sandbox_and_judges_its_probe
     // Each run's faults found the sandbox as it was made: the primary killed, the replica
     // promoted, in both; the sandbox rebuilt after each.
     assert_eq!(err.matches("the last run's faults changed it; it starts afresh").count(), 2, "{err}");
-    let (mut lost, mut split) = (0, false);
+    let mut lost = 0;
     for f in ["c01-r1.json", "c01-r2.json"] {
         let d = lab.result("ha", f);
         let events: Vec<&str> =
@@ -433,22 +433,25 @@ fn a_study_crashes_a_primary_in_each_run_on_a_fresh_sandbox_and_judges_its_probe
         assert!(failover["outages"].as_array().unwrap().iter().all(|o| o["to_us"].is_u64()), "{f}: writes resumed");
         assert!(failover["downtime_ms"].as_f64().unwrap() < 60_000.0, "{f}");
         lost += failover["verification"]["lost"].as_u64().expect("the promoted replica was read");
-        split |= failover.get("split_brain").is_some();
+        // A kill and a promote on a healthy pair is a clean failover: a split brain here is
+        // the probe misreading roles (CI once met a stale watcher reading that did).
+        assert!(
+            failover.get("split_brain").is_none(),
+            "{f}: split brain on a clean promote: {}\nroles: {}\noutages: {}",
+            failover["split_brain"],
+            failover["roles"],
+            failover["outages"]
+        );
     }
-    // The claims are what the runs' own rows say: a failover the probe judged split has no
-    // clean downtime to hold to a bound. (A clean promote can still be judged split when a
-    // watcher's role read overlaps the writer's during the promote's read_only=ON step: CI
-    // met it at e286b44; the probe's fix is open.)
     let doc = lab.document("ha");
     let verdict = |i: usize| doc["claims"][i]["verdict"].as_str().unwrap().to_string();
     assert_eq!(verdict(0), if lost == 0 { "supported" } else { "refuted" }, "{out}");
-    assert_eq!(verdict(1), if split { "refuted" } else { "supported" }, "{out}");
+    assert_eq!(verdict(1), "supported", "{out}");
     assert_eq!(verdict(2), "supported", "{out}");
     let probes = |cell: usize| doc["cells"][cell]["probes"].as_array().unwrap().clone();
     assert_eq!(probes(0).len(), 2);
     for p in probes(0) {
-        let split = p["findings"].as_array().unwrap().iter().any(|f| f == "ha-split-brain");
-        assert_eq!(p["downtime_us"].as_f64().is_some(), !split, "a split failover has no downtime: {p}");
+        assert!(p["downtime_us"].as_f64().is_some(), "{p}");
         assert!(p["lost"].is_u64(), "{p}");
     }
     assert!(probes(1).iter().all(|p| p["lag_max_us"].as_f64().is_some()), "{:?}", probes(1));

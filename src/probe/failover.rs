@@ -114,7 +114,10 @@ async fn write_all<D: Database>(
         attempt.seq = seq;
         attempt.at_us = clock.us(started);
         attempt.took_us = started.elapsed().as_micros() as u64;
-        if let Some(l) = live.as_mut().filter(|l| attempt.outcome == Outcome::Acknowledged && !l.role.is_writer()) {
+        let acked_at = attempt.at_us + attempt.took_us;
+        if let Some(l) =
+            live.as_mut().filter(|l| attempt.outcome == Outcome::Acknowledged && !writer(seen, l, acked_at))
+        {
             attempt.role_after = read_again(l, opts, &clock, seen).await;
         }
         // The message once per run of the same code: an outage repeats it every slot.
@@ -126,9 +129,20 @@ async fn write_all<D: Database>(
     (attempts, pacer)
 }
 
-/// A node that said it was not a primary acknowledged a write: its role read again on the
-/// same connection tells a promotion between the two readings (now a primary) from a write
-/// taken by a replica (still one). Only then, so the writer's pace is otherwise untouched.
+/// Whether the node `l` writes to read as a primary when it acknowledged at `at_us`, both on
+/// the writer's connection and in every reading recorded so far. Either can hold an
+/// in-between state of a promotion: a role is read in more than one statement (MariaDB:
+/// its variables, then its source), so a reading overlapping the promote's steps can say
+/// "no source, read_only=ON", and overlapping readings cannot be ordered by their starts.
+fn writer<C>(seen: &Seen, l: &Live<C>, at_us: u64) -> bool {
+    let recorded = seen.known_role(l.target as u32 + 1, at_us).unwrap_or(l.role);
+    l.role.is_writer() && recorded.is_writer()
+}
+
+/// A node that read as not a primary (on this connection or in the readings so far)
+/// acknowledged a write: its role read again on the same connection, after the write, tells
+/// a promotion between the readings (now a primary) from a write taken by a replica (still
+/// one). Only then, so the writer's pace is otherwise untouched.
 async fn read_again<C: Connection>(
     l: &mut Live<C>,
     opts: &FailoverOptions,
@@ -225,4 +239,35 @@ async fn connect_any<D: Database>(
         }
     }
     Err(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ha::RoleReading;
+
+    fn reading(role: NodeRole) -> RoleReading {
+        RoleReading { role, evidence: String::new(), node: String::new() }
+    }
+
+    fn live(role: NodeRole) -> Live<()> {
+        Live { target: 1, conn: (), insert: 0, role, node: String::new() }
+    }
+
+    /// The second race CI met on a promote: the writer's connection read node 2 as the
+    /// primary, and a watcher read that overlapped it caught the promote's "no source,
+    /// read_only=ON" step and, beginning later, was recorded after it. The write it then
+    /// acknowledged is read again rather than judged on either reading alone.
+    #[test]
+    fn an_acknowledgement_is_checked_again_when_any_reading_says_not_a_primary() {
+        let seen = Seen::default();
+        seen.note(2, 1_000, Ok(&reading(NodeRole::Replica)));
+        seen.note(2, 3_003_000, Ok(&reading(NodeRole::Primary)));
+        seen.note(2, 3_004_000, Ok(&reading(NodeRole::ReadOnly)));
+        assert!(!writer(&seen, &live(NodeRole::Primary), 3_007_000), "the later reading says read-only");
+        assert!(writer(&seen, &live(NodeRole::Primary), 3_003_500), "before it, both say primary");
+        assert!(!writer(&seen, &live(NodeRole::Replica), 3_003_500), "the connection's own reading says replica");
+        seen.note(2, 3_008_000, Ok(&reading(NodeRole::Primary)));
+        assert!(writer(&seen, &live(NodeRole::Primary), 3_054_000), "read again: the primary");
+    }
 }

@@ -7,7 +7,7 @@
 
 use super::Clock;
 use crate::db::{Connection, Database, DbError};
-use crate::model::ha::{RoleChange, RoleReading};
+use crate::model::ha::{NodeRole, RoleChange, RoleReading, Timeline};
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,6 +40,12 @@ impl Seen {
             return;
         }
         all.push(RoleChange { at_us: began_us, target, role, evidence });
+    }
+
+    /// The role `target` was last read in at or before `at_us` (readings without an answer
+    /// skipped), as the verdict will read it: each node's changes are kept in order.
+    pub fn known_role(&self, target: u32, at_us: u64) -> Option<NodeRole> {
+        Timeline(&self.0.borrow()).known_role(target, at_us)
     }
 
     pub fn into_changes(self) -> Vec<RoleChange> {
@@ -104,7 +110,6 @@ async fn read<D: Database>(db: &D, conn: &mut Option<D::Conn>) -> Result<RoleRea
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ha::{NodeRole, Timeline};
 
     fn reading(role: NodeRole) -> RoleReading {
         RoleReading { role, evidence: String::new(), node: String::new() }
