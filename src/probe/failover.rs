@@ -244,11 +244,7 @@ async fn connect_any<D: Database>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ha::RoleReading;
-
-    fn reading(role: NodeRole) -> RoleReading {
-        RoleReading { role, evidence: String::new(), node: String::new() }
-    }
+    use crate::probe::roles::tests::reading;
 
     fn live(role: NodeRole) -> Live<()> {
         Live { target: 1, conn: (), insert: 0, role, node: String::new() }

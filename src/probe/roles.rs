@@ -108,10 +108,10 @@ async fn read<D: Database>(db: &D, conn: &mut Option<D::Conn>) -> Result<RoleRea
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn reading(role: NodeRole) -> RoleReading {
+    pub(in crate::probe) fn reading(role: NodeRole) -> RoleReading {
         RoleReading { role, evidence: String::new(), node: String::new() }
     }
 
