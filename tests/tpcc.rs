@@ -8,8 +8,8 @@ use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// Rows per table for `w` warehouses (clause 4.3.1), and 10 lines per initial order.
-fn cardinalities(w: i64) -> [(&'static str, i64); 9] {
+/// Rows per table for `w` warehouses (clause 4.3.1); ORDER_LINE's are drawn (below).
+fn cardinalities(w: i64) -> [(&'static str, i64); 8] {
     [
         ("warehouse", w),
         ("district", 10 * w),
@@ -19,8 +19,22 @@ fn cardinalities(w: i64) -> [(&'static str, i64); 9] {
         ("stock", 100_000 * w),
         ("orders", 30_000 * w),
         ("new_order", 9_000 * w),
-        ("order_line", 300_000 * w),
     ]
+}
+
+/// The population's exact rows, and ORDER_LINE's: each initial order has 5..15 lines
+/// (uniform, mean 10), so the table holds the sum of O_OL_CNT, about 300,000 per warehouse
+/// (a standard deviation of about 550: the bounds are 9 of them).
+fn assert_population(db: &TestDb, w: i64) {
+    for (table, rows) in cardinalities(w) {
+        assert_eq!(db.count(table), rows, "{:?} {table}", db.kind);
+    }
+    let lines = db.count("order_line");
+    assert_eq!(lines, db.count_sql("SELECT SUM(o_ol_cnt) FROM orders"), "{:?}", db.kind);
+    assert!((300_000 * w - 5_000 * w..=300_000 * w + 5_000 * w).contains(&lines), "{:?}: {lines} lines", db.kind);
+    let counts = db.count_sql("SELECT COUNT(DISTINCT o_ol_cnt) FROM orders");
+    let outside = db.count_sql("SELECT COUNT(*) FROM orders WHERE o_ol_cnt < 5 OR o_ol_cnt > 15");
+    assert_eq!((counts, outside), (11, 0), "{:?}: every count 5..15 occurs, no other", db.kind);
 }
 
 fn prepare(db: &TestDb, warehouses: i64) -> String {
@@ -64,9 +78,7 @@ fn assert_checks_passed(doc: &Value, kind: Kind) {
 fn sqlite_two_warehouses_population_mix_and_checks() {
     let db = TestDb::new(Kind::Sqlite);
     let set = prepare(&db, 2);
-    for (table, rows) in cardinalities(2) {
-        assert_eq!(db.count(table), rows, "{table}");
-    }
+    assert_population(&db, 2);
     let names =
         db.count_sql("SELECT COUNT(DISTINCT c_last) FROM customer WHERE c_w_id = 2 AND c_d_id = 7 AND c_id <= 1000");
     assert_eq!(names, 1000, "customers 1..1000 of a district take every last name once");
@@ -195,9 +207,7 @@ fn each_condition_fails_on_a_broken_row(db: &TestDb, set: &str) {
 fn one_warehouse_run(kind: Kind, events: &str) -> (TestDb, Value) {
     let db = TestDb::new(kind);
     let set = prepare(&db, 1);
-    for (table, rows) in cardinalities(1) {
-        assert_eq!(db.count(table), rows, "{kind:?} {table}");
-    }
+    assert_population(&db, 1);
     let doc = db.run_json(&["run", "tpcc", &set, "--threads=4", events]);
     assert_checks_passed(&doc, kind);
     assert_nopm_agrees(&doc, kind);

@@ -100,6 +100,9 @@ fn generator_text(g: &Generator) -> String {
             generator_text(then),
             generator_text(rest)
         ),
+        Generator::Keyed { every, uniform: [lo, hi] } => {
+            format!("uniform {}..{} per {} rows, keyed by the row's group", n(lo), n(hi), n(every))
+        }
         Generator::Text([lo, hi]) => format!("text of {}..{} letters and digits", n(lo), n(hi)),
         Generator::TextWith(w, [lo, hi]) => format!("text of {}..{} letters and digits holding '{w}'", n(lo), n(hi)),
         Generator::Choose(options) => {
@@ -115,6 +118,26 @@ fn generator_text(g: &Generator) -> String {
     }
 }
 
+/// A table's line: its rows (drawn and kept), and each column's generator.
+fn table_line(t: &crate::workload::program::TableProgram, name: &str) -> String {
+    let cols: Vec<String> = t
+        .def
+        .columns
+        .iter()
+        .zip(&t.generators)
+        .map(|(c, g)| format!("{} {} <- {}", c.name, c.ty.text(), generator_text(g)))
+        .collect();
+    let each = if t.set.is_some() { " each" } else { "" };
+    let kept = match &t.keep {
+        Some(k) => {
+            let column = &t.def.columns[k.column].name;
+            format!(" of {} drawn, kept where {column} <= {}", k.drawn, generator_text(&k.at_most))
+        }
+        None => String::new(),
+    };
+    format!("  table {name} ({} rows{each}{kept}): {}\n", t.rows, cols.join(", "))
+}
+
 fn describe(p: &Program) -> String {
     let mut s = format!("{} on {}: {}\n", p.name, p.dialect.name(), p.description);
     if !p.params.is_empty() {
@@ -128,15 +151,7 @@ fn describe(p: &Program) -> String {
             (Some(set), _) => format!("{} .. {set}{}", t.name(), p.set_count(set).unwrap_or(1)),
             (None, _) => t.name().to_string(),
         };
-        let cols: Vec<String> = t
-            .def
-            .columns
-            .iter()
-            .zip(&t.generators)
-            .map(|(c, g)| format!("{} {} <- {}", c.name, c.ty.text(), generator_text(g)))
-            .collect();
-        let each = if t.set.is_some() { " each" } else { "" };
-        s.push_str(&format!("  table {name} ({} rows{each}): {}\n", t.rows, cols.join(", ")));
+        s.push_str(&table_line(t, &name));
     }
     let total: u32 = p.transactions.iter().map(|t| t.weight).sum();
     for t in &p.transactions {

@@ -71,6 +71,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// An owned copy of a parameter (rows gathered into one statement's parameters).
+    pub fn from_param(p: Param<'_>) -> Value {
+        match p {
+            Param::Null => Value::Null,
+            Param::Int(i) => Value::Int(i),
+            Param::Float(f) => Value::Float(f),
+            Param::Text(s) => Value::Text(s.to_string()),
+            Param::Bytes(b) => Value::Bytes(b.to_vec()),
+        }
+    }
+
     /// The value as a parameter of a later statement (values carried between statements).
     pub fn as_param(&self) -> Param<'_> {
         match self {

@@ -80,7 +80,7 @@ pub fn prepare<D: Database>(
     let (present, _) = rt.block_on(status(&*db, &mut admin, program))?;
     let owned: Vec<(String, Ownership)> = present.into_iter().map(|(t, o)| (t.name, o)).collect();
     rt.block_on(super::drop_ours(&mut admin, &owned, opts.overwrite, " from this file's definition"))?;
-    let total: u64 = program.tables.iter().map(|t| t.rows).sum();
+    let total: u64 = program.tables.iter().map(|t| t.drawn_rows()).sum();
     let count = program.tables.len() as u32;
     let single = db.single_writer();
     if !single {
@@ -97,10 +97,12 @@ pub fn prepare<D: Database>(
     let loaded = work.loaded.clone();
     let next = Arc::new(AtomicUsize::new(0));
     // Rows still to load per table: whoever loads a table's last chunk finishes it.
-    let left: Arc<Vec<AtomicU64>> = Arc::new(program.tables.iter().map(|t| AtomicU64::new(t.rows)).collect());
+    let left: Arc<Vec<AtomicU64>> = Arc::new(program.tables.iter().map(|t| AtomicU64::new(t.drawn_rows())).collect());
+    let kept = Arc::new(AtomicU64::new(0));
+    let kept_here = kept.clone();
     work.run(progress, move |_, rt, failure| {
         let (db, program, opts, loaded) = (db.clone(), program.clone(), opts_shared.clone(), loaded.clone());
-        let (chunks, next, left) = (chunks.clone(), next.clone(), left.clone());
+        let (chunks, next, left, kept) = (chunks.clone(), next.clone(), left.clone(), kept_here.clone());
         rt.block_on(async move {
             let mut conn = db.connect().await?;
             let mut inserts = Inserts::new();
@@ -116,7 +118,8 @@ pub fn prepare<D: Database>(
                     return Ok(()); // another loader failed: its error is reported
                 }
                 let t = &program.tables[chunk.table];
-                load_chunk(&mut conn, &mut inserts, &program, t, chunk, &opts, &loaded).await?;
+                let rows = load_chunk(&mut conn, &mut inserts, &program, t, chunk, &opts, &loaded).await?;
+                kept.fetch_add(rows, Ordering::Relaxed);
                 if left[chunk.table].fetch_sub(chunk.rows, Ordering::AcqRel) == chunk.rows {
                     finish(&*db, &mut conn, t).await?;
                 }
@@ -127,7 +130,8 @@ pub fn prepare<D: Database>(
             Ok(())
         })
     })?;
-    Ok(PrepareOutcome { tables: count, rows: total, seconds: started.elapsed().as_secs_f64(), loaders })
+    let rows = kept.load(Ordering::Relaxed);
+    Ok(PrepareOutcome { tables: count, rows, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 
 /// Rows per unit of loading work: a large table loads on every loader at once.
@@ -150,11 +154,11 @@ pub(super) fn chunks_of(program: &Program) -> Vec<Chunk> {
         let mut first_row = 1;
         let mut number = 0;
         loop {
-            let rows = CHUNK_ROWS.min(t.rows + 1 - first_row);
+            let rows = CHUNK_ROWS.min(t.drawn_rows() + 1 - first_row);
             chunks.push(Chunk { table, number, first_row, rows });
             first_row += rows;
             number += 1;
-            if first_row > t.rows {
+            if first_row > t.drawn_rows() {
                 break;
             }
         }
@@ -193,7 +197,8 @@ pub(super) async fn finish<D: Database>(db: &D, conn: &mut D::Conn, t: &TablePro
 /// A loader's prepared INSERTs by (table, rows), each prepared once per connection.
 pub(super) type Inserts = std::collections::HashMap<(usize, u64), usize>;
 
-/// Loads one chunk of `t` through prepared multi-row INSERTs.
+/// Loads one chunk of `t` through prepared multi-row INSERTs (or the driver's bulk path);
+/// returns the rows it inserted (those `keep` kept). `loaded` counts the rows drawn.
 pub(super) async fn load_chunk<C: Connection>(
     conn: &mut C,
     inserts: &mut Inserts,
@@ -202,22 +207,26 @@ pub(super) async fn load_chunk<C: Connection>(
     chunk: Chunk,
     opts: &LoadOptions,
     loaded: &AtomicU64,
-) -> Result<(), PrepareError> {
-    let mut draws: Vec<Draw> = t
-        .generators
-        .iter()
-        .map(|g| Draw::new(g, program, &opts.distribution, None, opts.seed))
-        .collect::<Result<_, _>>()
-        .map_err(|e| PrepareError::Refused(format!("table {}: {e}", t.name())))?;
+) -> Result<u64, PrepareError> {
+    let draw = |g| Draw::new(g, program, &opts.distribution, None, opts.seed);
+    let refused = |e| PrepareError::Refused(format!("table {}: {e}", t.name()));
+    let mut draws: Vec<Draw> = t.generators.iter().map(draw).collect::<Result<_, _>>().map_err(refused)?;
+    let keep = match &t.keep {
+        Some(k) => Some(KeepRows {
+            column: draw(&t.generators[k.column]).map_err(refused)?,
+            at_most: draw(&k.at_most).map_err(refused)?,
+        }),
+        None => None,
+    };
     let stream = 1_000_000 + ((chunk.table as u64) << 32) + chunk.number;
-    let mut rng = Rng::for_client(opts.seed, stream);
+    let rng = Rng::for_client(opts.seed, stream);
+    let mut rows =
+        ChunkRows { draws: &mut draws, keep, rng, row: chunk.first_row, end: chunk.first_row + chunk.rows, kept: 0 };
     if opts.bulk {
-        let mut rows =
-            FileRows { draws: &mut draws, rng: &mut rng, row: chunk.first_row, end: chunk.first_row + chunk.rows };
         let names: Vec<&str> = t.def.columns.iter().map(|c| c.name.as_str()).collect();
         conn.bulk_load(t.name(), &names, &mut rows).await.map_err(failed(t))?;
         loaded.fetch_add(chunk.rows, Ordering::Relaxed);
-        return Ok(());
+        return Ok(rows.kept);
     }
     let cols = t.def.columns.len();
     let per_insert = (PARAMS_PER_INSERT / cols).clamp(1, ROWS_PER_INSERT) as u64;
@@ -227,59 +236,83 @@ pub(super) async fn load_chunk<C: Connection>(
         format!("INSERT INTO {} ({}) VALUES {}", t.name(), names.join(", "), vec![one; rows as usize].join(", "))
     };
     let mut values: Vec<Value> = Vec::with_capacity(per_insert as usize * cols);
-    let (mut row, end) = (chunk.first_row, chunk.first_row + chunk.rows);
-    while row < end {
-        let n = per_insert.min(end - row);
+    loop {
+        let (drawn_before, mut n) = (rows.row, 0);
         values.clear();
-        for r in row..row + n {
-            for d in draws.iter_mut() {
-                values.push(match d.draw(&mut rng, Context { client: 0, row: r, repetition: 0 }) {
-                    Drawn::Null => Value::Null,
-                    Drawn::Int(i) => Value::Int(i),
-                    Drawn::Float(f) => Value::Float(f),
-                    Drawn::Text(s) => Value::Text(s.to_string()),
-                });
-            }
+        while n < per_insert && rows.next_row(&mut |p| values.push(Value::from_param(p))) {
+            n += 1;
         }
-        let handle = match inserts.get(&(chunk.table, n)) {
-            Some(&h) => h,
-            None => {
-                let h = conn.prepare(&insert(n)).await.map_err(failed(t))?;
-                inserts.insert((chunk.table, n), h);
-                h
-            }
-        };
-        let params: Vec<Param<'_>> = values.iter().map(Value::as_param).collect();
-        conn.execute(handle, &params).await.map_err(failed(t))?;
-        loaded.fetch_add(n, Ordering::Relaxed);
-        row += n;
+        if n > 0 {
+            let handle = match inserts.get(&(chunk.table, n)) {
+                Some(&h) => h,
+                None => {
+                    let h = conn.prepare(&insert(n)).await.map_err(failed(t))?;
+                    inserts.insert((chunk.table, n), h);
+                    h
+                }
+            };
+            let params: Vec<Param<'_>> = values.iter().map(Value::as_param).collect();
+            conn.execute(handle, &params).await.map_err(failed(t))?;
+        }
+        loaded.fetch_add(rows.row - drawn_before, Ordering::Relaxed);
+        if n < per_insert {
+            return Ok(rows.kept);
+        }
     }
-    Ok(())
 }
 
-/// A chunk's rows drawn by the columns' generators, as the INSERTs draw them.
-struct FileRows<'a> {
+/// A table's `keep`: the kept column's generator (numbered by the row, so drawing it again
+/// gives the row's value) and the bound it is held to.
+struct KeepRows {
+    column: Draw,
+    at_most: Draw,
+}
+
+impl KeepRows {
+    fn keeps(&mut self, rng: &mut Rng, row: u64) -> bool {
+        let at = Context { client: 0, row, repetition: 0 };
+        let value = match self.column.draw(rng, at) {
+            Drawn::Int(v) => v,
+            _ => return true,
+        };
+        !matches!(self.at_most.draw(rng, at), Drawn::Int(max) if value > max)
+    }
+}
+
+/// A chunk's rows drawn by the columns' generators, those `keep` drops skipped: what the
+/// INSERTs bind and the bulk path streams alike.
+struct ChunkRows<'a> {
     draws: &'a mut [Draw],
-    rng: &'a mut Rng,
+    keep: Option<KeepRows>,
+    rng: Rng,
+    /// The next row number to draw, and the end of the chunk.
     row: u64,
     end: u64,
+    kept: u64,
 }
 
-impl RowSource for FileRows<'_> {
+impl RowSource for ChunkRows<'_> {
     fn next_row(&mut self, put: &mut dyn FnMut(Param<'_>)) -> bool {
-        if self.row >= self.end {
-            return false;
+        while self.row < self.end {
+            let row = self.row;
+            self.row += 1;
+            if let Some(keep) = self.keep.as_mut() {
+                if !keep.keeps(&mut self.rng, row) {
+                    continue;
+                }
+            }
+            for d in self.draws.iter_mut() {
+                put(match d.draw(&mut self.rng, Context { client: 0, row, repetition: 0 }) {
+                    Drawn::Null => Param::Null,
+                    Drawn::Int(i) => Param::Int(i),
+                    Drawn::Float(f) => Param::Float(f),
+                    Drawn::Text(s) => Param::Text(s),
+                });
+            }
+            self.kept += 1;
+            return true;
         }
-        for d in self.draws.iter_mut() {
-            put(match d.draw(self.rng, Context { client: 0, row: self.row, repetition: 0 }) {
-                Drawn::Null => Param::Null,
-                Drawn::Int(i) => Param::Int(i),
-                Drawn::Float(f) => Param::Float(f),
-                Drawn::Text(s) => Param::Text(s),
-            });
-        }
-        self.row += 1;
-        true
+        false
     }
 }
 

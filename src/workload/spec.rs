@@ -93,6 +93,21 @@ pub struct TableSpec {
     /// Secondary indexes, each a list of columns.
     #[serde(default)]
     pub indexes: Vec<Vec<String>>,
+    /// Draw more rows than `rows` and keep some: a row count of its own per group of rows
+    /// (TPC-C's 5..15 lines per order). `rows` is then how many it keeps on average (the
+    /// number the audit compares the table with).
+    pub keep: Option<KeepSpec>,
+}
+
+/// `drawn` rows are drawn (the row numbers the columns' generators see), and a row is kept
+/// when its `column` is at most `at_most`'s value for it: `{ drawn = "{warehouses} *
+/// 450000", column = "ol_number", at_most = { keyed = { every = 15, uniform = [5, 15] } } }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeepSpec {
+    pub drawn: Spanned<Number>,
+    pub column: Spanned<String>,
+    pub at_most: Spanned<Generator>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -163,6 +178,15 @@ pub enum Generator {
     /// order (a permutation fixed by the seed): TPC-C's O_C_ID, a permutation of the
     /// customer ids in each district (columns only).
     Shuffled([Number; 2]),
+    /// An integer uniform in `[lo, hi]`, one per `every` rows loaded, drawn from the seed and
+    /// the number of the row's group (`(row - 1) / every`) alone (columns and `keep` only):
+    /// tables whose rows group alike draw the same values. TPC-C's O_OL_CNT, 5..15 per order
+    /// (`{ every = 1, uniform = [5, 15] }`), and the ORDER-LINE rows of each order
+    /// (`every = 15`, one group per order's 15 line slots).
+    Keyed {
+        every: Number,
+        uniform: [Number; 2],
+    },
     /// Of every `every` rows loaded, the first `first` take `then`, the others `rest`
     /// (columns only): TPC-C's delivered and undelivered orders.
     FirstRows {

@@ -72,6 +72,13 @@ enum Kind {
         seed: u64,
         run: Option<(u64, u64, u64)>,
     },
+    /// lo + a draw in [0, span] from the seed and the row's group number alone.
+    Keyed {
+        every: u64,
+        lo: i64,
+        span: u32,
+        seed: u64,
+    },
     FirstRows {
         first: u64,
         every: u64,
@@ -191,6 +198,7 @@ impl Draw {
             }
             Kind::Null => Drawn::Null,
             kind @ (Kind::Shuffled { .. }
+            | Kind::Keyed { .. }
             | Kind::FirstRows { .. }
             | Kind::Text { .. }
             | Kind::Choose(..)
@@ -288,9 +296,11 @@ impl Setup<'_> {
                 let a = u32::try_from(a).map_err(|_| DrawError::NurandA(a))?;
                 Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a) }
             }
-            Generator::ByClient(_) | Generator::Shuffled(_) | Generator::ByRow(_) | Generator::FirstRows { .. } => {
-                self.by_position(g)?
-            }
+            Generator::ByClient(_)
+            | Generator::Shuffled(_)
+            | Generator::ByRow(_)
+            | Generator::FirstRows { .. }
+            | Generator::Keyed { .. } => self.by_position(g)?,
             Generator::Text(_)
             | Generator::TextWith(..)
             | Generator::Choose(_)
@@ -323,6 +333,12 @@ impl Setup<'_> {
                     },
                     _ => return Err(DrawError::ByRow(values)),
                 }
+            }
+            Generator::Keyed { every, uniform: [lo, hi] } => {
+                let (every, lo, hi) = (bound(every)?, bound(lo)?, bound(hi)?);
+                let span = hi.checked_sub(lo).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
+                let span = span.ok_or(DrawError::Range { lo, hi })?;
+                Kind::Keyed { every: every.max(1) as u64, lo, span: span as u32, seed: self.seed }
             }
             Generator::FirstRows { first, every, then, rest } => Kind::FirstRows {
                 first: bound(first)?.max(0) as u64,

@@ -21,6 +21,11 @@ pub(super) fn population<'a>(kind: &'a mut Kind, buf: &'a mut String, rng: &mut 
             };
             Drawn::Int(((a as u128 * i as u128 + b as u128) % *count as u128) as i64 + 1)
         }
+        Kind::Keyed { every, lo, span, seed } => {
+            let group = at.row.saturating_sub(1) / *every;
+            let mut keyed = Rng::seeded(*seed ^ group.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4B45_5945_44);
+            Drawn::Int(*lo + keyed.uniform(0, *span) as i64)
+        }
         Kind::FirstRows { first, every, then, rest } => {
             if at.row.saturating_sub(1) % *every < *first {
                 then.draw(rng, at)

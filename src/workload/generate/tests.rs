@@ -309,3 +309,34 @@ fn other_than_never_draws_the_value_it_avoids() {
     let nowhere = [(end, Generator::OtherThan("nope".into(), Number::Int(1), Number::Int(3)))];
     assert!(ScopeDraws::new(&nowhere, &p, &DistributionSpec::default(), None, 1).is_err());
 }
+
+/// TPC-C's O_OL_CNT and its ORDER-LINE rows: a keyed draw is one value per group of rows,
+/// the same in a table whose groups are 15 rows as in one whose groups are one row.
+#[test]
+fn a_keyed_draw_is_the_same_for_every_row_of_a_group_in_any_table() {
+    let keyed = |every| Generator::Keyed { every: Number::Int(every), uniform: [Number::Int(5), Number::Int(15)] };
+    let per_order = ints(keyed(1), 3_000);
+    let per_line = ints(keyed(15), 45_000);
+    for (i, chunk) in per_line.chunks(15).enumerate() {
+        assert!(chunk.iter().all(|&v| v == per_order[i]), "group {i}: {chunk:?} vs {}", per_order[i]);
+    }
+    assert!(per_order.iter().all(|v| (5..=15).contains(v)));
+    assert!((5..=15).all(|v| per_order.contains(&v)), "every count from 5 to 15 occurs");
+    let mean = per_order.iter().sum::<i64>() as f64 / per_order.len() as f64;
+    assert!((9.7..10.3).contains(&mean), "mean {mean}");
+    // The seed chooses the values; the rng of the row does not.
+    let p = program();
+    let mut other = Draw::new(&keyed(1), &p, &DistributionSpec::default(), None, 2).unwrap();
+    let row = |d: &mut Draw, seed| match d.draw(&mut Rng::seeded(seed), Context { row: 1, ..Default::default() }) {
+        Drawn::Int(v) => v,
+        x => panic!("{x:?}"),
+    };
+    assert_eq!(row(&mut other, 1), row(&mut other, 99));
+    assert!(
+        (1..40).any(|r| {
+            let at = Context { row: r, ..Default::default() };
+            matches!(other.draw(&mut Rng::seeded(0), at), Drawn::Int(v) if v != per_order[r as usize - 1])
+        }),
+        "another seed, other counts"
+    );
+}

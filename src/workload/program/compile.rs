@@ -4,7 +4,7 @@
 use super::resolve::{generator, number, substitute};
 use super::*;
 use crate::model::{ColumnDef, ColumnType};
-use crate::workload::spec::{line_col, CheckExpect, Number, Spec, SpecError, SqlTexts, TableSpec};
+use crate::workload::spec::{line_col, CheckExpect, KeepSpec, Number, Spec, SpecError, SqlTexts, TableSpec};
 use toml::Spanned;
 
 /// Errors, each `file:line:col: message`, collected over the whole file.
@@ -322,6 +322,7 @@ impl Compiler<'_> {
                 self.e.at(&t.name, format!("table {tname}: key column {key} is not one of its columns"));
             }
         }
+        let keep = t.keep.as_ref().and_then(|k| self.keep(t, k, rows));
         let count = self.sets.iter().find(|(n, _)| n == tname).map(|x| x.1);
         let names: Vec<String> = match count {
             Some(n) => (1..=n).map(|i| format!("{tname}{i}")).collect(),
@@ -337,8 +338,37 @@ impl Compiler<'_> {
             rows: rows.max(0) as u64,
             generators: generators.clone(),
             set: count.map(|_| tname.clone()),
+            keep: keep.clone(),
         };
         names.into_iter().map(program).collect()
+    }
+
+    /// A table's `keep`: its column, and at least as many rows drawn as it keeps.
+    fn keep(&mut self, t: &TableSpec, k: &KeepSpec, rows: i64) -> Option<Keep> {
+        let tname = t.name.get_ref();
+        let drawn = self.number(k.drawn.span(), k.drawn.get_ref(), "drawn");
+        if drawn < rows.max(0) {
+            self.e.at(&k.drawn, format!("table {tname}: keep draws {drawn} rows, fewer than the {rows} it keeps"));
+        }
+        let column = t.columns.iter().position(|c| c.name.get_ref() == k.column.get_ref());
+        let by_row = |g: &Generator| matches!(g, Generator::Row | Generator::ByRow(_) | Generator::Keyed { .. });
+        match column.map(|i| t.columns[i].gen.get_ref()) {
+            None => self.e.at(
+                &k.column,
+                format!("table {tname}: keep's column {} is not one of its columns", k.column.get_ref()),
+            ),
+            // Read again for the test, a random column would not be the value inserted.
+            Some(g) if !by_row(g) => self.e.at(
+                &k.column,
+                format!(
+                    "table {tname}: keep's column {} must be numbered by the row (row, by_row or keyed)",
+                    k.column.get_ref()
+                ),
+            ),
+            Some(_) => {}
+        }
+        let at_most = self.generator(&k.at_most, true);
+        Some(Keep { drawn: drawn.max(0) as u64, column: column?, at_most })
     }
 
     /// A table's columns and the generators that fill them.

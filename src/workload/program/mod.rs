@@ -67,11 +67,26 @@ pub struct TableProgram {
     pub generators: Vec<Generator>,
     /// The table set it belongs to (`sbtest` for sbtest3), if any.
     pub set: Option<String>,
+    /// More rows drawn than kept (`rows` is then the number kept on average).
+    pub keep: Option<Keep>,
+}
+
+/// Of `drawn` rows, those whose column `column` is at most `at_most`'s value are kept.
+#[derive(Clone, Debug)]
+pub struct Keep {
+    pub drawn: u64,
+    pub column: usize,
+    pub at_most: Generator,
 }
 
 impl TableProgram {
     pub fn name(&self) -> &str {
         &self.def.name
+    }
+
+    /// The rows prepare draws: `rows`, or more when some are not kept.
+    pub fn drawn_rows(&self) -> u64 {
+        self.keep.as_ref().map_or(self.rows, |k| k.drawn)
     }
 }
 

@@ -203,6 +203,9 @@ fn placement(e: &mut Errors, g: &Spanned<Generator>, column: bool) {
         Generator::ByRow(_) | Generator::Shuffled(_) if !column => {
             e.at(g, "by_row and shuffled number the rows of a table: they are for columns, not parameters")
         }
+        Generator::Keyed { .. } if !column => {
+            e.at(g, "keyed draws one value per group of rows loaded: it is for columns, not parameters")
+        }
         Generator::FirstRows { .. } if !column => {
             e.at(g, "first_rows picks by the row loaded: it is for columns, not parameters")
         }
@@ -256,6 +259,21 @@ fn nested(e: &mut Errors, names: &Names, g: &Spanned<Generator>, column: bool, r
     }
 }
 
+fn nurand_problem(a: i64, x: i64, y: i64) -> Option<String> {
+    if !(1..=u32::MAX as i64 / 2).contains(&a) {
+        Some(format!("nurand A {a} must be from 1 to 2147483647 (TPC-C uses 255, 1023 and 8191)"))
+    } else {
+        (x > y || (y as i128 - x as i128) >= 1 << 32)
+            .then(|| format!("nurand range [{x}, {y}] is empty or spans more than 2^32 values"))
+    }
+}
+
+fn keyed_problem(every: i64, lo: i64, hi: i64) -> Option<String> {
+    (every < 1 || lo > hi || (hi as i128 - lo as i128) >= 1 << 32).then(|| {
+        format!("keyed: every {every} must be at least 1, and uniform [{lo}, {hi}] a range of at most 2^32 values")
+    })
+}
+
 /// A generator with integer arguments (ranges, nurand, by_client, offset): each
 /// `"{param}"` resolved and the values checked. False for any other generator.
 fn integer_arguments(
@@ -297,6 +315,11 @@ fn integer_arguments(
             (values[0] < 1 || values[1] < 1)
                 .then(|| format!("by_row [{}, {}]: the count and the step must be at least 1", values[0], values[1]))
         }
+        Generator::Keyed { every, uniform } => {
+            let [ev, lo, hi] = [int(every, "keyed"), int(&uniform[0], "keyed"), int(&uniform[1], "keyed")];
+            (*every, *uniform) = (Number::Int(ev), [Number::Int(lo), Number::Int(hi)]);
+            keyed_problem(ev, lo, hi)
+        }
         Generator::Text(bounds) | Generator::TextWith(_, bounds) => {
             let [lo, hi] = [int(&bounds[0], "text"), int(&bounds[1], "text")];
             *bounds = [Number::Int(lo), Number::Int(hi)];
@@ -313,12 +336,7 @@ fn integer_arguments(
         Generator::Nurand(abc) => {
             let [a, x, y] = [int(&abc[0], "nurand"), int(&abc[1], "nurand"), int(&abc[2], "nurand")];
             *abc = [Number::Int(a), Number::Int(x), Number::Int(y)];
-            if !(1..=u32::MAX as i64 / 2).contains(&a) {
-                Some(format!("nurand A {a} must be from 1 to 2147483647 (TPC-C uses 255, 1023 and 8191)"))
-            } else {
-                (x > y || (y as i128 - x as i128) >= 1 << 32)
-                    .then(|| format!("nurand range [{x}, {y}] is empty or spans more than 2^32 values"))
-            }
+            nurand_problem(a, x, y)
         }
         Generator::Offset(_, n) => {
             *n = Number::Int(int(n, "offset"));

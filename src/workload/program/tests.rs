@@ -441,6 +441,9 @@ params = { v = PARAM }
         ("\"row\"", "{ decimal = [\"1.5\", \"a\"] }", "write both bounds as decimals"),
         ("\"row\"", "{ choose = [[0, { const = 1 }]] }", "choose: weight 0 must be from 1 to 1000000"),
         ("\"row\"", "{ syllables = \"row\" }", "\"row\" numbers the rows of a table"),
+        ("\"row\"", "{ keyed = { every = 1, uniform = [5, 15] } }", "keyed draws one value per group of rows"),
+        ("{ keyed = { every = 0, uniform = [5, 15] } }", "{ const = 1 }", "keyed: every 0 must be at least 1"),
+        ("{ keyed = { every = 1, uniform = [9, 5] } }", "{ const = 1 }", "uniform [9, 5] a range"),
     ];
     for (column, param, expected) in cases {
         let e = errors(column, param);
@@ -459,4 +462,34 @@ params = { v = PARAM }
         e.iter().any(|e| e.contains("follows \"tpc-e\": the benchmarks whose rules fairbench applies are: tpc-c")),
         "{e:?}"
     );
+}
+
+#[test]
+fn a_table_keeps_the_rows_its_numbered_column_allows() {
+    let text = r#"
+[workload]
+name = "k"
+[[tables]]
+name = "line"
+rows = 20
+keep = { drawn = DRAWN, column = "COLUMN", at_most = { keyed = { every = 3, uniform = [1, 3] } } }
+columns = [{ name = "n", type = "integer", gen = { by_row = [3, 1] } }, { name = "v", type = "integer", gen = { uniform = [1, 9] } }]
+[[transactions]]
+name = "x"
+  [[transactions.statements]]
+  name = "s"
+  sql = "SELECT n FROM line"
+"#;
+    let file = |drawn: &str, column: &str| text.replace("DRAWN", drawn).replace("COLUMN", column);
+    let p = compiled("k.toml", &file("30", "n"), Dialect::Sqlite).unwrap();
+    let keep = p.tables[0].keep.as_ref().expect("kept");
+    assert_eq!((p.tables[0].rows, p.tables[0].drawn_rows(), keep.column), (20, 30, 0));
+    for (drawn, column, expected) in [
+        ("10", "n", "keep draws 10 rows, fewer than the 20 it keeps"),
+        ("30", "w", "keep's column w is not one of its columns"),
+        ("30", "v", "keep's column v must be numbered by the row"),
+    ] {
+        let e = compiled("k.toml", &file(drawn, column), Dialect::Sqlite).err().unwrap_or_default();
+        assert!(e.iter().any(|e| e.starts_with("k.toml:7:") && e.contains(expected)), "{drawn} {column}: {e:?}");
+    }
 }
