@@ -133,6 +133,11 @@ fn sqlite_two_warehouses_population_mix_and_checks() {
     let report = text(&db.fairbench(&["run", "tpcc", &set, "--threads=1", "--events=23"]));
     assert!(report.contains("TPC-C-like figures (no-wait mode") && report.contains("tpmC "), "{report}");
     assert!(report.contains("as HammerDB counts): the same as the clients' count"), "{report}");
+    // C_LAST's C: the population's C_LOAD, and a C_RUN the delta rule allows (clause 2.1.6.1).
+    let (c_load, c_run) = (t["c_load"].as_i64().unwrap(), t["c_run"].as_i64().unwrap());
+    let delta = (c_run - c_load).abs();
+    assert!((65..=119).contains(&delta) && delta != 96 && delta != 112, "{t}");
+    assert!(report.contains(&format!("C_LOAD {c_load} (the population), C_RUN ")), "{report}");
     let saved = db.dir.path().join("tpcc.json");
     std::fs::write(&saved, doc.to_string()).unwrap();
     let page = db.dir.path().join("tpcc.html");

@@ -220,7 +220,7 @@ fn samples(p: &Program, n: u32) -> Result<String, DrawError> {
     let mut s = String::from("samples (seed 1, uniform ids):\n");
     for t in &p.tables {
         let mut draws: Vec<Draw> =
-            t.generators.iter().map(|g| Draw::new(g, p, &run, None, 1)).collect::<Result<_, _>>()?;
+            t.generators.iter().map(|g| Draw::for_column(g, p, &run, 1)).collect::<Result<_, _>>()?;
         for row in 1..=n as u64 {
             let at = Context { client: 0, row, repetition: 1 };
             let values: Vec<String> = draws.iter_mut().map(|d| show(d.draw(&mut rng, at))).collect();

@@ -255,6 +255,8 @@ fn tpcc_rules_read_the_figures() {
         new_orders_database: Some(4348 + 60),
         nopm_database: Some(1190.0),
         tpm: 2760.0,
+        c_load: Some(157),
+        c_run: Some(223),
         types: types([43.48, 43.48, 4.35, 4.35, 4.34], 300.0),
         mix_ok: true,
         response_times_ok: Some(true),

@@ -46,6 +46,13 @@ pub struct TpccRecord {
     pub nopm_database: Option<f64>,
     /// Transactions of all five types completed per minute.
     pub tpm: f64,
+    /// NURand's C for C_LAST (A = 255) in the population (C_LOAD) and in this run (C_RUN):
+    /// clause 2.1.6.1 wants them 65..119 apart, but not 96 or 112 (absent in results from
+    /// before they were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_load: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_run: Option<u32>,
     pub types: Vec<TpccTypeRecord>,
     /// Every type at or above its minimum share of the mix.
     pub mix_ok: bool,
@@ -105,6 +112,16 @@ impl TpccRecord {
             ),
         };
         format!("NOPM from the database {nopm:.0} (the sum of D_NEXT_O_ID grew by {db} over the measured phase, as HammerDB counts): {verdict}")
+    }
+
+    /// C_LOAD and C_RUN, and whether they keep clause 2.1.6.1's rule.
+    pub fn c_last_words(&self) -> Option<String> {
+        let (load, run) = (self.c_load?, self.c_run?);
+        let delta = load.abs_diff(run);
+        let kept = if (65..=119).contains(&delta) && delta != 96 && delta != 112 { "within" } else { "NOT within" };
+        Some(format!(
+            "NURand C of C_LAST: C_LOAD {load} (the population), C_RUN {run} (this run): |C_RUN - C_LOAD| = {delta}, {kept} 65..119 and not 96 or 112 (clause 2.1.6.1)"
+        ))
     }
 
     /// How far apart the two counts may be from transactions in flight at the measured

@@ -208,7 +208,7 @@ pub(super) async fn load_chunk<C: Connection>(
     opts: &LoadOptions,
     loaded: &AtomicU64,
 ) -> Result<u64, PrepareError> {
-    let draw = |g| Draw::new(g, program, &opts.distribution, None, opts.seed);
+    let draw = |g| Draw::for_column(g, program, &opts.distribution, opts.seed);
     let refused = |e| PrepareError::Refused(format!("table {}: {e}", t.name()));
     let mut draws: Vec<Draw> = t.generators.iter().map(draw).collect::<Result<_, _>>().map_err(refused)?;
     let keep = match &t.keep {

@@ -16,6 +16,9 @@ pub fn text(o: &mut String, t: &TpccRecord) {
         t.tpmc, t.nopm, t.tpm, t.warehouses, t.terminals, t.measured_minutes
     );
     let _ = writeln!(o, "  {}", t.database_count_words());
+    if let Some(words) = t.c_last_words() {
+        let _ = writeln!(o, "  {words}");
+    }
     let _ = writeln!(
         o,
         "  {:<14}{:>9}{:>11}{:>9}{:>9}{:>11}{:>11}{:>11}{:>9}",

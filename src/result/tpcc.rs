@@ -4,6 +4,7 @@
 use crate::model::tpcc::{TpccRecord, TpccTypeRecord, TYPES};
 use crate::model::{ClassStats, ResultDocument};
 use crate::stats::histogram::LatencyHistogram;
+use crate::workload::generate::{nurand_c, Phase, C_LOAD};
 
 /// The tally that counts New-Orders in the database (the change in the sum of D_NEXT_O_ID).
 pub const NEW_ORDERS_TALLY: &str = "new_orders";
@@ -48,6 +49,8 @@ pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
         new_orders_database: from_database,
         nopm_database: from_database.map(|n| if minutes > 0.0 { n as f64 / minutes } else { 0.0 }),
         tpm: per_minute(total),
+        c_load: Some(C_LOAD),
+        c_run: Some(nurand_c(doc.conditions.run.rand_seed, 255, Phase::Run)),
         mix_ok: total > 0 && types.iter().all(|t| t.min_share_pct.is_none_or(|min| t.share_pct >= min)),
         response_times_ok: spec_mode.then(|| types.iter().all(|t| t.p90_ms <= t.p90_limit_ms)),
         types,

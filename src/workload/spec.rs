@@ -132,8 +132,8 @@ pub enum Generator {
     Zipfian([Number; 2]),
     /// TPC-C's non-uniform random NURand(A, x, y): `((random(0, A) | random(x, y)) + C) %
     /// (y - x + 1) + x`, with C a constant in 0..A drawn from the run's seed (the same for
-    /// every client of a run; prepare's differs from a run's, as the specification's C_load
-    /// and C_run do).
+    /// every client of a run); for A = 255, C_LOAD in prepare and a C_RUN that keeps clause
+    /// 2.1.6.1's rule in a run (`generate::nurand_c`).
     Nurand([Number; 3]),
     /// One of a table's row ids, 1..rows, by the run's `--rand-type`.
     Ids(String),

@@ -100,10 +100,37 @@ enum Kind {
     },
 }
 
-/// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run.
-fn nurand_c(seed: u64, a: u32) -> u32 {
+/// Whether values are drawn for a population (prepare) or for a run: NURand's C differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Load,
+    Run,
+}
+
+/// TPC-C's C_LOAD, the C of NURand(255, ..) (C_LAST) in every population fairbench makes:
+/// fixed, so that a run, which does not read how its tables were made, can keep clause
+/// 2.1.6.1's rule on C_RUN. (BenchBase fixes it at the same value.)
+pub const C_LOAD: u32 = 157;
+
+/// Whether `c_run` keeps clause 2.1.6.1's rule against [`C_LOAD`]: |C_RUN - C_LOAD| in
+/// 65..=119, and neither 96 nor 112.
+pub fn c_run_allowed(c_run: u32) -> bool {
+    let delta = c_run.abs_diff(C_LOAD);
+    (65..=119).contains(&delta) && delta != 96 && delta != 112
+}
+
+/// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run. For A =
+/// 255, C_LOAD while loading, and in a run a C_RUN drawn from the values the rule allows.
+pub fn nurand_c(seed: u64, a: u32, phase: Phase) -> u32 {
     let mut rng = Rng::seeded(seed ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4E55_5241_4E44);
-    rng.uniform(0, a)
+    match (a, phase) {
+        (255, Phase::Load) => C_LOAD,
+        (255, Phase::Run) => {
+            let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(c)).collect();
+            allowed[rng.uniform(0, allowed.len() as u32 - 1) as usize]
+        }
+        _ => rng.uniform(0, a),
+    }
 }
 
 /// A pattern's parts: `#` a digit, `@` a lowercase letter, anything else itself.
@@ -167,8 +194,8 @@ pub struct Draw {
 impl Draw {
     /// `g` as compiled into `program` (bounds resolved); `run`: the run's `--rand-*`
     /// settings (used by `ids` and for the distributions' shapes).
-    /// `unique`: the run's shared sequence, for `unique` generators; `seed`: the run's (or
-    /// prepare's) seed, which fixes `nurand`'s C constants.
+    /// `unique`: the run's shared sequence, for `unique` generators; `seed`: the run's seed,
+    /// which fixes `nurand`'s C constants.
     pub fn new(
         g: &Generator,
         program: &Program,
@@ -176,7 +203,13 @@ impl Draw {
         unique: Option<&Arc<UniqueSequence>>,
         seed: u64,
     ) -> Result<Draw, DrawError> {
-        let setup = Setup { program, run, unique, seed };
+        let setup = Setup { program, run, unique, seed, phase: Phase::Run };
+        Ok(Draw { kind: setup.kind(g)?, buf: String::new() })
+    }
+
+    /// `g` as prepare draws a column's values with `seed` (NURand's C_LOAD).
+    pub fn for_column(g: &Generator, program: &Program, run: &DistributionSpec, seed: u64) -> Result<Draw, DrawError> {
+        let setup = Setup { program, run, unique: None, seed, phase: Phase::Load };
         Ok(Draw { kind: setup.kind(g)?, buf: String::new() })
     }
 
@@ -235,6 +268,7 @@ struct Setup<'a> {
     run: &'a DistributionSpec,
     unique: Option<&'a Arc<UniqueSequence>>,
     seed: u64,
+    phase: Phase,
 }
 
 /// A compiled number (a `"{param}"` left is a program that was not compiled).
@@ -294,7 +328,7 @@ impl Setup<'_> {
                 let span = y.checked_sub(x).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
                 let span = span.ok_or(DrawError::NurandRange { x, y })?;
                 let a = u32::try_from(a).map_err(|_| DrawError::NurandA(a))?;
-                Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a) }
+                Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a, self.phase) }
             }
             Generator::ByClient(_)
             | Generator::Shuffled(_)
