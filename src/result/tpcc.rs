@@ -51,7 +51,7 @@ pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
         tpm: per_minute(total),
         c_load: Some(C_LOAD),
         c_run: Some(nurand_c(doc.conditions.run.rand_seed, 255, Phase::Run)),
-        mix_ok: total > 0 && types.iter().all(|t| t.min_share_pct.is_none_or(|min| t.share_pct >= min)),
+        mix_ok: total > 0 && !types.iter().any(TpccTypeRecord::below_minimum),
         response_times_ok: spec_mode.then(|| types.iter().all(|t| t.p90_ms <= t.p90_limit_ms)),
         types,
     })
