@@ -212,11 +212,18 @@ fn closed_loop_latency(d: &ResultDocument) -> Vec<Finding> {
     if d.conditions.run.loop_model != LoopKind::Closed {
         return vec![];
     }
+    // Clients that pause between transactions (keying, think times) are not sending at the
+    // server's maximum throughput, but each still waits out a stall before its next send.
+    let pauses = d.conditions.workload.transactions.values().any(|t| t.think_ms > 0 || t.keying.is_some());
+    let title = match pauses {
+        true => "latency percentiles come from a closed loop whose clients pause between transactions (keying and think times)",
+        false => "latency percentiles come from a closed loop at maximum throughput",
+    };
     vec![finding(
         "closed-loop-latency",
         Severity::Info,
-        "latency percentiles come from a closed loop at maximum throughput",
-        vec![("loop_model", json!("closed")), ("threads", json!(d.conditions.run.threads))],
+        title,
+        vec![("loop_model", json!("closed")), ("threads", json!(d.conditions.run.threads)), ("pauses", json!(pauses))],
         "a stalled server also stops a closed-loop client from sending, so stalls hide from the percentiles (coordinated omission); for latency claims, run an open loop with --rate below the measured throughput",
     )]
 }

@@ -3,7 +3,7 @@
 //! 28%, written before the client's saturation was its own CPU) and changes to it.
 
 use super::*;
-use crate::model::TransportKind;
+use crate::model::{TransactionRecord, TransportKind};
 use serde_json::json;
 
 fn loopback_run() -> ResultDocument {
@@ -376,4 +376,23 @@ fn evidence_numbers_are_short() {
     assert_eq!(short.len(), 1, "{found:#?}");
     assert_eq!(short[0].evidence["measured_s"], json!(9.00035));
     assert_eq!(serde_json::to_string(&short[0].evidence["measured_s"]).unwrap(), "9.00035");
+}
+
+/// Spec-mode TPC-C: clients that pause between transactions are not "at maximum throughput".
+#[test]
+fn a_closed_loop_with_pauses_is_not_called_maximum_throughput() {
+    let title = |d: &ResultDocument| with_id(&super::audit(d), "closed-loop-latency")[0].title.clone();
+    let mut d = loopback_run();
+    assert!(title(&d).ends_with("at maximum throughput"), "{}", title(&d));
+    let thinking = TransactionRecord {
+        weight: 1,
+        share: 1.0,
+        begin: true,
+        think_ms: 12_000,
+        think: Some("negative exponential, mean 12000 ms".into()),
+        keying: None,
+        statements: vec![],
+    };
+    d.conditions.workload.transactions.insert("new_order".into(), thinking);
+    assert!(title(&d).contains("whose clients pause between transactions"), "{}", title(&d));
 }
