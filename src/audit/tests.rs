@@ -396,3 +396,19 @@ fn a_closed_loop_with_pauses_is_not_called_maximum_throughput() {
     d.conditions.workload.transactions.insert("new_order".into(), thinking);
     assert!(title(&d).contains("whose clients pause between transactions"), "{}", title(&d));
 }
+
+/// 100 clients on 2 cores crowd them when they are busy, not when they mostly pause (TPC-C's
+/// terminals in spec mode are busy a fraction of a percent of the time).
+#[test]
+fn many_clients_crowd_the_cores_only_when_they_are_busy() {
+    let crowded = |busy_s_avg: f64| {
+        let mut d = clean(loopback_run());
+        d.conditions.server.same_host_as_client = true;
+        d.conditions.run.threads = 100;
+        let f = d.fairness.get_or_insert_with(Default::default);
+        (f.clients, f.busy_s_avg) = (100, busy_s_avg);
+        !with_id(&super::audit(&d), "connections").is_empty()
+    };
+    assert!(crowded(600.0), "always busy");
+    assert!(!crowded(0.3), "busy 0.3 s of 600");
+}
