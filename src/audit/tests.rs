@@ -412,3 +412,18 @@ fn many_clients_crowd_the_cores_only_when_they_are_busy() {
     assert!(crowded(600.0), "always busy");
     assert!(!crowded(0.3), "busy 0.3 s of 600");
 }
+
+/// Seconds that alternate 30% around their mean vary at 700 events a second; at 5 a second
+/// (100 TPC-C terminals in spec mode) counting alone spreads them that much.
+#[test]
+fn few_events_a_second_vary_by_counting_alone() {
+    let varied = |mean: f64| {
+        let mut d = clean(loopback_run());
+        for (n, i) in d.intervals.iter_mut().enumerate() {
+            i.event.per_s = if n % 2 == 0 { mean * 1.3 } else { mean * 0.7 };
+        }
+        !with_id(&super::audit(&d), "high-variance").is_empty()
+    };
+    assert!(varied(700.0));
+    assert!(!varied(5.0));
+}
