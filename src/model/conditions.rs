@@ -253,6 +253,11 @@ pub struct WorkloadFileRecord {
     pub overrides: BTreeMap<String, String>,
     /// Every parameter's value used (after overrides).
     pub params: BTreeMap<String, String>,
+    /// How each event's transaction was picked: `weighted` (drawn by weight) or `deck`
+    /// (dealt from a shuffled deck of `weight` cards per transaction); absent in results
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]

@@ -39,6 +39,7 @@ pub fn record(plan: &RunPlan, begin_sql: [&str; 2]) -> WorkloadRecord {
                 content: f.text.clone(),
                 overrides: f.overrides.iter().map(|(k, v)| (k.clone(), scalar_text(v))).collect(),
                 params: text(&p.params),
+                pick: Some(if p.deck { "deck" } else { "weighted" }.into()),
             });
         }
     }
