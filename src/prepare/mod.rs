@@ -195,7 +195,9 @@ pub fn prepare<D: Database>(
 pub(crate) struct Loaders {
     count: u32,
     total: u64,
+    /// Rows drawn so far (progress), and rows inserted (fewer when a table keeps only some).
     pub loaded: Arc<AtomicU64>,
+    pub inserted: Arc<AtomicU64>,
 }
 
 type LoaderBody =
@@ -203,11 +205,12 @@ type LoaderBody =
 
 impl Loaders {
     pub fn new(count: u32, total: u64) -> Self {
-        Loaders { count, total, loaded: Arc::new(AtomicU64::new(0)) }
+        Loaders { count, total, loaded: Arc::new(AtomicU64::new(0)), inserted: Arc::new(AtomicU64::new(0)) }
     }
 
     /// Runs `body(loader, runtime, failure)` on each loader thread and reports progress
-    /// from this one until all have ended; the first error wins.
+    /// from this one until all have ended; the first error wins. Returns the rows the
+    /// bodies counted in `inserted`.
     pub fn run(
         self,
         progress: &mut dyn FnMut(u64, u64),
@@ -215,7 +218,7 @@ impl Loaders {
             + Send
             + Sync
             + 'static,
-    ) -> Result<(), PrepareError> {
+    ) -> Result<u64, PrepareError> {
         let body: Arc<LoaderBody> = Arc::new(body);
         let failure: Arc<Mutex<Option<PrepareError>>> = Arc::new(Mutex::new(None));
         let mut handles = Vec::new();
@@ -249,7 +252,7 @@ impl Loaders {
         let first = crate::lock(&failure).take();
         match first {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(self.inserted.load(Ordering::Relaxed)),
         }
     }
 }

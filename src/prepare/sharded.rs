@@ -9,7 +9,7 @@ use super::tables;
 use super::{drop_ours, lock, table_status, Loaders, PrepareError, PrepareOutcome, Tables};
 use crate::db::Database;
 use crate::workload::schema::Ownership;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -110,11 +110,10 @@ pub fn load<D: Database>(
     };
     let what = Arc::new(what.clone());
     // Rows inserted: a table that keeps some of the rows it draws inserts fewer than `total`.
-    let kept = Arc::new(AtomicU64::new(0));
-    let kept_here = kept.clone();
-    work.run(progress, move |_, rt, failure| {
+    let inserted = work.inserted.clone();
+    let rows = work.run(progress, move |_, rt, failure| {
         let (db, what, mine, next, loaded) = (db.clone(), what.clone(), mine.clone(), next.clone(), loaded.clone());
-        let kept = kept_here.clone();
+        let inserted = inserted.clone();
         rt.block_on(async move {
             let mut conn = db.connect().await?;
             let mut inserts = tables::Inserts::new();
@@ -126,7 +125,7 @@ pub fn load<D: Database>(
                     Tables::Sbtest(plan) => {
                         let rows = (part.first, part.last, part.number);
                         super::load_sbtest_rows(&mut conn, plan, part.table, rows, &loaded, None).await?;
-                        kept.fetch_add(part.last + 1 - part.first, Ordering::Relaxed);
+                        inserted.fetch_add(part.last + 1 - part.first, Ordering::Relaxed);
                     }
                     Tables::File(program, opts) => {
                         let chunk = tables::Chunk {
@@ -138,14 +137,13 @@ pub fn load<D: Database>(
                         let t = &program.tables[chunk.table];
                         let rows =
                             tables::load_chunk(&mut conn, &mut inserts, program, t, chunk, opts, &loaded).await?;
-                        kept.fetch_add(rows, Ordering::Relaxed);
+                        inserted.fetch_add(rows, Ordering::Relaxed);
                     }
                 }
             }
             Ok(())
         })
     })?;
-    let rows = kept.load(Ordering::Relaxed);
     Ok(PrepareOutcome { tables, rows, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 

@@ -98,11 +98,10 @@ pub fn prepare<D: Database>(
     let next = Arc::new(AtomicUsize::new(0));
     // Rows still to load per table: whoever loads a table's last chunk finishes it.
     let left: Arc<Vec<AtomicU64>> = Arc::new(program.tables.iter().map(|t| AtomicU64::new(t.drawn_rows())).collect());
-    let kept = Arc::new(AtomicU64::new(0));
-    let kept_here = kept.clone();
-    work.run(progress, move |_, rt, failure| {
+    let inserted = work.inserted.clone();
+    let rows = work.run(progress, move |_, rt, failure| {
         let (db, program, opts, loaded) = (db.clone(), program.clone(), opts_shared.clone(), loaded.clone());
-        let (chunks, next, left, kept) = (chunks.clone(), next.clone(), left.clone(), kept_here.clone());
+        let (chunks, next, left, inserted) = (chunks.clone(), next.clone(), left.clone(), inserted.clone());
         rt.block_on(async move {
             let mut conn = db.connect().await?;
             let mut inserts = Inserts::new();
@@ -119,7 +118,7 @@ pub fn prepare<D: Database>(
                 }
                 let t = &program.tables[chunk.table];
                 let rows = load_chunk(&mut conn, &mut inserts, &program, t, chunk, &opts, &loaded).await?;
-                kept.fetch_add(rows, Ordering::Relaxed);
+                inserted.fetch_add(rows, Ordering::Relaxed);
                 if left[chunk.table].fetch_sub(chunk.rows, Ordering::AcqRel) == chunk.rows {
                     finish(&*db, &mut conn, t).await?;
                 }
@@ -130,7 +129,6 @@ pub fn prepare<D: Database>(
             Ok(())
         })
     })?;
-    let rows = kept.load(Ordering::Relaxed);
     Ok(PrepareOutcome { tables: count, rows, seconds: started.elapsed().as_secs_f64(), loaders })
 }
 

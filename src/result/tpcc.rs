@@ -1,10 +1,10 @@
 //! A TPC-C-like run's figures, from its result document: tpmC, NOPM, each type's share of
 //! the mix and 90th-percentile response time against the specification (model::tpcc).
 
-use crate::model::tpcc::{TpccRecord, TpccTypeRecord, TYPES};
+use crate::model::tpcc::{TpccRecord, TpccTypeRecord, C_LOAD, TYPES};
 use crate::model::{ClassStats, ResultDocument};
 use crate::stats::histogram::LatencyHistogram;
-use crate::workload::generate::{nurand_c, Phase, C_LOAD};
+use crate::workload::generate::{nurand_c, Phase};
 
 /// The tally that counts New-Orders in the database (the change in the sum of D_NEXT_O_ID).
 pub const NEW_ORDERS_TALLY: &str = "new_orders";

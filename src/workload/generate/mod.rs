@@ -4,6 +4,7 @@
 
 use super::program::Program;
 use super::spec::{Generator, Number, Scalar};
+use crate::model::tpcc::{c_run_allowed, C_LOAD};
 use crate::random::{Distribution, DistributionKind, DistributionSpec, Rng, UniqueSequence};
 use std::sync::Arc;
 
@@ -107,18 +108,6 @@ pub enum Phase {
     Run,
 }
 
-/// TPC-C's C_LOAD, the C of NURand(255, ..) (C_LAST) in every population fairbench makes:
-/// fixed, so that a run, which does not read how its tables were made, can keep clause
-/// 2.1.6.1's rule on C_RUN. (BenchBase fixes it at the same value.)
-pub const C_LOAD: u32 = 157;
-
-/// Whether `c_run` keeps clause 2.1.6.1's rule against [`C_LOAD`]: |C_RUN - C_LOAD| in
-/// 65..=119, and neither 96 nor 112.
-pub fn c_run_allowed(c_run: u32) -> bool {
-    let delta = c_run.abs_diff(C_LOAD);
-    (65..=119).contains(&delta) && delta != 96 && delta != 112
-}
-
 /// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run. For A =
 /// 255, C_LOAD while loading, and in a run a C_RUN drawn from the values the rule allows.
 pub fn nurand_c(seed: u64, a: u32, phase: Phase) -> u32 {
@@ -126,7 +115,7 @@ pub fn nurand_c(seed: u64, a: u32, phase: Phase) -> u32 {
     match (a, phase) {
         (255, Phase::Load) => C_LOAD,
         (255, Phase::Run) => {
-            let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(c)).collect();
+            let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(C_LOAD, c)).collect();
             allowed[rng.uniform(0, allowed.len() as u32 - 1) as usize]
         }
         _ => rng.uniform(0, a),

@@ -347,8 +347,8 @@ fn a_keyed_draw_is_the_same_for_every_row_of_a_group_in_any_table() {
 fn c_run_keeps_the_delta_rule_against_c_load() {
     assert_eq!((nurand_c(1, 255, Phase::Load), nurand_c(99, 255, Phase::Load)), (C_LOAD, C_LOAD));
     let runs: std::collections::BTreeSet<u32> = (0..20_000).map(|s| nurand_c(s, 255, Phase::Run)).collect();
-    assert!(runs.iter().all(|&c| c_run_allowed(c) && c <= 255), "{runs:?}");
-    let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(c)).collect();
+    assert!(runs.iter().all(|&c| c_run_allowed(C_LOAD, c) && c <= 255), "{runs:?}");
+    let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(C_LOAD, c)).collect();
     assert_eq!(runs.len(), allowed.len(), "every allowed C_RUN is drawn");
     for (c, ok) in [
         (C_LOAD + 65, true),
@@ -358,7 +358,7 @@ fn c_run_keeps_the_delta_rule_against_c_load() {
         (C_LOAD + 112, false),
         (C_LOAD - 120, false),
     ] {
-        assert_eq!(c_run_allowed(c), ok, "{c}");
+        assert_eq!(c_run_allowed(C_LOAD, c), ok, "{c}");
     }
     // Prepare's draws (for_column) use C_LOAD: NURand(255, 0, 999) by its formula.
     let p = program();
