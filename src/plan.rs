@@ -43,9 +43,10 @@ impl WorkloadPlan {
     }
 
     /// The kinds of event, in id order: one per transaction (a built-in has one, named
-    /// after it).
+    /// after it), then one per deferred transaction for its executions by the deferred
+    /// worker.
     pub fn transactions(&self) -> Vec<String> {
-        self.program().transactions.iter().map(|t| t.name.clone()).collect()
+        self.program().kind_names()
     }
 
     /// Whether an event can write.

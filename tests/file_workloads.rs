@@ -95,6 +95,41 @@ fn the_middle_row_is_saved_from_results_of_one_two_and_three_rows() {
     }
 }
 
+/// `deferred = true`: each client's event is the queueing of its shipment; the deferred
+/// worker executes each as the client that queued it (the log names a terminal, never the
+/// worker), records it as `ship_deferred`, and an empty bin is skipped and counted. What is
+/// guaranteed however the run ends: every queued shipment was executed or is counted as
+/// still queued, and each execution either shipped or skipped each of the 3 bins.
+#[test]
+fn deferred_transactions_run_as_the_client_that_queued_them() {
+    let deferred = fixture("deferred.toml");
+    for kind in ALL {
+        let db = TestDb::new(kind);
+        let doc = db.run_json(&["bench", &deferred, "--threads=2", "--time=3"]);
+        for c in doc["checks"].as_array().unwrap() {
+            assert_eq!(c["passed"], true, "{kind:?}: {c}");
+        }
+        let (queued, runs) = (&doc["transactions"]["ship"], &doc["transactions"]["ship_deferred"]);
+        let executed = runs["count"].as_i64().unwrap();
+        let left = doc["conditions"]["run"]["deferred_left"].as_i64().unwrap();
+        assert_eq!(queued["count"].as_i64().unwrap(), executed + left, "{kind:?}: {runs} {left}");
+        assert_eq!(doc["conditions"]["run"]["events"], queued["count"], "{kind:?}: the queueing is the event");
+        // 3 s of 2 clients pausing 20 ms queue about 300; 5 executions empty the 12 parcels.
+        assert!(executed >= 5, "{kind:?}: {executed} executed");
+        assert_eq!(doc["conditions"]["workload"]["transactions"]["ship"]["deferred"], true);
+        let shipped = db.count("deferred_shipped");
+        let skipped = runs["skipped"].as_i64().unwrap();
+        assert_eq!(shipped + skipped, 3 * executed, "{kind:?}: {runs}");
+        assert_eq!((shipped, db.count("deferred_parcels")), (12, 0), "{kind:?}");
+        assert!(skipped > 0 && queued.get("skipped").is_none(), "{kind:?}: the parcels ran out: {queued}");
+        // The queueing is no transaction on the server: BEGIN and the queries are the worker's.
+        let statements = &doc["statements"];
+        assert_eq!(statements["ship.begin"]["count"].as_i64(), Some(executed), "{kind:?}");
+        assert_eq!(statements["ship.lowest"]["count"].as_i64(), Some(3 * executed), "{kind:?}");
+        assert!(db.fairbench(&["cleanup", &deferred]).status.success());
+    }
+}
+
 /// A repeat count drawn for each transaction, and an intended rollback: every order kept has
 /// 5 to 15 lines; over 1,000 orders the lines average 10 (uniform: the mean of 1,000 draws
 /// is within 0.3 of it but once in 10^10); the orders that looked up a missing item (10%)

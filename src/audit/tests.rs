@@ -3,6 +3,7 @@
 //! 28%, written before the client's saturation was its own CPU) and changes to it.
 
 use super::*;
+use crate::model::tpcc::{TpccDeferredRecord, TpccRecord};
 use crate::model::{TransactionRecord, TransportKind};
 use serde_json::json;
 
@@ -225,7 +226,7 @@ fn data_past_the_buffer_pool_with_o_direct_does_not_fit_in_ram() {
 /// warehouses; each problem named when it is there.
 #[test]
 fn tpcc_rules_read_the_figures() {
-    use crate::model::tpcc::{TpccRecord, TpccTypeRecord, TYPES};
+    use crate::model::tpcc::{TpccTypeRecord, TYPES};
     let types = |shares: [f64; 5], p90_ms: f64| -> Vec<TpccTypeRecord> {
         TYPES
             .iter()
@@ -258,6 +259,13 @@ fn tpcc_rules_read_the_figures() {
         c_load: Some(157),
         c_run: Some(223),
         types: types([43.48, 43.48, 4.35, 4.35, 4.34], 300.0),
+        deferred_delivery: Some(TpccDeferredRecord {
+            executed: 5200,
+            p90_ms: 120.0,
+            p90_limit_ms: 80_000.0,
+            skipped_districts: 0,
+            left_queued: 1,
+        }),
         mix_ok: true,
         response_times_ok: Some(true),
     };
@@ -279,7 +287,7 @@ fn tpcc_rules_read_the_figures() {
         types: types([46.0, 42.0, 4.0, 4.0, 4.0], 6000.0),
         response_times_ok: Some(false),
         new_orders_database: Some(4000),
-        ..good
+        ..good.clone()
     };
     let found = ids(bad);
     for (id, severity) in [
@@ -292,7 +300,34 @@ fn tpcc_rules_read_the_figures() {
     ] {
         assert!(found.contains(&(id.to_string(), severity)), "{id}: {found:?}");
     }
+    delivery_deferred_keeping_up_and_skipping_little(&good, &ids);
     mix_names_the_decks_dealt(good);
+}
+
+/// Spec mode wants Delivery deferred; a deferred one's worker must keep up, and more than 1%
+/// of districts skipped is said.
+fn delivery_deferred_keeping_up_and_skipping_little(
+    good: &TpccRecord,
+    ids: &dyn Fn(TpccRecord) -> Vec<(String, Severity)>,
+) {
+    let inline = TpccRecord { deferred_delivery: None, ..good.clone() };
+    assert_eq!(ids(inline), [("tpcc-delivery-inline".to_string(), Severity::Info)]);
+    let no_wait_inline = TpccRecord { deferred_delivery: None, mode: "no-wait".into(), ..good.clone() };
+    assert_eq!(
+        ids(no_wait_inline),
+        [("tpcc-no-wait".to_string(), Severity::Warn)],
+        "no-wait runs it inline, as HammerDB"
+    );
+    let d = good.deferred_delivery.clone().unwrap();
+    let behind = TpccDeferredRecord { left_queued: 60, ..d.clone() };
+    let found = ids(TpccRecord { deferred_delivery: Some(behind), ..good.clone() });
+    assert_eq!(found, [("tpcc-delivery-backlog".to_string(), Severity::Warn)]);
+    // 1% of 52,000 districts is 520: at it nothing is said, above it the skips are.
+    let at = TpccDeferredRecord { skipped_districts: 520, ..d.clone() };
+    assert!(ids(TpccRecord { deferred_delivery: Some(at), ..good.clone() }).is_empty());
+    let over = TpccDeferredRecord { skipped_districts: 521, ..d };
+    let found = ids(TpccRecord { deferred_delivery: Some(over), ..good.clone() });
+    assert_eq!(found, [("tpcc-delivery-skipped".to_string(), Severity::Info)]);
 }
 
 /// A combined result of three shards made from the loopback run: rows whose starts, clocks,
@@ -393,6 +428,7 @@ fn a_closed_loop_with_pauses_is_not_called_maximum_throughput() {
         think: Some("negative exponential, mean 12000 ms".into()),
         keying: None,
         statements: vec![],
+        deferred: false,
     };
     d.conditions.workload.transactions.insert("new_order".into(), thinking);
     assert!(title(&d).contains("whose clients pause between transactions"), "{}", title(&d));
@@ -443,6 +479,7 @@ fn mix_names_the_decks_dealt(good: crate::model::tpcc::TpccRecord) {
             think: None,
             keying: None,
             statements: vec![],
+            deferred: false,
         };
         d.conditions.workload.transactions.insert(name.into(), tx);
     }

@@ -56,6 +56,7 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
             "the client's count and the database's disagree: another client wrote to the same tables, a commit the client counted did not persist, or orders were committed without being counted; run on tables no one else uses and compare with `fairbench verify`",
         ));
     }
+    out.extend(delivery(t));
     if t.response_times_ok == Some(false) {
         let over = t.over_limits();
         out.push(finding(
@@ -64,6 +65,45 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
             format!("90th-percentile response times over the limits of clause 5.2.5.4: {}", over.join(", ")),
             vec![("over", json!(over))],
             "a TPC-C throughput only counts while every type's 90th percentile stays within its limit: lower the terminals (or raise the warehouses) until it does, and quote that throughput",
+        ));
+    }
+    out
+}
+
+/// Delivery as clause 2.7 has it: deferred in spec mode, its worker keeping up, and few
+/// districts skipped.
+fn delivery(t: &TpccRecord) -> Vec<Finding> {
+    let Some(d) = &t.deferred_delivery else {
+        return match t.mode == "spec" {
+            true => vec![finding(
+                "tpcc-delivery-inline",
+                Severity::Info,
+                "Delivery ran in the terminal's transaction: clause 2.7 defers it to a delivery worker",
+                vec![("mode", json!(t.mode))],
+                "in spec mode the terminal's Delivery response time is the queueing of the request (5 s limit) and the execution is judged separately (80 s): --set defer_delivery=1 (the recipe's default) defers it",
+            )],
+            false => Vec::new(),
+        };
+    };
+    let mut out = Vec::new();
+    // The queue at the end holds what arrived during the last execution or two; more says
+    // the worker fell behind.
+    if d.left_queued > 1 && d.left_queued * 100 > d.executed {
+        out.push(finding(
+            "tpcc-delivery-backlog",
+            Severity::Warn,
+            format!("{} deferred Deliveries were still queued at the end, beside {} executed: the delivery worker fell behind", d.left_queued, d.executed),
+            vec![("left_queued", json!(d.left_queued)), ("executed", json!(d.executed)), ("p90_ms", json!(d.p90_ms))],
+            "one delivery worker executes the deferred Deliveries in order: when they arrive faster than it completes them (many terminals without think times), the queue grows and the deferred response time with it; run spec mode (--set waits=1), or --set defer_delivery=0 to run Delivery in the terminal's transaction",
+        ));
+    }
+    if d.skipped_districts > 0 && d.skipped_districts * 100 > d.executed * 10 {
+        out.push(finding(
+            "tpcc-delivery-skipped",
+            Severity::Info,
+            format!("deferred Deliveries skipped {} of {} districts for want of an undelivered order", d.skipped_districts, d.executed * 10),
+            vec![("skipped_districts", json!(d.skipped_districts)), ("executed", json!(d.executed))],
+            "clause 2.7.4.2 wants skipped districts reported when more than 1% of Deliveries skip one: Deliveries outran New-Orders (a high delivery weight, or few New-Orders per district); the run delivered less than it queued",
         ));
     }
     out

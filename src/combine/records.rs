@@ -82,6 +82,7 @@ fn outcome(records: &[&Record], phases: &[&Phase]) -> Option<RunOutcome> {
         per_client: ends.iter().flat_map(|o| o.per_client.iter().copied()).collect(),
         // Each shard ended its warmup on its own.
         warmup_end: warmup_ends.map(WarmupEnd::pooled),
+        deferred_left: ends.iter().map(|o| o.deferred_left).sum(),
     })
 }
 

@@ -239,6 +239,10 @@ pub struct TransactionRecord {
     pub keying: Option<String>,
     /// Statement names in the order sent (`statements_sql` has their SQL).
     pub statements: Vec<String>,
+    /// Queued by the client and executed by the run's deferred worker; its executions are
+    /// the transaction `{name}_deferred` of the results (their time from queued to committed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deferred: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -293,6 +297,10 @@ pub struct RunRecord {
     /// RFC 3339 UTC.
     pub started_at: String,
     pub ended_at: String,
+    /// A workload with deferred transactions: requests still queued when the run ended,
+    /// never executed (their queueing was counted as the client's event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred_left: Option<u64>,
     /// `--shard I/N`: this run is one shard of a run split over client hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::model::shard::ShardRecord>,

@@ -106,6 +106,9 @@ pub struct RecordedCounts {
     pub transactions: Vec<Option<ExactHistogram>>,
     pub rollbacks: Vec<u64>,
     pub failures: Vec<u64>,
+    /// Per kind of event, group repetitions skipped (`skip_if`); empty when none were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<RecordedOpenLoop>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -157,6 +160,9 @@ pub struct RunOutcome {
     pub per_client: Vec<ClientTotals>,
     /// How the warmup ended (none: no warmup, or the run stopped during it).
     pub warmup_end: Option<WarmupEnd>,
+    /// Deferred transactions still queued when the run ended: never executed.
+    #[serde(default)]
+    pub deferred_left: u64,
 }
 
 impl RunOutcome {
@@ -176,6 +182,7 @@ impl RunOutcome {
             peak_rss_bytes: 0,
             per_client: Vec::new(),
             warmup_end: None,
+            deferred_left: 0,
         }
     }
 }

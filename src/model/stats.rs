@@ -39,6 +39,10 @@ pub struct ClassStats {
     /// Not in `count`: the retry that succeeded is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<u64>,
+    /// Transactions only, those with a `skip_if` statement: group repetitions the completed
+    /// ones skipped (TPC-C's Delivery: districts with no undelivered order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<u64>,
 }
 
 impl ClassStats {

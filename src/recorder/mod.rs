@@ -46,6 +46,8 @@ pub struct Recorder<C: Counter = u64> {
     rollbacks: Vec<u64>,
     /// Attempts of each kind that failed and were retried (retried errors, lost connections).
     failures: Vec<u64>,
+    /// Group repetitions each kind skipped (`skip_if`), in events that completed.
+    skipped: Vec<u64>,
     /// Open loop only: the same without the wait before the event started.
     open: Option<OpenLoop<C>>,
     /// Errors retried, by the database's own code.
@@ -127,6 +129,7 @@ impl<C: Counter> Recorder<C> {
             transactions: (0..kinds).map(|_| LatencyHistogram::empty()).collect(),
             rollbacks: vec![0; transactions.len().max(1)],
             failures: vec![0; transactions.len().max(1)],
+            skipped: vec![0; transactions.len().max(1)],
             open: open_loop.then(|| OpenLoop {
                 service: statements.iter().map(|_| LatencyHistogram::empty()).collect(),
                 service_events: LatencyHistogram::empty(),
@@ -190,6 +193,26 @@ impl<C: Counter> Recorder<C> {
         }
     }
 
+    /// A deferred transaction's execution by the deferred worker ended, `latency` after it
+    /// was queued; recorded as kind `kind` only (the event was its queueing).
+    pub fn deferred(&mut self, kind: usize, latency: Duration) {
+        if let Some(h) = self.transactions.get_mut(kind) {
+            h.record(latency);
+        }
+    }
+
+    /// An event of kind `tx` that completed skipped `n` group repetitions (`skip_if`).
+    pub fn skipped(&mut self, tx: usize, n: u64) {
+        if let Some(k) = self.skipped.get_mut(tx) {
+            *k += n;
+        }
+    }
+
+    /// Each kind of event's skipped repetitions, in the order of [`Recorder::transactions`].
+    pub fn skips(&self) -> impl Iterator<Item = u64> + '_ {
+        self.skipped.iter().copied()
+    }
+
     /// Open loop: an event started `waited` after its intended start.
     #[inline]
     pub fn started(&mut self, waited: Duration, dropped_before: u64) {
@@ -233,6 +256,9 @@ impl<C: Counter> Recorder<C> {
         for (mine, theirs) in self.failures.iter_mut().zip(&other.failures) {
             *mine += theirs;
         }
+        for (mine, theirs) in self.skipped.iter_mut().zip(&other.skipped) {
+            *mine += theirs;
+        }
         if let (Some(mine), Some(theirs)) = (&mut self.open, &other.open) {
             for (m, t) in mine.service.iter_mut().zip(&theirs.service) {
                 add(m, t);
@@ -260,6 +286,7 @@ impl<C: Counter> Recorder<C> {
         self.transactions.iter_mut().for_each(LatencyHistogram::reset);
         self.rollbacks.iter_mut().for_each(|n| *n = 0);
         self.failures.iter_mut().for_each(|n| *n = 0);
+        self.skipped.iter_mut().for_each(|n| *n = 0);
         if let Some(o) = &mut self.open {
             o.service.iter_mut().for_each(LatencyHistogram::reset);
             o.service_events.reset();

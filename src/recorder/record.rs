@@ -68,6 +68,7 @@ impl Recorder {
             transactions: self.transactions.iter().map(exact).collect(),
             rollbacks: self.rollbacks.clone(),
             failures: self.failures.clone(),
+            skipped: if self.skipped.iter().any(|&n| n > 0) { self.skipped.clone() } else { Vec::new() },
             open_loop: self.open.as_ref().map(|o| RecordedOpenLoop {
                 service_events: exact(&o.service_events),
                 queue: exact(&o.queue),
@@ -91,6 +92,10 @@ impl Recorder {
         shape("kinds of event", c.transactions.len(), self.transactions.len())?;
         shape("rollbacks", c.rollbacks.len(), self.rollbacks.len())?;
         shape("failures", c.failures.len(), self.failures.len())?;
+        // Recorded only when something was skipped (and not before skips were recorded).
+        if !c.skipped.is_empty() {
+            shape("skipped", c.skipped.len(), self.skipped.len())?;
+        }
         let name = |i: usize| self.statements[i].name.clone();
         for (i, e) in c.statements.iter().enumerate() {
             let h = histogram(e, || name(i))?;
@@ -109,6 +114,9 @@ impl Recorder {
             *mine += theirs;
         }
         for (mine, theirs) in self.failures.iter_mut().zip(&c.failures) {
+            *mine += theirs;
+        }
+        for (mine, theirs) in self.skipped.iter_mut().zip(&c.skipped) {
             *mine += theirs;
         }
         for (code, n) in &c.errors {
@@ -159,6 +167,9 @@ mod tests {
         r.rows_affected_by(1, 4);
         r.failed(1, "1213");
         r.rolled_back(0);
+        r.skipped(1, 3);
+        // A deferred execution: kind b only, no event.
+        r.deferred(1, Duration::from_millis(40));
         r.reconnects = 2;
         let counts = r.counts();
         let line = serde_json::to_string(&counts).unwrap();
@@ -180,6 +191,9 @@ mod tests {
         for ((_, a), (_, b)) in r.transactions().zip(rebuilt.transactions()) {
             same(a, b);
         }
+        assert_eq!(rebuilt.skips().collect::<Vec<_>>(), [0, 3]);
+        assert_eq!(r.events.count(), 499, "a deferred execution is no event");
+        assert_eq!(r.transactions().map(|(_, h)| h.count()).collect::<Vec<_>>(), [249, 250 + 1]);
         let (o, p) = (r.open_loop().unwrap(), rebuilt.open_loop().unwrap());
         same(&o.queue, &p.queue);
         same(&o.service_events, &p.service_events);

@@ -34,6 +34,7 @@ pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassSt
         rows_affected: None,
         rollbacks: None,
         errors: None,
+        skipped: None,
     }
 }
 

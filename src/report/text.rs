@@ -44,11 +44,7 @@ impl Report for TextReport {
                 "Latency by transaction (microseconds, BEGIN to COMMIT; rate per second):",
                 &d.transactions,
             );
-            for (name, t) in d.transactions.iter().filter(|(_, t)| t.rollbacks.is_some()) {
-                let n = t.rollbacks.unwrap_or(0);
-                let share = n as f64 * 100.0 / t.count.max(1) as f64;
-                let _ = writeln!(o, "{name}: {n} of {} rolled back as the workload intends ({share:.1}%)", t.count);
-            }
+            transaction_notes(&mut o, d);
             super::sections::Tpcc.text(&mut o, d, opts);
             named_table(&mut o, "Latency by statement (microseconds; rate per second):", &d.statements);
         }
@@ -62,6 +58,27 @@ impl Report for TextReport {
             section.text(&mut o, d, opts);
         }
         o
+    }
+}
+
+/// Under the transactions' table: intended rollbacks, skipped repetitions, and what a
+/// deferred transaction's two rows measure.
+fn transaction_notes(o: &mut String, d: &ResultDocument) {
+    for (name, t) in d.transactions.iter().filter(|(_, t)| t.rollbacks.is_some()) {
+        let n = t.rollbacks.unwrap_or(0);
+        let share = n as f64 * 100.0 / t.count.max(1) as f64;
+        let _ = writeln!(o, "{name}: {n} of {} rolled back as the workload intends ({share:.1}%)", t.count);
+    }
+    for (name, t) in d.transactions.iter().filter(|(_, t)| t.skipped.is_some()) {
+        let n = t.skipped.unwrap_or(0);
+        let _ = writeln!(o, "{name}: {n} group repetitions skipped (skip_if: a query returned no row)");
+    }
+    for name in d.conditions.workload.transactions.iter().filter(|(_, t)| t.deferred).map(|(n, _)| n) {
+        let left = d.conditions.run.deferred_left.unwrap_or(0);
+        let _ = writeln!(
+            o,
+            "{name} is deferred: its row is the client's queueing; {name}_deferred is the deferred worker's executions, from queued to COMMIT; {left} still queued at the end"
+        );
     }
 }
 

@@ -40,6 +40,7 @@ pub fn text(o: &mut String, t: &TpccRecord) {
             ty.errors
         );
     }
+    let _ = writeln!(o, "  {}", t.delivery_words());
     let below = t.below_minimum();
     let _ = match t.mix_ok {
         true => writeln!(o, "  mix: every type at or above its minimum share (clause 5.2.3)"),

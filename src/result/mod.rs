@@ -104,10 +104,14 @@ pub fn start(setting: Setting<'_>) -> ResultDocument {
         audit: Vec::new(),
     };
     // Which kinds of event may roll back as the workload intends: kept with the start.
-    let may_roll_back = |name: &str| programs.iter().any(|t| t.name == name && t.may_roll_back());
+    // A deferred transaction's executions are a kind of their own, named after it; the
+    // transaction's own kind is the queueing, which neither rolls back nor skips.
+    let program =
+        |name: &str| programs.iter().find(|t| if t.deferred { t.deferred_name() == name } else { t.name == name });
     for (name, _) in totals.transactions() {
-        let rollbacks = may_roll_back(name).then_some(0);
-        doc.transactions.insert(name.into(), crate::model::ClassStats { rollbacks, ..Default::default() });
+        let rollbacks = program(name).is_some_and(|t| t.may_roll_back()).then_some(0);
+        let skipped = program(name).is_some_and(|t| t.may_skip()).then_some(0);
+        doc.transactions.insert(name.into(), crate::model::ClassStats { rollbacks, skipped, ..Default::default() });
     }
     doc = figures(&doc, &plan.percentiles, RunOutcome::starting(), &totals, Vec::new());
     doc
@@ -139,14 +143,18 @@ fn figures(
     }
     doc.transactions = totals
         .transactions()
-        .zip(totals.rollbacks().zip(totals.failures()))
-        .map(|((name, h), (rolled_back, failed))| {
-            let may = start.transactions.get(name).is_some_and(|t| t.rollbacks.is_some());
-            let stats = class_stats(h, secs, extra);
-            (
-                name.to_string(),
-                crate::model::ClassStats { rollbacks: may.then_some(rolled_back), errors: Some(failed), ..stats },
-            )
+        .zip(totals.rollbacks().zip(totals.failures()).zip(totals.skips()))
+        .map(|((name, h), ((rolled_back, failed), skipped))| {
+            let started = start.transactions.get(name);
+            let may_roll_back = started.is_some_and(|t| t.rollbacks.is_some());
+            let may_skip = started.is_some_and(|t| t.skipped.is_some());
+            let stats = crate::model::ClassStats {
+                rollbacks: may_roll_back.then_some(rolled_back),
+                errors: Some(failed),
+                skipped: may_skip.then_some(skipped),
+                ..class_stats(h, secs, extra)
+            };
+            (name.to_string(), stats)
         })
         .collect();
     let events = totals.events.count();
@@ -156,12 +164,14 @@ fn figures(
     doc.intervals = scatter::bounded(timeline);
     let c = &mut doc.conditions;
     c.server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
+    let defers = c.workload.transactions.values().any(|t| t.deferred);
     let run = &mut c.run;
     run.measured_s = outcome.measured_s;
     run.events = events;
     run.status = outcome.status;
     run.failure = outcome.failure.clone();
     run.warmup_end = outcome.warmup_end.clone();
+    run.deferred_left = defers.then_some(outcome.deferred_left);
     run.started_at = crate::model::rfc3339(outcome.started_at);
     run.ended_at = crate::model::rfc3339(outcome.ended_at);
     doc.tallies = outcome.tallies.clone();
@@ -224,6 +234,7 @@ fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
         cost_per_hour: plan.cost_per_hour,
         started_at: crate::model::rfc3339(outcome.started_at),
         ended_at: crate::model::rfc3339(outcome.ended_at),
+        deferred_left: None,
         shard: None,
     }
 }

@@ -86,6 +86,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
             cost_per_hour: None,
             started_at: crate::model::rfc3339(p.started_at),
             ended_at: crate::model::rfc3339(p.ended_at),
+            deferred_left: None,
             shard: None,
         },
     };

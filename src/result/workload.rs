@@ -92,6 +92,7 @@ fn transactions(p: &Program) -> BTreeMap<String, TransactionRecord> {
                 think: Some(t.think.describe()),
                 keying: (t.keying.mean_ms() > 0).then(|| t.keying.describe()),
                 statements: t.statements.iter().map(|s| s.name.clone()).collect(),
+                deferred: t.deferred,
             };
             (t.name.clone(), record)
         })

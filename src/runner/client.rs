@@ -32,6 +32,18 @@ pub struct Client<C> {
     deck: super::program::Deck,
 }
 
+/// What an execution runs and how it is recorded.
+#[derive(Clone, Copy)]
+pub(super) struct Job<'a> {
+    /// The transaction.
+    pub tx: usize,
+    /// The kind it is recorded as: `tx` itself, or its deferred kind.
+    pub kind: usize,
+    /// A deferred execution: the values of the client that queued it (each attempt starts
+    /// from them); its latency runs from the queueing and is no event.
+    pub act_as: Option<&'a super::program::ClientValues>,
+}
+
 /// Connects, prepares, waits for the start signal, then runs events until told to stop.
 /// Returns the connection still open: the worker closes its clients' connections once all
 /// of them have finished, since closing is no reply awaited and takes a server with
@@ -97,9 +109,15 @@ async fn run_events<D: Database>(
         if spec.open_loop {
             crate::lock(&rec).started(intended.elapsed(), dropped);
         }
-        // Not boxed: a box per event would allocate in the hot loop (reconnecting is boxed).
-        let Some(latency) = run_to_success(&db, &spec, &shared, id, &rec, client, tx, intended).await else {
-            return;
+        let latency = if spec.events.deferred_kind(tx).is_some() {
+            queue(&shared, &rec, client, tx, intended)
+        } else {
+            // Not boxed: a box per event would allocate in the hot loop (reconnecting is boxed).
+            let job = Job { tx, kind: tx, act_as: None };
+            let Some(latency) = run_to_success(&db, &spec, &shared, id, &rec, client, job, intended).await else {
+                return;
+            };
+            latency
         };
         if measured {
             totals.events += 1;
@@ -114,35 +132,57 @@ async fn run_events<D: Database>(
     }
 }
 
-/// Runs event `tx` until it succeeds, retrying what the policy retries and reconnecting
-/// after a lost connection, so --events counts completed events; returns its latency, or
-/// `None` when the client must stop. Its latency runs from the intended start (closed
-/// loop: the first attempt), its service time from the attempt that succeeded.
+/// A deferred transaction `tx` queued for the deferred worker, as this client; the
+/// queueing is the event, and its latency is returned.
+fn queue<C: Connection>(
+    shared: &Shared,
+    rec: &Mutex<TickRecorder>,
+    client: &Client<C>,
+    tx: usize,
+    intended: Instant,
+) -> Duration {
+    let start = Instant::now();
+    let values = client.state.values();
+    let end = Instant::now();
+    shared.deferred.push(super::deferred::Request { tx, values, queued: end });
+    crate::lock(rec).event(tx, end - intended, end - start, end);
+    end - intended
+}
+
+/// Runs `job` until it succeeds, retrying what the policy retries and reconnecting after
+/// a lost connection, so --events counts completed events; returns its latency, or `None`
+/// when the client must stop. Its latency runs from the intended start (closed loop: the
+/// first attempt; deferred: the queueing), its service time from the attempt that succeeded.
 #[allow(clippy::too_many_arguments)]
-async fn run_to_success<D: Database>(
+pub(super) async fn run_to_success<D: Database>(
     db: &Arc<D>,
     spec: &ClientSpec,
     shared: &Shared,
     id: u64,
     rec: &Mutex<TickRecorder>,
     client: &mut Client<D::Conn>,
-    tx: usize,
+    job: Job<'_>,
     intended: Instant,
 ) -> Option<Duration> {
     // Closed loop: `intended` was read from the clock just now (next_due, keyed or
-    // admit), so it is also the first attempt's start; an open loop's schedule needs a reading.
-    let mut attempt = if spec.open_loop { Instant::now() } else { intended };
+    // admit), so it is also the first attempt's start; an open loop's schedule needs a
+    // reading, and so does a deferred execution's.
+    let mut attempt = if spec.open_loop || job.act_as.is_some() { Instant::now() } else { intended };
+    let tx = job.tx;
     loop {
-        let waited = if spec.open_loop { attempt - intended } else { Duration::ZERO };
+        let waited = if spec.open_loop && job.act_as.is_none() { attempt - intended } else { Duration::ZERO };
+        if let Some(values) = job.act_as {
+            client.state.act_as(values);
+        }
         match client.event(tx, rec, waited).await {
-            Ok(finished) => return Some(record_ended(rec, tx, finished, intended, attempt)),
+            Ok(finished) => return Some(record_ended(rec, job, finished, intended, attempt)),
             Err(e) if e.connection_lost => {
-                crate::lock(rec).failed(tx, &e.code.to_string());
+                crate::lock(rec).failed(job.kind, &e.code.to_string());
                 *client = Box::pin(reconnect(&**db, spec, shared, id, rec, &e)).await?;
                 crate::lock(rec).reconnects += 1;
             }
             Err(e) if spec.retry.retries(&e.code) => {
-                crate::lock(rec).failed(tx, &e.code.to_string());
+                crate::lock(rec).failed(job.kind, &e.code.to_string());
                 if spec.in_transaction(tx) {
                     // Ends the failed transaction; a failure here surfaces on the retry.
                     let _ = client.conn.simple("ROLLBACK").await;
@@ -203,7 +243,7 @@ pub const CONNECTING_AT_ONCE: usize = 32;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECT_ATTEMPTS: u32 = 3;
 
-async fn connect_gated<D: Database>(
+pub(super) async fn connect_gated<D: Database>(
     db: &D,
     spec: &ClientSpec,
     shared: &Shared,
@@ -313,12 +353,12 @@ async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Re
     }
 }
 
-/// An event that succeeded, recorded: its latency from `intended`, its service time from
-/// `attempt`, both to its last statement's end; an intended rollback counted. Returns its
-/// latency.
+/// An execution that succeeded, recorded: its latency from `intended`, its service time
+/// from `attempt`, both to its last statement's end; an intended rollback and skipped
+/// repetitions counted. Returns its latency.
 fn record_ended(
     rec: &Mutex<TickRecorder>,
-    tx: usize,
+    job: Job,
     finished: Finished,
     intended: Instant,
     attempt: Instant,
@@ -328,9 +368,15 @@ fn record_ended(
     // A closed loop's first attempt is its intended start: one subtraction for both.
     let service = if attempt == intended { latency } else { end - attempt };
     let mut r = crate::lock(rec);
-    r.event(tx, latency, service, end);
+    match job.act_as {
+        Some(_) => r.deferred(job.kind, latency),
+        None => r.event(job.tx, latency, service, end),
+    }
     if finished.ended == Ended::RolledBack {
-        r.rolled_back(tx);
+        r.rolled_back(job.kind);
+    }
+    if finished.skipped > 0 {
+        r.skipped(job.kind, finished.skipped);
     }
     latency
 }

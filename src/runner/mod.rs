@@ -9,6 +9,7 @@ mod bracket;
 pub mod checks;
 mod client;
 pub mod cpu;
+mod deferred;
 mod gate;
 pub mod limits;
 mod program;
@@ -112,6 +113,8 @@ pub(crate) struct Shared {
     warmup_until: OnceLock<Instant>,
     /// Each client's measured events and their summed latency, added as clients end.
     per_client: Mutex<Vec<ClientTotals>>,
+    /// Deferred transactions queued for the deferred worker.
+    deferred: deferred::DeferredQueue,
 }
 
 impl Shared {
@@ -124,6 +127,7 @@ impl Shared {
     fn halt(&self) {
         self.stop.store(true, Ordering::SeqCst);
         self.gate.wake();
+        self.deferred.wake();
     }
 
     fn ready(&self) {
@@ -179,7 +183,7 @@ pub fn run_with<D: Database>(
     let tallies = &plan.workload.program().tallies;
     let mut bracket = bracket::Bracket::open(&*db, tallies, reads_counters).map_err(RunError::Admin)?;
     let mut workers = Workers::spawn(db.clone(), plan, &statements, &transactions, shared.clone())?;
-    workers.wait_until_ready(plan.threads)?;
+    workers.wait_until_ready()?;
     if let Err(why) = rendezvous.agree(&|| signal::presses() > 0) {
         workers.call_off();
         signal::uninstall();
@@ -232,6 +236,7 @@ pub fn run_with<D: Database>(
         client,
         peak_rss_bytes: cpu::max_rss_bytes(),
         per_client,
+        deferred_left: shared.deferred.len(),
     })
 }
 
@@ -304,6 +309,7 @@ impl Shared {
             warm_schedule: OnceLock::new(),
             warmup_until: OnceLock::new(),
             per_client: Mutex::new(Vec::new()),
+            deferred: Default::default(),
             connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
         }
     }

@@ -47,6 +47,8 @@ pub struct ProgramSpec {
     unique: Arc<UniqueSequence>,
     /// The run's seed (`nurand`'s C constants come from it).
     seed: u64,
+    /// Per transaction, the kind its deferred executions are recorded as.
+    deferred: Vec<Option<usize>>,
 }
 
 impl ProgramSpec {
@@ -66,7 +68,20 @@ impl ProgramSpec {
             Some((index, count)) => UniqueSequence::part(seed, index, count),
             None => UniqueSequence::new(seed),
         };
-        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(unique), seed }
+        let deferred = program.deferred_kinds();
+        ProgramSpec { program, ids, cumulative, dist, unique: Arc::new(unique), seed, deferred }
+    }
+
+    /// The kind transaction `tx`'s deferred executions are recorded as; `None`: it is not
+    /// deferred.
+    #[inline]
+    pub fn deferred_kind(&self, tx: usize) -> Option<usize> {
+        self.deferred[tx]
+    }
+
+    /// Whether a transaction is deferred (the run then has a deferred worker).
+    pub fn defers(&self) -> bool {
+        self.deferred.iter().any(Option::is_some)
     }
 
     /// A transaction by weight.
@@ -149,6 +164,8 @@ struct StatementState {
     name: String,
     /// No row back ends the transaction with ROLLBACK, as intended.
     rollback_if_no_row: bool,
+    /// No row back skips the rest of this repetition of its group.
+    skip_if_no_row: bool,
     save_row: crate::model::RowPick,
 }
 
@@ -211,6 +228,7 @@ impl ProgramState {
         let t = &mut transactions[tx];
         t.draws.draw(rng, *at, slots);
         let mut last = None;
+        let mut skipped = 0;
         if let Some((id, handle)) = t.begin {
             last = Some(timed_execute(conn, handle, id, rec, waited).await?);
         }
@@ -228,7 +246,11 @@ impl ProgramState {
                     last = Some(end);
                     if let (true, 0, Some((id, handle))) = (s.rollback_if_no_row, done.rows, t.rollback) {
                         let end = timed_execute(conn, handle, id, rec, waited).await?;
-                        return Ok(Finished { ended: Ended::RolledBack, last_statement_end: Some(end) });
+                        return Ok(Finished { ended: Ended::RolledBack, last_statement_end: Some(end), skipped });
+                    }
+                    if s.skip_if_no_row && done.rows == 0 {
+                        skipped += 1;
+                        break;
                     }
                 }
             }
@@ -236,8 +258,27 @@ impl ProgramState {
         if let Some((id, handle)) = t.commit {
             last = Some(timed_execute(conn, handle, id, rec, waited).await?);
         }
-        Ok(Finished { ended: Ended::Committed, last_statement_end: last })
+        Ok(Finished { ended: Ended::Committed, last_statement_end: last, skipped })
     }
+
+    /// The values of the client, as [`ProgramState::values`] took them: the deferred
+    /// worker executes a queued transaction as the client that queued it.
+    pub fn act_as(&mut self, values: &ClientValues) {
+        self.slots.clone_from(&values.slots);
+        self.at.client = values.client;
+    }
+
+    /// This client's values now (its own, and what it saved), for a deferred transaction.
+    pub fn values(&self) -> ClientValues {
+        ClientValues { client: self.at.client, slots: self.slots.clone() }
+    }
+}
+
+/// A client's id and value slots, taken when it queues a deferred transaction.
+#[derive(Clone, Debug)]
+pub struct ClientValues {
+    client: u64,
+    slots: Vec<Value>,
 }
 
 /// A statement prepared on `conn` (one handle per table of its set), with its saves
@@ -290,6 +331,7 @@ async fn statement_state<C: Connection>(
         draws,
         needs_row: saves.iter().any(|(_, at)| matches!(at, SaveAt::Column(_))),
         rollback_if_no_row: s.rollback_if_no_row,
+        skip_if_no_row: s.skip_if_no_row,
         save_row: s.save_row,
         writes: s.class == StatementClass::Write,
         saves,
@@ -304,6 +346,8 @@ pub struct Finished {
     /// When its last statement's reply arrived, as that statement's timing read the clock
     /// (`None`: it ran no statement); the event's latency ends there.
     pub last_statement_end: Option<Instant>,
+    /// Group repetitions a `skip_if` statement skipped.
+    pub skipped: u64,
 }
 
 /// How an event ended.

@@ -32,6 +32,9 @@ pub(super) struct Workers {
     shared: Arc<Shared>,
     /// Reads the server's figures over time, once the run started.
     pub sampler: Option<super::sampler::Sampler>,
+    /// Clients that must be ready before the run starts: the terminals and the deferred
+    /// worker, if any.
+    expected: u32,
 }
 
 impl Workers {
@@ -59,65 +62,48 @@ impl Workers {
         });
         let open = plan.loop_model.is_open();
         let count = if db.blocking() { plan.threads } else { plan.threads.min(crate::cpu_count()) };
-        let mut workers = Workers { handles: Vec::new(), recorders: Vec::new(), shared: shared.clone(), sampler: None };
+        let defers = spec.events.defers();
+        let mut workers = Workers {
+            handles: Vec::new(),
+            recorders: Vec::new(),
+            shared: shared.clone(),
+            sampler: None,
+            expected: plan.threads + defers as u32,
+        };
+        // A shard's clients have ids of their own in the whole run's (their random streams
+        // and `client_id` values differ from every other shard's).
+        let first = plan.shard.as_ref().map_or(0, |s| s.first_client as u64);
+        let new_recorder = || Arc::new(Mutex::new(TickRecorder::with_counters(statements, transactions, open)));
         for w in 0..count {
-            let rec = Arc::new(Mutex::new(TickRecorder::with_counters(statements, transactions, open)));
+            let rec = new_recorder();
             workers.recorders.push(rec.clone());
-            // A shard's clients have ids of their own in the whole run's (their random
-            // streams and `client_id` values differ from every other shard's).
-            let first = plan.shard.as_ref().map_or(0, |s| s.first_client as u64);
             let ids: Vec<u64> =
                 (0..plan.threads as u64).filter(|i| i % count as u64 == w as u64).map(|i| first + i).collect();
-            let (db, spec, shared) = (db.clone(), spec.clone(), shared.clone());
-            let handle = std::thread::Builder::new().name(format!("fairbench-worker-{w}")).spawn(move || {
-                let rt = crate::local_runtime();
-                rt.block_on(async move {
-                    let timers = match open.then(timer::ClientTimers::new).transpose() {
-                        Ok(t) => t,
-                        Err(e) => return shared.fail(format!("cannot create the open loop's timer: {e}")),
-                    };
-                    if let Some(t) = &timers {
-                        let shared = shared.clone();
-                        tokio::task::spawn_local(t.clone().drive(move || shared.stopping()));
-                    }
-                    let tasks: Vec<_> = ids
-                        .into_iter()
-                        .map(|id| {
-                            tokio::task::spawn_local(client::run(
-                                db.clone(),
-                                spec.clone(),
-                                shared.clone(),
-                                id,
-                                rec.clone(),
-                                timers.clone(),
-                            ))
-                        })
-                        .collect();
-                    let mut open = Vec::with_capacity(tasks.len());
-                    for t in tasks {
-                        match t.await {
-                            Ok(connection) => open.extend(connection),
-                            Err(e) => {
-                                // A client that panicked ends the run as failed, never "completed".
-                                shared.fail(format!("a client crashed (internal error: {})", panic_message(e)));
-                                shared.finished.fetch_add(1, Ordering::SeqCst);
-                            }
-                        }
-                    }
-                    // Closed once every client of this worker has finished (see client::run).
-                    drop(open);
-                });
-                cpu::current_thread()
-            });
-            match handle {
-                Ok(h) => workers.handles.push(h),
-                Err(e) => {
-                    workers.call_off();
-                    return Err(RunError::Thread(e));
-                }
-            }
+            let spawned = clients_thread(w, db.clone(), spec.clone(), shared.clone(), ids, rec, open);
+            workers.started(spawned)?;
+        }
+        if defers {
+            let rec = new_recorder();
+            workers.recorders.push(rec.clone());
+            // An id no terminal has, in any shard.
+            let spawned = deferred_thread(db, spec, shared, u64::MAX - first, rec);
+            workers.started(spawned)?;
         }
         Ok(workers)
+    }
+
+    /// Keeps a thread just spawned; a thread that could not start calls the run off.
+    fn started(&mut self, spawned: std::io::Result<JoinHandle<Duration>>) -> Result<(), RunError> {
+        match spawned {
+            Ok(h) => {
+                self.handles.push(h);
+                Ok(())
+            }
+            Err(e) => {
+                self.call_off();
+                Err(RunError::Thread(e))
+            }
+        }
     }
 
     /// Stops clients that have not started and waits a little for them.
@@ -128,8 +114,8 @@ impl Workers {
     }
 
     /// Waits until every client is connected and prepared, or one failed, or Ctrl-C.
-    pub(super) fn wait_until_ready(&mut self, threads: u32) -> Result<(), RunError> {
-        while self.shared.ready.load(Ordering::SeqCst) < threads {
+    pub(super) fn wait_until_ready(&mut self) -> Result<(), RunError> {
+        while self.shared.ready.load(Ordering::SeqCst) < self.expected {
             if self.shared.stopping() || signal::presses() > 0 {
                 let failure = crate::lock(&self.shared.failure).clone();
                 self.call_off();
@@ -174,7 +160,7 @@ impl Workers {
             }
             let grace = if m.status == RunStatus::Interrupted { GRACE_INTERRUPTED } else { GRACE };
             if clock.stopped_at.is_some() && now >= clock.noticed_at + grace {
-                self.stalled(plan, m.status);
+                self.stalled(m.status);
                 // Measured time ends when the run was told to stop, not after the grace.
                 m.end = clock.stopped_at.unwrap_or(now);
                 self.tick(&mut merged, &mut spare, m.end, sink);
@@ -222,8 +208,8 @@ impl Workers {
     }
 
     /// Clients still in an event after the grace fail the run (unless it was interrupted).
-    fn stalled(&self, plan: &RunPlan, status: RunStatus) {
-        let stalled = plan.threads.saturating_sub(self.shared.finished.load(Ordering::SeqCst));
+    fn stalled(&self, status: RunStatus) {
+        let stalled = self.expected.saturating_sub(self.shared.finished.load(Ordering::SeqCst));
         if status != RunStatus::Interrupted && stalled > 0 {
             self.shared.fail(format!(
                 "{} stalled: no reply from the server within {} s after the measured phase ended; their last events are not counted and the grace time is not measured",
@@ -322,6 +308,76 @@ impl Workers {
         join_all(running, m.end + Duration::from_millis(100));
         client
     }
+}
+
+/// A worker thread driving clients `ids` on its own event loop, recording into `rec`;
+/// returns its CPU time.
+fn clients_thread<D: Database>(
+    w: u32,
+    db: Arc<D>,
+    spec: Arc<ClientSpec>,
+    shared: Arc<Shared>,
+    ids: Vec<u64>,
+    rec: Arc<Mutex<TickRecorder>>,
+    open: bool,
+) -> std::io::Result<JoinHandle<Duration>> {
+    std::thread::Builder::new().name(format!("fairbench-worker-{w}")).spawn(move || {
+        let rt = crate::local_runtime();
+        rt.block_on(async move {
+            let timers = match open.then(timer::ClientTimers::new).transpose() {
+                Ok(t) => t,
+                Err(e) => return shared.fail(format!("cannot create the open loop's timer: {e}")),
+            };
+            if let Some(t) = &timers {
+                let shared = shared.clone();
+                tokio::task::spawn_local(t.clone().drive(move || shared.stopping()));
+            }
+            let tasks: Vec<_> = ids
+                .into_iter()
+                .map(|id| {
+                    let client = client::run(db.clone(), spec.clone(), shared.clone(), id, rec.clone(), timers.clone());
+                    tokio::task::spawn_local(client)
+                })
+                .collect();
+            let mut open = Vec::with_capacity(tasks.len());
+            for t in tasks {
+                match t.await {
+                    Ok(connection) => open.extend(connection),
+                    Err(e) => {
+                        // A client that panicked ends the run as failed, never "completed".
+                        shared.fail(format!("a client crashed (internal error: {})", panic_message(e)));
+                        shared.finished.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+            }
+            // Closed once every client of this worker has finished (see client::run).
+            drop(open);
+        });
+        cpu::current_thread()
+    })
+}
+
+/// The deferred worker's thread: its own event loop and recorder (see runner::deferred).
+fn deferred_thread<D: Database>(
+    db: Arc<D>,
+    spec: Arc<ClientSpec>,
+    shared: Arc<Shared>,
+    id: u64,
+    rec: Arc<Mutex<TickRecorder>>,
+) -> std::io::Result<JoinHandle<Duration>> {
+    std::thread::Builder::new().name("fairbench-deferred".into()).spawn(move || {
+        let rt = crate::local_runtime();
+        rt.block_on(async {
+            let ended = tokio::task::spawn_local(deferred::work(db, spec, shared.clone(), id, rec)).await;
+            shared.finished.fetch_add(1, Ordering::SeqCst);
+            match ended {
+                // Closed after it counted as finished, as a client's (see client::run).
+                Ok(connection) => drop(connection),
+                Err(e) => shared.fail(format!("the deferred worker crashed (internal error: {})", panic_message(e))),
+            }
+        });
+        cpu::current_thread()
+    })
 }
 
 /// The text of a panic caught from a task.

@@ -232,6 +232,12 @@ pub struct TransactionSpec {
     /// Pause before each transaction (TPC-C's keying time), in milliseconds, the same way.
     #[serde(default = "no_pause")]
     pub keying_ms: Spanned<PauseSpec>,
+    /// Queued instead of run (TPC-C's deferred Delivery, clause 2.7): the client's event is
+    /// the queueing, and the run's deferred worker executes the transaction as that client,
+    /// its time from queued to committed recorded as `{name}_deferred`. true, false, or a
+    /// `"{param}"` product whose value is 1 or 0.
+    #[serde(default = "no")]
+    pub deferred: Spanned<Flag>,
     /// Drawn once per transaction.
     #[serde(default)]
     pub params: BTreeMap<String, Spanned<Generator>>,
@@ -361,6 +367,10 @@ pub struct StatementSpec {
     /// workload intends (TPC-C's New-Order with an unused item number): counted as a
     /// rollback of its transaction, not as an error.
     pub rollback_if: Option<Spanned<String>>,
+    /// `"no_row"`: when this query returns no row, the rest of its group's repetition is
+    /// skipped (TPC-C's Delivery skips a district with no undelivered order, clause
+    /// 2.7.4.2), counted as a skip of its transaction.
+    pub skip_if: Option<Spanned<String>>,
     /// The row `save` reads: `"first"` (default), or `"middle"`, row ceil(n/2) of the n rows
     /// in the query's order (TPC-C's customer by last name, clause 2.5.2.2).
     pub save_row: Option<Spanned<String>>,

@@ -44,6 +44,7 @@ fn class_stats(base_us: f64, count: u64, rng: &mut Lcg) -> ClassStats {
         rows_affected: None,
         rollbacks: None,
         errors: None,
+        skipped: None,
     }
 }
 
@@ -187,6 +188,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
                 cost_per_hour: None,
                 started_at: "2026-11-22T00:20:39.190Z".into(),
                 ended_at: "2026-11-22T01:20:39.190Z".into(),
+                deferred_left: None,
                 shard: None,
             },
         },

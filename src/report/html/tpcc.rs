@@ -47,7 +47,7 @@ pub fn section(t: &TpccRecord) -> String {
         None => "not checked (the limits of clause 5.2.5.4 assume spec mode)".into(),
     };
     format!(
-        "<section><h2>TPC-C-like figures</h2><p>{}</p><p><strong>tpmC {:.0}</strong> (New-Orders completed per minute, intended rollbacks included), <strong>NOPM {:.0}</strong> (committed), TPM {:.0} (all five types); {} warehouse(s), {} terminals, {:.1} min measured.</p><p>{}.</p><p>{}</p>{}<p>Mix: {mix}. Response times: {times}.</p></section>",
+        "<section><h2>TPC-C-like figures</h2><p>{}</p><p><strong>tpmC {:.0}</strong> (New-Orders completed per minute, intended rollbacks included), <strong>NOPM {:.0}</strong> (committed), TPM {:.0} (all five types); {} warehouse(s), {} terminals, {:.1} min measured.</p><p>{}.</p><p>{}</p>{}<p>{}.</p><p>Mix: {mix}. Response times: {times}.</p></section>",
         esc(mode),
         t.tpmc,
         t.nopm,
@@ -57,6 +57,7 @@ pub fn section(t: &TpccRecord) -> String {
         t.measured_minutes,
         esc(&t.database_count_words()),
         esc(&t.c_last_words().unwrap_or_default()),
-        table(&["type", "count", "per minute", "share %", "minimum %", "p90 ms", "limit ms", "rollbacks", "retried errors"], rows, "num")
+        table(&["type", "count", "per minute", "share %", "minimum %", "p90 ms", "limit ms", "rollbacks", "retried errors"], rows, "num"),
+        esc(&t.delivery_words())
     )
 }

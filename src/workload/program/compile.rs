@@ -197,6 +197,15 @@ impl Compiler<'_> {
         if names.len() != transactions.len() {
             self.e.list.push(format!("{}: two transactions share a name", self.e.file));
         }
+        for t in transactions.iter().filter(|t| t.deferred) {
+            let kind = t.deferred_name();
+            if transactions.iter().any(|o| o.name == kind) {
+                self.e.list.push(format!(
+                    "{}: transaction {} is deferred, and its time from queued to committed is recorded as {kind}, the name of another transaction",
+                    self.e.file, t.name
+                ));
+            }
+        }
     }
 
     /// The slot of value `name`, made on first use.

@@ -98,6 +98,8 @@ pub struct TransactionProgram {
     /// Pauses after and before each transaction (closed loop only).
     pub think: Pause,
     pub keying: Pause,
+    /// Queued by the client and executed by the run's deferred worker (`deferred`).
+    pub deferred: bool,
     pub params: Vec<(usize, Generator)>,
     pub statements: Vec<StatementProgram>,
     /// The order statements run in: each step runs `count` statements from `first`,
@@ -147,6 +149,8 @@ pub struct StatementProgram {
     pub per_table: Option<(usize, Vec<String>)>,
     /// No row back rolls the transaction back, as intended (`rollback_if = "no_row"`).
     pub rollback_if_no_row: bool,
+    /// No row back skips the rest of its group's repetition (`skip_if = "no_row"`).
+    pub skip_if_no_row: bool,
     /// The row its saves read (`save_row`).
     pub save_row: crate::model::RowPick,
 }
@@ -226,8 +230,15 @@ impl Program {
                 Some(st) if !matches!(st.repeat, Times::Fixed(1)) => st.first,
                 _ => r + 1,
             });
+            // After a statement that may skip, the rest of its step may not run.
+            let skipped = |k: usize| {
+                t.statements
+                    .iter()
+                    .enumerate()
+                    .any(|(j, s)| s.skip_if_no_row && j < k && step_of(j).is_some_and(|st| k < st.first + st.count))
+            };
             for (k, &id) in ids.statements.iter().enumerate() {
-                if rolls_back_from.is_some_and(|from| k >= from) {
+                if rolls_back_from.is_some_and(|from| k >= from) || skipped(k) {
                     continue;
                 }
                 if let Some(Times::Fixed(n)) = step_of(k).map(|st| st.repeat) {
@@ -236,6 +247,23 @@ impl Program {
             }
         }
         counts
+    }
+
+    /// The kinds of event results name: each transaction, then each deferred one's
+    /// execution by the deferred worker (`{name}_deferred`, see [`Program::deferred_kinds`]).
+    pub fn kind_names(&self) -> Vec<String> {
+        let deferred = self.transactions.iter().filter(|t| t.deferred).map(TransactionProgram::deferred_name);
+        self.transactions.iter().map(|t| t.name.clone()).chain(deferred).collect()
+    }
+
+    /// Per transaction, the kind its deferred executions are recorded as (None: not deferred).
+    pub fn deferred_kinds(&self) -> Vec<Option<usize>> {
+        let mut next = self.transactions.len();
+        let mut kind = || {
+            next += 1;
+            next - 1
+        };
+        self.transactions.iter().map(|t| t.deferred.then(&mut kind)).collect()
     }
 
     /// Whether any transaction can write (decides the ownership checks before a run).
@@ -262,6 +290,16 @@ impl TransactionProgram {
     /// It pauses before or after (a closed loop's client waits).
     pub fn pauses(&self) -> bool {
         self.think != Pause::Fixed(0) || self.keying != Pause::Fixed(0)
+    }
+
+    /// The kind its executions by the deferred worker are recorded as.
+    pub fn deferred_name(&self) -> String {
+        format!("{}_deferred", self.name)
+    }
+
+    /// A statement may skip the rest of its group's repetition.
+    pub fn may_skip(&self) -> bool {
+        self.statements.iter().any(|s| s.skip_if_no_row)
     }
 
     /// A statement may roll it back as intended.

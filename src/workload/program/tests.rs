@@ -306,6 +306,69 @@ begin = true
     assert!(e.iter().any(|e| e.contains("statement name rollback is taken")), "{e:?}");
 }
 
+/// `deferred`: a flag (or a product of parameters, 1 or 0) that adds a kind of event named
+/// `{name}_deferred` after the transactions; `skip_if = "no_row"` on a query in a group
+/// leaves the rest of its group without a fixed count per event.
+#[test]
+fn deferred_transactions_and_skips() {
+    let text = r#"
+[workload]
+name = "ship"
+[params]
+waits = 1
+defer = 1
+[[tables]]
+name = "t"
+rows = 10
+columns = [{ name = "id", type = "integer", gen = "row" }]
+[[transactions]]
+name = "look"
+  [[transactions.statements]]
+  name = "count"
+  sql = "SELECT COUNT(*) FROM t"
+[[transactions]]
+name = "ship"
+begin = true
+deferred = "{waits} * {defer}"
+  [[transactions.statements]]
+  name = "find"
+  repeat = 3
+  group = 2
+  params = { b = "repetition" }
+  sql = "SELECT id FROM t WHERE id = :b"
+  save = { p = "id" }
+  skip_if = "no_row"
+  [[transactions.statements]]
+  name = "take"
+  sql = "DELETE FROM t WHERE id = :p"
+  [[transactions.statements]]
+  name = "after"
+  sql = "SELECT COUNT(*) FROM t"
+"#;
+    let p = compiled("d.toml", text, Dialect::Mysql).unwrap();
+    assert_eq!(p.kind_names(), ["look", "ship", "ship_deferred"]);
+    assert_eq!(p.deferred_kinds(), [None, Some(2)]);
+    let ship = &p.transactions[1];
+    assert!(ship.deferred && ship.may_skip() && !ship.may_roll_back());
+    let per_event = p.per_event();
+    assert_eq!(per_event.get("ship.find"), Some(&3), "the statement that decides always runs: {per_event:?}");
+    assert!(!per_event.contains_key("ship.take"), "skipped with its repetition: {per_event:?}");
+    assert_eq!(per_event.get("ship.after"), Some(&1), "outside the group, it always runs: {per_event:?}");
+    let off = compiled("d.toml", &text.replace("waits = 1", "waits = 0"), Dialect::Mysql).unwrap();
+    assert_eq!((off.kind_names().len(), off.transactions[1].deferred), (2, false));
+    let errors = |t: String| compiled("d.toml", &t, Dialect::Mysql).err().unwrap_or_default();
+    let e = errors(text.replace("waits = 1", "waits = 2"));
+    assert!(e.iter().any(|e| e.contains("transaction ship: deferred 2 must be 1 or 0")), "{e:?}");
+    let e = errors(text.replace("name = \"look\"", "name = \"ship_deferred\""));
+    assert!(e.iter().any(|e| e.contains("recorded as ship_deferred, the name of another transaction")), "{e:?}");
+    let e = errors(text.replace("skip_if = \"no_row\"", "skip_if = \"no_rows\""));
+    assert!(e.iter().any(|e| e.contains("skip_if \"no_rows\": the condition is \"no_row\"")), "{e:?}");
+    let e = errors(text.replace("skip_if = \"no_row\"", "skip_if = \"no_row\"\n  rollback_if = \"no_row\""));
+    assert!(e.iter().any(|e| e.contains("skip_if and rollback_if both act on no row")), "{e:?}");
+    let e = errors(text.replace("SELECT id FROM t WHERE id = :b", "UPDATE t SET id = id WHERE id = :b"));
+    assert!(e.iter().any(|e| e.contains("skip_if = \"no_row\" needs a query that returns rows")), "{e:?}");
+}
+
 /// Think and keying times: fixed, or negative exponential truncated at 10 means (its
 /// mean then a little under the nominal one: 1 - e^-10 of it, plus what the cut drops).
 #[test]

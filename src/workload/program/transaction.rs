@@ -65,6 +65,7 @@ impl Compiler<'_> {
             begin,
             think: self.pause(&tx.think_ms, "think_ms"),
             keying: self.pause(&tx.keying_ms, "keying_ms"),
+            deferred: self.flag(name, &tx.deferred, "deferred"),
             params: tx_params,
             statements,
             steps,
@@ -105,18 +106,23 @@ impl Compiler<'_> {
         if tx.statements.is_empty() {
             self.e.at(&tx.name, format!("transaction {name} has no statements"));
         }
-        let begin = match tx.begin.get_ref() {
+        let begin = self.flag(name, &tx.begin, "begin");
+        (weight, begin)
+    }
+
+    /// A flag: true or false, or a `"{param}"` product whose value is 1 or 0.
+    fn flag(&mut self, tx: &str, flag: &Spanned<Flag>, what: &str) -> bool {
+        match flag.get_ref() {
             Flag::Bool(b) => *b,
-            Flag::Param(p) => match self.number(tx.begin.span(), &Number::Param(p.clone()), "begin") {
+            Flag::Param(p) => match self.number(flag.span(), &Number::Param(p.clone()), what) {
                 0 => false,
                 1 => true,
                 n => {
-                    self.e.at(&tx.begin, format!("transaction {name}: begin {n} must be 1 or 0 (or true or false)"));
+                    self.e.at(flag, format!("transaction {tx}: {what} {n} must be 1 or 0 (or true or false)"));
                     false
                 }
             },
-        };
-        (weight, begin)
+        }
     }
 
     /// A group's `once` values: drawn before its repetitions, known from its first statement
@@ -230,6 +236,7 @@ impl Compiler<'_> {
         let args = self.bind(scope, i, st, sql, &names, batch);
         let saves = self.saves(scope, st, &text);
         let rollback_if_no_row = self.rollback_if(scope, st, &positional);
+        let skip_if_no_row = self.skip_if(scope, st, &positional, rollback_if_no_row);
         let save_row = self.save_row(scope, st, &positional);
         let per_table = on_table.map(|(value, count)| {
             if !(scope.known.contains(&value) || st.params.contains_key(&value)) {
@@ -251,6 +258,7 @@ impl Compiler<'_> {
             params: own,
             saves,
             rollback_if_no_row,
+            skip_if_no_row,
             save_row,
         })
     }
@@ -288,6 +296,21 @@ impl Compiler<'_> {
             self.e.at(when, format!("statement {name}.{sname}: rollback_if needs begin = true (an autocommit statement has nothing to roll back)"));
         } else if !returns_rows(sql) {
             self.e.at(when, format!("statement {name}.{sname}: rollback_if = \"no_row\" needs a query that returns rows (SELECT, or RETURNING)"));
+        }
+        true
+    }
+
+    /// `skip_if = "no_row"`: on a query (rows come back), not one that may roll back.
+    fn skip_if(&mut self, scope: &Scope, st: &StatementSpec, sql: &str, rolls_back: bool) -> bool {
+        let Some(when) = &st.skip_if else { return false };
+        let (name, sname) = (scope.name, st.name.get_ref());
+        if when.get_ref() != "no_row" {
+            let cond = when.get_ref();
+            self.e.at(when, format!("statement {name}.{sname}: skip_if {cond:?}: the condition is \"no_row\""));
+        } else if rolls_back {
+            self.e.at(when, format!("statement {name}.{sname}: skip_if and rollback_if both act on no row: keep one"));
+        } else if !returns_rows(sql) {
+            self.e.at(when, format!("statement {name}.{sname}: skip_if = \"no_row\" needs a query that returns rows (SELECT, or RETURNING)"));
         }
         true
     }

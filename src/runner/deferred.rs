@@ -1,0 +1,118 @@
+//! Deferred transactions (TPC-C's Delivery, clause 2.7): a client queues its request, and
+//! the queueing is its event; the run's deferred worker, a client of its own with its own
+//! connection, executes the transaction as the client that queued it and records the time
+//! from queued to committed as the transaction's deferred kind (`{name}_deferred`).
+
+use super::client::{self, Client, ClientSpec, Job};
+use super::program::ClientValues;
+use super::Shared;
+use crate::db::Database;
+use crate::recorder::TickRecorder;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// A transaction a client queued.
+pub(super) struct Request {
+    pub tx: usize,
+    /// The client's values as it queued the request.
+    pub values: ClientValues,
+    pub queued: Instant,
+}
+
+/// The run's queue of deferred requests. Its waker works across the workers' runtimes.
+#[derive(Default)]
+pub(crate) struct DeferredQueue {
+    requests: Mutex<VecDeque<Request>>,
+    notify: tokio::sync::Notify,
+}
+
+impl DeferredQueue {
+    pub(super) fn push(&self, r: Request) {
+        crate::lock(&self.requests).push_back(r);
+        self.notify.notify_one();
+    }
+
+    /// Wakes the worker (the run stops).
+    pub(super) fn wake(&self) {
+        self.notify.notify_one();
+    }
+
+    /// Requests still queued: at the end of a run, never executed.
+    pub(super) fn len(&self) -> u64 {
+        crate::lock(&self.requests).len() as u64
+    }
+
+    /// The oldest request; `None` once the run stops (what is queued then stays queued).
+    async fn next(&self, shared: &Shared) -> Option<Request> {
+        loop {
+            if shared.stopping() {
+                return None;
+            }
+            if let Some(r) = crate::lock(&self.requests).pop_front() {
+                return Some(r);
+            }
+            // A push or a stop between the check and here left a permit: no wake is lost.
+            self.notify.notified().await;
+        }
+    }
+
+    /// Puts back a request taken but not executed (the run stopped at the warmup's end).
+    fn put_back(&self, r: Request) {
+        crate::lock(&self.requests).push_front(r);
+    }
+}
+
+/// The deferred worker: connects as client `id`, then executes queued requests in order
+/// until the run stops. Returns its connection still open, as a client does.
+pub(super) async fn work<D: Database>(
+    db: Arc<D>,
+    spec: Arc<ClientSpec>,
+    shared: Arc<Shared>,
+    id: u64,
+    rec: Arc<Mutex<TickRecorder>>,
+) -> Option<Client<D::Conn>> {
+    let connected = Box::pin(client::connect_gated(&*db, &spec, &shared, id)).await;
+    let mut client = match connected {
+        Ok(c) => c,
+        Err(e) => {
+            shared.fail(format!("the deferred worker: {e}"));
+            return None;
+        }
+    };
+    shared.ready();
+    shared.wait_start().await?;
+    while let Some(request) = shared.deferred.next(&shared).await {
+        // Through the warmup's gate like any event: nothing straddles the counters' reading.
+        let Some(busy) = pass_gate(&shared).await else {
+            shared.deferred.put_back(request);
+            break;
+        };
+        let kind = spec.events.deferred_kind(request.tx).unwrap_or(request.tx);
+        let job = Job { tx: request.tx, kind, act_as: Some(&request.values) };
+        let ran = client::run_to_success(&db, &spec, &shared, id, &rec, &mut client, job, request.queued).await;
+        drop(busy);
+        if ran.is_none() {
+            break;
+        }
+    }
+    Some(client)
+}
+
+/// Enters the warmup's gate, waiting while it is closed; `None` when the run stops first.
+/// The guard (during the warmup) keeps the warmup's end waiting for this execution.
+async fn pass_gate(shared: &Shared) -> Option<Option<super::gate::Busy<'_>>> {
+    use super::gate::Entry;
+    loop {
+        match shared.gate.enter() {
+            Entry::Measured => return Some(None),
+            Entry::Warmup(busy) => return Some(Some(busy)),
+            Entry::Closed => {
+                shared.gate.wait(|| shared.stopping()).await;
+                if shared.stopping() {
+                    return None;
+                }
+            }
+        }
+    }
+}
