@@ -44,6 +44,12 @@ fn check_shows_what_a_file_runs_on_each_database() {
         }
     }
     assert!(text.contains("balances row 3: (3, 1000)"), "{text}");
+    // A deferred transaction and a skip point are said where they are.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/workloads/deferred.toml");
+    let out = check(&[file, "--dialect", "sqlite"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("think 20 ms, deferred: queued, executed by the deferred worker):"), "{text}");
+    assert!(text.contains("LIMIT 1   -- ? = b   -- no row: skips the rest of this repetition"), "{text}");
 }
 
 #[test]

@@ -163,7 +163,8 @@ fn describe(p: &Program) -> String {
                 pauses += &format!(", {what} {}", pause.describe());
             }
         }
-        s.push_str(&format!("  transaction {} ({share:.1}% of the mix, {framing}{pauses}):\n", t.name));
+        let deferred = if t.deferred { ", deferred: queued, executed by the deferred worker" } else { "" };
+        s.push_str(&format!("  transaction {} ({share:.1}% of the mix, {framing}{pauses}{deferred}):\n", t.name));
         let drawn: Vec<String> =
             t.params.iter().map(|(slot, g)| format!("{} <- {}", p.slots[*slot], generator_text(g))).collect();
         if !drawn.is_empty() {
@@ -193,6 +194,9 @@ fn describe(p: &Program) -> String {
             }
             if !args.is_empty() {
                 s.push_str(&format!("   -- ? = {}", args.join(", ")));
+            }
+            if st.skip_if_no_row {
+                s.push_str("   -- no row: skips the rest of this repetition");
             }
             s.push('\n');
         }
