@@ -201,7 +201,7 @@ pub(super) async fn run_to_success<D: Database>(
 }
 
 /// What the warmup's gate lets a client do with the event it is about to start.
-enum Admitted<'a> {
+pub(super) enum Admitted<'a> {
     /// Run it: measured, or a warmup event the gate waits for while its guard lives.
     Run { measured: bool, warmup_event: Option<super::gate::Busy<'a>> },
     /// Take the next one: the run stops, or an open loop's warmup arrival came too late
@@ -211,7 +211,7 @@ enum Admitted<'a> {
 
 /// Passes the warmup's gate. A client that finds it closed waits for the measured phase;
 /// in a closed loop its event then starts when the gate opens (the wait is in no latency).
-async fn admit<'a>(
+pub(super) async fn admit<'a>(
     shared: &'a Shared,
     spec: &ClientSpec,
     measured_arrival: bool,

@@ -3,7 +3,7 @@
 //! connection, executes the transaction as the client that queued it and records the time
 //! from queued to committed as the transaction's deferred kind (`{name}_deferred`).
 
-use super::client::{self, Client, ClientSpec, Job};
+use super::client::{self, Admitted, Client, ClientSpec, Job};
 use super::program::ClientValues;
 use super::Shared;
 use crate::db::Database;
@@ -84,9 +84,14 @@ pub(super) async fn work<D: Database>(
     shared.wait_start().await?;
     while let Some(request) = shared.deferred.next(&shared).await {
         // Through the warmup's gate like any event: nothing straddles the counters' reading.
-        let Some(busy) = pass_gate(&shared).await else {
-            shared.deferred.put_back(request);
-            break;
+        // Its latency still runs from the queueing (admit restarts a closed loop's clock).
+        let mut restarted = request.queued;
+        let busy = match client::admit(&shared, &spec, true, &mut restarted).await {
+            Admitted::Run { warmup_event, .. } => warmup_event,
+            Admitted::Next => {
+                shared.deferred.put_back(request);
+                break;
+            }
         };
         let kind = spec.events.deferred_kind(request.tx).unwrap_or(request.tx);
         let job = Job { tx: request.tx, kind, act_as: Some(&request.values) };
@@ -97,22 +102,4 @@ pub(super) async fn work<D: Database>(
         }
     }
     Some(client)
-}
-
-/// Enters the warmup's gate, waiting while it is closed; `None` when the run stops first.
-/// The guard (during the warmup) keeps the warmup's end waiting for this execution.
-async fn pass_gate(shared: &Shared) -> Option<Option<super::gate::Busy<'_>>> {
-    use super::gate::Entry;
-    loop {
-        match shared.gate.enter() {
-            Entry::Measured => return Some(None),
-            Entry::Warmup(busy) => return Some(Some(busy)),
-            Entry::Closed => {
-                shared.gate.wait(|| shared.stopping()).await;
-                if shared.stopping() {
-                    return None;
-                }
-            }
-        }
-    }
 }
