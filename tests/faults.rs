@@ -135,7 +135,9 @@ fn ctrl_c_during_a_stall_saves_within_two_seconds() {
         &out,
     );
     proxy.stall_once_running(&mut child);
-    std::thread::sleep(Duration::from_millis(300));
+    // Longer than the sampler's second: one of its readings hangs in the stall too, and
+    // Ctrl-C must not wait for it (it once did, for 2 s more).
+    std::thread::sleep(Duration::from_millis(1100));
     let pressed = Instant::now();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let o = child.wait_with_output().unwrap();

@@ -41,6 +41,19 @@ const GRACE_INTERRUPTED: Duration = Duration::from_millis(1200);
 /// After a failed run the server may be the reason: the end-of-run reads wait this long.
 pub const AFTER_FAILURE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// After Ctrl-C, how long any wait for the server may last: the grace and a few such waits
+/// keep the promise of a result saved within about 2 s.
+const AFTER_CTRL_C: Duration = Duration::from_millis(300);
+
+/// `limit`, or at most [`AFTER_CTRL_C`] once the run was interrupted.
+fn patience(limit: Duration) -> Duration {
+    if signal::interrupted() {
+        limit.min(AFTER_CTRL_C)
+    } else {
+        limit
+    }
+}
+
 /// Runs an administrative query with a deadline (much shorter after Ctrl-C); `None` if it
 /// failed or did not answer in time.
 pub fn bounded<T, E>(
@@ -48,7 +61,7 @@ pub fn bounded<T, E>(
     limit: Duration,
     fut: impl std::future::Future<Output = Result<T, E>>,
 ) -> Option<T> {
-    let limit = if signal::interrupted() { limit.min(Duration::from_millis(300)) } else { limit };
+    let limit = patience(limit);
     rt.block_on(async { tokio::time::timeout(limit, fut).await.ok()?.ok() })
 }
 
