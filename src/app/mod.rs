@@ -5,6 +5,7 @@ mod ab;
 mod check;
 mod combine;
 mod compare;
+mod dataset;
 mod faults;
 mod hints;
 mod k8s;

@@ -1,30 +1,22 @@
 //! The run command in named phases: plan, check the dataset (bench prepares it), announce,
 //! measure through the collector, read what the run left, build the result, save, print.
 
+use super::dataset::{check_before_run, check_dataset, Before};
 use super::live::{Job, LiveProgress};
-use super::{do_prepare, hints, workload_plan, Error, LoadSettings};
+use super::{workload_plan, Error};
 use crate::cli::RunArgs;
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::record::{Record, RecordLine, RecordStart, RunEnd};
-use crate::model::{ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode, TableSize};
-use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
-use crate::prepare::{self, PrepareError};
+use crate::model::{ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode};
+use crate::plan::{ConfigError, RunPlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
 use crate::timeline::TimelineFiles;
-use crate::workload::schema::Ownership;
 use crate::{audit, conditions, result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-/// What `run` reads before measuring.
-struct Before {
-    server: ServerConditions,
-    tables: Vec<TableSize>,
-    /// Tables present that fairbench did not create.
-    foreign: Vec<String>,
-}
 
 pub(super) fn run_cmd<D: Database>(
     db: Arc<D>,
@@ -404,155 +396,6 @@ fn measure<D: Database>(
         let performed = reading.join().unwrap_or(None);
         Ok((outcome?, collected, performed))
     })
-}
-
-/// A workload file's `before_run` checks: one that fails refuses the run, naming it.
-fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &TargetUrl) -> Result<(), Error> {
-    let WorkloadPlan::File(f) = &plan.workload else { return Ok(()) };
-    let results = runner::checks::run(db, &f.program.run_checks, plan.admin_timeout);
-    match results.iter().find(|c| !c.passed) {
-        None => Ok(()),
-        Some(c) => Err(PrepareError::Refused(format!(
-            "check {:?} fails before the run ({}): the tables do not fit this run's parameters; prepare them with the same --set, `{}`",
-            c.name,
-            c.detail(),
-            hints::prepare(&plan.workload, target, true)
-        ))
-        .into()),
-    }
-}
-
-/// The tables exist (bench prepares them when all are missing) and may be written; then
-/// the server's conditions and the dataset's size before the run.
-fn check_dataset<D: Database>(
-    db: Arc<D>,
-    args: &RunArgs,
-    plan: &RunPlan,
-    target: &TargetUrl,
-    bench: bool,
-) -> Result<Before, Error> {
-    let rt = crate::local_runtime();
-    let mut admin = rt.block_on(db.connect()).map_err(|e| match e.code.to_string().as_str() {
-        // No database at all (SQLite's file): every table is missing.
-        "SQLITE_CANTOPEN" => Error::from(ConfigError(format!(
-            "{}: run `{}` first",
-            e.message,
-            hints::prepare(&plan.workload, target, false)
-        ))),
-        _ => Error::from(e),
-    })?;
-    let server_at = format!("the server at {}", db.transport().address);
-    let limit = plan.admin_timeout;
-    let (present, missing) = match &plan.workload {
-        WorkloadPlan::Sysbench { oltp, .. } => {
-            let (present, missing) = runner::bounded_result(
-                &rt,
-                limit,
-                &server_at,
-                "reading its tables",
-                prepare::table_status(&mut admin, oltp),
-            )?;
-            let owned = present.into_iter().map(|t| {
-                let owner = prepare::ownership(&*db, &t.name, &t.definition);
-                (t, owner)
-            });
-            (owned.collect::<Vec<_>>(), missing)
-        }
-        WorkloadPlan::File(f) => runner::bounded_result(
-            &rt,
-            limit,
-            &server_at,
-            "reading its tables",
-            prepare::tables::status(&*db, &mut admin, &f.program),
-        )?,
-    };
-    if !missing.is_empty() {
-        if bench && present.is_empty() {
-            let settings = LoadSettings::for_run(&args, &plan, false);
-            do_prepare(db.clone(), &plan.workload, &settings, target)?;
-        } else if present.iter().any(|(_, o)| *o == Ownership::Foreign) {
-            return Err(ConfigError(format!(
-                "table {} does not exist in {}, and {} there was not created by fairbench: prepare in another database",
-                missing[0],
-                target.redacted(),
-                present.iter().find(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.as_str()).unwrap_or("")
-            ))
-            .into());
-        } else {
-            // Some of fairbench's tables are there (fewer tables, an interrupted prepare):
-            // the hint rebuilds them all.
-            let there = if present.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} of {} are)", present.len(), present.len() + missing.len())
-            };
-            return Err(ConfigError(format!(
-                "table {} does not exist in {}{there}: run `{}` first",
-                missing[0],
-                target.redacted(),
-                hints::prepare(&plan.workload, target, !present.is_empty())
-            ))
-            .into());
-        }
-    }
-    // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
-    let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
-    if args.allow_foreign_tables && !foreign_allowed {
-        return Err(
-            ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into()
-        );
-    }
-    let foreign: Vec<String> =
-        present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect();
-    for (t, owner) in &present {
-        match owner {
-            Ownership::Complete => {}
-            Ownership::Incomplete => {
-                return Err(PrepareError::Refused(format!(
-                    "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `{}`",
-                    t.name,
-                    hints::prepare(&plan.workload, target, true)
-                ))
-                .into())
-            }
-            Ownership::Foreign if plan.workload.writes() && !foreign_allowed => {
-                return Err(PrepareError::Refused(format!(
-                    "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench, or give --allow-foreign-tables to write sbtest tables another tool prepared)",
-                    plan.workload.name(),
-                    t.name
-                ))
-                .into())
-            }
-            Ownership::Foreign => {}
-        }
-    }
-    let info = runner::bounded_result(&rt, limit, &server_at, "reading its version", admin.server_info())?;
-    let server = runner::bounded_result(
-        &rt,
-        limit,
-        &server_at,
-        "reading its settings",
-        conditions::server(&*db, &mut admin, info),
-    )?;
-    let table_names = plan.workload.table_names();
-    let rows = plan.workload.declared_rows();
-    let tables =
-        runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
-    // fairbench's tables of another size than this run says: measured anyway (the audit
-    // weighs it), with the command that rebuilds them at this size.
-    let odd =
-        tables.iter().find(|t| rows > 0 && t.rows_exact && (t.rows < rows / 2 || t.rows > rows.saturating_mul(2)));
-    if let (Some(t), WorkloadPlan::Sysbench { .. }) = (odd, &plan.workload) {
-        if !foreign.contains(&t.name) {
-            eprintln!(
-                "warning: {} holds {} rows where this run says {rows}: rebuild at this size with `{}`",
-                t.name,
-                t.rows,
-                hints::prepare(&plan.workload, target, true)
-            );
-        }
-    }
-    Ok(Before { server, tables, foreign })
 }
 
 fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model::Transport, ps: bool) {

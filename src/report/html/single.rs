@@ -216,8 +216,23 @@ pub fn statements(d: &ResultDocument) -> String {
 
 /// Every recorded condition, one collapsible table per part.
 pub fn conditions(d: &ResultDocument) -> String {
-    let c = &d.conditions;
     let mut o = String::from("<section><h2>Conditions</h2>");
+    o.push_str(&target(d));
+    o.push_str(&run(d));
+    o.push_str(&workload(d));
+    o.push_str(&dataset(d));
+    o.push_str(&server(d));
+    o.push_str(&client_host(d));
+    o.push_str(&client_cost(d));
+    o.push_str("</section>");
+    o
+}
+
+fn or_dash(v: Option<String>) -> String {
+    v.unwrap_or_else(|| "-".into())
+}
+
+fn target(d: &ResultDocument) -> String {
     let t = &d.target;
     let target = vec![
         kv("url", &t.url),
@@ -227,32 +242,35 @@ pub fn conditions(d: &ResultDocument) -> String {
         kv("tls", t.tls.name()),
         kv("statements", t.statements.describe()),
     ];
-    o.push_str(&details("Target", &kv_table(&target, None), false, ""));
+    details("Target", &kv_table(&target, None), false, "")
+}
 
-    let r = &c.run;
-    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+fn run(d: &ResultDocument) -> String {
+    let r = &d.conditions.run;
     let run = vec![
         kv("loop model", &r.loop_model_description),
         kv("threads", &r.threads.to_string()),
-        kv("time limit s", &opt(r.time_limit_s.map(|v| v.to_string()))),
-        kv("events limit", &opt(r.events_limit.map(|v| v.to_string()))),
+        kv("time limit s", &or_dash(r.time_limit_s.map(|v| v.to_string()))),
+        kv("events limit", &or_dash(r.events_limit.map(|v| v.to_string()))),
         kv("warmup s", &r.warmup_s.to_string()),
         kv("measured s", &format!("{:.3}", r.measured_s)),
         kv("events", &r.events.to_string()),
         kv("random seed", &r.rand_seed.to_string()),
         kv("percentile method", &r.percentile_method),
         kv("status", r.status.name()),
-        kv("failure", &opt(r.failure.clone())),
-        kv("repeats", &opt(r.repeats.map(|v| v.to_string()))),
-        kv("cost per hour", &opt(r.cost_per_hour.map(|v| v.to_string()))),
+        kv("failure", &or_dash(r.failure.clone())),
+        kv("repeats", &or_dash(r.repeats.map(|v| v.to_string()))),
+        kv("cost per hour", &or_dash(r.cost_per_hour.map(|v| v.to_string()))),
         kv("started at", &r.started_at),
         kv("ended at", &r.ended_at),
     ];
-    o.push_str(&details("Run", &kv_table(&run, None), false, ""));
-    o.push_str(&workload(d));
-    o.push_str(&dataset(d));
+    details("Run", &kv_table(&run, None), false, "")
+}
 
-    let s = &c.server;
+/// The server: what it is, its variables and its counters before and after, filterable.
+fn server(d: &ResultDocument) -> String {
+    let mut o = String::new();
+    let s = &d.conditions.server;
     let mut server = vec![
         kv("product", &s.product),
         kv("version", &s.version),
@@ -292,7 +310,11 @@ pub fn conditions(d: &ResultDocument) -> String {
         "print-hide",
     ));
 
-    let h = &c.client;
+    o
+}
+
+fn client_host(d: &ResultDocument) -> String {
+    let h = &d.conditions.client;
     let client = vec![
         kv("hostname", &h.host.hostname),
         kv("CPU", &h.host.cpu_model),
@@ -300,16 +322,18 @@ pub fn conditions(d: &ResultDocument) -> String {
         kv("memory", &bytes(h.host.memory_bytes)),
         kv("OS", &h.host.os),
         kv("kernel", &h.host.kernel),
-        kv("clocksource", &opt(h.host.clocksource.clone())),
-        kv("CPU governor", &opt(h.host.cpu_governor.clone())),
-        kv("transparent hugepages", &opt(h.host.transparent_hugepages.clone())),
+        kv("clocksource", &or_dash(h.host.clocksource.clone())),
+        kv("CPU governor", &or_dash(h.host.cpu_governor.clone())),
+        kv("transparent hugepages", &or_dash(h.host.transparent_hugepages.clone())),
         kv("fairbench version", &h.fairbench_version),
         kv("command line", &h.command_line.join(" ")),
     ];
-    o.push_str(&details("Client host", &kv_table(&client, None), false, ""));
+    details("Client host", &kv_table(&client, None), false, "")
+}
 
+fn client_cost(d: &ResultDocument) -> String {
     let cc = &d.client_cost;
-    let f1 = |v: Option<f64>| opt(v.map(|v| format!("{v:.1}")));
+    let f1 = |v: Option<f64>| or_dash(v.map(|v| format!("{v:.1}")));
     let mut cost = vec![
         kv("CPU s", &format!("{:.2}", cc.cpu_s)),
         kv("CPU per event us", &f1(cc.cpu_per_event_us)),
@@ -334,9 +358,7 @@ pub fn conditions(d: &ResultDocument) -> String {
         ));
         cost.push(kv("busy s per client", &format!("avg {:.2}, stddev {:.2}", f.busy_s_avg, f.busy_s_stddev)));
     }
-    o.push_str(&details("Client cost and fairness", &kv_table(&cost, None), false, ""));
-    o.push_str("</section>");
-    o
+    details("Client cost and fairness", &kv_table(&cost, None), false, "")
 }
 
 fn workload(d: &ResultDocument) -> String {

@@ -63,8 +63,36 @@ pub fn compare_page(files: &[&str], docs: &[&ResultDocument], c: &Comparison) ->
     let charts = multi::compare_charts(&legends, docs, c);
     let mut o = format!("<header><h1>fairbench comparison: {} results (A is the baseline)</h1></header>", docs.len());
     o.push_str(&verdict(&labels, c));
+    o.push_str(&side_by_side(&labels, files, docs));
+    let _ = write!(
+        o,
+        "<section><h2>Comparison findings ({})</h2>{}</section>",
+        esc(&severity_counts(&c.findings)),
+        findings(&c.findings, "Nothing found that makes this comparison unfair.")
+    );
+    let _ = write!(
+        o,
+        "<section><h2>Metrics and ratios to A</h2><p class=\"muted\">An interval that contains 1 reads \
+         <em>no significant difference</em>; without an interval (too few seconds or repeats, or a metric the \
+         timeline does not carry) only the raw ratio is shown, with no error bar.</p>{}{}</section>",
+        metrics(&labels, c),
+        figures(&charts, "ratios")
+    );
+    let _ = write!(
+        o,
+        "<section><h2>Timelines and distributions</h2><p class=\"muted\">Grey bands: warmup. One point per second, \
+         not smoothed.</p>{}</section>",
+        figures(&charts, "cmp-")
+    );
+    o.push_str(&differences(&labels, c));
+    o.push_str(&claims(&labels, c));
+    o.push_str(&each_sides_audit(&labels, files, docs));
+    let title = format!("fairbench comparison: {}", files.join(" vs "));
+    (title, o, charts)
+}
 
-    // Side by side, the baseline first.
+/// The results side by side, the baseline first.
+fn side_by_side(labels: &[String], files: &[&str], docs: &[&ResultDocument]) -> String {
     let stat = |d: &ResultDocument, class: &str| d.stats.get(class).cloned().unwrap_or_default();
     let rows = docs
         .iter()
@@ -103,15 +131,11 @@ pub fn compare_page(files: &[&str], docs: &[&ResultDocument], c: &Comparison) ->
         "p99 ms",
         "audit",
     ];
-    let _ = write!(o, "<section class=\"headline\">{}</section>", table(&head, rows, "num"));
-    let _ = write!(
-        o,
-        "<section><h2>Comparison findings ({})</h2>{}</section>",
-        esc(&severity_counts(&c.findings)),
-        findings(&c.findings, "Nothing found that makes this comparison unfair.")
-    );
+    format!("<section class=\"headline\">{}</section>", table(&head, rows, "num"))
+}
 
-    // Metrics with ratios and intervals, then the error-bar chart.
+/// Each metric's values, and each side's ratio to A with its interval and reading.
+fn metrics(labels: &[String], c: &Comparison) -> String {
     let mut head: Vec<String> = vec!["metric".into(), "better".into()];
     head.extend(labels.iter().cloned());
     for l in labels.iter().skip(1) {
@@ -131,43 +155,27 @@ pub fn compare_page(files: &[&str], docs: &[&ResultDocument], c: &Comparison) ->
             let mut r = vec![Cell::code(&m.metric), Cell::text(&m.better)];
             r.extend(m.values.iter().map(|v| Cell::num(show(*v))));
             for side in 1..labels.len() {
-                match m.ratios.iter().find(|r| r.side == side) {
-                    Some(rr) => {
-                        let text = match &rr.interval {
-                            Some(e) => format!("{:.3}x [{:.3}, {:.3}]", rr.ratio, e.low, e.high),
-                            None => format!("{:.3}x", rr.ratio),
-                        };
-                        let says = reading(rr.significance, rr.interval.is_some());
-                        r.push(Cell::num(text));
-                        r.push(Cell::text(says).class(&says.replace([' ', ':'], "-")));
-                    }
-                    None => {
-                        r.push(Cell::num("-".into()));
-                        r.push(Cell::text("no ratio"));
-                    }
-                }
+                let Some(rr) = m.ratios.iter().find(|r| r.side == side) else {
+                    r.extend([Cell::num("-".into()), Cell::text("no ratio")]);
+                    continue;
+                };
+                let text = match &rr.interval {
+                    Some(e) => format!("{:.3}x [{:.3}, {:.3}]", rr.ratio, e.low, e.high),
+                    None => format!("{:.3}x", rr.ratio),
+                };
+                let says = reading(rr.significance, rr.interval.is_some());
+                r.extend([Cell::num(text), Cell::text(says).class(&says.replace([' ', ':'], "-"))]);
             }
             r
         })
         .collect();
     let head: Vec<&str> = head.iter().map(String::as_str).collect();
-    let _ = write!(
-        o,
-        "<section><h2>Metrics and ratios to A</h2><p class=\"muted\">An interval that contains 1 reads \
-         <em>no significant difference</em>; without an interval (too few seconds or repeats, or a metric the \
-         timeline does not carry) only the raw ratio is shown, with no error bar.</p>{}{}</section>",
-        table(&head, rows, "num"),
-        figures(&charts, "ratios")
-    );
-    let _ = write!(
-        o,
-        "<section><h2>Timelines and distributions</h2><p class=\"muted\">Grey bands: warmup. One point per second, \
-         not smoothed.</p>{}</section>",
-        figures(&charts, "cmp-")
-    );
-    o.push_str(&differences(&labels, c));
-    o.push_str(&claims(&labels, c));
-    o.push_str("<section><h2>Each side's own audit</h2>");
+    table(&head, rows, "num")
+}
+
+/// Each side's own audit, folded.
+fn each_sides_audit(labels: &[String], files: &[&str], docs: &[&ResultDocument]) -> String {
+    let mut o = String::from("<section><h2>Each side's own audit</h2>");
     for (i, d) in docs.iter().enumerate() {
         let ids: Vec<&str> = d.audit.iter().map(|f| f.id.as_str()).collect();
         let summary = format!(
@@ -180,8 +188,7 @@ pub fn compare_page(files: &[&str], docs: &[&ResultDocument], c: &Comparison) ->
         o.push_str(&details(&summary, &findings(&d.audit, "nothing found"), false, ""));
     }
     o.push_str("</section>");
-    let title = format!("fairbench comparison: {}", files.join(" vs "));
-    (title, o, charts)
+    o
 }
 
 /// The answer first: the difference under test, then one sentence per side and per claim.
