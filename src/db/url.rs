@@ -53,6 +53,11 @@ pub struct TargetUrl {
 pub const SQLITE_PRAGMAS: [&str; 6] =
     ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store", "locking_mode"];
 
+/// `s` is not a target URL, and why (the URL as shown has no password).
+fn invalid(s: &str, why: &str) -> UrlError {
+    UrlError::Invalid { url: redact_str(s), why: why.to_string() }
+}
+
 impl TargetUrl {
     /// Parses a URL; `env` looks up FAIRBENCH_PASSWORD / MYSQL_PWD / PGPASSWORD / PGUSER
     /// (injected for tests).
@@ -69,40 +74,13 @@ impl TargetUrl {
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<TargetUrl, UrlError> {
         let from_file = password_file.map(read_password_file).transpose()?;
-        let bad = |why: &str| UrlError::Invalid { url: redact_str(s), why: why.to_string() };
+        let bad = |why: &str| invalid(s, why);
         if let Some(rest) = s.strip_prefix("sqlite://").or_else(|| s.strip_prefix("sqlite:")) {
             // The errors below echo parts of the path: none may be a password.
             if s.contains('@') && password_span(s).is_some() {
                 return Err(bad("a SQLite target has no user or password: use sqlite://PATH"));
             }
-            let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
-            if path.is_empty() {
-                return Err(bad("no file: use sqlite://PATH, e.g. sqlite://fairbench.db"));
-            }
-            let mut pragmas = Vec::new();
-            for pair in query.split('&').filter(|p| !p.is_empty()) {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                if !SQLITE_PRAGMAS.contains(&k) {
-                    return Err(bad(&format!("unknown SQLite option ?{k}= (known: {})", SQLITE_PRAGMAS.join(", "))));
-                }
-                if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-                    return Err(bad(&format!("?{k}={v} is not a PRAGMA value")));
-                }
-                pragmas.push((k.to_string(), v.to_string()));
-            }
-            return Ok(TargetUrl {
-                dialect: Dialect::Sqlite,
-                host: String::new(),
-                port: 0,
-                user: String::new(),
-                password: Secret::default(),
-                database: String::new(),
-                socket: None,
-                tls: TlsMode::Off,
-                ca_file: None,
-                path: PathBuf::from(path),
-                pragmas,
-            });
+            return Self::sqlite(s, rest);
         }
         let parsed = url::Url::parse(s).map_err(|e| bad(&e.to_string()))?;
         let dialect = match parsed.scheme() {
@@ -136,9 +114,10 @@ impl TargetUrl {
         if database.contains('/') {
             return Err(bad("the database name cannot contain '/'"));
         }
+        let host = parsed.host_str().unwrap_or_default().trim_matches(['[', ']']);
         let mut target = TargetUrl {
             dialect,
-            host: parsed.host_str().unwrap_or("127.0.0.1").trim_matches(['[', ']']).to_string(),
+            host: if host.is_empty() { "127.0.0.1".into() } else { host.to_string() },
             port: parsed.port().unwrap_or(default_port),
             user,
             password: Secret(password),
@@ -149,31 +128,66 @@ impl TargetUrl {
             path: PathBuf::new(),
             pragmas: Vec::new(),
         };
-        if target.host.is_empty() {
-            target.host = "127.0.0.1".into();
+        target.apply_options(s, &parsed)?;
+        Ok(target)
+    }
+
+    /// `sqlite://PATH?pragma=value&...`, `rest` after the scheme.
+    fn sqlite(s: &str, rest: &str) -> Result<TargetUrl, UrlError> {
+        let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+        if path.is_empty() {
+            return Err(invalid(s, "no file: use sqlite://PATH, e.g. sqlite://fairbench.db"));
         }
+        let mut pragmas = Vec::new();
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            if !SQLITE_PRAGMAS.contains(&k) {
+                return Err(invalid(s, &format!("unknown SQLite option ?{k}= (known: {})", SQLITE_PRAGMAS.join(", "))));
+            }
+            if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                return Err(invalid(s, &format!("?{k}={v} is not a PRAGMA value")));
+            }
+            pragmas.push((k.to_string(), v.to_string()));
+        }
+        Ok(TargetUrl {
+            dialect: Dialect::Sqlite,
+            host: String::new(),
+            port: 0,
+            user: String::new(),
+            password: Secret::default(),
+            database: String::new(),
+            socket: None,
+            tls: TlsMode::Off,
+            ca_file: None,
+            path: PathBuf::from(path),
+            pragmas,
+        })
+    }
+
+    /// A server URL's `?socket=`, `?tls=` and `?ca=`.
+    fn apply_options(&mut self, s: &str, parsed: &url::Url) -> Result<(), UrlError> {
         for (key, value) in parsed.query_pairs() {
             match &*key {
-                "socket" => target.socket = Some(PathBuf::from(&*value)),
+                "socket" => self.socket = Some(PathBuf::from(&*value)),
                 "tls" | "ssl" | "sslmode" => {
-                    target.tls = match &*value {
+                    self.tls = match &*value {
                         "off" | "disable" | "false" => TlsMode::Off,
                         "require" | "required" | "on" | "true" => TlsMode::Require,
                         "verify" | "verify-full" | "verify_identity" => TlsMode::Verify,
-                        v => return Err(bad(&format!("tls={v}: use tls=require or tls=verify"))),
+                        v => return Err(invalid(s, &format!("tls={v}: use tls=require or tls=verify"))),
                     }
                 }
-                "ca" | "sslrootcert" => target.ca_file = Some(PathBuf::from(&*value)),
-                k => return Err(bad(&format!("unknown option ?{k}= (known: socket, tls, ca)"))),
+                "ca" | "sslrootcert" => self.ca_file = Some(PathBuf::from(&*value)),
+                k => return Err(invalid(s, &format!("unknown option ?{k}= (known: socket, tls, ca)"))),
             }
         }
-        if target.socket.is_some() && target.tls != TlsMode::Off {
-            return Err(bad("TLS over a Unix socket is not supported: drop ?tls or ?socket"));
+        if self.socket.is_some() && self.tls != TlsMode::Off {
+            return Err(invalid(s, "TLS over a Unix socket is not supported: drop ?tls or ?socket"));
         }
-        if target.ca_file.is_some() && target.tls == TlsMode::Off {
-            target.tls = TlsMode::Verify;
+        if self.ca_file.is_some() && self.tls == TlsMode::Off {
+            self.tls = TlsMode::Verify;
         }
-        Ok(target)
+        Ok(())
     }
 
     /// An embedded database: a file on this machine, no server other hosts could reach.
