@@ -114,12 +114,32 @@ fn size_label(tables: u32, rows: u64, bytes: u64) -> String {
 /// A sweep chart's metric: key, title, axis label, value of a point.
 type SweepMetric = (&'static str, &'static str, &'static str, fn(&ResultDocument) -> Value);
 
-/// Every chart of a sweep, in page order.
+/// Every chart of a sweep, in page order: each metric against client counts (one line per
+/// data size), then against data size (one line per client count).
 pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
+    let mut sizes: BTreeMap<Size, u64> = BTreeMap::new();
+    for p in &s.points {
+        sizes.entry((p.tables, p.table_size)).or_insert(dataset_bytes(&p.result));
+    }
+    let mut threads: Vec<u32> = s.points.iter().map(|p| p.threads).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let mut charts = against_clients(s, &sizes, &threads);
+    charts.extend(against_size(s, &sizes, &threads));
+    charts.retain(Chart::has_data);
+    charts
+}
+
+fn dataset_bytes(r: &ResultDocument) -> u64 {
+    r.conditions.dataset.total_bytes
+}
+
+/// What a sweep's charts show of each point.
+fn sweep_metrics() -> [SweepMetric; 3] {
     fn stat(r: &ResultDocument, class: &str) -> ClassStats {
         r.stats.get(class).cloned().unwrap_or_default()
     }
-    let metrics: [SweepMetric; 3] = [
+    [
         ("tps", "Events per second (TPS)", "events per second", |r| sig(stat(r, "event").qps, 5)),
         ("qps", "Queries per second (QPS)", "queries per second", |r| sig(stat(r, "total").qps, 5)),
         ("p99", "p99 latency per event", "p99 latency (ms)", |r| {
@@ -130,24 +150,18 @@ pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
                 Value::Null
             }
         }),
-    ];
-    let bytes = |r: &ResultDocument| r.conditions.dataset.total_bytes;
-    let mut sizes: BTreeMap<Size, u64> = BTreeMap::new();
-    for p in &s.points {
-        sizes.entry((p.tables, p.table_size)).or_insert(bytes(&p.result));
-    }
-    let mut threads: Vec<u32> = s.points.iter().map(|p| p.threads).collect();
-    threads.sort_unstable();
-    threads.dedup();
+    ]
+}
 
-    // Against client counts: one line per data size; the saturation points marked.
+/// Against client counts: one line per data size; the saturation points marked, one mark
+/// per client count naming every data size that saturated there.
+fn against_clients(s: &SweepDocument, sizes: &BTreeMap<Size, u64>, threads: &[u32]) -> Vec<Chart> {
     let mut tick_threads = Axis::new("clients (threads, log scale)", "log", "num");
     tick_threads.ticks = threads.iter().map(|&t| t as f64).collect();
     if let (Some(&lo), Some(&hi)) = (threads.first(), threads.last()) {
         tick_threads.min = Some(lo as f64 / 1.25);
         tick_threads.max = Some(hi as f64 * 1.25);
     }
-    // One mark per client count, naming every data size that saturated there.
     let mut sat_marks: Vec<Mark> = vec![];
     for sat in &s.saturation {
         let what = format!("{} x {} rows", sat.tables, sat.table_size);
@@ -157,7 +171,7 @@ pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
         }
     }
     let mut charts = vec![];
-    for (key, title, unit, f) in metrics {
+    for (key, title, unit, f) in sweep_metrics() {
         let mut ch = Chart::new(
             &format!("sweep-{key}-threads"),
             &format!("{title} against clients, one line per data size"),
@@ -177,8 +191,11 @@ pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
         ch.marks = sat_marks.clone();
         charts.push(ch);
     }
+    charts
+}
 
-    // Against data size in bytes: one line per client count; the largest cache marked.
+/// Against data size in bytes: one line per client count; the largest cache marked.
+fn against_size(s: &SweepDocument, sizes: &BTreeMap<Size, u64>, threads: &[u32]) -> Vec<Chart> {
     let cache = s
         .points
         .iter()
@@ -196,7 +213,8 @@ pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
         x.min = Some(lo / 1.5);
         x.max = Some(hi * 1.5);
     }
-    for (key, title, unit, f) in metrics {
+    let mut charts = vec![];
+    for (key, title, unit, f) in sweep_metrics() {
         let mut ch = Chart::new(
             &format!("sweep-{key}-size"),
             &format!("{title} against data size, one line per client count"),
@@ -205,10 +223,10 @@ pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
             Axis::new(unit, "linear", "num"),
         );
         for (n, &t) in threads.iter().enumerate() {
-            let pts: Vec<_> = s.points.iter().filter(|p| p.threads == t && bytes(&p.result) > 0).collect();
+            let pts: Vec<_> = s.points.iter().filter(|p| p.threads == t && dataset_bytes(&p.result) > 0).collect();
             ch.series.push(Series::line(
                 &format!("{t} client{}", if t == 1 { "" } else { "s" }),
-                pts.iter().map(|p| Value::from(bytes(&p.result))).collect(),
+                pts.iter().map(|p| Value::from(dataset_bytes(&p.result))).collect(),
                 pts.iter().map(|p| f(&p.result)).collect(),
                 n,
             ));
@@ -218,6 +236,5 @@ pub fn sweep_charts(s: &SweepDocument) -> Vec<Chart> {
         }
         charts.push(ch);
     }
-    charts.retain(Chart::has_data);
     charts
 }
