@@ -15,98 +15,128 @@ const SAME_IN_EFFECT: &str = "same in effect";
 
 /// Every condition of a result as (group, key) -> value.
 pub fn conditions(d: &ResultDocument) -> BTreeMap<(String, String), String> {
-    let mut out = BTreeMap::new();
-    let mut put = |group: &str, key: &str, value: String| {
-        out.insert((group.to_string(), key.to_string()), value);
-    };
+    let mut out = Grouped::default();
+    server(&mut out, d);
+    client_host(&mut out, d);
+    dataset(&mut out, d);
+    workload(&mut out, d);
+    run(&mut out, d);
+    out.0
+}
+
+/// Conditions by (group, key).
+#[derive(Default)]
+struct Grouped(BTreeMap<(String, String), String>);
+
+impl Grouped {
+    fn put(&mut self, group: &str, key: &str, value: String) {
+        self.0.insert((group.to_string(), key.to_string()), value);
+    }
+}
+
+/// The server, its durability in effect, and its settings grouped by its driver's
+/// knowledge of the product (an old result without facts: every setting is "other").
+fn server(out: &mut Grouped, d: &ResultDocument) {
     let c = &d.conditions;
-    put("server", "product", c.server.product.clone());
-    put("server", "version", c.server.version.clone());
-    put("server", "replication role", c.server.replication_role.clone());
+    out.put("server", "product", c.server.product.clone());
+    out.put("server", "version", c.server.version.clone());
+    out.put("server", "replication role", c.server.replication_role.clone());
     if let Some(f) = &c.server.facts {
         let d = &f.durability;
         let settings: Vec<String> = d.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        put("durability", IN_EFFECT, d.describe());
-        put("durability", IN_EFFECT_BY, settings.join(", "));
+        out.put("durability", IN_EFFECT, d.describe());
+        out.put("durability", IN_EFFECT_BY, settings.join(", "));
         if let Some(i) = &f.isolation {
-            put("server", "isolation", i.clone());
+            out.put("server", "isolation", i.clone());
         }
         if let Some(redo) = f.redo_bytes {
-            put("logging/redo", "redo capacity (in effect)", mib(redo));
+            out.put("logging/redo", "redo capacity (in effect)", mib(redo));
         }
     }
     for (k, v) in &c.server.host {
-        put("server", &format!("host {k}"), v.clone());
+        out.put("server", &format!("host {k}"), v.clone());
     }
-    // Grouped by the driver's knowledge of its product (an old result without facts: every
-    // setting is "other").
     let facts = c.server.facts.clone().unwrap_or_default();
     for (k, v) in &c.server.variables {
         match facts.setting_group(k) {
             ServerFacts::VOLATILE => {}
-            group => put(group, k, v.clone()),
+            group => out.put(group, k, v.clone()),
         }
     }
+}
+
+fn client_host(out: &mut Grouped, d: &ResultDocument) {
+    let c = &d.conditions;
     let h = &c.client.host;
-    put("client host", "hostname", h.hostname.clone());
-    put("client host", "cpu model", h.cpu_model.clone());
-    put("client host", "cores", h.cores.to_string());
-    put("client host", "memory", gib(h.memory_bytes));
-    put("client host", "os", h.os.clone());
-    put("client host", "kernel", h.kernel.clone());
+    out.put("client host", "hostname", h.hostname.clone());
+    out.put("client host", "cpu model", h.cpu_model.clone());
+    out.put("client host", "cores", h.cores.to_string());
+    out.put("client host", "memory", gib(h.memory_bytes));
+    out.put("client host", "os", h.os.clone());
+    out.put("client host", "kernel", h.kernel.clone());
     for (k, v) in
         [("clocksource", &h.clocksource), ("cpu governor", &h.cpu_governor), ("THP", &h.transparent_hugepages)]
     {
         if let Some(v) = v {
-            put("client host", k, v.clone());
+            out.put("client host", k, v.clone());
         }
     }
-    put("client host", "fairbench version", c.client.fairbench_version.clone());
+    out.put("client host", "fairbench version", c.client.fairbench_version.clone());
+}
+
+fn dataset(out: &mut Grouped, d: &ResultDocument) {
+    let c = &d.conditions;
     let ds = &c.dataset;
-    put("dataset", "tables", ds.tables_at_start.len().to_string());
-    put("dataset", "declared rows per table", ds.declared_rows_per_table.to_string());
-    put("dataset", "rows", ds.tables_at_start.iter().map(|t| t.rows).sum::<u64>().to_string());
-    put("dataset", "bytes", mib(ds.total_bytes));
+    out.put("dataset", "tables", ds.tables_at_start.len().to_string());
+    out.put("dataset", "declared rows per table", ds.declared_rows_per_table.to_string());
+    out.put("dataset", "rows", ds.tables_at_start.iter().map(|t| t.rows).sum::<u64>().to_string());
+    out.put("dataset", "bytes", mib(ds.total_bytes));
     // Caches set by the server's variables; a reading (the OS page cache: the host's
     // available RAM) moves from run to run and counts only through the fit below.
     for (k, v) in ds.cache.iter().filter(|(k, _)| c.server.variables.contains_key(*k)) {
-        put("dataset", &format!("cache {k}"), mib(*v));
+        out.put("dataset", &format!("cache {k}"), mib(*v));
     }
-    put("dataset", "bytes vs cache", fit(d).1);
+    out.put("dataset", "bytes vs cache", fit(d).1);
     if !ds.foreign_tables.is_empty() {
-        put("dataset", "foreign tables", ds.foreign_tables.join(", "));
+        out.put("dataset", "foreign tables", ds.foreign_tables.join(", "));
     }
-    let w = &c.workload;
-    put("workload", "name", w.name.clone());
+}
+
+fn workload(out: &mut Grouped, d: &ResultDocument) {
+    let w = &d.conditions.workload;
+    out.put("workload", "name", w.name.clone());
     if let Value::Object(options) = &w.options {
         // The data's size is the dataset's (compared there), not the workload's.
         for (k, v) in options.iter().filter(|(k, _)| !matches!(k.as_str(), "tables" | "table_size")) {
-            put("workload", &format!("option {k}"), scalar(v));
+            out.put("workload", &format!("option {k}"), scalar(v));
         }
     }
-    put("workload", "distribution", w.distribution_description.clone());
+    out.put("workload", "distribution", w.distribution_description.clone());
     let mix: Vec<String> = w.mix_per_event.iter().map(|(k, n)| format!("{k}={n}")).collect();
-    put("workload", "statements per event", mix.join(" "));
+    out.put("workload", "statements per event", mix.join(" "));
     if let Some(f) = &w.file {
-        put("workload", "file sha256", f.sha256.clone());
+        out.put("workload", "file sha256", f.sha256.clone());
     }
-    let r = &c.run;
-    put("run", "loop model", r.loop_model_description.clone());
-    put("run", "threads", r.threads.to_string());
-    put("run", "time limit s", r.time_limit_s.map_or("none".into(), |t| format!("{t}")));
-    put("run", "events limit", r.events_limit.map_or("none".into(), |e| e.to_string()));
-    put("run", "warmup s", r.warmup_s.to_string());
-    put("run", "repeats", r.repeats.unwrap_or(1).to_string());
-    put("run", "status", r.status.name().to_string());
+}
+
+/// How the run was made, and how the client reached the server.
+fn run(out: &mut Grouped, d: &ResultDocument) {
+    let r = &d.conditions.run;
+    out.put("run", "loop model", r.loop_model_description.clone());
+    out.put("run", "threads", r.threads.to_string());
+    out.put("run", "time limit s", r.time_limit_s.map_or("none".into(), |t| format!("{t}")));
+    out.put("run", "events limit", r.events_limit.map_or("none".into(), |e| e.to_string()));
+    out.put("run", "warmup s", r.warmup_s.to_string());
+    out.put("run", "repeats", r.repeats.unwrap_or(1).to_string());
+    out.put("run", "status", r.status.name().to_string());
     if let Some(cost) = r.cost_per_hour {
-        put("run", "cost per hour", format!("{cost}"));
+        out.put("run", "cost per hour", format!("{cost}"));
     }
     let t = &d.target;
-    put("transport", "driver", t.driver.name().to_string());
-    put("transport", "transport", format!("{:?}", t.transport).to_lowercase());
-    put("transport", "tls", format!("{:?}", t.tls).to_lowercase());
-    put("transport", "statements", format!("{:?}", t.statements).to_lowercase());
-    out
+    out.put("transport", "driver", t.driver.name().to_string());
+    out.put("transport", "transport", format!("{:?}", t.transport).to_lowercase());
+    out.put("transport", "tls", format!("{:?}", t.tls).to_lowercase());
+    out.put("transport", "statements", format!("{:?}", t.statements).to_lowercase());
 }
 
 fn scalar(v: &Value) -> String {
@@ -341,7 +371,6 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
     let diffs: Vec<Difference> = diffs.iter().filter(|d| !d.negligible).cloned().collect();
     let diffs = diffs.as_slice();
     let mut out = Vec::new();
-    let in_group = |g: &'static str| diffs.iter().filter(move |d| d.group == g);
     out.extend(durability_differs(docs, diffs, subject));
     // A dataset size under test is the comparison's point, and so is the cache it then
     // fits in or not (or a cache size under test).
@@ -360,71 +389,8 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
             "size the data so that it is in (or out of) the cache on every side, or sweep --table-size across the cache size and compare the curves",
         ));
     }
-    let workload: Vec<&Difference> = in_group("workload").collect();
-    if !workload.is_empty() {
-        out.push(finding(
-            "workload-differs",
-            Severity::Critical,
-            "the sides ran different workloads, options or distributions".into(),
-            evidence(workload.into_iter()),
-            "compare runs of the same workload with the same options: a \"write\" benchmark that never ran an UPDATE is not the write workload it is named after",
-        ));
-    }
-    let looped: Vec<&Difference> = in_group("run").filter(|d| d.key == "loop model").collect();
-    if !looped.is_empty() {
-        out.push(finding(
-            "loop-model-differs",
-            Severity::Critical,
-            "the sides used different load models (closed vs open loop, or another rate)".into(),
-            evidence(looped.into_iter()),
-            "an open loop at a fixed rate and a closed loop at full speed measure different things: run both sides with the same --rate, or both closed",
-        ));
-    }
-    let load: Vec<&Difference> = in_group("run")
-        .filter(|d| ["threads", "time limit s", "warmup s", "events limit"].contains(&d.key.as_str()))
-        .collect();
-    if !load.is_empty() {
-        out.push(finding(
-            "run-differs",
-            Severity::Warn,
-            "the sides ran with different clients, duration or warmup".into(),
-            evidence(load.into_iter()),
-            "give every side the same --threads, --time and --warmup, or sweep --threads on both",
-        ));
-    }
-    let host: Vec<&Difference> =
-        in_group("client host").filter(|d| ["cpu model", "cores", "memory"].contains(&d.key.as_str())).collect();
-    if !host.is_empty() {
-        out.push(finding(
-            "client-host-differs",
-            Severity::Warn,
-            "the load came from different client machines".into(),
-            evidence(host.into_iter()),
-            "drive every side from the same client machine type: a slower client lowers throughput and adds latency",
-        ));
-    }
-    let product: Vec<&Difference> = in_group("server").filter(|d| d.key == "product").collect();
-    let version: Vec<&Difference> = in_group("server").filter(|d| d.key == "version").collect();
-    if product.is_empty() && !version.is_empty() {
-        out.push(finding(
-            "server-version-differs",
-            Severity::Info,
-            "the same product in different versions".into(),
-            evidence(version.into_iter()),
-            "fine when the version is what you compare; otherwise run the same version on every side",
-        ));
-    }
-    // The protocol follows the product (MySQL's or PostgreSQL's): not a finding.
-    let transport: Vec<&Difference> = in_group("transport").filter(|d| d.key != "driver").collect();
-    if !transport.is_empty() {
-        out.push(finding(
-            "transport-differs",
-            Severity::Warn,
-            "the sides reached their servers differently (TCP or socket, TLS, prepared or plain statements)".into(),
-            evidence(transport.into_iter()),
-            "a socket saves a network round trip per statement and TLS costs one at connect: use the same on every side",
-        ));
-    }
+    out.extend(load_differs(diffs));
+    out.extend(machines_differ(diffs));
     out.extend(settings_differ(docs, diffs));
     let repeats: Vec<u32> = docs.iter().map(|d| d.repeats.len().max(1) as u32).collect();
     if repeats.iter().any(|&r| r < 3) {
@@ -437,4 +403,78 @@ pub fn findings(docs: &[&ResultDocument], diffs: &[Difference], subject: Option<
         ));
     }
     out
+}
+
+/// A finding whose evidence is `found`, when anything was.
+fn when_any(found: Vec<&Difference>, id: &str, severity: Severity, title: &str, advice: &str) -> Option<Finding> {
+    (!found.is_empty()).then(|| finding(id, severity, title.into(), evidence(found.into_iter()), advice))
+}
+
+fn in_group<'a>(diffs: &'a [Difference], group: &'static str) -> impl Iterator<Item = &'a Difference> {
+    diffs.iter().filter(move |d| d.group == group)
+}
+
+/// Another workload, load model, client count, duration or warmup.
+fn load_differs(diffs: &[Difference]) -> Vec<Finding> {
+    let load = ["threads", "time limit s", "warmup s", "events limit"];
+    [
+        when_any(
+            in_group(diffs, "workload").collect(),
+            "workload-differs",
+            Severity::Critical,
+            "the sides ran different workloads, options or distributions",
+            "compare runs of the same workload with the same options: a \"write\" benchmark that never ran an UPDATE is not the write workload it is named after",
+        ),
+        when_any(
+            in_group(diffs, "run").filter(|d| d.key == "loop model").collect(),
+            "loop-model-differs",
+            Severity::Critical,
+            "the sides used different load models (closed vs open loop, or another rate)",
+            "an open loop at a fixed rate and a closed loop at full speed measure different things: run both sides with the same --rate, or both closed",
+        ),
+        when_any(
+            in_group(diffs, "run").filter(|d| load.contains(&d.key.as_str())).collect(),
+            "run-differs",
+            Severity::Warn,
+            "the sides ran with different clients, duration or warmup",
+            "give every side the same --threads, --time and --warmup, or sweep --threads on both",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Other client machines, another version of the same product, another way to reach it.
+fn machines_differ(diffs: &[Difference]) -> Vec<Finding> {
+    let host = ["cpu model", "cores", "memory"];
+    let product_differs = in_group(diffs, "server").any(|d| d.key == "product");
+    let version = in_group(diffs, "server").filter(|d| d.key == "version" && !product_differs);
+    [
+        when_any(
+            in_group(diffs, "client host").filter(|d| host.contains(&d.key.as_str())).collect(),
+            "client-host-differs",
+            Severity::Warn,
+            "the load came from different client machines",
+            "drive every side from the same client machine type: a slower client lowers throughput and adds latency",
+        ),
+        when_any(
+            version.collect(),
+            "server-version-differs",
+            Severity::Info,
+            "the same product in different versions",
+            "fine when the version is what you compare; otherwise run the same version on every side",
+        ),
+        // The protocol follows the product (MySQL's or PostgreSQL's): not a finding.
+        when_any(
+            in_group(diffs, "transport").filter(|d| d.key != "driver").collect(),
+            "transport-differs",
+            Severity::Warn,
+            "the sides reached their servers differently (TCP or socket, TLS, prepared or plain statements)",
+            "a socket saves a network round trip per statement and TLS costs one at connect: use the same on every side",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
