@@ -64,15 +64,43 @@ fn sweep_points<D: Database>(
         saturation: Vec::new(),
         cache_cliffs: Vec::new(),
     };
-    let mut stopped = None;
+    let stopped = measure_points(&db, sweep, first, targets, &out, &mut doc)?;
+    find_knees(sweep, &mut doc);
+    let text = crate::model::pretty_json(&doc);
+    write_atomic(&out, &text)?;
+    if first.format() == "json" {
+        println!("{text}");
+    } else {
+        print!("{}", crate::report::Report::render(&crate::report::SweepTable, &doc, &Default::default()));
+    }
+    super::say(format_args!("Sweep saved to {}", out.display()));
+    Ok(match stopped {
+        None => ExitCode::SUCCESS,
+        Some(RunStatus::Interrupted) => ExitCode::from(130),
+        Some(_) => ExitCode::from(1),
+    })
+}
+
+/// Each point in turn, each data size prepared fresh before its client counts; the status
+/// of the point that did not complete (the sweep stops there), if one did not.
+fn measure_points<D: Database>(
+    db: &Arc<D>,
+    sweep: &Sweep,
+    first: &crate::cli::RunArgs,
+    targets: &[TargetUrl],
+    out: &std::path::Path,
+    doc: &mut SweepDocument,
+) -> Result<Option<RunStatus>, Error> {
+    let target = &targets[0];
+    let file_workload = crate::workload::file::is_file(&first.workload.workload);
     let job = Job::new(0);
     let points = (sweep.sizes().len() * sweep.threads.len()) as u32;
     job.expect_parts(points * first.plan(db.dialect(), workload_plan(&first.workload, target.dialect)?)?.repeats);
-    'sizes: for (tables, size) in sweep.sizes() {
+    for (tables, size) in sweep.sizes() {
         let (args, _) = sweep.point(sweep.threads[0], tables, size)?;
         let workload = workload_plan(&args.workload, target.dialect)?;
         let plan = args.plan(db.dialect(), workload.clone())?;
-        check_out(&out, &plan)?;
+        check_out(out, &plan)?;
         // A data size is built fresh (only fairbench's own tables are replaced), so each
         // point runs on exactly the size it names; a workload file prepares when missing.
         if !file_workload {
@@ -97,12 +125,16 @@ fn sweep_points<D: Database>(
             let status = result.conditions.run.status;
             doc.points.push(SweepPoint { threads, tables, table_size: size, result });
             if status != RunStatus::Completed {
-                stopped = Some(status);
-                break 'sizes;
+                return Ok(Some(status));
             }
         }
     }
-    drop(job);
+    Ok(None)
+}
+
+/// Where throughput stops growing with clients (per data size), and where it falls off a
+/// cache (per client count).
+fn find_knees(sweep: &Sweep, doc: &mut SweepDocument) {
     for (tables, size) in sweep.sizes() {
         let points: Vec<&SweepPoint> =
             doc.points.iter().filter(|p| p.tables == tables && p.table_size == size).collect();
@@ -112,17 +144,4 @@ fn sweep_points<D: Database>(
         let points: Vec<&SweepPoint> = doc.points.iter().filter(|p| p.threads == threads).collect();
         doc.cache_cliffs.extend(cache_cliff(&points));
     }
-    let text = crate::model::pretty_json(&doc);
-    write_atomic(&out, &text)?;
-    if first.format() == "json" {
-        println!("{text}");
-    } else {
-        print!("{}", crate::report::Report::render(&crate::report::SweepTable, &doc, &Default::default()));
-    }
-    super::say(format_args!("Sweep saved to {}", out.display()));
-    Ok(match stopped {
-        None => ExitCode::SUCCESS,
-        Some(RunStatus::Interrupted) => ExitCode::from(130),
-        Some(_) => ExitCode::from(1),
-    })
 }

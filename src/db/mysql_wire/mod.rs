@@ -134,16 +134,7 @@ impl<S: Socket> WireConn<S> {
             statements: Vec::new(),
             server_version: String::new(),
         };
-        let p = match c.read_packet(HANDSHAKE_LIMIT, "as its greeting").await {
-            Err(e) if e.fault() == Some(ClientFault::Protocol) => {
-                return Err(DbError::protocol(format!("{} (is this a MySQL server?)", e.message)).into());
-            }
-            p => p?,
-        };
-        if p.first() == Some(&0xff) {
-            return Err(err_packet(p).into());
-        }
-        let greeting = Greeting::parse(p).map_err(|m| malformed("in its greeting (is this a MySQL server?)", m))?;
+        let greeting = c.greeting().await?;
         c.server_version = greeting.server_version.clone();
         c.caps = (CLIENT_LONG_PASSWORD
             | CLIENT_CONNECT_WITH_DB
@@ -175,11 +166,33 @@ impl<S: Socket> WireConn<S> {
         c.out.extend_from_slice(greeting.plugin.as_bytes());
         c.out.push(0);
         c.send().await?;
+        c.authenticate(password, secure).await?;
+        Ok(c)
+    }
+
+    /// The server's first packet: its greeting, or an error (too many connections, a host
+    /// not allowed).
+    async fn greeting(&mut self) -> Result<Greeting, ConnectError> {
+        let p = match self.read_packet(HANDSHAKE_LIMIT, "as its greeting").await {
+            Err(e) if e.fault() == Some(ClientFault::Protocol) => {
+                return Err(DbError::protocol(format!("{} (is this a MySQL server?)", e.message)).into());
+            }
+            p => p?,
+        };
+        if p.first() == Some(&0xff) {
+            return Err(err_packet(p).into());
+        }
+        Ok(Greeting::parse(p).map_err(|m| malformed("in its greeting (is this a MySQL server?)", m))?)
+    }
+
+    /// The server's replies to the handshake response, until it accepts or refuses: one
+    /// switch of method, a fast-auth OK, or a full authentication (cleartext on a socket).
+    async fn authenticate(&mut self, password: &str, secure: bool) -> Result<(), ConnectError> {
         let mut switched = false;
         for _ in 0..MAX_AUTH_REPLIES {
-            let p = c.read_packet(HANDSHAKE_LIMIT, "authentication").await?;
+            let p = self.read_packet(HANDSHAKE_LIMIT, "authentication").await?;
             match AuthReply::parse(p).map_err(|m| malformed("during authentication", m))? {
-                AuthReply::Ok => return Ok(c),
+                AuthReply::Ok => return Ok(()),
                 AuthReply::Err(e) => return Err(e.into()),
                 AuthReply::Switch { plugin, nonce } => {
                     if switched {
@@ -187,9 +200,9 @@ impl<S: Socket> WireConn<S> {
                     }
                     switched = true;
                     let resp = auth::scramble(&plugin, password, &nonce).ok_or(ConnectError::Unsupported)?;
-                    c.out.clear();
-                    c.out.extend_from_slice(&resp);
-                    c.send().await?;
+                    self.out.clear();
+                    self.out.extend_from_slice(&resp);
+                    self.send().await?;
                 }
                 AuthReply::FastAuthOk => {}
                 AuthReply::FullAuth => {
@@ -197,10 +210,10 @@ impl<S: Socket> WireConn<S> {
                     if !secure {
                         return Err(ConnectError::Unsupported);
                     }
-                    c.out.clear();
-                    c.out.extend_from_slice(password.as_bytes());
-                    c.out.push(0);
-                    c.send().await?;
+                    self.out.clear();
+                    self.out.extend_from_slice(password.as_bytes());
+                    self.out.push(0);
+                    self.send().await?;
                 }
             }
         }
