@@ -120,58 +120,8 @@ pub(crate) fn literal(dialect: Dialect, p: &Param<'_>, out: &mut String) -> Resu
                 let _ = write!(out, "{f:e}");
             }
         }
-        Param::Float(f) => match dialect {
-            Dialect::Postgres => out.push_str(if f.is_nan() {
-                "'NaN'::float8"
-            } else if f > 0.0 {
-                "'Infinity'::float8"
-            } else {
-                "'-Infinity'::float8"
-            }),
-            Dialect::Mysql | Dialect::Sqlite => {
-                return Err(refused(format!(
-                    "plain text queries: {} has no {} literal; use prepared statements or another value",
-                    f,
-                    dialect.name()
-                )))
-            }
-        },
-        Param::Text(s) => match dialect {
-            Dialect::Mysql if s.bytes().any(|b| b == b'\\' || b == 0) => {
-                out.push_str("_utf8mb4 X'");
-                hex(s.as_bytes(), out);
-                out.push('\'');
-            }
-            Dialect::Mysql | Dialect::Sqlite => {
-                if dialect == Dialect::Sqlite && s.contains('\0') {
-                    return Err(refused("plain text queries: a SQLite text literal cannot hold NUL".into()));
-                }
-                out.push('\'');
-                push_doubling_quotes(s, out);
-                out.push('\'');
-            }
-            Dialect::Postgres => {
-                if s.contains('\0') {
-                    return Err(refused(
-                        "plain text queries: PostgreSQL text cannot hold NUL (0x00); send it as bytes".into(),
-                    ));
-                }
-                out.push_str("E'");
-                let mut from = 0;
-                for (i, b) in s.bytes().enumerate() {
-                    let escaped = match b {
-                        b'\\' => "\\\\",
-                        b'\'' => "''",
-                        _ => continue,
-                    };
-                    out.push_str(&s[from..i]);
-                    out.push_str(escaped);
-                    from = i + 1;
-                }
-                out.push_str(&s[from..]);
-                out.push('\'');
-            }
-        },
+        Param::Float(f) => non_finite(dialect, f, out)?,
+        Param::Text(s) => text(dialect, s, out)?,
         Param::Bytes(b) => match dialect {
             Dialect::Mysql | Dialect::Sqlite => {
                 out.push_str("X'");
@@ -184,6 +134,69 @@ pub(crate) fn literal(dialect: Dialect, p: &Param<'_>, out: &mut String) -> Resu
                 out.push_str("'::bytea");
             }
         },
+    }
+    Ok(())
+}
+
+/// NaN and the infinities: PostgreSQL has literals for them, MySQL and SQLite none.
+fn non_finite(dialect: Dialect, f: f64, out: &mut String) -> Result<(), DbError> {
+    match dialect {
+        Dialect::Postgres => out.push_str(if f.is_nan() {
+            "'NaN'::float8"
+        } else if f > 0.0 {
+            "'Infinity'::float8"
+        } else {
+            "'-Infinity'::float8"
+        }),
+        Dialect::Mysql | Dialect::Sqlite => {
+            return Err(refused(format!(
+                "plain text queries: {} has no {} literal; use prepared statements or another value",
+                f,
+                dialect.name()
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// A text literal that reads back as `s` whatever the server's escaping mode: MySQL's with
+/// a backslash or NUL as hex, PostgreSQL's as an escape string.
+fn text(dialect: Dialect, s: &str, out: &mut String) -> Result<(), DbError> {
+    match dialect {
+        Dialect::Mysql if s.bytes().any(|b| b == b'\\' || b == 0) => {
+            out.push_str("_utf8mb4 X'");
+            hex(s.as_bytes(), out);
+            out.push('\'');
+        }
+        Dialect::Mysql | Dialect::Sqlite => {
+            if dialect == Dialect::Sqlite && s.contains('\0') {
+                return Err(refused("plain text queries: a SQLite text literal cannot hold NUL".into()));
+            }
+            out.push('\'');
+            push_doubling_quotes(s, out);
+            out.push('\'');
+        }
+        Dialect::Postgres => {
+            if s.contains('\0') {
+                return Err(refused(
+                    "plain text queries: PostgreSQL text cannot hold NUL (0x00); send it as bytes".into(),
+                ));
+            }
+            out.push_str("E'");
+            let mut from = 0;
+            for (i, b) in s.bytes().enumerate() {
+                let escaped = match b {
+                    b'\\' => "\\\\",
+                    b'\'' => "''",
+                    _ => continue,
+                };
+                out.push_str(&s[from..i]);
+                out.push_str(escaped);
+                from = i + 1;
+            }
+            out.push_str(&s[from..]);
+            out.push('\'');
+        }
     }
     Ok(())
 }
