@@ -59,36 +59,17 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
     let transaction = ClassStats { errors: Some(failed), ..writes.clone() };
     let events = writes.count;
     let client_cost = super::client_cost::record(&p.cpu, events, events, crate::runner::cpu::max_rss_bytes());
+    let run = run_record(&p, events);
     let conditions = Conditions {
-        client: ClientConditions { host: p.host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line: p.command_line },
+        client: ClientConditions {
+            host: p.host,
+            fairbench_version: env!("CARGO_PKG_VERSION").into(),
+            command_line: p.command_line,
+        },
         server: p.server,
         dataset: DatasetConditions::default(),
         workload: workload_record(&ha.probe, p.statement, &p.sql, p.rate),
-        run: RunRecord {
-            loop_model: LoopKind::Open,
-            loop_model_description: format!(
-                "fixed rate: one write every {:.1} ms from one client, on schedule; a slot missed while an attempt hung is skipped, not caught up",
-                1000.0 / p.rate
-            ),
-            threads: 1,
-            time_limit_s: Some(secs),
-            events_limit: None,
-            warmup_s: 0,
-            measured_s: secs,
-            events,
-            rand_seed: 0,
-            percentile_method: super::PERCENTILE_METHOD.into(),
-            status: p.status,
-            failure: p.failure,
-            reconnect: None,
-            warmup_end: None,
-            repeats: None,
-            cost_per_hour: None,
-            started_at: crate::model::rfc3339(p.started_at),
-            ended_at: crate::model::rfc3339(p.ended_at),
-            deferred_left: None,
-            shard: None,
-        },
+        run,
     };
     ResultDocument {
         schema: SCHEMA_NAME.into(),
@@ -124,6 +105,35 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
         ha: Some(ha),
         faults: None,
         audit: Vec::new(),
+    }
+}
+
+/// The run as a probe makes it: one client writing at a fixed rate, on schedule.
+fn run_record(p: &ProbeRun, events: u64) -> RunRecord {
+    RunRecord {
+        loop_model: LoopKind::Open,
+        loop_model_description: format!(
+            "fixed rate: one write every {:.1} ms from one client, on schedule; a slot missed while an attempt hung is skipped, not caught up",
+            1000.0 / p.rate
+        ),
+        threads: 1,
+        time_limit_s: Some(p.measured_s),
+        events_limit: None,
+        warmup_s: 0,
+        measured_s: p.measured_s,
+        events,
+        rand_seed: 0,
+        percentile_method: super::PERCENTILE_METHOD.into(),
+        status: p.status,
+        failure: p.failure.clone(),
+        reconnect: None,
+        warmup_end: None,
+        repeats: None,
+        cost_per_hour: None,
+        started_at: crate::model::rfc3339(p.started_at),
+        ended_at: crate::model::rfc3339(p.ended_at),
+        deferred_left: None,
+        shard: None,
     }
 }
 
