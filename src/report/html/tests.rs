@@ -75,42 +75,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
         (0..600).map(|i| (format!("innodb_variable_number_{i}"), format!("value-{}", i * 7919))).collect();
     variables.insert("hostile_value".into(), HOSTILE.into());
     let counters: BTreeMap<String, i64> = (0..400).map(|i| (format!("Com_counter_{i}"), i * 1000)).collect();
-    let intervals = (0..seconds)
-        .map(|s| {
-            let from = s as f64;
-            let tps = if s == seconds / 2 { 0.0 } else { 1000.0 + 200.0 * rng.next() };
-            IntervalStats {
-                from_s: from,
-                duration_s: 1.0,
-                repeat: None,
-                warmup: s < 5,
-                threads: 8,
-                event: compact(2000.0, tps, &mut rng),
-                total: compact(100.0, tps * 20.0, &mut rng),
-                read: compact(60.0, tps * 14.0, &mut rng),
-                write: compact(150.0, tps * 4.0, &mut rng),
-                commit: compact(900.0, tps, &mut rng),
-                other: compact(20.0, tps, &mut rng),
-                event_service: open.then(|| compact(1500.0, tps, &mut rng)),
-                late: open.then_some(3),
-                dropped: open.then_some(0),
-                backlog: open.then_some(s as u64 % 7),
-                errors: 0,
-                reconnects: 0,
-                reconnect_failures: 0,
-                client_cpu_pct: Some(40.0 + 20.0 * rng.next()),
-                scatter: Scatter {
-                    of: ScatterOf::Commit,
-                    seen: tps as u64,
-                    points: (0..100).map(|k| [from + k as f64 / 100.0, 900.0 * (1.0 + rng.next())]).collect(),
-                },
-                slowest: None,
-                server: Default::default(),
-                histograms: Default::default(),
-            }
-        })
-        .collect();
-    let host = HostFacts { hostname: "bench-1".into(), cpu_model: "Xeon".into(), cores: 8, ..Default::default() };
+    let intervals = synthetic_intervals(seconds, open, &mut rng);
     ResultDocument {
         tpcc: None,
         ha: None,
@@ -128,70 +93,7 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
             statements: StatementMode::Prepared,
             nodes: Vec::new(),
         },
-        conditions: Conditions {
-            client: ClientConditions {
-                host,
-                fairbench_version: "0.1.0".into(),
-                command_line: vec!["fairbench".into(), "run".into()],
-            },
-            server: ServerConditions {
-                facts: None,
-                product: "MariaDB".into(),
-                version: "10.11.6".into(),
-                variables,
-                status_before: counters.clone(),
-                status_after: counters.iter().map(|(k, v)| (k.clone(), v * 2)).collect(),
-                status_delta: counters.clone(),
-                replication_role: "standalone".into(),
-                same_host_as_client: true,
-                host: BTreeMap::new(),
-            },
-            dataset: DatasetConditions {
-                declared_rows_per_table: 10000,
-                total_bytes: 2_801_664,
-                touched: None,
-                cache: BTreeMap::from([("innodb_buffer_pool_size".to_string(), 134_217_728)]),
-                ..Default::default()
-            },
-            workload: WorkloadRecord {
-                follows: None,
-                name: "oltp_read_write".into(),
-                options: serde_json::json!({ "tables": 1, "table_size": 10000 }),
-                distribution: serde_json::json!({ "kind": "uniform" }),
-                distribution_description: "uniform".into(),
-                mix_per_event: BTreeMap::from([("point_selects".to_string(), 10)]),
-                statements_sql: BTreeMap::from([(
-                    "point_selects".to_string(),
-                    "SELECT c FROM sbtest1 WHERE id<? AND c<>'</script>'".to_string(),
-                )]),
-                statement_classes: BTreeMap::from([("point_selects".to_string(), "read".to_string())]),
-                statement_commands: BTreeMap::new(),
-                transactions: BTreeMap::new(),
-                file: None,
-            },
-            run: RunRecord {
-                loop_model: if open { LoopKind::Open } else { LoopKind::Closed },
-                loop_model_description: "closed loop".into(),
-                threads: 8,
-                time_limit_s: Some(seconds as f64 - 5.0),
-                events_limit: None,
-                warmup_s: 5,
-                measured_s: seconds as f64 - 5.0,
-                events: 1000,
-                rand_seed: 1,
-                percentile_method: "HdrHistogram".into(),
-                status: RunStatus::Completed,
-                failure: None,
-                reconnect: None,
-                warmup_end: None,
-                repeats: None,
-                cost_per_hour: None,
-                started_at: "2026-11-22T00:20:39.190Z".into(),
-                ended_at: "2026-11-22T01:20:39.190Z".into(),
-                deferred_left: None,
-                shard: None,
-            },
-        },
+        conditions: synthetic_conditions(seconds, open, variables, counters),
         statements: BTreeMap::from([("point_selects".to_string(), stats["read"].clone())]),
         transactions: BTreeMap::new(),
         checks: vec![],
@@ -239,6 +141,119 @@ pub(super) fn synthetic(seconds: usize, open: bool) -> ResultDocument {
             evidence: BTreeMap::from([("innodb_flush_log_at_trx_commit".to_string(), serde_json::json!(HOSTILE))]),
             advice: "turn it on".into(),
         }],
+    }
+}
+
+/// Per-second intervals, tps 0 in the middle second, 100 scatter points each.
+fn synthetic_intervals(seconds: usize, open: bool, rng: &mut Lcg) -> Vec<IntervalStats> {
+    (0..seconds)
+        .map(|s| {
+            let from = s as f64;
+            let tps = if s == seconds / 2 { 0.0 } else { 1000.0 + 200.0 * rng.next() };
+            IntervalStats {
+                from_s: from,
+                duration_s: 1.0,
+                repeat: None,
+                warmup: s < 5,
+                threads: 8,
+                event: compact(2000.0, tps, rng),
+                total: compact(100.0, tps * 20.0, rng),
+                read: compact(60.0, tps * 14.0, rng),
+                write: compact(150.0, tps * 4.0, rng),
+                commit: compact(900.0, tps, rng),
+                other: compact(20.0, tps, rng),
+                event_service: open.then(|| compact(1500.0, tps, rng)),
+                late: open.then_some(3),
+                dropped: open.then_some(0),
+                backlog: open.then_some(s as u64 % 7),
+                errors: 0,
+                reconnects: 0,
+                reconnect_failures: 0,
+                client_cpu_pct: Some(40.0 + 20.0 * rng.next()),
+                scatter: Scatter {
+                    of: ScatterOf::Commit,
+                    seen: tps as u64,
+                    points: (0..100).map(|k| [from + k as f64 / 100.0, 900.0 * (1.0 + rng.next())]).collect(),
+                },
+                slowest: None,
+                server: Default::default(),
+                histograms: Default::default(),
+            }
+        })
+        .collect()
+}
+
+/// The conditions of a MariaDB run of oltp_read_write over 8 clients.
+fn synthetic_conditions(
+    seconds: usize,
+    open: bool,
+    variables: BTreeMap<String, String>,
+    counters: BTreeMap<String, i64>,
+) -> Conditions {
+    let host = HostFacts { hostname: "bench-1".into(), cpu_model: "Xeon".into(), cores: 8, ..Default::default() };
+    Conditions {
+        client: ClientConditions {
+            host,
+            fairbench_version: "0.1.0".into(),
+            command_line: vec!["fairbench".into(), "run".into()],
+        },
+        server: ServerConditions {
+            facts: None,
+            product: "MariaDB".into(),
+            version: "10.11.6".into(),
+            variables,
+            status_before: counters.clone(),
+            status_after: counters.iter().map(|(k, v)| (k.clone(), v * 2)).collect(),
+            status_delta: counters.clone(),
+            replication_role: "standalone".into(),
+            same_host_as_client: true,
+            host: BTreeMap::new(),
+        },
+        dataset: DatasetConditions {
+            declared_rows_per_table: 10000,
+            total_bytes: 2_801_664,
+            touched: None,
+            cache: BTreeMap::from([("innodb_buffer_pool_size".to_string(), 134_217_728)]),
+            ..Default::default()
+        },
+        workload: WorkloadRecord {
+            follows: None,
+            name: "oltp_read_write".into(),
+            options: serde_json::json!({ "tables": 1, "table_size": 10000 }),
+            distribution: serde_json::json!({ "kind": "uniform" }),
+            distribution_description: "uniform".into(),
+            mix_per_event: BTreeMap::from([("point_selects".to_string(), 10)]),
+            statements_sql: BTreeMap::from([(
+                "point_selects".to_string(),
+                "SELECT c FROM sbtest1 WHERE id<? AND c<>'</script>'".to_string(),
+            )]),
+            statement_classes: BTreeMap::from([("point_selects".to_string(), "read".to_string())]),
+            statement_commands: BTreeMap::new(),
+            transactions: BTreeMap::new(),
+            file: None,
+        },
+        run: RunRecord {
+            loop_model: if open { LoopKind::Open } else { LoopKind::Closed },
+            loop_model_description: "closed loop".into(),
+            threads: 8,
+            time_limit_s: Some(seconds as f64 - 5.0),
+            events_limit: None,
+            warmup_s: 5,
+            measured_s: seconds as f64 - 5.0,
+            events: 1000,
+            rand_seed: 1,
+            percentile_method: "HdrHistogram".into(),
+            status: RunStatus::Completed,
+            failure: None,
+            reconnect: None,
+            warmup_end: None,
+            repeats: None,
+            cost_per_hour: None,
+            started_at: "2026-11-22T00:20:39.190Z".into(),
+            ended_at: "2026-11-22T01:20:39.190Z".into(),
+            deferred_left: None,
+            shard: None,
+        },
     }
 }
 
