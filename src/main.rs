@@ -7,7 +7,7 @@ fn main() -> ExitCode {
     // std reads the arguments from the process's memory when asked: copy them, then wipe
     // the password there at once, so `ps` never shows it again.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    fairbench::argv::hide_passwords(fairbench::db::url::arg_password_spans);
+    fairbench::argv::hide_passwords(fairbench::db::redact::arg_password_spans);
     fairbench::app::install_panic_hook();
     let mut args: Vec<String> = match args.into_iter().map(|a| a.into_string()).collect() {
         Ok(args) => args,

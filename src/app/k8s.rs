@@ -68,7 +68,7 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
             return Err(K8sError::PasswordFlag { flag, secret: secret.into() });
         }
     }
-    if !crate::db::url::arg_password_spans(options).is_empty() {
+    if !crate::db::redact::arg_password_spans(options).is_empty() {
         return Err(K8sError::PasswordInTarget(secret.into()));
     }
     let mut argv = vec!["fairbench".to_string(), command.to_string()];

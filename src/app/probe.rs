@@ -455,7 +455,7 @@ fn probe_run<D: Database>(ha: &HaRecord, db: &D, url: &TargetUrl, common: &Probe
         },
         server,
         host: crate::conditions::host::read(),
-        command_line: crate::db::url::redact_args(std::env::args()),
+        command_line: crate::db::redact::redact_args(std::env::args()),
         statement: own.statement,
         sql: own.sql,
         rate: common.rate,

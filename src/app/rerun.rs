@@ -38,7 +38,7 @@ pub(super) fn rerun_cmd(args: &RerunArgs) -> Result<ExitCode, Error> {
     super::say(format_args!(
         "Rerunning {} (seed {seed}): {}",
         args.result.display(),
-        crate::db::url::redact_args(line.iter().cloned()).join(" ")
+        crate::db::redact::redact_args(line.iter().cloned()).join(" ")
     ));
     let cli = Cli::try_parse_from(&line).map_err(|e| {
         let first = e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
@@ -55,7 +55,7 @@ fn differences(doc: &crate::model::ResultDocument, args: &RerunArgs) -> Vec<Stri
         out.push(format!("the result was written by fairbench {}; this is {version}", doc.fairbench_version));
     }
     if let Some(t) = &args.target {
-        let now = crate::db::url::redact_args([t.clone()]).join("");
+        let now = crate::db::redact::redact_args([t.clone()]).join("");
         out.push(format!("target {now} instead of the recorded {}", doc.target.url));
     }
     let host = crate::conditions::host::read().hostname;

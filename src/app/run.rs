@@ -209,7 +209,7 @@ impl<D: Database> Session<D> {
             begin_sql: [self.db.begin_sql(false), self.db.begin_sql(true)],
             server: self.before.server.clone(),
             host: conditions::host::read(),
-            command_line: crate::db::url::redact_args(std::env::args()),
+            command_line: crate::db::redact::redact_args(std::env::args()),
             tables_at_start: self.before.tables.clone(),
             data_caches: self.data_caches.clone(),
             foreign_tables: self.before.foreign.clone(),

@@ -20,7 +20,7 @@ pub(super) fn join<D: Database>(
     seed_given: bool,
 ) -> Result<Option<ShardRun<D>>, Error> {
     let Some(shard) = plan.shard.take() else { return Ok(None) };
-    let shard = crate::shard::keyed(shard, &crate::db::url::redact_args(std::env::args()));
+    let shard = crate::shard::keyed(shard, &crate::db::redact::redact_args(std::env::args()));
     // Every shard draws from the same run's streams (each from its own clients' part).
     if !seed_given {
         plan.rand_seed = crate::shard::seed_of(&shard.key);
@@ -85,7 +85,7 @@ pub(super) fn prepare<D: Database>(
     if args.shard.print_result {
         return Err(ConfigError("--print-result: prepare writes no result (run and bench do)".into()).into());
     }
-    let plan = crate::shard::keyed(plan, &crate::db::url::redact_args(std::env::args()));
+    let plan = crate::shard::keyed(plan, &crate::db::redact::redact_args(std::env::args()));
     if args.workload.rand_seed == 0 {
         settings.seed = crate::shard::seed_of(&plan.key);
     }

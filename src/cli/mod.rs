@@ -8,6 +8,7 @@ mod k8s;
 mod probe;
 mod report;
 mod results;
+mod run_plan;
 mod sandbox;
 mod shard;
 mod study;
@@ -22,6 +23,7 @@ pub use k8s::{JobArgs, K8sArgs, K8sCommand};
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
+pub use run_plan::parse_thresholds;
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
 pub use study::{run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunArgs};
@@ -30,7 +32,7 @@ pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;
 use values::{packet_size, report_interval, seconds, seed, switch};
 
-use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
+use crate::plan::{ConfigError, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
 use crate::workload::{OltpOptions, Workload};
 use clap::{Args, Parser, Subcommand};
@@ -424,32 +426,6 @@ pub struct CleanupArgs {
     pub tables: Option<u32>,
 }
 
-/// `--ignore-errors`: codes of the target's dialect, `all` (every server error, as sysbench)
-/// or `none`; empty: the dialect's defaults.
-fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crate::model::RetryPolicy, ConfigError> {
-    use crate::model::{ErrorCode, RetryPolicy};
-    let words: Vec<&str> = if given.is_empty() {
-        dialect.default_retry_codes().to_vec()
-    } else {
-        given.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect()
-    };
-    let mut policy = RetryPolicy::default();
-    for w in words {
-        match w.to_ascii_lowercase().as_str() {
-            "all" => policy.all_server_errors = true,
-            "none" => {}
-            _ => policy.codes.push(ErrorCode::parse(dialect, w).ok_or_else(|| {
-                format!(
-                    "--ignore-errors: {w:?} is not a {} error code (e.g. {}), `all` or `none`",
-                    dialect.name(),
-                    dialect.default_retry_codes().join(", ")
-                )
-            })?),
-        }
-    }
-    Ok(policy)
-}
-
 impl WorkloadArgs {
     pub fn workload(&self) -> Result<Workload, ConfigError> {
         Workload::parse(&self.workload).ok_or_else(|| {
@@ -524,143 +500,4 @@ impl WorkloadArgs {
         // 53 bits: a seed every JSON reader (JavaScript, jq) reads back exactly.
         ((now.as_nanos() as u64 ^ std::process::id() as u64) & MAX_SEED).max(1)
     }
-}
-
-impl RunArgs {
-    /// The report to print: --format, else sysbench's with --sysbench-defaults, else text.
-    pub fn format(&self) -> &str {
-        match &self.format {
-            Some(f) => f,
-            None if self.workload.sysbench_defaults => "sysbench",
-            None => "text",
-        }
-    }
-
-    /// The validated run plan of `workload` for a target of `dialect` (which decides what
-    /// error codes mean).
-    /// The `--threshold`s, parsed.
-    pub fn thresholds(&self) -> Result<Vec<crate::model::Criterion>, ConfigError> {
-        parse_thresholds(&self.thresholds)
-    }
-
-    pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, ConfigError> {
-        // sysbench: --events=0 is no limit.
-        let events = self.events.filter(|&n| n > 0);
-        let time = match (self.time, events) {
-            (Some(0), _) => None,
-            (Some(t), _) => Some(Duration::from_secs(t)),
-            // sysbench's 10 s also ends a run given --events.
-            (None, Some(_)) if !self.workload.sysbench_defaults => None,
-            (None, _) => Some(Duration::from_secs(10)),
-        };
-        if let Some(rate) = self.open_rate() {
-            check_rate(rate, time)?;
-        }
-        if self.percentile != 0.0 && !(1.0..=100.0).contains(&self.percentile) {
-            return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));
-        }
-        // sysbench's 0 (none) leaves the interval lines and P columns at their default.
-        let percentile = if self.percentile == 0.0 { 95.0 } else { self.percentile };
-        // A percentile the summaries do not keep anyway is computed as an extra one.
-        let mut percentiles = self.percentiles.clone();
-        if ![50.0, 95.0, 99.0, 99.9, 100.0].contains(&percentile) && !percentiles.contains(&percentile) {
-            percentiles.push(percentile);
-        }
-        // Each shard runs its share of the run's clients, events and rate.
-        let shard = self.shard.plan(self.threads, self.open_rate())?;
-        let threads = shard.as_ref().map_or(self.threads, |s| s.threads);
-        let events = events.map(|e| shard.as_ref().map_or(e, |s| crate::plan::share(e, s.index, s.count).1.max(1)));
-        let share = |total: f64| total * threads as f64 / self.threads.max(1) as f64;
-        let plan = RunPlan {
-            shard,
-            workload,
-            distribution: self.workload.distribution()?,
-            threads,
-            stop: StopCondition { time, events },
-            warmup_s: self.warmup,
-            report_interval: self.report_interval,
-            percentile,
-            percentiles,
-            retry: retry_policy(dialect, &self.ignore_errors)?,
-            rand_seed: self.workload.seed(),
-            loop_model: match self.open_rate() {
-                None => LoopModel::Closed,
-                Some(rate) => LoopModel::Open {
-                    rate: share(rate),
-                    arrival: match self.arrival.as_str() {
-                        "fixed" => Arrival::Fixed,
-                        "poisson" => Arrival::Poisson,
-                        a => return Err(ConfigError(format!("unknown --arrival {a:?}: use fixed or poisson"))),
-                    },
-                    max_backlog: self.max_backlog.unwrap_or_else(|| (share(rate) * 10.0).ceil().max(1.0) as u64),
-                },
-            },
-            reconnect: crate::model::ReconnectPolicy::new(self.reconnect_timeout, self.threads),
-            admin_timeout: self.target.connect.admin_timeout,
-            repeats: self.repeat,
-            cost_per_hour: self.cost_per_hour,
-            server_figures: Vec::new(),
-        };
-        plan.validate()?;
-        Ok(plan)
-    }
-}
-
-impl RunArgs {
-    /// The open loop's rate: `--rate`, but 0 (sysbench's "no limit") is a closed loop.
-    pub fn open_rate(&self) -> Option<f64> {
-        self.rate.filter(|r| *r != 0.0)
-    }
-}
-
-/// The most events per second an open-loop schedule can keep apart: one per nanosecond,
-/// the resolution of its intended start times.
-pub const MAX_RATE: f64 = 1e9;
-
-/// `--rate` within what a run of `time` can honour: at least one arrival within the
-/// measured time (without --time: within the longest run), at most [`MAX_RATE`].
-fn check_rate(rate: f64, time: Option<Duration>) -> Result<(), ConfigError> {
-    if !(rate.is_finite() && rate > 0.0) {
-        return Err(ConfigError(format!("--rate {} is not a positive number of events per second", short(rate))));
-    }
-    if rate > MAX_RATE {
-        return Err(ConfigError(format!(
-            "--rate {} is above {} events per second, the most the schedule can represent (one event per nanosecond)",
-            short(rate),
-            short(MAX_RATE)
-        )));
-    }
-    let (span, named) = match time {
-        Some(t) => (t, format!("--time {} s", t.as_secs())),
-        None => (crate::plan::MAX_TIME, format!("the longest run ({} s)", crate::plan::MAX_TIME.as_secs())),
-    };
-    let min = 1.0 / span.as_secs_f64();
-    if rate < min {
-        return Err(ConfigError(format!(
-            "--rate {} is too low for {named}: arrivals {} s apart, so the run may measure none (at least {} events per second)",
-            short(rate),
-            short(1.0 / rate),
-            short(min)
-        )));
-    }
-    Ok(())
-}
-
-/// A number for a message: plain when moderate, otherwise in exponent notation.
-fn short(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs()) {
-        let plain = format!("{x:.4}");
-        let plain = if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.') } else { &plain };
-        plain.to_string()
-    } else {
-        format!("{x:.3e}").replace(".000e", "e")
-    }
-}
-
-/// `--threshold`s: each `METRIC OP NUMBER[UNIT]`.
-pub fn parse_thresholds(given: &[String]) -> Result<Vec<crate::model::Criterion>, ConfigError> {
-    given
-        .iter()
-        .map(|t| crate::model::Criterion::threshold(t).map_err(|e| ConfigError(format!("--threshold: {e}"))))
-        .collect()
 }

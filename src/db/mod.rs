@@ -16,6 +16,7 @@ pub mod mysql;
 mod mysql_wire;
 mod pg_wire;
 pub mod postgres;
+pub mod redact;
 mod socket;
 pub mod sqlite;
 mod text_sql;

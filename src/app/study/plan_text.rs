@@ -13,7 +13,7 @@ pub(super) fn instance(file: &StudyFile, i: &Instance) -> String {
     match (&t.sandbox, &t.url) {
         (Some(engine), _) if settings.is_empty() => format!("{}: a {engine} sandbox", i.target),
         (Some(engine), _) => format!("{}: a {engine} sandbox with {}", i.target, settings.join(", ")),
-        (None, Some(url)) => format!("{}: {}", i.target, crate::db::url::redact_str(url)),
+        (None, Some(url)) => format!("{}: {}", i.target, crate::db::redact::redact_str(url)),
         (None, None) => i.target.clone(),
     }
 }

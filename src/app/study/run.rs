@@ -74,7 +74,7 @@ fn shown_run(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> St
     let target = &file.targets[&plan.instances[cell.instance].target];
     let nodes: Vec<String> = match (&target.url, &target.sandbox) {
         (Some(url), _) => {
-            std::iter::once(url).chain(&target.replica_urls).map(|u| crate::db::url::redact_str(u)).collect()
+            std::iter::once(url).chain(&target.replica_urls).map(|u| crate::db::redact::redact_str(u)).collect()
         }
         (None, Some(engine)) => target
             .node_names()
