@@ -21,7 +21,7 @@ pub(super) struct Before {
     pub foreign: Vec<String>,
 }
 
-/// Each present table with who made it, and the names of the missing ones.
+/// Each table that is there, with who made it.
 type Present = Vec<(TableInfo, Ownership)>;
 
 /// A workload file's `before_run` checks: one that fails refuses the run, naming it.
