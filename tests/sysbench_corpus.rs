@@ -553,7 +553,9 @@ fn run_both(kind: Kind) {
 
 /// `--report-interval`: sysbench 1.0.20's interval lines and fairbench's (sysbench's format,
 /// the same line) end on the same seconds. --time is not a multiple of the interval: whether
-/// sysbench prints a last line at exactly --time is a race between its threads.
+/// sysbench prints a last line at exactly --time is a race between its threads. sysbench also
+/// reports past --time when an event in flight at the end outlasts it (PostgreSQL's 1 s
+/// deadlock_timeout once made it print "[ 6s ]"); fairbench's windows end with measured time.
 fn report_windows_are_sysbench_windows(kind: Kind) {
     let line = "sysbench oltp_read_write --tables=1 --table-size=1000 --threads=2 --report-interval=2 --time=5 run";
     let labels = |tool: &str| {
@@ -574,8 +576,10 @@ fn report_windows_are_sysbench_windows(kind: Kind) {
     };
     let (theirs, their_out) = labels("sysbench");
     let (ours, our_out) = labels("fairbench");
-    assert_eq!(theirs, ["[ 2s ]", "[ 4s ]"], "sysbench:\n{their_out}");
-    assert_eq!(ours, theirs, "fairbench:\n{our_out}");
+    let second = |l: &String| l.trim_start_matches("[ ").trim_end_matches("s ]").parse::<u64>().unwrap_or(u64::MAX);
+    let within_time: Vec<String> = theirs.iter().filter(|l| second(l) <= 5).cloned().collect();
+    assert_eq!(within_time, ["[ 2s ]", "[ 4s ]"], "sysbench:\n{their_out}");
+    assert_eq!(ours, within_time, "fairbench:\n{our_out}");
     eprintln!("report windows as sysbench 1.0.20's: {line}\n    {}", ours.join(" "));
 }
 
