@@ -45,24 +45,29 @@ pub const AFTER_FAILURE_TIMEOUT: Duration = Duration::from_secs(2);
 /// keep the promise of a result saved within about 2 s.
 const AFTER_CTRL_C: Duration = Duration::from_millis(300);
 
-/// `limit`, or at most [`AFTER_CTRL_C`] once the run was interrupted.
-fn patience(limit: Duration) -> Duration {
-    if signal::interrupted() {
-        limit.min(AFTER_CTRL_C)
-    } else {
-        limit
-    }
-}
-
-/// Runs an administrative query with a deadline (much shorter after Ctrl-C); `None` if it
-/// failed or did not answer in time.
+/// Runs an administrative query with a deadline; `None` if it failed or did not answer in
+/// time. After Ctrl-C it gets at most [`AFTER_CTRL_C`], also when it began before the press
+/// (a server sampler's reading on a frozen server once held the save 2 s longer).
 pub fn bounded<T, E>(
     rt: &crate::LocalRuntime,
     limit: Duration,
     fut: impl std::future::Future<Output = Result<T, E>>,
 ) -> Option<T> {
-    let limit = patience(limit);
-    rt.block_on(async { tokio::time::timeout(limit, fut).await.ok()?.ok() })
+    rt.block_on(async {
+        tokio::select! {
+            done = tokio::time::timeout(limit, fut) => done.ok()?.ok(),
+            () = cut_short_by_ctrl_c() => None,
+        }
+    })
+}
+
+/// Ends [`AFTER_CTRL_C`] after Ctrl-C is seen (polled every 20 ms: no query is that short
+/// of a deadline), or that long after a call made once it was pressed.
+async fn cut_short_by_ctrl_c() {
+    while !signal::interrupted() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(AFTER_CTRL_C).await;
 }
 
 /// An administrative query with a deadline, keeping the error: a server that stops

@@ -21,9 +21,7 @@ const AHEAD: Duration = Duration::from_millis(30);
 pub struct Sampler {
     latest: Arc<Mutex<Option<BTreeMap<String, f64>>>>,
     /// Dropped to stop the thread: its wait between readings ends at once.
-    stop: Mutex<Option<mpsc::Sender<()>>>,
-    /// When it was told to stop: the wait for a reading in progress counts from then.
-    stopped_at: std::sync::OnceLock<Instant>,
+    stop: Option<mpsc::Sender<()>>,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -77,15 +75,7 @@ impl Sampler {
                 }
             })
             .ok()?;
-        Some(Sampler { latest, stop: Mutex::new(Some(stop)), stopped_at: Default::default(), handle: Some(handle) })
-    }
-
-    /// No reading starts after this. Called as the run stops: measured time ends there, and
-    /// a reading that hangs on a frozen server gets the run's grace to finish.
-    pub fn stop(&self) {
-        if crate::lock(&self.stop).take().is_some() {
-            let _ = self.stopped_at.set(Instant::now());
-        }
+        Some(Sampler { latest, stop: Some(stop), handle: Some(handle) })
     }
 
     /// The figures read since the last call, if a reading completed.
@@ -96,12 +86,10 @@ impl Sampler {
 
 impl Drop for Sampler {
     fn drop(&mut self) {
-        self.stop();
+        drop(self.stop.take());
         let Some(h) = self.handle.take() else { return };
-        // A server that hangs in a reading is not waited for past END_WAIT after the stop
-        // (after Ctrl-C, past the short wait every read then gets).
-        let stopped_at = self.stopped_at.get().copied().unwrap_or_else(Instant::now);
-        let until = stopped_at + super::patience(END_WAIT);
+        // A server that hangs in a reading is not waited for past END_WAIT.
+        let until = Instant::now() + END_WAIT;
         while !h.is_finished() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(1));
         }

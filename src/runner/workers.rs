@@ -201,9 +201,6 @@ impl Workers {
         let due = clock.deadline.filter(|d| now >= *d);
         if *status == RunStatus::Interrupted || due.is_some() || self.shared.stopping() {
             self.shared.halt();
-            if let Some(s) = &self.sampler {
-                s.stop();
-            }
             // At the deadline the clients stopped starting events by themselves.
             clock.stopped_at = Some(if *status == RunStatus::Interrupted { now } else { due.unwrap_or(now) });
             clock.noticed_at = now;
