@@ -13,6 +13,7 @@ pub fn sandbox_cmd(args: &SandboxArgs) -> Result<ExitCode, Error> {
             let opts = UpOptions {
                 name: a.name.clone(),
                 engine: a.engine.clone(),
+                manager: a.manager.clone(),
                 replicas: match (a.nodes, a.engine.as_str()) {
                     (Some(n), _) => n - 1,
                     (None, "galera" | "mariadb-galera") => 2,

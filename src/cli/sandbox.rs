@@ -35,6 +35,10 @@ pub struct UpArgs {
     /// mariadb, postgres, or galera (MariaDB with wsrep: every node writable).
     #[arg(long)]
     pub engine: String,
+    /// A failover manager that runs the nodes: patroni (with --engine postgres; one etcd,
+    /// each node on its own loopback address, all on one port).
+    #[arg(long)]
+    pub manager: Option<String>,
     /// Asynchronous replicas of the primary.
     #[arg(long, default_value_t = 0, conflicts_with = "nodes")]
     pub replicas: u32,

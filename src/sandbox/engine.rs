@@ -1,8 +1,8 @@
 //! The seam between sandboxes and a database server: what it takes to create, start,
 //! replicate and promote one. One file per engine; [`ENGINES`] lists them.
 
-use super::process::{self, OsUser};
-use super::{galera, mariadb, postgres, Node, Sandbox, SandboxError, START_DEADLINE};
+use super::process::{self, OsUser, Signal};
+use super::{galera, mariadb, patroni, postgres, Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,11 +21,43 @@ pub trait Engine: Sync {
     fn aliases(&self) -> &'static [&'static str] {
         &[]
     }
+    /// The failover manager that runs the servers (`--manager`), if any.
+    fn manager(&self) -> Option<&'static str> {
+        None
+    }
+    /// What the manager records in sandbox.json, from the sandbox's first port.
+    fn manager_settings(&self, first_port: u16) -> Option<patroni::Settings> {
+        let _ = first_port;
+        None
+    }
+    /// Nodes are placed as on separate hosts: each on its own loopback address (127.0.0.2,
+    /// 127.0.0.3, ...), all on the same ports.
+    fn spread(&self) -> bool {
+        false
+    }
+    /// Services the nodes share (Patroni's etcd): started before any node starts.
+    fn start_shared(&self, sb: &Sandbox) -> Result<(), SandboxError> {
+        let _ = sb;
+        Ok(())
+    }
+    /// Stops what `start_shared` started (and what a node's crash left); says what it stopped.
+    fn stop_shared(&self, sb: &Sandbox) -> Result<Vec<String>, SandboxError> {
+        let _ = sb;
+        Ok(Vec::new())
+    }
     /// Where the first sandbox's primary listens when no --port is given.
     fn default_port(&self) -> u16;
     /// The server's process name in /proc: a pid file's pid reused by another program is
     /// not the server.
     fn process_name(&self) -> &'static str;
+    /// The directory the node's process works in (how /proc tells it from another program).
+    fn process_dir(&self, node: &Node) -> PathBuf {
+        node.data_dir()
+    }
+    /// Sends `signal` to the node's process `pid` (and whatever else a host's crash ends).
+    fn signal(&self, node: &Node, pid: i32, signal: Signal) -> Result<(), SandboxError> {
+        process::send(pid, signal, self.process_name(), &self.process_dir(node))
+    }
     /// The OS user the server runs as when fairbench runs as root (None: fairbench's own).
     fn os_user(&self) -> Result<Option<OsUser>, SandboxError> {
         Ok(None)
@@ -39,13 +71,20 @@ pub trait Engine: Sync {
     fn ports_per_node(&self) -> usize {
         1
     }
-    /// HAProxy's health check in the database's protocol (`--proxy`).
-    fn proxy_check(&self) -> &'static str;
+    /// HAProxy's health check (`--proxy`) for the writer or the reader, in the database's
+    /// protocol unless `proxy_check_port` says otherwise.
+    fn proxy_check(&self, reader: bool) -> String;
+    /// The port HAProxy checks on each node instead of the database's (a manager's REST API,
+    /// whose answer knows the node's role: no backup servers then).
+    fn proxy_check_port(&self, sb: &Sandbox) -> Option<u16> {
+        let _ = sb;
+        None
+    }
     /// The server binaries are installed (else: which package to install).
     fn check_installed(&self) -> Result<(), SandboxError>;
     /// The URL of the node's `fairbench` database as the benchmark user, as fairbench's
     /// `--target`.
-    fn url(&self, port: u16) -> String;
+    fn url(&self, host: &str, port: u16) -> String;
     fn pid_file(&self, node: &Node) -> PathBuf;
     /// Creates the first primary's data directory.
     fn init(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError>;
@@ -77,15 +116,31 @@ pub trait Engine: Sync {
     fn answers(&self, node: &Node) -> Result<(), DbError>;
 }
 
-/// Every engine sandboxes know.
-pub const ENGINES: [&dyn Engine; 3] = [&mariadb::MariaDb, &postgres::Postgres, &galera::Galera];
+/// Every engine sandboxes know (a manager's is the engine it manages).
+pub const ENGINES: [&dyn Engine; 4] = [&mariadb::MariaDb, &postgres::Postgres, &galera::Galera, &patroni::Patroni];
 
-/// The engine `--engine` or sandbox.json names.
-pub fn engine(name: &str) -> Result<&'static dyn Engine, SandboxError> {
-    ENGINES.iter().copied().find(|e| e.name() == name || e.aliases().contains(&name)).ok_or_else(|| {
-        let names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
-        SandboxError::UnknownEngine(name.into(), names.join(" or "))
+/// The engine `--engine` names, run by `--manager` when given.
+pub fn engine_managed(name: &str, manager: Option<&str>) -> Result<&'static dyn Engine, SandboxError> {
+    let named = |e: &&dyn Engine| e.name() == name || e.aliases().contains(&name);
+    let found = ENGINES.iter().copied().filter(named).find(|e| e.manager() == manager);
+    found.ok_or_else(|| match manager {
+        Some(m) if ENGINES.iter().any(named) => SandboxError::UnknownManager { manager: m.into(), engine: name.into() },
+        _ => {
+            let mut names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
+            names.dedup();
+            SandboxError::UnknownEngine(name.into(), names.join(" or "))
+        }
     })
+}
+
+/// The engine `--engine` or sandbox.json names, without a manager.
+pub fn engine(name: &str) -> Result<&'static dyn Engine, SandboxError> {
+    engine_managed(name, None)
+}
+
+/// The engine that runs sandbox `sb`'s nodes.
+pub fn of(sb: &Sandbox) -> Result<&'static dyn Engine, SandboxError> {
+    engine_managed(&sb.engine, sb.patroni.as_ref().map(|_| "patroni"))
 }
 
 /// `name` in PATH or the usual system directories (sbin is often not in a user's PATH).

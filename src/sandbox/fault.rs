@@ -3,7 +3,7 @@
 //! length before anything starts, then performed on the run's clock by a thread of its own,
 //! each step recorded with when it began and ended and what it did.
 
-use super::{lifecycle, Sandbox, SandboxError, Signal};
+use super::{lifecycle, patronictl, Sandbox, SandboxError, Signal};
 use crate::model::fault::{FaultEvent, FaultRecord};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,15 +17,21 @@ pub enum Action {
     Pause,
     Resume,
     Promote,
+    /// Patroni's planned switchover to the node (`patronictl switchover`).
+    Switchover,
+    /// Patroni's manual failover to the node (`patronictl failover`).
+    Failover,
 }
 
-const ACTIONS: [(&str, Action); 6] = [
+const ACTIONS: [(&str, Action); 8] = [
     ("kill", Action::Kill),
     ("stop", Action::Stop),
     ("start", Action::Start),
     ("pause", Action::Pause),
     ("resume", Action::Resume),
     ("promote", Action::Promote),
+    ("switchover", Action::Switchover),
+    ("failover", Action::Failover),
 ];
 
 impl Action {
@@ -112,6 +118,10 @@ pub fn check(text: &str, name: &str, end: Duration) -> Result<Schedule, SandboxE
     let sb = Sandbox::load(&super::home()?, name)?;
     for s in &steps {
         sb.node(&s.node).map_err(|e| bad(text, e))?;
+        if matches!(s.action, Action::Switchover | Action::Failover) && sb.patroni.is_none() {
+            let (step, action, sandbox) = (text.to_string(), s.action.name(), name.to_string());
+            return Err(SandboxError::NeedsPatroni { step, action, sandbox });
+        }
         if s.at >= end {
             return Err(bad(
                 text,
@@ -128,15 +138,14 @@ pub fn check(text: &str, name: &str, end: Duration) -> Result<Schedule, SandboxE
     Ok(Schedule { sandbox: name.to_string(), text: text.to_string(), steps })
 }
 
-/// The sandbox one of whose nodes (or its proxy) listens on 127.0.0.1:`port` (or localhost).
+/// The sandbox one of whose nodes listens on `host`:`port` (localhost for 127.0.0.1), or
+/// whose proxy listens on 127.0.0.1:`port`.
 pub fn owning(host: &str, port: u16) -> Option<String> {
-    if !matches!(host, "127.0.0.1" | "localhost") {
-        return None;
-    }
+    let host = if host == "localhost" { "127.0.0.1" } else { host };
     let home = super::home().ok()?;
     let listens = |sb: &Sandbox| {
         let proxy = sb.proxy.as_ref().is_some_and(|p| p.writer_port == port || p.reader_port == port);
-        proxy || sb.nodes.iter().any(|x| x.port == port)
+        (host == "127.0.0.1" && proxy) || sb.nodes.iter().any(|x| x.host == host && x.port == port)
     };
     super::names(&home).into_iter().find(|n| Sandbox::load(&home, n).is_ok_and(|sb| listens(&sb)))
 }
@@ -226,6 +235,8 @@ fn act(sandbox: &str, step: &Step) -> Result<String, SandboxError> {
         Action::Promote => {
             lifecycle::promote(sandbox, &step.node, &mut note).map(|_| format!("{} promoted, takes writes", step.node))
         }
+        Action::Switchover => patronictl::switchover(sandbox, &step.node),
+        Action::Failover => patronictl::failover(sandbox, &step.node),
     }
 }
 

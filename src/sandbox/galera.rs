@@ -149,8 +149,8 @@ impl Engine for Galera {
         4
     }
 
-    fn proxy_check(&self) -> &'static str {
-        MariaDb.proxy_check()
+    fn proxy_check(&self, reader: bool) -> String {
+        MariaDb.proxy_check(reader)
     }
 
     fn check_installed(&self) -> Result<(), SandboxError> {
@@ -164,8 +164,8 @@ impl Engine for Galera {
         Ok(())
     }
 
-    fn url(&self, port: u16) -> String {
-        MariaDb.url(port)
+    fn url(&self, host: &str, port: u16) -> String {
+        MariaDb.url(host, port)
     }
 
     fn pid_file(&self, node: &Node) -> PathBuf {

@@ -20,19 +20,19 @@ pub struct NodeLine {
 
 fn loaded(name: &str) -> Result<(Sandbox, &'static dyn Engine), SandboxError> {
     let sb = Sandbox::load(&home()?, name)?;
-    let engine = engine::engine(&sb.engine)?;
+    let engine = engine::of(&sb)?;
     Ok((sb, engine))
 }
 
 /// The server's pid (from its pid file) and state.
 pub(crate) fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, Status) {
     let pid = process::read_pid(&engine.pid_file(node));
-    let status = process::status(pid, engine.process_name(), &node.data_dir());
+    let status = process::status(pid, engine.process_name(), &engine.process_dir(node));
     (pid.filter(|_| status != Status::Stopped), status)
 }
 
 fn send(engine: &dyn Engine, node: &Node, pid: i32, signal: Signal) -> Result<(), SandboxError> {
-    process::send(pid, signal, engine.process_name(), &node.data_dir())
+    engine.signal(node, pid, signal)
 }
 
 /// The node with its recorded role.
@@ -43,7 +43,7 @@ pub(crate) fn recorded_line(engine: &dyn Engine, sb: &Sandbox, node: &Node) -> N
         engine: sb.engine.clone(),
         node: node.name.clone(),
         role: node.role.name().into(),
-        url: engine.url(node.port),
+        url: engine.url(&node.host, node.port),
         pid,
         status,
     }
@@ -107,6 +107,7 @@ pub fn start(name: &str, nodes: &[String], note: &mut dyn FnMut(String)) -> Resu
         [] => sb.nodes.iter().collect(),
         names => names.iter().map(|n| sb.node(n)).collect::<Result<_, _>>()?,
     };
+    engine.start_shared(&sb)?;
     for node in &chosen {
         match process_of(engine, node) {
             (_, Status::Running) => note(format!("{} is running already", node.name)),
@@ -140,6 +141,9 @@ pub fn start(name: &str, nodes: &[String], note: &mut dyn FnMut(String)) -> Resu
 /// Makes replica `node` a writable primary; its source becomes a former primary, as it is.
 pub fn promote(name: &str, node: &str, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine>, SandboxError> {
     let (mut sb, engine) = loaded(name)?;
+    if let Some(manager) = engine.manager() {
+        return Err(SandboxError::Managed { sandbox: name.into(), manager });
+    }
     let n = sb.node(node)?.clone();
     if n.role != Role::Replica {
         return Err(SandboxError::Invalid(format!(
@@ -190,6 +194,9 @@ pub fn down(name: &str, note: &mut dyn FnMut(String)) -> Result<(), SandboxError
         if let Some(how) = stop(engine, node)? {
             note(format!("Stopped {} ({how})", node.name));
         }
+    }
+    for line in engine.stop_shared(&sb)? {
+        note(line);
     }
     std::fs::remove_dir_all(&sb.dir).map_err(SandboxError::io("cannot remove", &sb.dir))?;
     note(format!("Removed {}", sb.dir.display()));

@@ -121,8 +121,8 @@ impl Engine for MariaDb {
         "mariadbd"
     }
 
-    fn proxy_check(&self) -> &'static str {
-        "option mysql-check user fairbench_check post-41"
+    fn proxy_check(&self, _reader: bool) -> String {
+        "option mysql-check user fairbench_check post-41".into()
     }
 
     fn check_installed(&self) -> Result<(), SandboxError> {
@@ -130,8 +130,8 @@ impl Engine for MariaDb {
         Self::binary("mariadb-install-db").map(|_| ())
     }
 
-    fn url(&self, port: u16) -> String {
-        format!("mysql://{BENCH_USER}@127.0.0.1:{port}/{DATABASE}")
+    fn url(&self, host: &str, port: u16) -> String {
+        format!("mysql://{BENCH_USER}@{host}:{port}/{DATABASE}")
     }
 
     fn pid_file(&self, node: &Node) -> PathBuf {

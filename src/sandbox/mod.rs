@@ -11,10 +11,14 @@
 //! new file plus a line in [`engine::ENGINES`].
 
 mod engine;
+mod etcd;
 pub mod fault;
 mod galera;
+mod http;
 mod lifecycle;
 mod mariadb;
+pub mod patroni;
+pub mod patronictl;
 mod ports;
 mod postgres;
 mod process;
@@ -55,6 +59,14 @@ pub enum SandboxError {
     UnknownNode { sandbox: String, node: String, nodes: String },
     #[error("{0}")]
     Invalid(String),
+    #[error("unknown manager {manager:?} for engine {engine}: use --manager patroni with --engine postgres")]
+    UnknownManager { manager: String, engine: String },
+    #[error("sandbox {sandbox} is managed by {manager}, which promotes by itself: use a `switchover NODE @T` or `failover NODE @T` fault (patronictl) instead")]
+    Managed { sandbox: String, manager: &'static str },
+    #[error(
+        "--fault {step:?}: {action} needs a Patroni sandbox (`sandbox up --manager patroni`), and {sandbox} is not one"
+    )]
+    NeedsPatroni { step: String, action: &'static str, sandbox: String },
     #[error("{node} did not {what} within {secs} s; the end of {log}: {tail}")]
     NotUp { node: String, what: String, secs: u64, log: PathBuf, tail: String },
     #[error("{0}")]
@@ -101,6 +113,10 @@ impl Role {
 pub struct Node {
     pub name: String,
     pub role: Role,
+    /// The loopback address the node listens on: its own one when nodes are placed as on
+    /// separate hosts (Patroni), else 127.0.0.1 (also for sandbox.json files from before).
+    #[serde(default = "loopback")]
+    pub host: String,
     pub port: u16,
     /// The node's own directory: data/, server.log, socket, pid file.
     pub dir: PathBuf,
@@ -109,6 +125,10 @@ pub struct Node {
     pub source: Option<String>,
     /// MariaDB's server_id (unique in the sandbox).
     pub server_id: u32,
+}
+
+fn loopback() -> String {
+    "127.0.0.1".into()
 }
 
 impl Node {
@@ -133,6 +153,9 @@ pub struct Sandbox {
     /// HAProxy in front of the nodes (`up --proxy`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy: Option<proxy::Proxy>,
+    /// Patroni's ports and timings (`up --manager patroni`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patroni: Option<patroni::Settings>,
 }
 
 /// `$FAIRBENCH_SANDBOX_HOME`, else `$HOME/.fairbench/sandboxes`; absolute (servers run in

@@ -4,15 +4,22 @@
 use super::SandboxError;
 use std::net::TcpListener;
 
-/// Nothing on this host listens on `port` (any address, or 127.0.0.1 where the nodes listen).
-pub fn is_free(port: u16) -> bool {
-    TcpListener::bind(("0.0.0.0", port)).is_ok() && TcpListener::bind(("127.0.0.1", port)).is_ok()
+/// Nothing on this host listens on `port` (any address, 127.0.0.1, or the nodes' `hosts`).
+pub fn is_free(port: u16, hosts: &[String]) -> bool {
+    let on = |host: &str| TcpListener::bind((host, port)).is_ok();
+    on("0.0.0.0") && on("127.0.0.1") && hosts.iter().all(|h| on(h))
 }
 
 /// `count` consecutive ports: from `given` (each must be free), else the first free block
 /// from `base`. `reserved` are the ports other sandboxes recorded.
-pub fn choose(given: Option<u16>, base: u16, count: usize, reserved: &[u16]) -> Result<Vec<u16>, SandboxError> {
-    let usable = |p: u16| is_free(p) && !reserved.contains(&p);
+pub fn choose(
+    given: Option<u16>,
+    base: u16,
+    count: usize,
+    reserved: &[u16],
+    hosts: &[String],
+) -> Result<Vec<u16>, SandboxError> {
+    let usable = |p: u16| is_free(p, hosts) && !reserved.contains(&p);
     match given {
         Some(first) => {
             let ports = block(first, count).ok_or_else(|| {
@@ -111,7 +118,7 @@ mod tests {
     fn a_taken_port_is_named_with_its_node() {
         let l = TcpListener::bind(("127.0.0.1", 0)).unwrap();
         let p = l.local_addr().unwrap().port();
-        let e = choose(Some(p - 1), 13306, 2, &[]);
+        let e = choose(Some(p - 1), 13306, 2, &[], &[]);
         // p-1 may be taken by someone else too: either way the error names a port.
         let msg = e.unwrap_err().to_string();
         assert!(msg.contains("is taken: choose another with --port"), "{msg}");
@@ -119,7 +126,7 @@ mod tests {
 
     #[test]
     fn reserved_ports_are_skipped() {
-        let ports = choose(None, 40000, 2, &[40000, 40001, 40002]).unwrap();
+        let ports = choose(None, 40000, 2, &[40000, 40001, 40002], &[]).unwrap();
         assert!(ports[0] >= 40003, "{ports:?}");
         assert_eq!(ports[1], ports[0] + 1);
     }

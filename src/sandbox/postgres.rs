@@ -17,7 +17,7 @@ const BINARIES: [&str; 4] = ["initdb", "pg_ctl", "postgres", "pg_basebackup"];
 
 impl Postgres {
     /// The newest /usr/lib/postgresql/VERSION/bin holding every binary, else PATH's.
-    fn bin_dir() -> Result<PathBuf, SandboxError> {
+    pub(super) fn bin_dir() -> Result<PathBuf, SandboxError> {
         let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
             .into_iter()
             .flatten()
@@ -40,11 +40,12 @@ impl Postgres {
     }
 
     fn db(node: &Node, database: &str) -> Result<PostgresDatabase, DbError> {
-        let url = format!("postgres://postgres@127.0.0.1:{}/{database}", node.port);
+        let url = format!("postgres://postgres@{}:{}/{database}", node.host, node.port);
         PostgresDatabase::new(&sql::target(&url), &sql::options())
     }
 
-    fn admin(node: &Node) -> Result<PostgresDatabase, DbError> {
+    /// The node's `postgres` database as the administrator.
+    pub(super) fn admin(node: &Node) -> Result<PostgresDatabase, DbError> {
         Self::db(node, "postgres")
     }
 
@@ -59,7 +60,7 @@ impl Postgres {
             String::from("# Written by `fairbench sandbox`: this node's settings, then the sandbox's --set values.\n");
         let own = [
             ("port", node.port.to_string()),
-            ("listen_addresses", "127.0.0.1".into()),
+            ("listen_addresses", node.host.clone()),
             ("unix_socket_directories", node.dir.display().to_string()),
             ("cluster_name", Self::cluster_name(sb, node)),
             ("wal_level", "replica".into()),
@@ -100,7 +101,7 @@ impl Postgres {
     /// A crashed server's lock files (postmaster.pid, the socket's) go once none of its
     /// processes is left. PostgreSQL would refuse to start while the pid they name exists,
     /// and a crashed postmaster nobody reaps yet (a container's init may be slow) is a zombie.
-    fn clear_stale_lock_files(&self, node: &Node) -> Result<(), SandboxError> {
+    pub(super) fn clear_stale_lock_files(&self, node: &Node) -> Result<(), SandboxError> {
         let file = self.pid_file(node);
         let data = node.data_dir();
         if process::status(process::read_pid(&file), self.process_name(), &data) != process::Status::Stopped {
@@ -175,16 +176,16 @@ impl Engine for Postgres {
         })
     }
 
-    fn proxy_check(&self) -> &'static str {
-        "option pgsql-check user postgres"
+    fn proxy_check(&self, _reader: bool) -> String {
+        "option pgsql-check user postgres".into()
     }
 
     fn check_installed(&self) -> Result<(), SandboxError> {
         Self::bin_dir().map(|_| ())
     }
 
-    fn url(&self, port: u16) -> String {
-        format!("postgres://{BENCH_USER}@127.0.0.1:{port}/{DATABASE}")
+    fn url(&self, host: &str, port: u16) -> String {
+        format!("postgres://{BENCH_USER}@{host}:{port}/{DATABASE}")
     }
 
     fn pid_file(&self, node: &Node) -> PathBuf {
@@ -206,7 +207,7 @@ impl Engine for Postgres {
         make_node_dir(replica, self.os_user()?)?;
         let mut cmd = self.command("pg_basebackup", replica)?;
         let port = source.port.to_string();
-        cmd.args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-D", "data", "-R", "-X", "stream"]);
+        cmd.args(["-h", source.host.as_str(), "-p", &port, "-U", "postgres", "-D", "data", "-R", "-X", "stream"]);
         cmd.args(["-c", "fast", "-C", "-S", &replica.name]);
         process::run(cmd, &format!("pg_basebackup for {}", replica.name))?;
         self.write_conf(sb, replica)

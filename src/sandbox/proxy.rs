@@ -32,22 +32,30 @@ pub fn check_installed() -> Result<PathBuf, SandboxError> {
     find_binary("haproxy").ok_or(SandboxError::Missing { what: "HAProxy".into(), package: "haproxy" })
 }
 
-/// haproxy.cfg: the writer (primary first, the others as backups) and the reader.
+/// haproxy.cfg: the writer (primary first, the others as backups) and the reader. With a
+/// manager's role-aware check (`check port`), every node is a server of both: the check
+/// picks.
 pub fn config(sb: &Sandbox, engine: &dyn Engine, p: &Proxy) -> String {
     let mut c = String::from(
         "# Written by `fairbench sandbox up --proxy`.\nglobal\n    maxconn 4000\ndefaults\n    mode tcp\n    timeout connect 1s\n    timeout client 1h\n    timeout server 1h\n    default-server inter 500ms fall 2 rise 2 on-marked-down shutdown-sessions\n",
     );
-    let check = engine.proxy_check();
-    let _ = writeln!(c, "listen writer\n    bind 127.0.0.1:{}\n    {check}", p.writer_port);
+    let check_port = engine.proxy_check_port(sb);
+    let check = check_port.map_or("check".to_string(), |port| format!("check port {port}"));
+    let _ = writeln!(c, "listen writer\n    bind 127.0.0.1:{}\n    {}", p.writer_port, engine.proxy_check(false));
     for (i, n) in sb.nodes.iter().enumerate() {
-        let backup = if i == 0 { "" } else { " backup" };
-        let _ = writeln!(c, "    server {} 127.0.0.1:{} check{backup}", n.name, n.port);
+        let backup = if i == 0 || check_port.is_some() { "" } else { " backup" };
+        let _ = writeln!(c, "    server {} {}:{} {check}{backup}", n.name, n.host, n.port);
     }
-    let _ = writeln!(c, "listen reader\n    bind 127.0.0.1:{}\n    balance roundrobin\n    {check}", p.reader_port);
-    let readers: Vec<_> = sb.nodes.iter().filter(|n| n.role != Role::Primary).collect();
+    let _ = writeln!(
+        c,
+        "listen reader\n    bind 127.0.0.1:{}\n    balance roundrobin\n    {}",
+        p.reader_port,
+        engine.proxy_check(true)
+    );
+    let readers: Vec<_> = sb.nodes.iter().filter(|n| n.role != Role::Primary || check_port.is_some()).collect();
     let readers = if readers.is_empty() { sb.nodes.iter().collect() } else { readers };
     for n in readers {
-        let _ = writeln!(c, "    server {} 127.0.0.1:{} check", n.name, n.port);
+        let _ = writeln!(c, "    server {} {}:{} {check}", n.name, n.host, n.port);
     }
     c
 }
@@ -103,7 +111,7 @@ pub fn lines(sb: &Sandbox, engine: &dyn Engine) -> Vec<NodeLine> {
             engine: sb.engine.clone(),
             node: name.into(),
             role: "proxy".into(),
-            url: engine.url(port),
+            url: engine.url("127.0.0.1", port),
             pid,
             status,
         })

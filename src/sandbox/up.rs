@@ -13,6 +13,8 @@ use std::path::Path;
 pub struct UpOptions {
     pub name: String,
     pub engine: String,
+    /// The failover manager that runs the servers (`--manager patroni`).
+    pub manager: Option<String>,
     pub replicas: u32,
     /// `var=value`, for every node's server.
     pub settings: Vec<String>,
@@ -31,7 +33,7 @@ const MAX_SOCKET_PATH: usize = 107;
 /// the files kept for inspection.
 pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine>, SandboxError> {
     check_name(&opts.name)?;
-    let engine = engine::engine(&opts.engine)?;
+    let engine = engine::engine_managed(&opts.engine, opts.manager.as_deref())?;
     let settings = parse_settings(&opts.settings)?;
     if opts.replicas > MAX_REPLICAS {
         return Err(SandboxError::Invalid(format!("--replicas {} is more than {MAX_REPLICAS}", opts.replicas)));
@@ -47,22 +49,32 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
         return Err(SandboxError::Exists { name: opts.name.clone(), dir });
     }
     let count = opts.replicas as usize + 1;
-    let block = count * engine.ports_per_node() + if opts.proxy { 2 } else { 0 };
+    // Spread nodes share their ports, each on its own address.
+    let per_node_blocks = if engine.spread() { 1 } else { count };
+    let block = per_node_blocks * engine.ports_per_node() + if opts.proxy { 2 } else { 0 };
+    let hosts: Vec<String> = (0..count).map(|i| host(engine.spread(), i)).collect();
     let _held = ports::lock()?; // until the nodes listen on the ports chosen
     let mut reserved = recorded_ports(&home);
     reserved.extend(ports::registered());
-    let ports = ports::choose(opts.port, engine.default_port(), block, &reserved)?;
+    let ports = ports::choose(opts.port, engine.default_port(), block, &reserved, &hosts)?;
     let sb = Sandbox {
         name: opts.name.clone(),
         dir: dir.clone(),
         engine: engine.name().into(),
         settings,
         proxy: opts.proxy.then(|| super::proxy::Proxy { writer_port: ports[block - 2], reader_port: ports[block - 1] }),
-        nodes: ports[..count]
-            .iter()
-            .enumerate()
-            .map(|(i, &port)| new_node(&dir, i, port, engine.multi_primary()))
+        nodes: (0..count)
+            .map(|i| {
+                let port = if engine.spread() { ports[0] } else { ports[i] };
+                let mut node = new_node(&dir, i, port, engine.multi_primary());
+                node.host = hosts[i].clone();
+                if engine.manager().is_some() {
+                    node.source = None; // the manager picks each replica's source
+                }
+                node
+            })
             .collect(),
+        patroni: engine.manager_settings(ports[0]),
     };
     check_socket_paths(&sb)?;
     std::fs::create_dir_all(&dir).map_err(SandboxError::io("cannot create", &dir))?;
@@ -78,6 +90,7 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
         for node in &sb.nodes {
             let _ = lifecycle::stop(engine, node);
         }
+        let _ = engine.stop_shared(&sb);
         return Err(SandboxError::Failed(format!(
             "{e} (servers stopped, files kept in {}: `fairbench sandbox down {}` removes them)",
             dir.display(),
@@ -95,19 +108,38 @@ fn new_node(dir: &Path, i: usize, port: u16, multi_primary: bool) -> Node {
         0 => ("primary".to_string(), Role::Primary, None),
         i => (format!("replica{i}"), Role::Replica, Some("primary".to_string())),
     };
-    Node { dir: dir.join(&name), name, role, port, source, server_id: i as u32 + 1 }
+    Node { dir: dir.join(&name), name, role, host: "127.0.0.1".into(), port, source, server_id: i as u32 + 1 }
+}
+
+/// `port P`, or `HOST:P` for a node on an address of its own.
+fn place(node: &Node) -> String {
+    match node.host.as_str() {
+        "127.0.0.1" => format!("port {}", node.port),
+        host => format!("{host}:{}", node.port),
+    }
+}
+
+/// Node `i`'s address: its own loopback address from 127.0.0.2 when spread, else 127.0.0.1.
+fn host(spread: bool, i: usize) -> String {
+    if spread {
+        format!("127.0.0.{}", i + 2)
+    } else {
+        "127.0.0.1".into()
+    }
 }
 
 /// The nodes, started in order, then the database and the verification of every replica.
 fn build(engine: &dyn Engine, sb: &Sandbox, note: &mut dyn FnMut(String)) -> Result<(), SandboxError> {
     let primary = &sb.nodes[0];
-    note(format!("Creating {} on port {} ({})", primary.name, primary.port, engine.name()));
+    engine.start_shared(sb)?;
+    let managed = engine.manager().map(|m| format!(", run by {m}")).unwrap_or_default();
+    note(format!("Creating {} on {} ({}{managed})", primary.name, place(primary), engine.name()));
     engine.init(sb, primary)?;
     engine.start(sb, primary)?;
     engine.bootstrap(primary)?;
     for replica in &sb.nodes[1..] {
         let how = if engine.multi_primary() { "joining the cluster of" } else { "replicating from" };
-        note(format!("Creating {} on port {}, {how} {}", replica.name, replica.port, primary.name));
+        note(format!("Creating {} on {}, {how} {}", replica.name, place(replica), primary.name));
         engine.init_replica(sb, primary, replica)?;
         engine.start(sb, replica)?;
         engine.bootstrap(replica)?;

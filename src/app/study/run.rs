@@ -333,6 +333,7 @@ impl Lab<'_> {
         let opts = crate::sandbox::UpOptions {
             name: name.clone(),
             engine: engine.to_string(),
+            manager: None,
             replicas: self.file.targets[&self.plan.instances[instance].target].replica_count(),
             settings: self.plan.settings(self.file, instance),
             port: None,

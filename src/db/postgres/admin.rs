@@ -131,7 +131,8 @@ impl PostgresConnection {
         let row = one(
             self,
             "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), \
-             (SELECT count(*) FROM pg_stat_replication), current_setting('port'), current_setting('cluster_name')",
+             (SELECT count(*) FROM pg_stat_replication), current_setting('port'), current_setting('cluster_name'), \
+             coalesce(host(inet_server_addr()), '')",
         )
         .await?;
         let (role, evidence) = match (col(&row, 0) == Some("t"), col(&row, 1) == Some("on"), int(&row, 2)?) {
@@ -140,9 +141,15 @@ impl PostgresConnection {
             (false, false, 0) => (NodeRole::Standalone, "not in recovery, no replica connected".into()),
             (false, false, n) => (NodeRole::Primary, format!("not in recovery, {n} replica(s) in pg_stat_replication")),
         };
+        // The address the server answered on tells apart nodes that share a port and a
+        // cluster_name (Patroni names every node after its scope), as on separate hosts.
+        let address = match col(&row, 5).unwrap_or("") {
+            "" => String::new(),
+            a => format!("address {a}, "),
+        };
         let node = match col(&row, 4).unwrap_or("") {
-            "" => format!("port {}", text(&row, 3)),
-            name => format!("port {}, cluster_name {name}", text(&row, 3)),
+            "" => format!("{address}port {}", text(&row, 3)),
+            name => format!("{address}port {}, cluster_name {name}", text(&row, 3)),
         };
         Ok(RoleReading { role, evidence, node })
     }

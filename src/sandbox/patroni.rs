@@ -1,0 +1,300 @@
+//! PostgreSQL run by Patroni (`up --engine postgres --manager patroni`): one etcd (see
+//! [`super::etcd`]), one Patroni per node with its config `<node>/patroni.yml`, scope = the
+//! sandbox's name. Patroni bootstraps the first node (initdb), clones the others
+//! (pg_basebackup), elects the leader and fails over by itself; `use_pg_rewind` lets a
+//! killed old leader rejoin as a replica.
+//!
+//! Nodes are placed as on separate hosts: each on its own loopback address (127.0.0.2, ...),
+//! all on the same PostgreSQL port and the same REST API port. As root, Patroni and so
+//! PostgreSQL run as the OS user `postgres`.
+
+use super::engine::{await_answer, find_binary, log_file, make_node_dir, Engine};
+use super::postgres::Postgres;
+use super::process::{self, OsUser, Signal, Status};
+use super::{http, sql, Node, Sandbox, SandboxError, START_DEADLINE};
+use crate::db::DbError;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub struct Patroni;
+
+/// Patroni's ports and timings, recorded in sandbox.json.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Settings {
+    /// Every node's REST API port, on the node's own address.
+    pub rest_port: u16,
+    pub etcd_client_port: u16,
+    pub etcd_peer_port: u16,
+    /// The leader key's time to live: a dead leader's key expires after at most this.
+    pub ttl_s: u32,
+    /// The pause between two runs of Patroni's HA loop.
+    pub loop_wait_s: u32,
+    /// How long Patroni retries etcd and PostgreSQL before it demotes itself.
+    pub retry_timeout_s: u32,
+}
+
+impl Settings {
+    /// Short timings, so a failover takes seconds (Patroni's defaults: 30, 10, 10). Patroni's
+    /// rule: loop_wait + 2 * retry_timeout <= ttl.
+    fn new(first_port: u16) -> Settings {
+        Settings {
+            rest_port: first_port + 1,
+            etcd_client_port: first_port + 2,
+            etcd_peer_port: first_port + 3,
+            ttl_s: 8,
+            loop_wait_s: 1,
+            retry_timeout_s: 3,
+        }
+    }
+}
+
+/// The sandbox's Patroni settings (a sandbox.json without them is not a Patroni sandbox).
+pub fn settings(sb: &Sandbox) -> Result<&Settings, SandboxError> {
+    sb.patroni.as_ref().ok_or_else(|| SandboxError::Invalid(format!("sandbox {} is not run by Patroni", sb.name)))
+}
+
+/// A node's Patroni configuration file.
+pub fn config_path(node: &Node) -> PathBuf {
+    node.dir.join("patroni.yml")
+}
+
+/// The replication role Patroni's bootstrap creates (no password: trust on 127.0.0.0/8).
+const REPLICATION_USER: &str = "replicator";
+
+fn binary(name: &'static str) -> Result<PathBuf, SandboxError> {
+    find_binary(name).ok_or(SandboxError::Missing { what: format!("Patroni ({name})"), package: "patroni etcd-server" })
+}
+
+/// The cluster-wide PostgreSQL settings (Patroni keeps them in etcd): durable, replication
+/// on, then the sandbox's --set values.
+fn cluster_parameters(sb: &Sandbox) -> serde_json::Map<String, serde_json::Value> {
+    let own = [
+        ("wal_level", "replica"),
+        ("hot_standby", "on"),
+        ("max_wal_senders", "10"),
+        ("max_replication_slots", "10"),
+        ("wal_log_hints", "on"),
+        ("wal_retrieve_retry_interval", "1s"),
+        ("fsync", "on"),
+        ("synchronous_commit", "on"),
+    ];
+    let own = own.iter().map(|(k, v)| (k.to_string(), json!(v)));
+    own.chain(sb.settings.iter().map(|(k, v)| (k.clone(), json!(v)))).collect()
+}
+
+/// patroni.yml, written as JSON (YAML's subset: no quoting to get wrong).
+fn config(sb: &Sandbox, s: &Settings, node: &Node) -> Result<serde_json::Value, SandboxError> {
+    let rest = format!("{}:{}", node.host, s.rest_port);
+    let pg = format!("{}:{}", node.host, node.port);
+    let dir = node.dir.display().to_string();
+    Ok(json!({
+        "scope": sb.name,
+        "namespace": "/fairbench/",
+        "name": node.name,
+        "restapi": { "listen": rest, "connect_address": rest },
+        "etcd3": { "hosts": format!("127.0.0.1:{}", s.etcd_client_port) },
+        "bootstrap": {
+            "dcs": {
+                "ttl": s.ttl_s, "loop_wait": s.loop_wait_s, "retry_timeout": s.retry_timeout_s,
+                "maximum_lag_on_failover": 1048576,
+                "postgresql": { "use_pg_rewind": true, "use_slots": true, "parameters": cluster_parameters(sb) },
+            },
+            "initdb": [{ "encoding": "UTF8" }, { "auth": "trust" }],
+        },
+        "postgresql": {
+            "listen": pg, "connect_address": pg,
+            "data_dir": node.data_dir(), "bin_dir": Postgres::bin_dir()?, "pgpass": node.dir.join("pgpass"),
+            "authentication": {
+                "superuser": { "username": "postgres" },
+                "replication": { "username": REPLICATION_USER },
+            },
+            "parameters": {
+                "unix_socket_directories": dir, "logging_collector": "on",
+                "log_directory": dir, "log_filename": "postgresql.log",
+            },
+            "pg_hba": [
+                "local all all trust",
+                "host all all 127.0.0.0/8 trust",
+                "host replication all 127.0.0.0/8 trust",
+            ],
+        },
+        "watchdog": { "mode": "off" },
+    }))
+}
+
+impl Patroni {
+    fn write_config(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
+        make_node_dir(node, self.os_user()?)?;
+        let text = serde_json::to_string_pretty(&config(sb, settings(sb)?, node)?).expect("config serializes") + "\n";
+        let file = config_path(node);
+        std::fs::write(&file, text).map_err(SandboxError::io("cannot write", &file))?;
+        match self.os_user()? {
+            Some(u) => process::chown(&file, u),
+            None => Ok(()),
+        }
+    }
+
+    /// The node's postmaster (Patroni starts it detached: it outlives a killed Patroni).
+    fn postmaster(node: &Node) -> Option<i32> {
+        let pid = process::read_pid(&node.data_dir().join("postmaster.pid"));
+        (process::status(pid, "postgres", &node.data_dir()) != Status::Stopped).then_some(pid).flatten()
+    }
+
+    /// Waits until Patroni's REST API says PostgreSQL runs (`GET /health`: 200).
+    fn await_healthy(node: &Node, s: &Settings) -> Result<(), SandboxError> {
+        let health = || http::get(&node.host, s.rest_port, "/health", Duration::from_secs(1));
+        if process::wait_until(START_DEADLINE, || health().is_ok_and(|(status, _)| status == 200)) {
+            return Ok(());
+        }
+        let (log, secs) = (log_file(node), START_DEADLINE.as_secs());
+        let tail = process::log_tail(&log, 3);
+        Err(SandboxError::NotUp { node: node.name.clone(), what: "be healthy in Patroni".into(), secs, log, tail })
+    }
+}
+
+impl Engine for Patroni {
+    fn name(&self) -> &'static str {
+        "postgres"
+    }
+    fn aliases(&self) -> &'static [&'static str] {
+        Postgres.aliases()
+    }
+    fn manager(&self) -> Option<&'static str> {
+        Some("patroni")
+    }
+    fn manager_settings(&self, first_port: u16) -> Option<Settings> {
+        Some(Settings::new(first_port))
+    }
+    fn spread(&self) -> bool {
+        true
+    }
+    /// PostgreSQL, Patroni's REST API, etcd's client and peer ports.
+    fn ports_per_node(&self) -> usize {
+        4
+    }
+    fn start_shared(&self, sb: &Sandbox) -> Result<(), SandboxError> {
+        super::etcd::start(sb, settings(sb)?).map(|_| ())
+    }
+
+    /// A postmaster whose Patroni is gone (killed, or it died), then etcd.
+    fn stop_shared(&self, sb: &Sandbox) -> Result<Vec<String>, SandboxError> {
+        let mut out = Vec::new();
+        for node in &sb.nodes {
+            if let Some(pid) = Self::postmaster(node) {
+                process::send(pid, Signal::Kill, "postgres", &node.data_dir())?;
+                process::wait_until(Duration::from_secs(10), || Self::postmaster(node).is_none());
+                out.push(format!("Stopped {}'s PostgreSQL left without Patroni (SIGKILL)", node.name));
+            }
+        }
+        if super::etcd::stop(sb)? {
+            out.push("Stopped etcd".into());
+        }
+        Ok(out)
+    }
+    fn default_port(&self) -> u16 {
+        Postgres.default_port()
+    }
+    fn process_name(&self) -> &'static str {
+        "patroni"
+    }
+    fn process_dir(&self, node: &Node) -> PathBuf {
+        node.dir.clone()
+    }
+
+    /// A kill, pause or resume reaches Patroni and its PostgreSQL: a host that dies or
+    /// hangs. TERM goes to Patroni, which stops PostgreSQL itself.
+    fn signal(&self, node: &Node, pid: i32, signal: Signal) -> Result<(), SandboxError> {
+        process::send(pid, signal, "patroni", &node.dir)?;
+        match Self::postmaster(node) {
+            Some(pm) if signal != Signal::Term => process::send(pm, signal, "postgres", &node.data_dir()),
+            _ => Ok(()),
+        }
+    }
+    fn os_user(&self) -> Result<Option<OsUser>, SandboxError> {
+        Postgres.os_user()
+    }
+
+    /// Patroni's REST API knows each node's role: the writer asks for the leader, the reader
+    /// for replicas.
+    fn proxy_check(&self, reader: bool) -> String {
+        let path = if reader { "/replica" } else { "/primary" };
+        format!("option httpchk GET {path}\n    http-check expect status 200")
+    }
+    fn proxy_check_port(&self, sb: &Sandbox) -> Option<u16> {
+        sb.patroni.as_ref().map(|s| s.rest_port)
+    }
+
+    fn check_installed(&self) -> Result<(), SandboxError> {
+        Postgres.check_installed()?;
+        binary("patroni")?;
+        binary("patronictl")?;
+        super::etcd::check_installed().map(|_| ())
+    }
+    fn url(&self, host: &str, port: u16) -> String {
+        Postgres.url(host, port)
+    }
+    fn pid_file(&self, node: &Node) -> PathBuf {
+        node.dir.join("patroni.pid")
+    }
+
+    /// Patroni's config; Patroni runs initdb at the first start.
+    fn init(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
+        self.write_config(sb, node)
+    }
+    /// Patroni's config; Patroni clones the leader at the first start.
+    fn init_replica(&self, sb: &Sandbox, _source: &Node, replica: &Node) -> Result<(), SandboxError> {
+        self.write_config(sb, replica)
+    }
+
+    /// Starts Patroni, which starts (or bootstraps, or clones, or rewinds) PostgreSQL; waits
+    /// until PostgreSQL answers and Patroni says it is healthy.
+    fn start(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
+        let s = settings(sb)?;
+        Postgres.clear_stale_lock_files(node)?;
+        let mut cmd = process::command(&binary("patroni")?, &node.dir, self.os_user()?);
+        cmd.arg(config_path(node));
+        let mut child = process::spawn_detached(cmd, &log_file(node))?;
+        let pid = self.pid_file(node);
+        std::fs::write(&pid, format!("{}\n", child.id())).map_err(SandboxError::io("cannot write", &pid))?;
+        await_answer(self, node, Some(&mut child))?;
+        Self::await_healthy(node, s)
+    }
+    /// Patroni made it a replica of the leader.
+    fn follow(&self, _source: &Node, _replica: &Node) -> Result<(), SandboxError> {
+        Ok(())
+    }
+
+    /// Patroni names each replica's stream after its member name.
+    fn replication_problem(&self, _sb: &Sandbox, source: &Node, replica: &Node) -> Result<Option<String>, DbError> {
+        let q = format!("SELECT state FROM pg_stat_replication WHERE application_name = {}", sql::quote(&replica.name));
+        let state = sql::row(&Postgres::admin(source)?, &q)?.and_then(|r| r.get("state").cloned());
+        Ok(match state.as_deref() {
+            Some("streaming") => None,
+            Some(s) => Some(format!("pg_stat_replication on {} says {s}, not streaming", source.name)),
+            None => Some(format!("{} is not in pg_stat_replication on {}", replica.name, source.name)),
+        })
+    }
+    fn write_marker(&self, node: &Node, token: &str) -> Result<(), DbError> {
+        Postgres.write_marker(node, token)
+    }
+    fn read_marker(&self, node: &Node) -> Result<Option<String>, DbError> {
+        Postgres.read_marker(node)
+    }
+    fn create_database(&self, node: &Node) -> Result<(), DbError> {
+        Postgres.create_database(node)
+    }
+    fn has_database(&self, node: &Node) -> Result<bool, DbError> {
+        Postgres.has_database(node)
+    }
+    /// Refused: Patroni promotes by itself (`lifecycle::promote` says so before this).
+    fn promote(&self, node: &Node) -> Result<(), SandboxError> {
+        Err(SandboxError::Managed { sandbox: node.name.clone(), manager: "Patroni" })
+    }
+    fn role(&self, node: &Node) -> Result<&'static str, DbError> {
+        Postgres.role(node)
+    }
+    fn answers(&self, node: &Node) -> Result<(), DbError> {
+        Postgres.answers(node)
+    }
+}
