@@ -11,6 +11,8 @@ ensure_sysbench
 [ -e /usr/lib/galera/libgalera_smm.so ] || { echo "== installing galera-4"; apt_install galera-4; }
 command -v rsync >/dev/null 2>&1 || { echo "== installing rsync"; apt_install rsync; }
 command -v haproxy >/dev/null 2>&1 || { echo "== installing HAProxy"; apt_install haproxy; }
+# tests/patroni.rs: Patroni sandboxes (Debian's patroni and a single etcd member).
+{ command -v patroni >/dev/null 2>&1 && command -v etcd >/dev/null 2>&1; } || { echo "== installing Patroni and etcd"; apt_install patroni etcd-server; }
 command -v chromium >/dev/null 2>&1 || { echo "== installing Chromium (tests/html_report.rs opens the HTML reports)"; apt_install chromium; }
 # tests/streamed_timeline.rs reads the interval log back with HdrHistogram's Python package.
 if ! python3 -c 'import hdrh' >/dev/null 2>&1; then

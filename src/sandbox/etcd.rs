@@ -2,15 +2,16 @@
 //! ports from the sandbox's port block, its data in `<sandbox>/etcd/`. Started before the
 //! Patroni nodes, stopped after them.
 
-use super::engine::find_binary;
-use super::patroni::Settings;
 use super::process::{self, Signal, Status};
 use super::{http, Sandbox, SandboxError, START_DEADLINE, STOP_DEADLINE};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub fn check_installed() -> Result<PathBuf, SandboxError> {
-    find_binary("etcd").ok_or(SandboxError::Missing { what: "etcd".into(), package: "patroni etcd-server" })
+/// etcd's two ports on 127.0.0.1.
+#[derive(Clone, Copy, Debug)]
+pub struct Ports {
+    pub client: u16,
+    pub peer: u16,
 }
 
 fn dir(sb: &Sandbox) -> PathBuf {
@@ -32,22 +33,22 @@ pub fn state(sb: &Sandbox) -> (Option<i32>, Status) {
     (pid.filter(|_| status != Status::Stopped), status)
 }
 
-fn healthy(s: &Settings) -> bool {
-    let answer = http::get("127.0.0.1", s.etcd_client_port, "/health", Duration::from_secs(1));
+fn healthy(ports: Ports) -> bool {
+    let answer = http::get("127.0.0.1", ports.client, "/health", Duration::from_secs(1));
     answer.is_ok_and(|(status, body)| status == 200 && body.contains("true"))
 }
 
-/// Starts etcd unless it runs, and waits until it says it is healthy; true when started.
-pub fn start(sb: &Sandbox, s: &Settings) -> Result<bool, SandboxError> {
+/// Starts etcd (`binary`) unless it runs, and waits until it says it is healthy; true when
+/// started.
+pub fn start(sb: &Sandbox, binary: &Path, ports: Ports) -> Result<bool, SandboxError> {
     if state(sb).1 == Status::Running {
         return Ok(false);
     }
-    let binary = check_installed()?;
     let d = dir(sb);
     std::fs::create_dir_all(&d).map_err(SandboxError::io("cannot create", &d))?;
-    let client = format!("http://127.0.0.1:{}", s.etcd_client_port);
-    let peer = format!("http://127.0.0.1:{}", s.etcd_peer_port);
-    let mut cmd = process::command(&binary, &d, None);
+    let client = format!("http://127.0.0.1:{}", ports.client);
+    let peer = format!("http://127.0.0.1:{}", ports.peer);
+    let mut cmd = process::command(binary, &d, None);
     cmd.args(["--name", "fairbench", "--data-dir", "data"]);
     cmd.args(["--listen-client-urls", &client, "--advertise-client-urls", &client]);
     cmd.args(["--listen-peer-urls", &peer, "--initial-advertise-peer-urls", &peer]);
@@ -56,7 +57,7 @@ pub fn start(sb: &Sandbox, s: &Settings) -> Result<bool, SandboxError> {
     let pid = pid_file(sb);
     std::fs::write(&pid, format!("{}\n", child.id())).map_err(SandboxError::io("cannot write", &pid))?;
     let exited = |c: &mut std::process::Child| matches!(c.try_wait(), Ok(Some(_)));
-    if process::wait_until(START_DEADLINE, || healthy(s) || exited(&mut child)) && healthy(s) {
+    if process::wait_until(START_DEADLINE, || healthy(ports) || exited(&mut child)) && healthy(ports) {
         return Ok(true);
     }
     let tail = process::log_tail(&log_file(sb), 3);

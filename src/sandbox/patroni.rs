@@ -62,8 +62,9 @@ pub fn config_path(node: &Node) -> PathBuf {
 /// The replication role Patroni's bootstrap creates (no password: trust on 127.0.0.0/8).
 const REPLICATION_USER: &str = "replicator";
 
-fn binary(name: &'static str) -> Result<PathBuf, SandboxError> {
-    find_binary(name).ok_or(SandboxError::Missing { what: format!("Patroni ({name})"), package: "patroni etcd-server" })
+/// `patroni`, `patronictl` or `etcd`, else the packages to install.
+pub(super) fn binary(name: &'static str) -> Result<PathBuf, SandboxError> {
+    find_binary(name).ok_or(SandboxError::Missing { what: name.into(), package: "patroni etcd-server" })
 }
 
 /// The cluster-wide PostgreSQL settings (Patroni keeps them in etcd): durable, replication
@@ -123,6 +124,65 @@ fn config(sb: &Sandbox, s: &Settings, node: &Node) -> Result<serde_json::Value, 
     }))
 }
 
+/// One member as Patroni reports it.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct Member {
+    pub name: String,
+    /// `leader`, `replica` or `sync_standby`.
+    pub role: String,
+    /// `running`, `streaming`, `stopped`, `starting`, ...
+    #[serde(default)]
+    pub state: String,
+    #[serde(default)]
+    pub timeline: Option<u64>,
+    /// Bytes behind the leader, or `unknown` (a replica not streaming yet).
+    #[serde(default)]
+    pub lag: Option<serde_json::Value>,
+}
+
+impl Member {
+    /// A replica that streams on the leader's timeline (what Patroni wants of a candidate).
+    fn caught_up(&self, leader: &Member) -> bool {
+        let lag_known = self.lag.as_ref().is_some_and(serde_json::Value::is_u64);
+        let streams = self.state == "running" || self.state == "streaming"; // 3.0.2 says running
+        streams && lag_known && self.timeline == leader.timeline
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Cluster {
+    members: Vec<Member>,
+}
+
+/// The members as the first node whose REST API answers reports them.
+pub fn members(sb: &Sandbox) -> Result<Vec<Member>, SandboxError> {
+    let s = settings(sb)?;
+    let mut last = String::from("no node");
+    for node in &sb.nodes {
+        match http::get(&node.host, s.rest_port, "/cluster", Duration::from_secs(2)) {
+            Ok((200, body)) => match serde_json::from_str::<Cluster>(&body) {
+                Ok(c) => return Ok(c.members),
+                Err(e) => last = format!("{}'s /cluster is not Patroni's: {e}", node.name),
+            },
+            Ok((status, _)) => last = format!("{}'s /cluster answered {status}", node.name),
+            Err(e) => last = format!("{}:{}: {e}", node.host, s.rest_port),
+        }
+    }
+    Err(SandboxError::Failed(format!("no Patroni REST API of sandbox {} answers ({last})", sb.name)))
+}
+
+/// The sandbox's current leader as Patroni says (None while it has none).
+pub fn leader(sb: &Sandbox) -> Result<Option<String>, SandboxError> {
+    Ok(members(sb)?.into_iter().find(|m| m.role == "leader").map(|m| m.name))
+}
+
+/// Whether `node` leads or has caught up with the leader, as Patroni reports it.
+fn joined(sb: &Sandbox, node: &Node) -> bool {
+    let Ok(members) = members(sb) else { return false };
+    let Some(leader) = members.iter().find(|m| m.role == "leader") else { return false };
+    leader.name == node.name || members.iter().any(|m| m.name == node.name && m.caught_up(leader))
+}
+
 impl Patroni {
     fn write_config(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
         make_node_dir(node, self.os_user()?)?;
@@ -174,7 +234,9 @@ impl Engine for Patroni {
         4
     }
     fn start_shared(&self, sb: &Sandbox) -> Result<(), SandboxError> {
-        super::etcd::start(sb, settings(sb)?).map(|_| ())
+        let s = settings(sb)?;
+        let ports = super::etcd::Ports { client: s.etcd_client_port, peer: s.etcd_peer_port };
+        super::etcd::start(sb, &binary("etcd")?, ports).map(|_| ())
     }
 
     /// A postmaster whose Patroni is gone (killed, or it died), then etcd.
@@ -229,7 +291,7 @@ impl Engine for Patroni {
         Postgres.check_installed()?;
         binary("patroni")?;
         binary("patronictl")?;
-        super::etcd::check_installed().map(|_| ())
+        binary("etcd").map(|_| ())
     }
     fn url(&self, host: &str, port: u16) -> String {
         Postgres.url(host, port)
@@ -258,7 +320,13 @@ impl Engine for Patroni {
         let pid = self.pid_file(node);
         std::fs::write(&pid, format!("{}\n", child.id())).map_err(SandboxError::io("cannot write", &pid))?;
         await_answer(self, node, Some(&mut child))?;
-        Self::await_healthy(node, s)
+        Self::await_healthy(node, s)?;
+        if process::wait_until(START_DEADLINE, || joined(sb, node)) {
+            return Ok(());
+        }
+        let (log, secs) = (log_file(node), START_DEADLINE.as_secs());
+        let tail = process::log_tail(&log, 3);
+        Err(SandboxError::NotUp { node: node.name.clone(), what: "catch up with the leader".into(), secs, log, tail })
     }
     /// Patroni made it a replica of the leader.
     fn follow(&self, _source: &Node, _replica: &Node) -> Result<(), SandboxError> {
@@ -287,9 +355,12 @@ impl Engine for Patroni {
     fn has_database(&self, node: &Node) -> Result<bool, DbError> {
         Postgres.has_database(node)
     }
-    /// Refused: Patroni promotes by itself (`lifecycle::promote` says so before this).
+    /// Refused: Patroni promotes by itself (`lifecycle::promote` refuses before this).
     fn promote(&self, node: &Node) -> Result<(), SandboxError> {
-        Err(SandboxError::Managed { sandbox: node.name.clone(), manager: "Patroni" })
+        Err(SandboxError::Invalid(format!(
+            "Patroni promotes {} by itself: use a `switchover {0} @T` or `failover {0} @T` fault",
+            node.name
+        )))
     }
     fn role(&self, node: &Node) -> Result<&'static str, DbError> {
         Postgres.role(node)

@@ -76,12 +76,35 @@ pub fn start(sb: &Sandbox, engine: &dyn Engine) -> Result<(), SandboxError> {
     std::fs::write(&pid, format!("{}\n", child.id())).map_err(SandboxError::io("cannot write", &pid))?;
     let accepts = |port: u16| std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
     if process::wait_until(Duration::from_secs(10), || accepts(p.writer_port) && accepts(p.reader_port)) {
-        return Ok(());
+        return match engine.proxy_check_port(sb) {
+            Some(_) => await_writer_on_primary(sb, engine, p),
+            None => Ok(()),
+        };
     }
     let tail = process::log_tail(&d.join("haproxy.log"), 3);
     Err(SandboxError::Failed(format!(
         "HAProxy did not listen on ports {} and {}: {tail}",
         p.writer_port, p.reader_port
+    )))
+}
+
+/// HAProxy counts every server up until its checks fail: with role-aware checks the writer
+/// first balances over every node. Waits until it reaches only the primary: as many primaries
+/// in a row as there are nodes (the writer balances round robin).
+fn await_writer_on_primary(sb: &Sandbox, engine: &dyn Engine, p: &Proxy) -> Result<(), SandboxError> {
+    let via = super::Node { host: "127.0.0.1".into(), port: p.writer_port, ..sb.nodes[0].clone() };
+    let mut in_a_row = 0;
+    let settled = process::wait_until(Duration::from_secs(30), || {
+        in_a_row = if engine.role(&via).is_ok_and(|r| r == "primary") { in_a_row + 1 } else { 0 };
+        in_a_row >= sb.nodes.len()
+    });
+    if settled {
+        return Ok(());
+    }
+    let log = process::log_tail(&dir(sb).join("haproxy.log"), 3);
+    Err(SandboxError::Failed(format!(
+        "HAProxy's writer port {} does not reach the primary alone: {log}",
+        p.writer_port
     )))
 }
 
