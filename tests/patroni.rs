@@ -5,7 +5,7 @@
 //! Every state is waited for with a deadline, never a fixed sleep.
 
 mod common;
-use common::sandbox::free_ports;
+use common::sandbox::{free_ports, wait_for};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -148,17 +148,6 @@ fn working_under(home: &Path) -> Vec<String> {
         .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|d| d.starts_with(home)))
         .map(|e| format!("pid {} works in the sandbox home", e.file_name().to_string_lossy()))
         .collect()
-}
-
-fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(start.elapsed() < Duration::from_secs(secs), "{what}: not within {secs} s");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 fn address(node: &str) -> &'static str {

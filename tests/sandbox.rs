@@ -4,11 +4,10 @@
 //! dir) and ports of its own; a guard runs `sandbox down` however the test ends.
 
 mod common;
-use common::sandbox::{client, client_as, free_ports};
+use common::sandbox::{client, client_as, free_ports, wait_for};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 /// A sandbox home for one test; dropping it takes its sandbox down, then deletes the home.
 struct Home {
@@ -85,18 +84,6 @@ impl Drop for Home {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Polls `f` until it returns Some, for at most `secs` seconds.
-fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(start.elapsed() < Duration::from_secs(secs), "{what}: not within {secs} s");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn query(engine: &str, port: u16, sql: &str) -> String {

@@ -257,6 +257,7 @@ mod tests {
         let node = |name: &str, role| Node {
             name: name.into(),
             role,
+            host: "127.0.0.1".into(),
             port: 13307,
             dir: PathBuf::from("/sb/x").join(name),
             source: None,
@@ -269,6 +270,7 @@ mod tests {
             settings: [("innodb_flush_log_at_trx_commit".to_string(), "2".to_string())].into(),
             nodes: vec![],
             proxy: None,
+            patroni: None,
         };
         let args = MariaDb::server_args(&sb, &node("replica1", Role::Replica));
         assert_eq!(args[0], "--no-defaults");

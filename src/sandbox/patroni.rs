@@ -14,7 +14,7 @@ use super::process::{self, OsUser, Signal, Status};
 use super::{http, sql, Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub struct Patroni;
@@ -85,11 +85,11 @@ fn cluster_parameters(sb: &Sandbox) -> serde_json::Map<String, serde_json::Value
 }
 
 /// patroni.yml, written as JSON (YAML's subset: no quoting to get wrong).
-fn config(sb: &Sandbox, s: &Settings, node: &Node) -> Result<serde_json::Value, SandboxError> {
+fn config(sb: &Sandbox, s: &Settings, node: &Node, bin_dir: &Path) -> serde_json::Value {
     let rest = format!("{}:{}", node.host, s.rest_port);
     let pg = format!("{}:{}", node.host, node.port);
     let dir = node.dir.display().to_string();
-    Ok(json!({
+    json!({
         "scope": sb.name,
         "namespace": "/fairbench/",
         "name": node.name,
@@ -105,7 +105,7 @@ fn config(sb: &Sandbox, s: &Settings, node: &Node) -> Result<serde_json::Value, 
         },
         "postgresql": {
             "listen": pg, "connect_address": pg,
-            "data_dir": node.data_dir(), "bin_dir": Postgres::bin_dir()?, "pgpass": node.dir.join("pgpass"),
+            "data_dir": node.data_dir(), "bin_dir": bin_dir, "pgpass": node.dir.join("pgpass"),
             "authentication": {
                 "superuser": { "username": "postgres" },
                 "replication": { "username": REPLICATION_USER },
@@ -121,7 +121,7 @@ fn config(sb: &Sandbox, s: &Settings, node: &Node) -> Result<serde_json::Value, 
             ],
         },
         "watchdog": { "mode": "off" },
-    }))
+    })
 }
 
 /// One member as Patroni reports it.
@@ -186,7 +186,8 @@ fn joined(sb: &Sandbox, node: &Node) -> bool {
 impl Patroni {
     fn write_config(&self, sb: &Sandbox, node: &Node) -> Result<(), SandboxError> {
         make_node_dir(node, self.os_user()?)?;
-        let text = serde_json::to_string_pretty(&config(sb, settings(sb)?, node)?).expect("config serializes") + "\n";
+        let config = config(sb, settings(sb)?, node, &Postgres::bin_dir()?);
+        let text = serde_json::to_string_pretty(&config).expect("config serializes") + "\n";
         let file = config_path(node);
         std::fs::write(&file, text).map_err(SandboxError::io("cannot write", &file))?;
         match self.os_user()? {
@@ -367,5 +368,64 @@ impl Engine for Patroni {
     }
     fn answers(&self, node: &Node) -> Result<(), DbError> {
         Postgres.answers(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{proxy, Role};
+
+    fn sandbox() -> Sandbox {
+        let node = |i: usize, name: &str| Node {
+            name: name.into(),
+            role: if i == 0 { Role::Primary } else { Role::Replica },
+            host: format!("127.0.0.{}", i + 2),
+            port: 15432,
+            dir: PathBuf::from("/sb/pat").join(name),
+            source: None,
+            server_id: i as u32 + 1,
+        };
+        Sandbox {
+            name: "pat".into(),
+            dir: "/sb/pat".into(),
+            engine: "postgres".into(),
+            settings: Default::default(),
+            nodes: vec![node(0, "primary"), node(1, "replica1")],
+            proxy: Some(proxy::Proxy { writer_port: 15436, reader_port: 15437 }),
+            patroni: Patroni.manager_settings(15432),
+        }
+    }
+
+    #[test]
+    fn timings_keep_patronis_rule() {
+        let s = Settings::new(15432);
+        assert!(s.loop_wait_s + 2 * s.retry_timeout_s <= s.ttl_s, "{s:?}");
+        assert_eq!((s.rest_port, s.etcd_client_port, s.etcd_peer_port), (15433, 15434, 15435));
+    }
+
+    #[test]
+    fn the_proxy_asks_patronis_rest_api_on_every_node() {
+        let sb = sandbox();
+        let cfg = proxy::config(&sb, &Patroni, sb.proxy.as_ref().unwrap());
+        let (writer, reader) = cfg.split_once("listen reader").unwrap();
+        assert!(writer.contains("option httpchk GET /primary\n    http-check expect status 200"), "{cfg}");
+        assert!(reader.contains("option httpchk GET /replica"), "{cfg}");
+        for section in [writer, reader] {
+            assert!(section.contains("server primary 127.0.0.2:15432 check port 15433\n"), "{cfg}");
+            assert!(section.contains("server replica1 127.0.0.3:15432 check port 15433\n"), "{cfg}");
+        }
+        assert!(!cfg.contains("backup"), "{cfg}");
+    }
+
+    #[test]
+    fn a_node_listens_on_its_own_address() {
+        let sb = sandbox();
+        let c = config(&sb, sb.patroni.as_ref().unwrap(), &sb.nodes[1], Path::new("/usr/lib/postgresql/15/bin"));
+        assert_eq!(c["postgresql"]["listen"], "127.0.0.3:15432");
+        assert_eq!(c["restapi"]["listen"], "127.0.0.3:15433");
+        assert_eq!(c["etcd3"]["hosts"], "127.0.0.1:15434");
+        assert_eq!(c["bootstrap"]["dcs"]["postgresql"]["use_pg_rewind"], true);
+        assert_eq!(Patroni.url("127.0.0.3", 15432), "postgres://fairbench@127.0.0.3:15432/fairbench");
     }
 }

@@ -3,6 +3,7 @@
 
 use std::net::TcpListener;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 /// The first of `count` consecutive free ports from `base` (each test its own base, so tests
 /// of this binary never compete for ports).
@@ -38,5 +39,17 @@ pub fn client_as(engine: &str, port: u16, user: &str, sql: &str) -> Result<Strin
         Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
     } else {
         Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
+
+/// Polls `f` until it returns Some, for at most `secs` seconds.
+pub fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(secs), "{what}: not within {secs} s");
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
