@@ -145,11 +145,11 @@ impl PostgresConnection {
         // cluster_name (Patroni names every node after its scope), as on separate hosts.
         let address = match col(&row, 5).unwrap_or("") {
             "" => String::new(),
-            a => format!("address {a}, "),
+            a => format!(", address {a}"),
         };
         let node = match col(&row, 4).unwrap_or("") {
-            "" => format!("{address}port {}", text(&row, 3)),
-            name => format!("{address}port {}, cluster_name {name}", text(&row, 3)),
+            "" => format!("port {}{address}", text(&row, 3)),
+            name => format!("port {}, cluster_name {name}{address}", text(&row, 3)),
         };
         Ok(RoleReading { role, evidence, node })
     }
