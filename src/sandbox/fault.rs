@@ -261,6 +261,9 @@ mod tests {
             ]
         );
         assert_eq!(parse("kill primary @500ms").unwrap()[0].at, Duration::from_millis(500));
+        let patroni: Vec<Action> =
+            parse("switchover replica1 @4s; failover primary @9s").unwrap().iter().map(|s| s.action).collect();
+        assert_eq!(patroni, [Action::Switchover, Action::Failover]);
     }
 
     #[test]

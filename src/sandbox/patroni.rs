@@ -398,6 +398,13 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_tool_names_the_packages_in_one_line() {
+        let e = binary("patroni-that-no-host-has").unwrap_err().to_string();
+        assert!(e.contains("patroni-that-no-host-has") && e.contains("apt-get install patroni etcd-server"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+    }
+
+    #[test]
     fn timings_keep_patronis_rule() {
         let s = Settings::new(15432);
         assert!(s.loop_wait_s + 2 * s.retry_timeout_s <= s.ttl_s, "{s:?}");
