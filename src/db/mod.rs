@@ -152,6 +152,12 @@ pub trait Connection: 'static {
     /// What the node is now (primary, replica, read-only...) and what that was read from.
     /// Needs little privilege: what the user cannot see is said in the evidence.
     async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError>;
+    /// A replica that has received changes it has not applied yet: `Some(true)`; nothing
+    /// left to apply, or not a replica: `Some(false)`; `None`: this driver cannot tell (the
+    /// caller waits for its reads to agree instead).
+    async fn replay_pending(&mut self) -> Result<Option<bool>, DbError> {
+        Ok(None)
+    }
     /// The role in words, with the evidence in parentheses.
     async fn replication_role(&mut self) -> Result<String, DbError> {
         Ok(self.node_role().await?.describe())

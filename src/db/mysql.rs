@@ -397,7 +397,8 @@ impl Connection for MysqlConnection {
     async fn node_role(&mut self) -> Result<RoleReading, DbError> {
         let vars = self
             .pairs(
-                "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin', 'wsrep_on', 'port', 'server_id')",
+                "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin', 'wsrep_on', 'port', 'server_id', \
+                 'server_uuid', 'hostname', 'bind_address', 'report_host')",
             )
             .await?;
         if vars.get("wsrep_on").is_some_and(|v| v == "ON") {
@@ -408,7 +409,7 @@ impl Connection for MysqlConnection {
                 )
                 .await?;
             let mut role = super::facts::mysql::galera_role(&status);
-            role.node = super::facts::mysql::identity(&vars);
+            (role.node, role.address) = super::facts::mysql::identity(&vars);
             return Ok(role);
         }
         // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling. A user

@@ -14,6 +14,7 @@ pub mod file;
 pub mod finding;
 pub mod ha;
 pub mod ha_figure;
+pub mod ha_node;
 pub mod kinds;
 pub mod metric;
 pub mod outage;
