@@ -9,6 +9,8 @@ pub mod ha;
 mod headline;
 pub mod html;
 mod interval;
+#[cfg(test)]
+mod probe_tests;
 mod sections;
 mod server;
 pub mod shards;
