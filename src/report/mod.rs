@@ -11,6 +11,7 @@ pub mod html;
 mod interval;
 #[cfg(test)]
 mod probe_tests;
+mod probed;
 mod sections;
 mod server;
 pub mod shards;

@@ -41,6 +41,51 @@ fn page(d: &ResultDocument) -> String {
     render(&HtmlInput::Single { file: "probe.json", doc: d })
 }
 
+fn between<'a>(s: &'a str, open: &str, close: &str) -> &'a str {
+    let from = s.find(open).unwrap_or_else(|| panic!("no {open}")) + open.len();
+    &s[from..from + s[from..].find(close).unwrap()]
+}
+
+#[test]
+fn a_probe_alone_names_its_first_node_in_the_title_and_every_node_in_the_target_card() {
+    let html = page(&probe([node("target1", 13306, true), node("target2", 13307, true)], None));
+    assert_eq!(
+        between(&html, "<title>", "</title>"),
+        "fairbench: probe failover on target1 mysql://fairbench@127.0.0.1:13306/fairbench (MariaDB 11.8.3) (probe.json)"
+    );
+    assert_eq!(
+        between(&html, "<dt>target</dt><dd>", "</dd>"),
+        "target1 mysql://fairbench@127.0.0.1:13306/fairbench (MariaDB 11.8.3); \
+         target2 mysql://fairbench@127.0.0.1:13307/fairbench (MariaDB 11.8.3); mysql over tcp"
+    );
+}
+
+#[test]
+fn the_header_says_the_first_target_was_unreachable_and_which_node_answered() {
+    let opts = ReportOptions::default();
+    let down_first = probe([node("target1", 13306, false), node("target2", 13307, true)], None);
+    let header = TextReport.render(&down_first, &opts).lines().next().unwrap().to_string();
+    assert!(
+        header.contains(
+            "probe failover on target1 mysql://fairbench@127.0.0.1:13306/fairbench \
+             (unreachable at the start; target2 answered: MariaDB 11.8.3), "
+        ),
+        "{header}"
+    );
+    let all_down = probe([node("target1", 13306, false), node("target2", 13307, false)], None);
+    let header = TextReport.render(&all_down, &opts).lines().next().unwrap().to_string();
+    assert!(header.contains("(unreachable at the start, as was every node), "), "{header}");
+}
+
+#[test]
+fn a_workload_beside_the_probe_names_its_server_as_before() {
+    let mut d = probe([node("target1", 13306, true), node("target2", 13307, true)], Some("oltp_write_only"));
+    d.conditions.server.product = "MariaDB".into();
+    d.conditions.server.version = "10.11.6".into();
+    assert_eq!(super::probed::subject(&d), "MariaDB 10.11.6");
+    assert!(super::probed::probed_nodes(&d).is_none());
+}
+
 #[test]
 fn the_html_page_sets_the_workloads_stall_against_the_probes_outage_as_the_text_does() {
     let d = probe([node("target1", 13306, true), node("target2", 13307, true)], Some("oltp_write_only"));
