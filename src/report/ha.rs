@@ -316,8 +316,12 @@ fn downtime(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
     }
 }
 
-/// The probe's outage beside the workload's stall: whether they agree, or by how much not.
 pub fn views(o: &mut String, v: &crate::model::outage::OutageViews) {
+    let _ = writeln!(o, "  {}", views_sentence(v));
+}
+
+/// The probe's outage beside the workload's stall: whether they agree, or by how much not.
+pub fn views_sentence(v: &crate::model::outage::OutageViews) -> String {
     let verdict = match v.agree() {
         true => format!("agrees with the probe's {:.0} ms within {:.0} ms", v.probe_ms, v.tolerance_ms()),
         false => format!(
@@ -327,15 +331,14 @@ pub fn views(o: &mut String, v: &crate::model::outage::OutageViews) {
             v.tolerance_ms()
         ),
     };
-    let _ = writeln!(
-        o,
-        "  the workload beside it: longest stall {:.0} ms (its longest event {:.0} ms; {:.0} ms without a completed event, in {:.0} ms intervals; {} errors): {verdict}",
+    format!(
+        "the workload beside it: longest stall {:.0} ms (its longest event {:.0} ms; {:.0} ms without a completed event, in {:.0} ms intervals; {} errors): {verdict}",
         v.workload_ms(),
         v.longest_event_ms,
         v.no_event_ms,
         v.interval_ms,
         v.errors
-    );
+    )
 }
 
 /// Every node's rows after the run, and the verdict on the node that ends as primary.
