@@ -150,7 +150,8 @@ fn no_failover_with_the_benchmark_user(sb: &Sandbox) {
     let v = &f["verification"];
     assert_eq!((v["lost"].as_u64(), v["diverged"].as_u64(), v["target"].as_u64()), (Some(0), Some(0), Some(1)), "{v}");
     assert!(
-        report.contains("; 0 of ") && report.contains("acknowledged writes lost on the final primary (primary), 0 diverged"),
+        report.contains("; 0 of ")
+            && report.contains("acknowledged writes lost on the final primary (primary), 0 diverged"),
         "{report}"
     );
 }

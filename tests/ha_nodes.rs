@@ -85,10 +85,40 @@ fn a_stopped_probe_says_it_stalled_and_reports_no_downtime() {
     let (doc, _) = sb.finish(child, "stall.json");
     let f = &doc["ha"]["failover"];
     assert!(has_finding(&doc, "probe-stalled", "warn"), "{:?}", findings(&doc));
-    let longest = f["timing"]["stalls"].as_array().unwrap().iter().map(|s| {
-        s["to_us"].as_u64().unwrap() - s["from_us"].as_u64().unwrap()
-    });
+    let longest = f["timing"]["stalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["to_us"].as_u64().unwrap() - s["from_us"].as_u64().unwrap());
     assert!(longest.max().unwrap() >= 1_400_000, "the 1.5 s stop: {}", f["timing"]);
     assert_eq!(f["downtime_ms"].as_f64(), Some(0.0), "outages: {}", f["outages"]);
     assert!(f["timing"]["dropped_slots"].as_u64().unwrap() >= 20, "{}", f["timing"]);
+}
+
+/// A failover fairbench does not perform: the primary killed, then a user's command promotes
+/// the replica (as `aws rds failover-db-cluster` or `patronictl failover` would) on the
+/// run's clock. The command's start, end, status and output are recorded, the writer moves
+/// only after it began, and a failing command is recorded as failed with its status.
+#[test]
+fn an_exec_step_places_an_external_failover_on_the_runs_clock() {
+    let sb = Sandbox::up("ha_nodes_exec", "mariadb", 1, 26106, &[]);
+    let (primary, replica) = (sb.url("primary"), sb.url("replica1"));
+    let promote = format!("exec '{} sandbox promote {} --node replica1' @3s", env!("CARGO_BIN_EXE_fairbench"), sb.name);
+    let faults = format!("kill primary @2s; {promote}; exec 'echo checked; exit 3' @4s");
+    let args = ["failover", "--target", &primary, "--target", &replica, "--time", "7", "--fault", &faults];
+    let (doc, report) = sb.finish(sb.spawn_probe(&args, "exec.json"), "exec.json");
+    let events = doc["faults"]["events"].as_array().unwrap();
+    let (promoted, failing) = (&events[1], &events[2]);
+    assert_eq!((promoted["action"].as_str(), promoted["outcome"].as_str()), (Some("exec"), Some("done")), "{promoted}");
+    assert_eq!(promoted["exit_code"].as_i64(), Some(0), "{promoted}");
+    let began = promoted["at_us"].as_u64().unwrap();
+    assert!(began >= 3_000_000 && promoted["done_us"].as_u64().unwrap() > began, "{promoted}");
+    assert_eq!((failing["outcome"].as_str(), failing["exit_code"].as_i64()), (Some("failed"), Some(3)), "{failing}");
+    assert_eq!(failing["output"][0], "checked", "{failing}");
+    let f = &doc["ha"]["failover"];
+    let on_replica =
+        f["attempts"].as_array().unwrap().iter().filter(|a| a["outcome"] == "acknowledged" && a["target"] == 2);
+    let first = on_replica.map(|a| a["at_us"].as_u64().unwrap() + a["took_us"].as_u64().unwrap()).min();
+    assert!(first.is_some_and(|t| t >= began), "the writer moved after the command began at {began}: {first:?}");
+    assert!(report.contains("exec ") && report.contains("exit status 3: checked"), "{report}");
 }

@@ -11,6 +11,7 @@
 //! new file plus a line in [`engine::ENGINES`].
 
 mod engine;
+mod exec;
 pub mod fault;
 mod galera;
 mod lifecycle;

@@ -164,4 +164,3 @@ pub fn findings(doc: &Value) -> Vec<(String, String)> {
 pub fn has_finding(doc: &Value, id: &str, severity: &str) -> bool {
     findings(doc).iter().any(|(i, s)| i == id && s == severity)
 }
-
