@@ -36,7 +36,7 @@ pub(super) fn probe(args: &ProbeArgs) -> Result<Probed, Error> {
             let faults = fault_schedule(&a.common, &urls[0])?;
             let endpoints = super::probe_nodes::endpoints(urls, &a.nodes, a.common.password_file.as_deref())?;
             let options = options(&a.common);
-            with_database!(&endpoints.urls[0], &options, |db| failover_cmd(db, &endpoints, a, faults))
+            with_database!(&endpoints.urls[0], &options, |db| failover_cmd(db, endpoints.clone(), a, faults))
         }
         Probe::Lag(a) => {
             check_with(&a.common)?;
@@ -219,14 +219,17 @@ fn open_all<D: Database>(first: Arc<D>, urls: &[TargetUrl], common: &ProbeCommon
 
 fn failover_cmd<D: Database>(
     db: Arc<D>,
-    endpoints: &super::probe_nodes::Endpoints,
+    mut endpoints: super::probe_nodes::Endpoints,
     a: &FailoverArgs,
     faults: Option<sandbox::fault::Schedule>,
 ) -> Result<Probed, Error> {
     let common = &a.common;
-    let urls = &endpoints.urls;
-    let targets = targets_of(open_all(db, urls, common)?, endpoints);
     let rt = crate::local_runtime();
+    let dbs = open_all(db, &endpoints.urls, common)?;
+    let dbs = rt.block_on(with_listed(dbs, &mut endpoints, a))?;
+    let endpoints = &endpoints;
+    let urls = &endpoints.urls;
+    let targets = targets_of(dbs, endpoints);
     let nodes = rt.block_on(describe_all(&targets.dbs, &endpoints.names, &targets.urls, common.attempt_timeout));
     rt.block_on(failover::setup(&targets, common.attempt_timeout))?;
     let opts = failover::FailoverOptions {
@@ -266,6 +269,30 @@ fn failover_cmd<D: Database>(
     };
     let ha = ha_record("failover", clock, end_us, nodes, common, Some(record), None);
     finish(ha, faults, workload, common, (&*targets.dbs[0], &urls[0]), own)
+}
+
+/// `dbs` with the nodes the cluster names (each endpoint's own list, Patroni's members)
+/// opened and added to `endpoints`.
+async fn with_listed<D: Database>(
+    mut dbs: Vec<Arc<D>>,
+    endpoints: &mut super::probe_nodes::Endpoints,
+    a: &FailoverArgs,
+) -> Result<Vec<Arc<D>>, Error> {
+    let timeout = a.common.attempt_timeout.max(Duration::from_secs(2));
+    let mut listed: Vec<_> = probe::discover::listed(&dbs, timeout).await.into_iter().map(|n| (None, n)).collect();
+    if let Some(api) = &a.patroni_api {
+        let members = probe::discover::patroni_members(api, timeout).await?;
+        listed.splice(0..0, members.into_iter().map(|(name, n)| (Some(name), n)));
+    }
+    let added = endpoints.add_listed(listed);
+    if !added.is_empty() {
+        super::say(format_args!("probe failover: also reading the nodes the cluster names: {}", added.join(", ")));
+    }
+    let options = options(&a.common);
+    for u in &endpoints.urls[dbs.len()..] {
+        dbs.push(Arc::new(D::open(u, &options)?));
+    }
+    Ok(dbs)
 }
 
 fn say_start<D>(opts: &failover::FailoverOptions, targets: &failover::Targets<D>, role_poll_ms: f64) {

@@ -8,6 +8,7 @@ use crate::db::TargetUrl;
 use crate::plan::ConfigError;
 use crate::sandbox;
 
+#[derive(Clone)]
 pub(super) struct Endpoints {
     pub urls: Vec<TargetUrl>,
     /// `target1`... then each node's name.
@@ -64,6 +65,24 @@ pub(super) fn endpoints(
 }
 
 impl Endpoints {
+    /// Adds the nodes the cluster named that no endpoint dials yet, reached as the first
+    /// target is (its user, password, database and TLS) at each one's host and port; named
+    /// as the cluster names them (Patroni), else by their address. Returns how many.
+    pub fn add_listed(&mut self, listed: Vec<(Option<String>, crate::db::ListedNode)>) -> Vec<String> {
+        let mut added = Vec::new();
+        for (name, n) in listed {
+            if self.urls.iter().any(|u| same(&n.host, n.port, u)) {
+                continue;
+            }
+            let mut url = self.urls[0].clone();
+            (url.host, url.port, url.socket) = (n.host.clone(), n.port, None);
+            let name = name.filter(|n| !n.is_empty()).unwrap_or_else(|| format!("{}:{}", n.host, n.port));
+            added.push(format!("{name} ({})", n.listed_by));
+            self.push(name, url);
+        }
+        added
+    }
+
     fn push(&mut self, name: String, url: TargetUrl) {
         self.names.push(name.clone());
         self.labels.push(Some(name));

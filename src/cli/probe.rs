@@ -95,6 +95,10 @@ pub struct FailoverArgs {
     /// are added by themselves). NAME=URL names it in the report.
     #[arg(long = "node", value_name = "[NAME=]URL")]
     pub nodes: Vec<String>,
+    /// Patroni's REST API (http://HOST:8008): every member its /cluster lists is read
+    /// directly as a --node would be, named as Patroni names it.
+    #[arg(long = "patroni-api", value_name = "URL")]
+    pub patroni_api: Option<String>,
     /// Seconds the check after the run waits at most for every node to settle (replicas to
     /// apply what they received, rows the same on two reads) before its rows count.
     #[arg(long = "settle-timeout", default_value = "10", value_parser = seconds)]

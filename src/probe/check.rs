@@ -24,8 +24,13 @@ struct Read {
     settled_ms: Option<f64>,
 }
 
+/// This run's rows on the node; a node without the probe's table holds none of them (a
+/// split brain can create it on one node only).
 async fn rows<C: Connection>(conn: &mut C, run_id: i64) -> Result<BTreeSet<u64>, DbError> {
-    let rows = conn.text_rows(&format!("SELECT seq FROM fairbench_probe WHERE run_id = {run_id}")).await?;
+    let rows = match conn.text_rows(&format!("SELECT seq FROM fairbench_probe WHERE run_id = {run_id}")).await {
+        Err(e) if e.no_such_table() => return Ok(BTreeSet::new()),
+        rows => rows?,
+    };
     Ok(rows.iter().filter_map(|r| r.first()?.as_deref()?.parse().ok()).collect())
 }
 

@@ -6,6 +6,7 @@
 //! driver (`Database::server_facts`).
 
 pub mod check;
+pub mod discover;
 pub mod failover;
 pub mod lag;
 pub mod roles;

@@ -158,6 +158,31 @@ impl PostgresConnection {
         Ok(col(&row, 0) == Some("t"))
     }
 
+    /// A standby's source (`pg_stat_wal_receiver`) and a primary's streaming replicas
+    /// (`pg_stat_replication`, at this server's port: it does not say theirs). Both hide
+    /// their addresses from users without pg_read_all_stats: then none.
+    pub(super) async fn listed(&mut self) -> Result<Vec<crate::db::ListedNode>, DbError> {
+        let sql = "SELECT sender_host, sender_port::text, 'pg_stat_wal_receiver' FROM pg_stat_wal_receiver \
+                   WHERE sender_host IS NOT NULL AND sender_host NOT LIKE '/%' \
+                   UNION ALL SELECT host(client_addr), current_setting('port'), 'pg_stat_replication' \
+                   FROM pg_stat_replication WHERE client_addr IS NOT NULL";
+        let rows = self.text_rows(sql).await?;
+        let by = |r: &[Option<String>]| {
+            if col(r, 2) == Some("pg_stat_replication") {
+                "pg_stat_replication"
+            } else {
+                "pg_stat_wal_receiver"
+            }
+        };
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let port = col(r, 1)?.parse().ok()?;
+                Some(crate::db::ListedNode { host: col(r, 0)?.to_string(), port, listed_by: by(r) })
+            })
+            .collect())
+    }
+
     pub(super) async fn sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
         if tables.is_empty() {
             return Ok(Vec::new());

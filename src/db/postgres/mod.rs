@@ -254,6 +254,10 @@ impl Connection for PostgresConnection {
         self.role().await
     }
 
+    async fn listed_nodes(&mut self) -> Result<Vec<super::ListedNode>, DbError> {
+        self.listed().await
+    }
+
     async fn replay_pending(&mut self) -> Result<Option<bool>, DbError> {
         self.replay_behind().await.map(Some)
     }
