@@ -5,169 +5,9 @@
 //! Every test has a sandbox home and ports of its own; a guard takes the sandbox down.
 
 mod common;
-use common::sandbox::{client, free_ports};
+use common::ha::{findings, has_finding, text, wait_for, Sandbox};
 use serde_json::Value;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-struct Sandbox {
-    home: tempfile::TempDir,
-    name: &'static str,
-    engine: &'static str,
-    /// (node, URL) as `sandbox up` printed them.
-    nodes: Vec<(String, String)>,
-    port: u16,
-}
-
-impl Sandbox {
-    fn up(name: &'static str, engine: &'static str, replicas: u32, base: u16, sets: &[&str]) -> Sandbox {
-        Sandbox::up_with(name, engine, replicas, base, sets, &[])
-    }
-
-    fn up_with(
-        name: &'static str,
-        engine: &'static str,
-        replicas: u32,
-        base: u16,
-        sets: &[&str],
-        extra: &[&str],
-    ) -> Sandbox {
-        let home = tempfile::tempdir().unwrap();
-        let per_node = if engine == "galera" { 4 } else { 1 };
-        let port = free_ports(base, (replicas as u16 + 1) * per_node + 2);
-        let mut sb = Sandbox { home, name, engine, nodes: Vec::new(), port };
-        let (replicas, port) = (replicas.to_string(), port.to_string());
-        let mut args = vec!["sandbox", "up", name, "--engine", engine, "--replicas", &replicas, "--port", &port];
-        for s in sets {
-            args.extend(["--set", s]);
-        }
-        args.extend(extra);
-        let o = sb.fairbench(&args);
-        assert!(o.status.success(), "sandbox up: {}", text(&o));
-        let out = String::from_utf8_lossy(&o.stdout).into_owned();
-        sb.nodes = out
-            .lines()
-            .map(|l| {
-                let cols: Vec<&str> = l.split_whitespace().collect();
-                (cols[0].to_string(), cols[cols.len() - 1].to_string())
-            })
-            .collect();
-        assert!(!sb.nodes.is_empty(), "{out}");
-        sb
-    }
-
-    fn url(&self, node: &str) -> String {
-        self.nodes
-            .iter()
-            .find(|(n, _)| n == node)
-            .unwrap_or_else(|| panic!("no node {node}: {:?}", self.nodes))
-            .1
-            .clone()
-    }
-
-    fn command(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_fairbench"));
-        c.env("FAIRBENCH_SANDBOX_HOME", self.home.path()).current_dir(self.home.path());
-        c
-    }
-
-    fn fairbench(&self, args: &[&str]) -> Output {
-        self.command().args(args).output().unwrap()
-    }
-
-    fn sandbox(&self, args: &[&str]) {
-        let mut all = vec!["sandbox"];
-        all.extend_from_slice(args);
-        let o = self.fairbench(&all);
-        assert!(o.status.success(), "{all:?}: {}", text(&o));
-    }
-
-    /// A probe run to its end: its result document.
-    fn probe(&self, args: &[&str]) -> Value {
-        let out = self.home.path().join(format!("probe-{}.json", Instant::now().elapsed().as_nanos()));
-        let mut all = vec!["probe"];
-        all.extend_from_slice(args);
-        all.extend(["--out", out.to_str().unwrap()]);
-        let o = self.fairbench(&all);
-        assert!(o.status.success(), "{all:?}: {}", text(&o));
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
-    }
-
-    /// A probe started in the background, its result read by `finish`.
-    fn spawn_probe(&self, args: &[&str], out: &str) -> Child {
-        let out = self.home.path().join(out);
-        self.command()
-            .arg("probe")
-            .args(args)
-            .args(["--out", out.to_str().unwrap(), "--quiet"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    }
-
-    fn finish(&self, child: Child, out: &str) -> (Value, String) {
-        let o = child.wait_with_output().unwrap();
-        assert!(o.status.success(), "probe: {}", text(&o));
-        let doc = serde_json::from_str(&std::fs::read_to_string(self.home.path().join(out)).unwrap()).unwrap();
-        (doc, String::from_utf8_lossy(&o.stdout).into_owned())
-    }
-
-    /// SQL on a node through the engine's own client (the sandbox's `fairbench` database).
-    fn sql(&self, node_port: u16, sql: &str) -> Result<String, String> {
-        client(self.engine, node_port, sql)
-    }
-
-    /// Rows of the probe table on the primary (0 while it does not exist yet).
-    fn probe_rows(&self, filter: &str) -> u64 {
-        self.rows_on(self.port, filter)
-    }
-
-    fn rows_on(&self, port: u16, filter: &str) -> u64 {
-        let sql = format!("SELECT COUNT(*) FROM fairbench_probe WHERE {filter}");
-        self.sql(port, &sql).ok().and_then(|s| s.parse().ok()).unwrap_or(0)
-    }
-
-    /// A filter for rows of runs that start from now on (run ids are random, not ordered).
-    fn later_runs(&self) -> String {
-        let ids = self.sql(self.port, "SELECT DISTINCT run_id FROM fairbench_probe").unwrap_or_default();
-        let ids: Vec<&str> = ids.split_whitespace().collect();
-        if ids.is_empty() {
-            return "1 = 1".into();
-        }
-        format!("run_id NOT IN ({})", ids.join(", "))
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let o = self.fairbench(&["sandbox", "down", self.name]);
-        if !o.status.success() {
-            eprintln!("cleanup: sandbox down {}: {}", self.name, text(&o));
-        }
-    }
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn wait_for(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(secs), "{what}: not within {secs} s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn findings(doc: &Value) -> Vec<(String, String)> {
-    let list = doc["audit"].as_array().unwrap();
-    list.iter().map(|f| (f["id"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string())).collect()
-}
-
-fn has_finding(doc: &Value, id: &str, severity: &str) -> bool {
-    findings(doc).iter().any(|(i, s)| i == id && s == severity)
-}
+use std::process::Command;
 
 /// Lag under a write load on the primary: every heartbeat seen, a finite lag, the load named.
 /// Replication is asynchronous: a write the killed primary acknowledged just before the kill
@@ -306,11 +146,12 @@ fn no_failover_with_the_benchmark_user(sb: &Sandbox) {
         .filter(|a| a["outcome"] == "acknowledged")
         .all(|a| a["target"] == 1 && a["role"] == "primary");
     assert!(every_ack_on_the_primary, "a write was acknowledged elsewhere: {}", f["outcomes"]);
-    assert!(report.contains("verdict: no failover: the same node (target1 (port "), "{report}");
+    assert!(report.contains("verdict: no failover: the same node (primary)"), "{report}");
     let v = &f["verification"];
     assert_eq!((v["lost"].as_u64(), v["diverged"].as_u64(), v["target"].as_u64()), (Some(0), Some(0), Some(1)), "{v}");
     assert!(
-        report.contains("; 0 of ") && report.contains("acknowledged writes lost on the final primary, 0 diverged"),
+        report.contains("; 0 of ")
+            && report.contains("acknowledged writes lost on the final primary (primary), 0 diverged"),
         "{report}"
     );
 }
@@ -490,12 +331,14 @@ fn mariadb_failover_through_the_proxy() {
     let o = f["outages"].as_array().unwrap().iter().find(|o| o["node_before"] != o["node_after"]);
     let o = o.unwrap_or_else(|| panic!("the node behind the proxy changed: {}", f["outages"]));
     let (before, after) = (o["node_before"].as_str().unwrap(), o["node_after"].as_str().unwrap());
-    assert!(before.contains(&format!("port {}", sb.port)) && after.contains(&format!("port {}", sb.port + 1)), "{o}");
+    // Each server by the identity it reports: its server_id and its own address and port.
+    let (old, new) = (format!("127.0.0.1:{}", sb.port), format!("127.0.0.1:{}", sb.port + 1));
+    assert!(before.starts_with("server_id 1 ") && before.ends_with(&old) && after.ends_with(&new), "{o}");
     assert_eq!((o["target_before"].as_u64(), o["target_after"].as_u64()), (Some(1), Some(1)));
     // Not before the promotion: the replica behind the proxy refused the benchmark user.
     let promoted = doc["faults"]["events"][1]["at_us"].as_u64().unwrap();
     assert!(o["to_us"].as_u64().unwrap() >= promoted, "{o}");
-    assert!(report.contains("verdict: failover from target1 (port "), "{report}");
+    assert!(report.contains("verdict: failover from primary to replica1 in "), "{report}");
     // Through the proxy every attempt is target 1: the node that acknowledged tells them apart.
     assert_lost_only_before_the_kill(&doc, |a| a["node"].as_str() == Some(before));
 }
@@ -583,7 +426,7 @@ fn postgres_lag_and_the_writer_moving_to_a_promoted_replica() {
     let moved = f["outages"].as_array().unwrap().iter().find(|o| o["target_after"] == 2);
     let moved = moved.unwrap_or_else(|| panic!("the writer moved to target2: {}", f["outages"]));
     assert_eq!(moved["target_before"], 1);
-    assert!(report.contains("the writer moved from target1 (port "), "{report}");
+    assert!(report.contains("the writer moved from primary to replica1"), "{report}");
     let last = f["attempts"].as_array().unwrap().last().unwrap();
     assert_eq!((last["outcome"].as_str(), last["target"].as_u64()), (Some("acknowledged"), Some(2)), "{last}");
     // The writer moved after the promotion, not before: the standby refused every write until

@@ -41,6 +41,10 @@ fn a_sqlite_lock_wait_is_a_stall_naming_its_statement() {
     assert!(longest["event_ms"].as_f64().unwrap() >= longest["statement_ms"].as_f64().unwrap(), "{f}");
     let (started, ended) = (longest["started_s"].as_f64().unwrap(), longest["ended_s"].as_f64().unwrap());
     assert!(started < held_ms / 2000.0 && ended >= held_ms / 2000.0, "the first event waited: {f}");
+    // The span is the event's, as recorded, not its waiting statement's.
+    assert_eq!(longest["span_of"], "event", "{f}");
+    let event_s = longest["event_ms"].as_f64().unwrap() / 1000.0;
+    assert!((ended - started - event_s).abs() < 0.002, "{f}");
     // The percentiles do not show it: one event among thousands.
     assert!(doc["stats"]["event"]["p99_us"].as_f64().unwrap() < held_ms * 1000.0 / 20.0, "{}", doc["stats"]["event"]);
 

@@ -17,16 +17,17 @@ use std::time::{Duration, Instant};
 /// node at the first target's port), every node known, every step before `end`.
 pub(super) fn schedule(args: &FaultArgs, first: &TargetUrl, end: Duration) -> Result<Option<Schedule>, Error> {
     let Some(text) = &args.fault else { return Ok(None) };
-    let name = match &args.sandbox {
-        Some(n) => n.clone(),
-        None => fault::owning(&first.host, first.port).ok_or_else(|| {
+    let name = match (&args.sandbox, fault::needs_sandbox(text)?) {
+        (Some(n), _) => Some(n.clone()),
+        (None, false) => None,
+        (None, true) => Some(fault::owning(&first.host, first.port).ok_or_else(|| {
             ConfigError(format!(
-                "--fault acts on a sandbox, and none has a node at {}:{}: name it with --sandbox",
+                "--fault acts on a sandbox, and none has a node at {}:{}: name it with --sandbox (exec 'COMMAND' @T steps need none)",
                 first.host, first.port
             ))
-        })?,
+        })?),
     };
-    Ok(Some(fault::check(text, &name, end)?))
+    Ok(Some(fault::check(text, name.as_deref(), end)?))
 }
 
 /// A run's schedule: one measured phase with a known end (warmup and --time), one process.

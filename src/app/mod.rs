@@ -12,6 +12,7 @@ mod k8s;
 mod live;
 mod own_tables;
 mod probe;
+mod probe_nodes;
 mod recover;
 mod report;
 mod rerun;

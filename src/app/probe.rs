@@ -34,8 +34,9 @@ pub(super) fn probe(args: &ProbeArgs) -> Result<Probed, Error> {
             check_with(&a.common)?;
             let urls = super::nodes_of_one_kind(&a.targets, a.common.password_file.as_deref())?;
             let faults = fault_schedule(&a.common, &urls[0])?;
+            let endpoints = super::probe_nodes::endpoints(urls, &a.nodes, a.common.password_file.as_deref())?;
             let options = options(&a.common);
-            with_database!(&urls[0], &options, |db| failover_cmd(db, &urls, a, faults))
+            with_database!(&endpoints.urls[0], &options, |db| failover_cmd(db, endpoints.clone(), a, faults))
         }
         Probe::Lag(a) => {
             check_with(&a.common)?;
@@ -100,7 +101,7 @@ fn check_with(common: &ProbeCommon) -> Result<(), Error> {
 fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     let mut doc = super::read_result(&a.result)?;
     let not_failover = || ConfigError(format!("{} holds no failover probe (ha.failover)", a.result.display()));
-    let ha = doc.ha.as_ref().ok_or_else(not_failover)?;
+    let ha = doc.ha.clone().ok_or_else(not_failover)?;
     let failover = ha.failover.as_ref().ok_or_else(not_failover)?;
     let raw: Vec<String> = match a.targets.is_empty() {
         false => a.targets.clone(),
@@ -111,11 +112,25 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
         return Err(ConfigError("name the nodes to look on with --target".into()).into());
     }
     let options = connect_options(&TargetArgs::one(String::new(), None, a.connect.clone(), true));
+    let given = !a.targets.is_empty();
+    let writers = if given { urls.len() } else { ha.nodes.iter().filter(|n| n.name.starts_with("target")).count() };
+    let labels: Vec<Option<String>> = match given {
+        true => vec![None; urls.len()],
+        false => ha.nodes.iter().enumerate().map(|(i, n)| (i >= writers).then(|| n.name.clone())).collect(),
+    };
+    let endpoints = super::probe_nodes::Endpoints { urls, names: Vec::new(), labels, writers };
     let (attempts, run_id) = (failover.attempts.clone(), failover.run_id);
-    let (checks, verdict) = with_database!(&urls[0], &options, |db| look_up(db, &urls, &options, &attempts, run_id))?;
+    let checked = with_database!(&endpoints.urls[0], &options, |db| look_up(
+        db,
+        &endpoints,
+        &options,
+        &attempts,
+        run_id,
+        a.settle_timeout
+    ))?;
     if let Some(f) = doc.ha.as_mut().and_then(|h| h.failover.as_mut()) {
-        f.checks = checks;
-        f.verification = verdict;
+        probe::check::apply(f, checked.0);
+        probe::servers::name(f, &checked.1.names());
         let mut text = String::new();
         crate::report::ha::verification(&mut text, f);
         print!("{text}");
@@ -127,21 +142,55 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every node of `urls` looked up (the first opened as `first`).
+/// Every endpoint looked up (the first opened as `first`).
 fn look_up<D: Database>(
     first: Arc<D>,
-    urls: &[TargetUrl],
+    endpoints: &super::probe_nodes::Endpoints,
     options: &crate::db::ConnectOptions,
     attempts: &[crate::model::ha::Attempt],
     run_id: i64,
-) -> Result<(Vec<crate::model::ha::NodeCheck>, Option<crate::model::ha::Verification>), Error> {
+    settle: Duration,
+) -> Result<(probe::check::Checked, Names), Error> {
     let mut dbs = vec![first];
-    for u in &urls[1..] {
+    for u in &endpoints.urls[1..] {
         dbs.push(Arc::new(D::open(u, options)?));
     }
-    let targets = failover::Targets { dbs, urls: urls.iter().map(TargetUrl::redacted).collect() };
+    let targets = targets_of(dbs, endpoints);
     let timeout = options.connect_timeout.max(Duration::from_secs(5));
-    Ok(crate::local_runtime().block_on(probe::check::all(&targets, attempts, run_id, timeout)))
+    let checked = crate::local_runtime().block_on(probe::check::all(&targets, attempts, run_id, timeout, settle));
+    Ok((checked, Names::of(endpoints, &targets)))
+}
+
+fn targets_of<D>(dbs: Vec<Arc<D>>, e: &super::probe_nodes::Endpoints) -> failover::Targets<D> {
+    failover::Targets {
+        dbs,
+        urls: e.urls.iter().map(TargetUrl::redacted).collect(),
+        writers: e.writers,
+        dialled: e.dialled(),
+    }
+}
+
+/// The endpoints' names, owned, for [`probe::servers::name`].
+struct Names {
+    labels: Vec<Option<String>>,
+    writers: usize,
+    dialled: Vec<String>,
+    urls: Vec<String>,
+}
+
+impl Names {
+    fn of<D>(e: &super::probe_nodes::Endpoints, t: &failover::Targets<D>) -> Names {
+        Names { labels: e.labels.clone(), writers: e.writers, dialled: t.dialled.clone(), urls: t.urls.clone() }
+    }
+
+    fn names(&self) -> probe::servers::EndpointNames<'_> {
+        probe::servers::EndpointNames {
+            labels: &self.labels,
+            writers: self.writers,
+            dialled: &self.dialled,
+            urls: &self.urls,
+        }
+    }
 }
 
 impl From<ProbeError> for Error {
@@ -170,57 +219,94 @@ fn open_all<D: Database>(first: Arc<D>, urls: &[TargetUrl], common: &ProbeCommon
 
 fn failover_cmd<D: Database>(
     db: Arc<D>,
-    urls: &[TargetUrl],
+    mut endpoints: super::probe_nodes::Endpoints,
     a: &FailoverArgs,
     faults: Option<sandbox::fault::Schedule>,
 ) -> Result<Probed, Error> {
     let common = &a.common;
-    let dbs = open_all(db, urls, common)?;
-    let targets = failover::Targets { dbs, urls: urls.iter().map(TargetUrl::redacted).collect() };
     let rt = crate::local_runtime();
-    let names: Vec<String> = (1..=urls.len()).map(|i| format!("target{i}")).collect();
-    let nodes = rt.block_on(describe_all(&targets.dbs, &names, &targets.urls, common.attempt_timeout));
+    let dbs = open_all(db, &endpoints.urls, common)?;
+    let dbs = rt.block_on(with_listed(dbs, &mut endpoints, a))?;
+    let endpoints = &endpoints;
+    let urls = &endpoints.urls;
+    let targets = targets_of(dbs, endpoints);
+    let nodes = rt.block_on(describe_all(&targets.dbs, &endpoints.names, &targets.urls, common.attempt_timeout));
     rt.block_on(failover::setup(&targets, common.attempt_timeout))?;
     let opts = failover::FailoverOptions {
         rate: common.rate,
         duration: probe_duration(common),
         attempt_timeout: common.attempt_timeout,
         role_poll: Duration::from_secs_f64(a.role_poll_ms / 1000.0),
+        settle_timeout: a.settle_timeout,
         run_id: probe::run_id(),
     };
-    super::say(format_args!(
-        "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), every node's role read every {} ms, run id {}",
-        1000.0 / opts.rate,
-        targets.urls.join(", "),
-        a.role_poll_ms,
-        opts.run_id
-    ));
+    say_start(&opts, &targets, a.role_poll_ms);
     let clock = Clock::now();
     let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let targets = Arc::new(targets);
     let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
-    // The workload follows the primary over every target, as the probe's writer does.
-    let load_db = Arc::new(FollowPrimary::new(targets.dbs.clone(), targets.urls.clone()));
-    let ((attempts, roles, pacer), workload) = alongside(common, &load_db, (urls, &a.targets[0]), move |stop| {
+    // The workload follows the primary over the targets, as the probe's writer does.
+    let writers = targets.writers;
+    let load_db = Arc::new(FollowPrimary::new(targets.dbs[..writers].to_vec(), targets.urls[..writers].to_vec()));
+    let (written, workload) = alongside(common, &load_db, (&urls[..writers], &a.targets[0]), move |stop| {
         crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
     })?;
     let end_us = clock.elapsed_us();
     let faults = performer.map(sandbox::fault::Performer::finish);
-    let mut record = probe::verdict::record(attempts, roles, &opts, end_us);
+    let mut record = probe::verdict::record(written.attempts, written.roles, &opts, end_us, written.timing);
     let lookup_timeout = common.attempt_timeout.max(Duration::from_secs(5));
-    let (checks, verdict) = rt.block_on(probe::check::all(&targets, &record.attempts, opts.run_id, lookup_timeout));
-    record.checks = checks;
-    record.verification = verdict;
+    let checked =
+        rt.block_on(probe::check::all(&targets, &record.attempts, opts.run_id, lookup_timeout, opts.settle_timeout));
+    probe::check::apply(&mut record, checked);
+    probe::servers::name(&mut record, &Names::of(endpoints, &targets).names());
     let own = OwnWrites {
         statement: "probe.write",
         sql: failover::insert_sql(&*targets.dbs[0]),
         latencies: acknowledged_latencies(&record.attempts),
         errors: record.outcomes.iter().filter(|(k, _)| *k != "acknowledged").map(|(k, v)| (k.clone(), *v)).collect(),
         started_at: clock.started_at,
-        pacer,
+        pacer: written.pacer,
     };
     let ha = ha_record("failover", clock, end_us, nodes, common, Some(record), None);
     finish(ha, faults, workload, common, (&*targets.dbs[0], &urls[0]), own)
+}
+
+/// `dbs` with the nodes the cluster names (each endpoint's own list, Patroni's members)
+/// opened and added to `endpoints`.
+async fn with_listed<D: Database>(
+    mut dbs: Vec<Arc<D>>,
+    endpoints: &mut super::probe_nodes::Endpoints,
+    a: &FailoverArgs,
+) -> Result<Vec<Arc<D>>, Error> {
+    let timeout = a.common.attempt_timeout.max(Duration::from_secs(2));
+    let mut listed: Vec<_> = probe::discover::listed(&dbs, timeout).await.into_iter().map(|n| (None, n)).collect();
+    if let Some(api) = &a.patroni_api {
+        let members = probe::discover::patroni_members(api, timeout).await?;
+        listed.splice(0..0, members.into_iter().map(|(name, n)| (Some(name), n)));
+    }
+    let added = endpoints.add_listed(listed);
+    if !added.is_empty() {
+        super::say(format_args!("probe failover: also reading the nodes the cluster names: {}", added.join(", ")));
+    }
+    let options = options(&a.common);
+    for u in &endpoints.urls[dbs.len()..] {
+        dbs.push(Arc::new(D::open(u, &options)?));
+    }
+    Ok(dbs)
+}
+
+fn say_start<D>(opts: &failover::FailoverOptions, targets: &failover::Targets<D>, role_poll_ms: f64) {
+    let others = match targets.urls.len() - targets.writers {
+        0 => String::new(),
+        n => format!(" and {n} other node(s) of the cluster"),
+    };
+    super::say(format_args!(
+        "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), the role of every target{others} read every {} ms, run id {}",
+        1000.0 / opts.rate,
+        targets.urls[..targets.writers].join(", "),
+        role_poll_ms,
+        opts.run_id
+    ));
 }
 
 fn acknowledged_latencies(attempts: &[crate::model::ha::Attempt]) -> crate::stats::LatencyHistogram {

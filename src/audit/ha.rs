@@ -19,6 +19,7 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
     out.extend(unverified_nodes(h));
     out.extend(lag_without_load(h));
     out.extend(never_recovered(h));
+    out.extend(probe_stalled(d));
     out.extend(views_differ(d));
     out
 }
@@ -120,20 +121,15 @@ fn asynchronous(h: &HaRecord) -> Option<Finding> {
 /// loss of a clean failover do not apply.
 fn split_brain(h: &HaRecord) -> Option<Finding> {
     let f = h.failover.as_ref()?;
-    let sb = f.split_brain.as_ref()?;
+    let sb = f.split_brain.as_ref().filter(|sb| !sb.on_non_primary.is_empty())?;
     let non_primary: u64 = sb.on_non_primary.iter().map(|w| w.acknowledged).sum();
     let mut parts = Vec::new();
     for w in &sb.on_non_primary {
         let role = w.role.map_or("of unknown role", |r| r.name());
-        parts.push(format!("{} write(s) acknowledged by target{} while it was {role}", w.acknowledged, w.target));
+        let who = if w.node.is_empty() { format!("target{}", w.target) } else { f.name_of(&w.node) };
+        parts.push(format!("{} write(s) acknowledged by {who} while it was {role}", w.acknowledged));
     }
-    for p in &sb.overlapping {
-        parts.push(format!(
-            "target{} and target{} took writes in turns while both were primaries",
-            p.targets[0], p.targets[1]
-        ));
-    }
-    let ends = f.verification.as_ref().map_or("no node".to_string(), |v| v.node.clone());
+    let ends = f.verification.as_ref().map_or("no node".to_string(), |v| f.name_of(&v.server));
     Some(finding(
         "ha-split-brain",
         Severity::Critical,
@@ -149,26 +145,107 @@ fn split_brain(h: &HaRecord) -> Option<Finding> {
     ))
 }
 
-/// Two nodes read as primaries at the same time (without both taking this probe's writes).
+/// Two servers writable at once: both took the probe's writes in turns, both read as
+/// primaries at the same time while it ran, or both do after it. Named, with the times and
+/// the acknowledged writes each took.
 fn two_primaries(h: &HaRecord) -> Option<Finding> {
     let f = h.failover.as_ref()?;
-    if f.split_brain.as_ref().is_some_and(|sb| !sb.overlapping.is_empty()) {
-        return None;
-    }
-    let end_us = (h.duration_s * 1e6) as u64;
-    let spans = crate::model::ha::Timeline(&f.roles).several_writers(end_us);
-    let (from, to, targets) = spans.first()?;
+    let (title, evidence) = match f.split_brain.as_ref().and_then(|sb| sb.overlapping.first()) {
+        Some(p) => (
+            format!(
+                "{} and {} both took writes while both were primaries, {:.3} s -> {:.3} s: {} and {} acknowledged write(s)",
+                f.name_of(&p.nodes[0]),
+                f.name_of(&p.nodes[1]),
+                p.from_us as f64 / 1e6,
+                p.to_us as f64 / 1e6,
+                p.acknowledged_each[0],
+                p.acknowledged_each[1]
+            ),
+            json!(f.split_brain.as_ref().map(|sb| &sb.overlapping)),
+        ),
+        None => at_once(h, f)?,
+    };
     Some(finding(
         "ha-two-primaries",
-        Severity::Warn,
-        format!(
+        Severity::Critical,
+        title,
+        vec![("spans", evidence)],
+        "a client pointed at either primary writes to a copy that goes its own way, and no figure of a clean failover holds: a failover must fence the old primary (read_only, stop it, or remove it from the proxy) before or as it promotes another",
+    ))
+}
+
+/// Servers that read as primaries at the same time while the probe ran, or after it.
+fn at_once(h: &HaRecord, f: &crate::model::ha::FailoverRecord) -> Option<(String, serde_json::Value)> {
+    let end_us = (h.duration_s * 1e6) as u64;
+    let roles = f.server_roles();
+    let name = |n: u32| match f.servers.get(n as usize - 1) {
+        Some(s) => s.name.clone(),
+        None => format!("target{n}"),
+    };
+    let spans = crate::model::ha::Timeline(&roles).several_writers(end_us);
+    if let Some((from, to, servers)) = spans.first() {
+        let took = |n: u32| {
+            f.attempts
+                .iter()
+                .filter(|a| a.outcome == crate::model::ha::Outcome::Acknowledged)
+                .filter(|a| a.node.as_deref().is_some_and(|k| f.server_number(k) == n))
+                .filter(|a| (*from..=*to).contains(&(a.at_us + a.took_us)))
+                .count()
+        };
+        let each: Vec<String> =
+            servers.iter().map(|&n| format!("{} ({} acknowledged write(s))", name(n), took(n))).collect();
+        let title = format!(
             "{} read as primaries at the same time from {:.3} s to {:.3} s",
-            targets.iter().map(|t| format!("target{t}")).collect::<Vec<_>>().join(" and "),
+            each.join(" and "),
             *from as f64 / 1e6,
             *to as f64 / 1e6
-        ),
-        vec![("spans", json!(spans))],
-        "a client still pointed at the other primary writes to a copy that goes its own way: a failover must fence the old primary (read_only, stop it, or remove it from the proxy) before or as it promotes another",
+        );
+        return Some((title, json!(spans)));
+    }
+    let writable: Vec<String> = f
+        .checks
+        .iter()
+        .filter(|c| c.role.as_ref().is_some_and(|r| r.role.is_writer() && !r.role.shares_writes()))
+        .map(|c| if c.server.is_empty() { c.node.clone() } else { f.name_of(&c.server) })
+        .collect();
+    (writable.len() > 1)
+        .then(|| (format!("{} all read as primaries after the probe", writable.join(" and ")), json!(writable)))
+}
+
+/// The probe's own process did not run on time: it saw nothing in those spans.
+fn probe_stalled(d: &ResultDocument) -> Option<Finding> {
+    let f = d.ha.as_ref()?.failover.as_ref()?;
+    let t = &f.timing;
+    let late: Vec<String> = d
+        .faults
+        .iter()
+        .flat_map(|r| &r.events)
+        .filter_map(|e| {
+            let late_ms = e.at_us?.saturating_sub(e.planned_ms * 1000) as f64 / 1000.0;
+            (t.threshold_ms > 0.0 && late_ms > t.threshold_ms).then(|| format!("{} {:.0} ms late", e.label(), late_ms))
+        })
+        .collect();
+    if t.stalls.is_empty() && late.is_empty() {
+        return None;
+    }
+    let spans: Vec<String> = t
+        .stalls
+        .iter()
+        .map(|s| format!("{:.3} s -> {:.3} s ({:.0} ms)", s.from_us as f64 / 1e6, s.to_us as f64 / 1e6, s.ms()))
+        .collect();
+    let mut parts = Vec::new();
+    if !spans.is_empty() {
+        parts.push(format!("the probe's own process stalled {}", spans.join(", ")));
+    }
+    if !late.is_empty() {
+        parts.push(format!("fault step(s) began late: {}", late.join(", ")));
+    }
+    Some(finding(
+        "probe-stalled",
+        Severity::Warn,
+        format!("{}; {} write slot(s) dropped", parts.join("; "), t.dropped_slots),
+        vec![("stalls", json!(t.stalls)), ("dropped_slots", json!(t.dropped_slots)), ("late_fault_steps", json!(late))],
+        "while the probe does not run it sees no outage and tries no write: an outage's start is uncertain across a stall (the report gives its bounds), and attempts cut by the stall say nothing of the database; run the probe on a host that is not overloaded, or give it a core of its own",
     ))
 }
 
@@ -192,7 +269,7 @@ fn lost_writes(h: &HaRecord) -> Option<Finding> {
         finding(
             "ha-lost-writes",
             Severity::Critical,
-            format!("{} acknowledged write(s) are missing on {}, the final primary; {} diverged", v.lost, v.node, v.diverged),
+            format!("{} acknowledged write(s) are missing on {}, the final primary; {} diverged", v.lost, f.name_of(&v.server), v.diverged),
             vec![
                 ("lost", json!(v.lost)),
                 ("lost_seqs", json!(first(&v.lost_seqs))),
@@ -210,7 +287,7 @@ fn unverified_nodes(h: &HaRecord) -> Option<Finding> {
     let f = h.failover.as_ref()?;
     f.verification.as_ref()?;
     let unverified: Vec<(String, serde_json::Value)> =
-        f.checks.iter().filter_map(|c| Some((format!("target{}", c.target), json!(c.unverified.as_ref()?)))).collect();
+        f.checks.iter().filter_map(|c| Some((c.node.clone(), json!(c.unverified.as_ref()?)))).collect();
     if unverified.is_empty() {
         return None;
     }

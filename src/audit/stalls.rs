@@ -3,7 +3,7 @@
 //! and the slowest statement of each second do not.
 
 use super::{Finding, Severity};
-use crate::model::ResultDocument;
+use crate::model::{IntervalStats, ResultDocument};
 use serde_json::json;
 
 /// An event counts as a stall at this many times the run's p99 ...
@@ -23,41 +23,20 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
     }
     stalled.sort_by(|a, b| b.event.max_us.total_cmp(&a.event.max_us));
     let worst = stalled[0].event.max_us;
-    let named: Vec<_> = stalled
-        .iter()
-        .take(NAMED)
-        .map(|i| {
-            // Times in seconds from the end of the warmup.
-            let mut stall = json!({ "event_ms": round(i.event.max_us / 1000.0) });
-            match &i.slowest {
-                Some(s) => {
-                    stall["statement"] = json!(s.statement);
-                    stall["statement_ms"] = json!(round(s.latency_us / 1000.0));
-                    stall["started_s"] = json!(round(s.ended_s - s.latency_us / 1e6 - warmup));
-                    stall["ended_s"] = json!(round(s.ended_s - warmup));
-                }
-                // Results before statements were named: the interval it ended in.
-                None => stall["interval_end_s"] = json!(round(i.from_s + i.duration_s - warmup)),
-            }
-            if let Some(r) = i.repeat {
-                stall["repeat"] = json!(r);
-            }
-            let server = server_then(d, i);
-            if !server.is_empty() {
-                stall["server"] = json!(server);
-            }
-            stall
-        })
-        .collect();
+    let named: Vec<_> = stalled.iter().take(NAMED).map(|i| named(d, i, warmup)).collect();
     let checkpointed = stalled.iter().any(|i| checkpoints_in(d, i) > 0.0);
-    let which = stalled[0]
-        .slowest
-        .as_ref()
-        .map(|s| {
-            let ended = s.ended_s - warmup;
-            format!(" ({}, {:.2} s to {ended:.2} s after the warmup)", s.statement, ended - s.latency_us / 1e6)
-        })
-        .unwrap_or_default();
+    let which = match (span(stalled[0], warmup), &stalled[0].slowest) {
+        (Some(Span { from_s, to_s, of: SpanOf::Event }), Some(s)) => format!(
+            " ({from_s:.2} s to {to_s:.2} s after the warmup; its second's slowest statement {} took {:.2} s)",
+            s.statement,
+            s.latency_us / 1e6
+        ),
+        (Some(Span { from_s, to_s, .. }), Some(s)) => {
+            format!(" ({}, {from_s:.2} s to {to_s:.2} s after the warmup)", s.statement)
+        }
+        (Some(Span { from_s, to_s, .. }), None) => format!(" ({from_s:.2} s to {to_s:.2} s after the warmup)"),
+        (None, _) => String::new(),
+    };
     vec![Finding {
         id: "stall".into(),
         severity: Severity::Warn,
@@ -80,10 +59,69 @@ pub fn stalls(d: &ResultDocument) -> Vec<Finding> {
     }]
 }
 
+/// One stall in the evidence; times in seconds from the end of the warmup.
+fn named(d: &ResultDocument, i: &IntervalStats, warmup: f64) -> serde_json::Value {
+    let mut stall = json!({ "event_ms": round(i.event.max_us / 1000.0) });
+    if let Some(s) = &i.slowest {
+        stall["statement"] = json!(s.statement);
+        stall["statement_ms"] = json!(round(s.latency_us / 1000.0));
+    }
+    match span(i, warmup) {
+        Some(span) => {
+            stall["started_s"] = json!(round(span.from_s));
+            stall["ended_s"] = json!(round(span.to_s));
+            stall["span_of"] = json!(span.of.name());
+        }
+        // Results before statements were named: the interval it ended in.
+        None => stall["interval_end_s"] = json!(round(i.from_s + i.duration_s - warmup)),
+    }
+    if let Some(r) = i.repeat {
+        stall["repeat"] = json!(r);
+    }
+    let server = server_then(d, i);
+    if !server.is_empty() {
+        stall["server"] = json!(server);
+    }
+    stall
+}
+
+/// When a stall began and ended, seconds after the warmup.
+struct Span {
+    from_s: f64,
+    to_s: f64,
+    of: SpanOf,
+}
+
+/// Whose span: the stalled event's, or (results before events' ends were recorded) the
+/// slowest statement's, which may be any part of the event.
+#[derive(Clone, Copy)]
+enum SpanOf {
+    Event,
+    Statement,
+}
+
+impl SpanOf {
+    fn name(self) -> &'static str {
+        match self {
+            SpanOf::Event => "event",
+            SpanOf::Statement => "statement",
+        }
+    }
+}
+
+fn span(i: &IntervalStats, warmup: f64) -> Option<Span> {
+    let (latency_us, ended_s, of) = match (&i.slowest_event, &i.slowest) {
+        (Some(e), _) => (e.latency_us, e.ended_s, SpanOf::Event),
+        (None, Some(s)) => (s.latency_us, s.ended_s, SpanOf::Statement),
+        (None, None) => return None,
+    };
+    Some(Span { from_s: ended_s - latency_us / 1e6 - warmup, to_s: ended_s - warmup, of })
+}
+
 /// The server's figures in a stalled interval that stand out from the run: at least twice
 /// their median over the measured intervals (a checkpoint, a surge of page flushing, lock
 /// waits), with that median.
-fn server_then(d: &ResultDocument, i: &crate::model::IntervalStats) -> serde_json::Map<String, serde_json::Value> {
+fn server_then(d: &ResultDocument, i: &IntervalStats) -> serde_json::Map<String, serde_json::Value> {
     let mut out = serde_json::Map::new();
     for (key, value) in &i.server {
         let mut all: Vec<f64> =
@@ -98,7 +136,7 @@ fn server_then(d: &ResultDocument, i: &crate::model::IntervalStats) -> serde_jso
 }
 
 /// Checkpoints the server counted in the interval (figures whose unit is checkpoints).
-fn checkpoints_in(d: &ResultDocument, i: &crate::model::IntervalStats) -> f64 {
+fn checkpoints_in(d: &ResultDocument, i: &IntervalStats) -> f64 {
     let figures = d.conditions.server.sampled();
     figures.iter().filter(|f| f.unit == "checkpoints").filter_map(|f| i.server.get(&f.key)).sum()
 }
@@ -109,7 +147,7 @@ fn round(x: f64) -> f64 {
 
 /// "1 second", "3 seconds"; or, when the timeline's entries are not seconds (merged over a
 /// long run, or a fractional --report-interval), "2 stretches (of up to 5.12 s)".
-fn stretches(stalled: &[&crate::model::IntervalStats]) -> String {
+fn stretches(stalled: &[&IntervalStats]) -> String {
     let n = stalled.len() as u64;
     let longest = stalled.iter().map(|i| i.duration_s).fold(0.0, f64::max);
     if (0.5..1.5).contains(&longest) {
@@ -123,7 +161,6 @@ fn stretches(stalled: &[&crate::model::IntervalStats]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::IntervalStats;
 
     #[test]
     fn stalls_are_counted_in_seconds_or_in_the_entries_they_were() {
@@ -133,6 +170,39 @@ mod tests {
         assert_eq!(stretches(&[&second, &second]), "2 seconds");
         assert_eq!(stretches(&[&merged, &second]), "2 stretches (of up to 5.12 s)");
         assert_eq!(stretches(&[&entry(0.25)]), "1 stretch (of up to 0.25 s)");
+    }
+
+    /// A stall spans its event as recorded, not the slowest statement of its second: here the
+    /// event waited in a statement that ended 0.45 s before the event did.
+    #[test]
+    fn a_stall_spans_its_event_not_its_slowest_statement() {
+        use crate::model::{ClassStats, SlowestEvent, SlowestStatement};
+        let mut d: ResultDocument = serde_json::from_str(include_str!("testdata/mariadb_loopback.json")).unwrap();
+        d.conditions.run.warmup_s = 2;
+        d.stats.insert("event".into(), ClassStats { p99_us: 2_000.0, ..Default::default() });
+        d.intervals =
+            (0..10).map(|n| IntervalStats { from_s: n as f64, duration_s: 1.0, ..Default::default() }).collect();
+        d.intervals.iter_mut().for_each(|i| i.event.max_us = 3_000.0);
+        let stalled = &mut d.intervals[9];
+        stalled.event.max_us = 900_000.0;
+        stalled.slowest =
+            Some(SlowestStatement { statement: "point_select".into(), latency_us: 400_000.0, ended_s: 9.5 });
+        stalled.slowest_event = Some(SlowestEvent { latency_us: 900_000.0, ended_s: 9.95 });
+        let found = stalls(&d);
+        let stall = &found[0].evidence["stalls"][0];
+        assert_eq!(
+            (&stall["started_s"], &stall["ended_s"], &stall["span_of"]),
+            (&json!(7.05), &json!(7.95), &json!("event"))
+        );
+        assert_eq!(stall["statement_ms"], json!(400.0));
+        assert!(found[0].title.contains("took 0.90 s (7.05 s to 7.95 s after the warmup; its second's slowest statement point_select took 0.40 s)"), "{}", found[0].title);
+        // A result written before events' ends were recorded: the statement's span, said to be so.
+        d.intervals[9].slowest_event = None;
+        let stall = &stalls(&d)[0].evidence["stalls"][0];
+        assert_eq!(
+            (&stall["started_s"], &stall["ended_s"], &stall["span_of"]),
+            (&json!(7.1), &json!(7.5), &json!("statement"))
+        );
     }
 
     /// A stall in a second the server checkpointed says so, with the figures that stood

@@ -33,10 +33,14 @@ pub struct VerifyArgs {
     /// A node to look on, repeatable (default: every node the probe wrote to; the result
     /// keeps URLs without passwords, so give the password with --password-file or the
     /// environment).
-    #[arg(long = "target", value_name = "URL")]
+    #[arg(long = "target", visible_alias = "node", value_name = "URL")]
     pub targets: Vec<String>,
     #[arg(long = "password-file", value_name = "FILE")]
     pub password_file: Option<PathBuf>,
+    /// Seconds to wait at most for every node to settle (replicas to apply what they
+    /// received, rows the same on two reads) before its rows count.
+    #[arg(long = "settle-timeout", default_value = "10", value_parser = seconds)]
+    pub settle_timeout: Duration,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }
@@ -85,6 +89,20 @@ pub struct FailoverArgs {
     /// is judged by its node's role at that moment: the resolution of that judgement).
     #[arg(long = "role-poll-ms", default_value_t = 100.0, value_parser = poll_ms)]
     pub role_poll_ms: f64,
+    /// A node of the cluster reached directly (not through the target's proxy or DNS name),
+    /// repeatable: its role is watched while the probe writes and its rows are read after
+    /// it, so a second primary and rows lost or diverged on it are seen (a sandbox's nodes
+    /// are added by themselves). NAME=URL names it in the report.
+    #[arg(long = "node", value_name = "[NAME=]URL")]
+    pub nodes: Vec<String>,
+    /// Patroni's REST API (http://HOST:8008): every member its /cluster lists is read
+    /// directly as a --node would be, named as Patroni names it.
+    #[arg(long = "patroni-api", value_name = "URL")]
+    pub patroni_api: Option<String>,
+    /// Seconds the check after the run waits at most for every node to settle (replicas to
+    /// apply what they received, rows the same on two reads) before its rows count.
+    #[arg(long = "settle-timeout", default_value = "10", value_parser = seconds)]
+    pub settle_timeout: Duration,
     #[command(flatten)]
     pub common: ProbeCommon,
 }

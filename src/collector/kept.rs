@@ -204,6 +204,13 @@ fn merge_fields(into: &mut IntervalStats, later: &IntervalStats) {
     if later.slowest.as_ref().is_some_and(|l| into.slowest.as_ref().is_none_or(|s| l.latency_us > s.latency_us)) {
         into.slowest = later.slowest.clone();
     }
+    if later
+        .slowest_event
+        .as_ref()
+        .is_some_and(|l| into.slowest_event.as_ref().is_none_or(|s| l.latency_us > s.latency_us))
+    {
+        into.slowest_event = later.slowest_event.clone();
+    }
 }
 
 /// The server's figures over `a` seconds and the next `b`: rates as their mean over both,
@@ -289,6 +296,9 @@ mod tests {
         assert_eq!(measured.iter().map(|e| e.event.max_us).fold(0.0, f64::max), 4_000_000.0);
         let spike = measured.iter().find(|e| e.from_s <= 500.0 && 500.0 < e.from_s + e.duration_s).unwrap();
         assert_eq!(spike.event.max_us, 4_000_000.0);
+        // ... and when it ended: a stall's span.
+        let slowest = spike.slowest_event.as_ref().map(|e| (e.latency_us, e.ended_s));
+        assert_eq!(slowest, Some((4_000_000.0, 500.0)));
         let last = measured.last().unwrap();
         let mut covered = LatencyHistogram::new();
         for n in last.from_s as u64..1_000 {

@@ -70,6 +70,8 @@ pub fn merge_group(entries: &[&IntervalStats], histograms: &ClassHistograms) -> 
     into.client_cpu_pct = entries.iter().filter_map(|e| e.client_cpu_pct).reduce(|a, b| a + b);
     into.slowest =
         entries.iter().filter_map(|e| e.slowest.clone()).max_by(|a, b| a.latency_us.total_cmp(&b.latency_us));
+    into.slowest_event =
+        entries.iter().filter_map(|e| e.slowest_event.clone()).max_by(|a, b| a.latency_us.total_cmp(&b.latency_us));
     into.scatter = scatter(entries);
     // The shard that leads reads the server for the whole run.
     into.server = entries.iter().find(|e| !e.server.is_empty()).map(|e| e.server.clone()).unwrap_or_default();

@@ -21,6 +21,15 @@ impl DbError {
         DbError { code: ErrorCode::Mysql(errno), message: message.into(), connection_lost: MYSQL_LOST.contains(&errno) }
     }
 
+    /// The table named does not exist (MySQL 1146, PostgreSQL 42P01, SQLite's message).
+    pub fn no_such_table(&self) -> bool {
+        match &self.code {
+            ErrorCode::Mysql(1146) => true,
+            ErrorCode::Sqlstate(s) => s == "42P01",
+            _ => self.message.contains("no such table"),
+        }
+    }
+
     /// 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now: the server is going away.
     pub fn sqlstate(code: &str, message: impl Into<String>) -> Self {
         let lost = matches!(code, "57P01" | "57P02" | "57P03");

@@ -70,6 +70,15 @@ impl Default for ConnectOptions {
 }
 
 /// The server as it describes itself.
+/// A node of the cluster as another node names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedNode {
+    pub host: String,
+    pub port: u16,
+    /// Where it was read (`SHOW REPLICA STATUS`, `pg_stat_replication`...).
+    pub listed_by: &'static str,
+}
+
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct ServerInfo {
     /// MySQL, MariaDB, Percona Server, PostgreSQL, SQLite...
@@ -152,6 +161,17 @@ pub trait Connection: 'static {
     /// What the node is now (primary, replica, read-only...) and what that was read from.
     /// Needs little privilege: what the user cannot see is said in the evidence.
     async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError>;
+    /// A replica that has received changes it has not applied yet: `Some(true)`; nothing
+    /// left to apply, or not a replica: `Some(false)`; `None`: this driver cannot tell (the
+    /// caller waits for its reads to agree instead).
+    async fn replay_pending(&mut self) -> Result<Option<bool>, DbError> {
+        Ok(None)
+    }
+    /// The other nodes of its cluster this server names itself (a replica's source, a
+    /// primary's replicas), as far as this user may see them; none where it names none.
+    async fn listed_nodes(&mut self) -> Result<Vec<ListedNode>, DbError> {
+        Ok(Vec::new())
+    }
     /// The role in words, with the evidence in parentheses.
     async fn replication_role(&mut self) -> Result<String, DbError> {
         Ok(self.node_role().await?.describe())

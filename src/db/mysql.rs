@@ -397,7 +397,8 @@ impl Connection for MysqlConnection {
     async fn node_role(&mut self) -> Result<RoleReading, DbError> {
         let vars = self
             .pairs(
-                "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin', 'wsrep_on', 'port', 'server_id')",
+                "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('read_only', 'super_read_only', 'log_bin', 'wsrep_on', 'port', 'server_id', \
+                 'server_uuid', 'hostname', 'bind_address', 'report_host')",
             )
             .await?;
         if vars.get("wsrep_on").is_some_and(|v| v == "ON") {
@@ -408,7 +409,7 @@ impl Connection for MysqlConnection {
                 )
                 .await?;
             let mut role = super::facts::mysql::galera_role(&status);
-            role.node = super::facts::mysql::identity(&vars);
+            (role.node, role.address) = super::facts::mysql::identity(&vars);
             return Ok(role);
         }
         // SHOW REPLICA STATUS (MySQL 8.0.22+, MariaDB 10.5+), else the older spelling. A user
@@ -420,6 +421,49 @@ impl Connection for MysqlConnection {
             Err(_) => self.rows("SHOW SLAVE STATUS").await.map(|r| !r.is_empty()),
         };
         super::facts::mysql::role(&vars, replicates)
+    }
+
+    async fn replay_pending(&mut self) -> Result<Option<bool>, DbError> {
+        // MySQL and MariaDB keep these at the same places: the source's log file and the
+        // position read (5, 6), and the log file and position executed (9, 21).
+        let rows = match self.rows("SHOW REPLICA STATUS").await {
+            Ok(rows) => rows,
+            Err(e) if e.connection_lost => return Err(e),
+            Err(_) => match self.rows("SHOW SLAVE STATUS").await {
+                Ok(rows) => rows,
+                Err(_) => return Ok(None),
+            },
+        };
+        let Some(r) = rows.first() else { return Ok(Some(false)) };
+        let get = |i: usize| r.get(i).cloned().flatten();
+        if r.len() < 22 {
+            return Ok(None);
+        }
+        Ok(Some((get(5), get(6)) != (get(9), get(21))))
+    }
+
+    async fn listed_nodes(&mut self) -> Result<Vec<super::ListedNode>, DbError> {
+        let mut out = Vec::new();
+        // Both spellings keep the source's host and port in columns 1 and 3, and a
+        // replica's host and port in columns 1 and 2 (its report_host: empty when unset).
+        let listed =
+            [("SHOW REPLICA STATUS", "SHOW SLAVE STATUS", 1, 3), ("SHOW REPLICA HOSTS", "SHOW SLAVE HOSTS", 1, 2)];
+        for (sql, older, host, port) in listed {
+            let rows = match self.rows(sql).await {
+                Ok(rows) => rows,
+                Err(e) if e.connection_lost => return Err(e),
+                Err(_) => self.rows(older).await.unwrap_or_default(),
+            };
+            for r in rows {
+                let get = |i: usize| r.get(i).cloned().flatten().unwrap_or_default();
+                if let (h, Ok(p)) = (get(host), get(port).parse::<u16>()) {
+                    if !h.is_empty() && p > 0 {
+                        out.push(super::ListedNode { host: h, port: p, listed_by: sql });
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

@@ -460,8 +460,8 @@ impl Connection for SqliteConnection {
     }
 
     async fn node_role(&mut self) -> Result<crate::model::ha::RoleReading, DbError> {
-        let evidence = "in-process library, no replication".into();
-        Ok(crate::model::ha::RoleReading { role: crate::model::ha::NodeRole::Embedded, evidence, node: String::new() })
+        let evidence = "in-process library, no replication";
+        Ok(crate::model::ha::RoleReading::anonymous(crate::model::ha::NodeRole::Embedded, evidence))
     }
 
     async fn table_sizes(&mut self, tables: &[String], _declared_rows: u64) -> Result<Vec<TableSize>, DbError> {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FaultRecord {
-    /// The sandbox whose nodes the faults were performed on.
+    /// The sandbox whose nodes the faults were performed on (empty: only `exec` steps).
     pub sandbox: String,
     /// The schedule as given.
     pub schedule: String,
@@ -17,9 +17,9 @@ pub struct FaultRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FaultEvent {
     /// `kill` (SIGKILL), `stop` (SIGTERM), `start`, `pause` (SIGSTOP), `resume` (SIGCONT),
-    /// `promote`.
+    /// `promote`, `exec` (a user's command).
     pub action: String,
-    /// The sandbox node.
+    /// The sandbox node; for `exec`, the command.
     pub node: String,
     /// When it was planned, milliseconds on the run's clock.
     pub planned_ms: u64,
@@ -35,12 +35,19 @@ pub struct FaultEvent {
     pub outcome: String,
     /// What it did, or why it failed or was not performed.
     pub detail: String,
+    /// `exec`: the command's exit status (absent: killed by a signal, or not an `exec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// `exec`: the first lines of its output (stdout, then stderr).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<String>,
 }
 
 impl FaultEvent {
-    /// A fault that interrupts writes where it lands (not a start, resume or promote).
+    /// A fault that interrupts writes where it lands (not a start, resume or promote); a
+    /// user's command or a manager's switchover starts a failover, which does.
     pub fn disrupts(&self) -> bool {
-        matches!(self.action.as_str(), "kill" | "stop" | "pause")
+        matches!(self.action.as_str(), "kill" | "stop" | "pause" | "exec" | "switchover" | "failover")
     }
 
     /// `kill primary @5.000 s`.

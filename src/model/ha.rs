@@ -4,6 +4,7 @@
 //! took to become visible on each replica. Times are microseconds since the probe started
 //! (`started_at` is its wall-clock start), so one clock orders every attempt.
 
+use super::ha_node::{ProbeTiming, Server};
 use super::is_zero;
 use super::{ClassStats, ServerFacts};
 use schemars::JsonSchema;
@@ -140,6 +141,82 @@ pub struct FailoverRecord {
     /// Every node's rows of this probe after the run, node by node.
     #[serde(default)]
     pub checks: Vec<NodeCheck>,
+    /// Every server the probe met, by the identity it reported (attempts, role changes and
+    /// checks name them by `key`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<Server>,
+    /// Whether the probe itself ran on time.
+    #[serde(default)]
+    pub timing: ProbeTiming,
+    /// Seconds the check after the run waited at most for the nodes to settle (replicas to
+    /// apply what they received) before reading their rows.
+    #[serde(default)]
+    pub settle_timeout_s: f64,
+}
+
+impl FailoverRecord {
+    /// 1-based number of the server `key` names in `servers` (0: none).
+    pub fn server_number(&self, key: &str) -> u32 {
+        self.servers.iter().position(|s| s.key == key).map_or(0, |i| i as u32 + 1)
+    }
+
+    /// How reports name the server `key` names (its key when it is unknown).
+    pub fn name_of(&self, key: &str) -> String {
+        self.servers.iter().find(|s| s.key == key).map_or_else(|| key.to_string(), |s| s.name.clone())
+    }
+
+    /// The role changes by server rather than by the endpoint read: `target` becomes the
+    /// server's number (results without servers: unchanged).
+    pub fn server_roles(&self) -> Vec<RoleChange> {
+        match self.servers.is_empty() {
+            true => self.roles.clone(),
+            false => by_server(&self.roles, &|key| self.server_number(key)),
+        }
+    }
+}
+
+/// The server a reading names; a reading that names none (an embedded database) stands for
+/// the endpoint read.
+pub fn reading_key(c: &RoleChange) -> String {
+    match c.node.is_empty() {
+        true => format!("target{}", c.target),
+        false => c.node.clone(),
+    }
+}
+
+/// The server an attempt's connection named (none: it never connected).
+pub fn attempt_key(a: &Attempt) -> Option<String> {
+    match (&a.node, a.target) {
+        (Some(n), _) => Some(n.clone()),
+        (None, 0) => None,
+        (None, t) if a.role.is_some() => Some(format!("target{t}")),
+        (None, _) => None,
+    }
+}
+
+/// `roles` with each change's `target` made the number `number` gives its server. A reading
+/// without an answer counts for the server behind its endpoint only when that endpoint
+/// always reached the same server (a node, not a proxy); else it says nothing of any server.
+pub fn by_server(roles: &[RoleChange], number: &dyn Fn(&str) -> u32) -> Vec<RoleChange> {
+    let mut one_server: BTreeMap<u32, Option<String>> = BTreeMap::new();
+    for c in roles.iter().filter(|c| c.role.is_some()) {
+        let key = reading_key(c);
+        let seen = one_server.entry(c.target).or_insert_with(|| Some(key.clone()));
+        if seen.as_deref() != Some(key.as_str()) {
+            *seen = None;
+        }
+    }
+    roles
+        .iter()
+        .filter_map(|c| {
+            let key = match c.role {
+                Some(_) => reading_key(c),
+                None => one_server.get(&c.target).cloned().flatten()?,
+            };
+            Some(RoleChange { target: number(&key), ..c.clone() })
+        })
+        .filter(|c| c.target > 0)
+        .collect()
 }
 
 /// The writes that make a failover's figures untrue: acknowledged by a node that read as a
@@ -154,7 +231,11 @@ pub struct SplitBrain {
 /// Writes one node acknowledged while it read as something other than a primary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NonPrimaryWrites {
+    /// The target (endpoint) the writes went to.
     pub target: u32,
+    /// The server that acknowledged them (its key in `servers`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub node: String,
     /// `replica` or `read_only`; absent: its role was never read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<NodeRole>,
@@ -167,10 +248,16 @@ pub struct NonPrimaryWrites {
 /// read as primaries.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OverlappingWriters {
-    /// The two targets, lower first.
+    /// The two targets, lower first (through one proxy: the same target twice).
     pub targets: [u32; 2],
+    /// The two servers (keys in `servers`), in the order of `acknowledged_each`.
+    #[serde(default)]
+    pub nodes: [String; 2],
     /// Acknowledged writes that interleaved (on either node).
     pub acknowledged: u64,
+    /// Of the probe's writes from `from_us` to `to_us`, those each server acknowledged.
+    #[serde(default)]
+    pub acknowledged_each: [u64; 2],
     pub from_us: u64,
     pub to_us: u64,
 }
@@ -178,9 +265,17 @@ pub struct OverlappingWriters {
 /// One node's rows of this probe, read after the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NodeCheck {
+    /// The endpoint read (1-based over the targets, then the other nodes known).
     pub target: u32,
-    /// Redacted URL.
+    /// Redacted URL of the endpoint read.
     pub node: String,
+    /// The server that answered (its key in `servers`; empty: none answered).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server: String,
+    /// Read through an endpoint that is not this server itself (a proxy, a DNS name): its URL.
+    /// The other servers behind it were not read through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
     /// Its role when read after the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<RoleReading>,
@@ -196,6 +291,16 @@ pub struct NodeCheck {
     /// Rows the node holds whose write was never acknowledged (unknown outcome, or failed).
     pub unacknowledged_present: u64,
     pub unacknowledged_present_seqs: Vec<u64>,
+    /// Rows this node holds that the final primary does not (0 on the final primary).
+    #[serde(default)]
+    pub diverged: u64,
+    #[serde(default)]
+    pub diverged_seqs: Vec<u64>,
+    /// Milliseconds until the node had settled (nothing received left to apply, and its
+    /// rows the same on two reads); absent: it had not within `settle_timeout_s`, and what
+    /// it lacks may still arrive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_ms: Option<f64>,
 }
 
 /// How an attempt ended.
@@ -206,8 +311,10 @@ pub enum Outcome {
     Acknowledged,
     /// The server answered with an error (its code in `code`): not written.
     Failed,
-    /// The connection broke or no answer came in time after the write was sent: it may or
-    /// may not have been committed.
+    /// Indeterminate: the connection broke after the write was sent, or no answer came
+    /// within `--attempt-timeout` (an answer after it does not count): it may or may not
+    /// have been committed. Settled after the run by looking for its row (`settled`).
+    #[serde(rename = "indeterminate", alias = "unknown")]
     Unknown,
     /// No target accepted a connection: nothing was sent.
     NotConnected,
@@ -218,7 +325,7 @@ impl Outcome {
         match self {
             Outcome::Acknowledged => "acknowledged",
             Outcome::Failed => "failed",
-            Outcome::Unknown => "unknown",
+            Outcome::Unknown => "indeterminate",
             Outcome::NotConnected => "not_connected",
         }
     }
@@ -254,6 +361,14 @@ pub struct Attempt {
     /// here as a primary, a write a replica took as a replica still.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_after: Option<NodeRole>,
+    /// An indeterminate write settled after the run: true, its row is on the final primary
+    /// (committed); false, it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
+    /// The probe's own process stalled during this attempt: a timeout then says nothing
+    /// about the database.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub probe_stalled: bool,
 }
 
 /// What a node is at one moment, as it says itself: whether an ordinary client's write
@@ -306,13 +421,23 @@ impl NodeRole {
 pub struct RoleReading {
     pub role: NodeRole,
     pub evidence: String,
-    /// The server's own identity (`port 13307, server_id 2`): through a proxy, which node
-    /// answered.
+    /// The server's own identity, read from the server (never from the address dialled):
+    /// unique per server and the same across its restarts; through a proxy, which node
+    /// answered. See [`RoleReading::address`] for the readable part.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub node: String,
+    /// `host:port` as the server reports them (the address it accepted the connection on,
+    /// or its configured one): how reports name a node no sandbox or `--node` names.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub address: String,
 }
 
 impl RoleReading {
+    /// A reading that names no server (an embedded database; tests).
+    pub fn anonymous(role: NodeRole, evidence: impl Into<String>) -> RoleReading {
+        RoleReading { role, evidence: evidence.into(), node: String::new(), address: String::new() }
+    }
+
     /// `primary (binary log on, not a replica, read_only=OFF)`.
     pub fn describe(&self) -> String {
         format!("{} ({})", self.role.name(), self.evidence)
@@ -333,13 +458,25 @@ pub struct RoleChange {
     pub role: Option<NodeRole>,
     /// What the role was read from, or why the node did not answer.
     pub evidence: String,
+    /// The server that answered (its key in `servers`); empty: no answer.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub node: String,
+    /// `host:port` as that server reports them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub address: String,
 }
 
 /// No acknowledged write from `from_us` (the last before the fault) to `to_us` (the first
 /// after it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Outage {
+    /// The last write acknowledged on a primary before it, or the end of a stall of the
+    /// probe's own after it (the probe saw nothing while it stalled).
     pub from_us: u64,
+    /// Present when the probe stalled between its last acknowledgement (this time) and its
+    /// next attempt: the outage began between `earliest_from_us` and `from_us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earliest_from_us: Option<u64>,
     /// Absent when no write was acknowledged again before the probe ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_us: Option<u64>,
@@ -374,6 +511,13 @@ impl Outage {
 pub struct Verification {
     /// The node read (redacted URL): the one that reads as primary after the run.
     pub node: String,
+    /// Its server (key in `servers`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server: String,
+    /// Read only through this endpoint (no node of the cluster known to read directly):
+    /// rows on the other nodes were not looked at, and no `diverged` figure holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
     /// Its target number (0 in files of fairbench before 0.2: the target acknowledged last).
     #[serde(default)]
     pub target: u32,

@@ -14,6 +14,7 @@ pub mod file;
 pub mod finding;
 pub mod ha;
 pub mod ha_figure;
+pub mod ha_node;
 pub mod kinds;
 pub mod metric;
 pub mod outage;
@@ -40,7 +41,8 @@ pub use kinds::*;
 pub use metric::{Measured, Metric};
 pub use repeat::{RepeatRecord, Spread};
 pub use stats::{
-    ClassStats, CompactStats, EncodedHistogram, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestStatement,
+    ClassStats, CompactStats, EncodedHistogram, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestEvent,
+    SlowestStatement,
 };
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::{now_micros, parse_sql_timestamp, rfc3339, write_sql_timestamp};

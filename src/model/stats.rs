@@ -137,6 +137,10 @@ pub struct IntervalStats {
     /// The slowest statement that ended in this interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowest: Option<SlowestStatement>,
+    /// The slowest event that ended in this interval: its span is a stall's (results before
+    /// it was recorded: absent, and a stall is placed by its slowest statement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowest_event: Option<SlowestEvent>,
     /// The server's own figures over this interval, as its driver lists them
     /// (`conditions.server.facts.sampled`), read on a connection of fairbench's own once a
     /// second: a key ending in `/s` is a counter's rate per second between two readings,
@@ -165,6 +169,15 @@ pub struct EncodedHistogram {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct SlowestStatement {
     pub statement: String,
+    pub latency_us: f64,
+    /// When it ended, seconds since the run started (warmup included).
+    pub ended_s: f64,
+}
+
+/// An event's execution named by the interval it ended in: it began `latency_us` before
+/// `ended_s` (from its intended start in an open loop).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct SlowestEvent {
     pub latency_us: f64,
     /// When it ended, seconds since the run started (warmup included).
     pub ended_s: f64,

@@ -1,35 +1,80 @@
-//! After a failover probe: this run's rows looked up on every node, each node's role read,
-//! the node that ends as primary named, and what it lacks (lost) or others hold that it does
-//! not (diverged). A node that cannot be read is unverified, never counted as fine.
+//! After a failover probe: this run's rows looked up on every server, each read directly
+//! where a direct way is known (a node's own URL, not a proxy's), once the nodes have
+//! settled; each server's role read, the server that ends as primary named, and what each
+//! server lacks (lost) or holds that the final primary does not (diverged). A node that
+//! cannot be read is unverified, never counted as fine. Servers are told apart by the
+//! identity they report: a proxy and the node it reached are one server.
 
 use super::failover::Targets;
 use crate::db::{Connection, Database, DbError};
-use crate::model::ha::{Attempt, NodeCheck, Outcome, RoleReading, Verification};
+use crate::model::ha::{Attempt, FailoverRecord, NodeCheck, Outcome, RoleReading, Verification};
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// At most this many sequence numbers are listed per figure (the counts count all).
 const LISTED: usize = 1000;
+/// Between two reads of a node that is settling.
+const SETTLE_POLL: Duration = Duration::from_millis(250);
 
-async fn rows<D: Database>(db: &D, run_id: i64) -> Result<(RoleReading, BTreeSet<u64>), DbError> {
-    let mut conn = db.connect().await?;
-    let role = conn.node_role().await?;
-    let rows = conn.text_rows(&format!("SELECT seq FROM fairbench_probe WHERE run_id = {run_id}")).await?;
-    Ok((role, rows.iter().filter_map(|r| r.first()?.as_deref()?.parse().ok()).collect()))
+/// One endpoint read after the run: the server that answered, its rows, and how long it
+/// took to settle (None: not within the deadline).
+struct Read {
+    role: RoleReading,
+    rows: BTreeSet<u64>,
+    settled_ms: Option<f64>,
 }
 
-fn unverified(target: u32, url: &str, why: String) -> NodeCheck {
+/// This run's rows on the node; a node without the probe's table holds none of them (a
+/// split brain can create it on one node only).
+async fn rows<C: Connection>(conn: &mut C, run_id: i64) -> Result<BTreeSet<u64>, DbError> {
+    let rows = match conn.text_rows(&format!("SELECT seq FROM fairbench_probe WHERE run_id = {run_id}")).await {
+        Err(e) if e.no_such_table() => return Ok(BTreeSet::new()),
+        rows => rows?,
+    };
+    Ok(rows.iter().filter_map(|r| r.first()?.as_deref()?.parse().ok()).collect())
+}
+
+/// The node's rows once it has settled: nothing it received is left to apply (where its
+/// driver can tell) and two reads in a row agree; or, at `deadline`, as they are then.
+async fn settled<D: Database>(db: &D, run_id: i64, deadline: Instant) -> Result<Read, DbError> {
+    let start = Instant::now();
+    let mut conn = db.connect().await?;
+    let mut previous: Option<BTreeSet<u64>> = None;
+    loop {
+        let pending = conn.replay_pending().await?;
+        let now = rows(&mut conn, run_id).await?;
+        let stable = previous.as_ref() == Some(&now) && pending != Some(true);
+        if stable || Instant::now() >= deadline {
+            let role = conn.node_role().await?;
+            let settled_ms = stable.then(|| start.elapsed().as_secs_f64() * 1000.0);
+            return Ok(Read { role, rows: now, settled_ms });
+        }
+        previous = Some(now);
+        tokio::time::sleep(SETTLE_POLL).await;
+    }
+}
+
+fn check(target: u32, url: &str) -> NodeCheck {
     NodeCheck {
         target,
         node: url.to_string(),
+        server: String::new(),
+        through: None,
         role: None,
-        unverified: Some(why),
+        unverified: None,
         present: 0,
         missing: 0,
         missing_seqs: Vec::new(),
         unacknowledged_present: 0,
         unacknowledged_present_seqs: Vec::new(),
+        diverged: 0,
+        diverged_seqs: Vec::new(),
+        settled_ms: None,
     }
+}
+
+fn unverified(target: u32, url: &str, why: String) -> NodeCheck {
+    NodeCheck { unverified: Some(why), ..check(target, url) }
 }
 
 /// What `present` (the node's rows) says about the attempts.
@@ -45,15 +90,14 @@ pub fn node(
     let unacked: Vec<u64> =
         attempts.iter().filter(|a| !acked(a)).map(|a| a.seq).filter(|s| present.contains(s)).collect();
     NodeCheck {
-        target,
-        node: url.to_string(),
+        server: role.as_ref().map(|r| r.node.clone()).unwrap_or_default(),
         role,
-        unverified: None,
         present: present.len() as u64,
         missing: missing.len() as u64,
         missing_seqs: missing.into_iter().take(LISTED).collect(),
         unacknowledged_present: unacked.len() as u64,
         unacknowledged_present_seqs: unacked.into_iter().take(LISTED).collect(),
+        ..check(target, url)
     }
 }
 
@@ -67,12 +111,18 @@ pub fn verdict(
 ) -> Option<Verification> {
     let primaries: Vec<&NodeCheck> =
         checks.iter().filter(|c| c.role.as_ref().is_some_and(|r| r.role.is_writer())).collect();
-    let last_acked = attempts.iter().rev().find(|a| a.outcome == Outcome::Acknowledged).map(|a| a.target);
+    let last_acked = attempts.iter().rev().find(|a| a.outcome == Outcome::Acknowledged);
+    let acked_last = |c: &NodeCheck| {
+        last_acked.is_some_and(|a| match &a.node {
+            Some(n) if !c.server.is_empty() => *n == c.server,
+            _ => a.target == c.target,
+        })
+    };
     let (final_primary, why) = match primaries.as_slice() {
         [] => return None,
         [only] => (*only, "the only node that reads as primary after the run".to_string()),
         several => {
-            let chosen = several.iter().find(|c| Some(c.target) == last_acked).unwrap_or(&several[0]);
+            let chosen = several.iter().find(|c| acked_last(c)).unwrap_or(&several[0]);
             let members = several.iter().all(|c| c.role.as_ref().is_some_and(|r| r.role.shares_writes()));
             let why = match members {
                 true => format!("{} members of a multi-primary cluster take writes; judged on the one that acknowledged last, the others must hold the same rows", several.len()),
@@ -88,6 +138,8 @@ pub fn verdict(
     let of = |o: Outcome| attempts.iter().filter(move |a| a.outcome == o).map(|a| a.seq);
     Some(Verification {
         node: final_primary.node.clone(),
+        server: final_primary.server.clone(),
+        through: final_primary.through.clone(),
         target: final_primary.target,
         why,
         at: crate::model::rfc3339(std::time::SystemTime::now()),
@@ -102,28 +154,81 @@ pub fn verdict(
     })
 }
 
-/// Every node looked up: the checks, and the verdict on the final primary.
+/// What the lookup after the run found.
+pub struct Checked {
+    pub checks: Vec<NodeCheck>,
+    pub verification: Option<Verification>,
+    /// The final primary's rows (to settle the indeterminate writes).
+    final_rows: Option<BTreeSet<u64>>,
+}
+
+/// Every endpoint read once settled (at most `settle` from now), each server kept once (read
+/// directly when a direct way is known), the verdict on the final primary.
 pub async fn all<D: Database>(
     targets: &Targets<D>,
     attempts: &[Attempt],
     run_id: i64,
     timeout: Duration,
-) -> (Vec<NodeCheck>, Option<Verification>) {
+    settle: Duration,
+) -> Checked {
+    let deadline = Instant::now() + settle;
+    let reads = targets.dbs.iter().map(|db| tokio::time::timeout(settle + timeout, settled(&**db, run_id, deadline)));
+    let reads = futures_util::future::join_all(reads).await;
+    let mut by_server: BTreeMap<String, (usize, Read, bool)> = BTreeMap::new();
     let mut checks = Vec::new();
-    let mut present = BTreeMap::new();
-    for (i, (db, url)) in targets.dbs.iter().zip(&targets.urls).enumerate() {
-        let target = i as u32 + 1;
-        match tokio::time::timeout(timeout, rows(&**db, run_id)).await {
-            Ok(Ok((role, rows))) => {
-                checks.push(node(target, url, Some(role), attempts, &rows));
-                present.insert(target, rows);
+    for (i, read) in reads.into_iter().enumerate() {
+        let (target, url) = (i as u32 + 1, &targets.urls[i]);
+        let read = match read {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                checks.push(unverified(target, url, e.to_string()));
+                continue;
             }
-            Ok(Err(e)) => checks.push(unverified(target, url, e.to_string())),
-            Err(_) => checks.push(unverified(target, url, format!("no answer within {:.1} s", timeout.as_secs_f64()))),
+            Err(_) => {
+                let why = format!("no answer within {:.1} s", (settle + timeout).as_secs_f64());
+                checks.push(unverified(target, url, why));
+                continue;
+            }
+        };
+        let is_direct = super::servers::reaches_itself(i, targets.writers, &targets.dialled, &read.role.address);
+        let key = if read.role.node.is_empty() { format!("target{target}") } else { read.role.node.clone() };
+        match by_server.get(&key) {
+            Some((_, _, true)) => {}
+            Some(_) if !is_direct => {}
+            _ => {
+                by_server.insert(key, (i, read, is_direct));
+            }
         }
     }
-    let verdict = verdict(&checks, attempts, &present);
-    (checks, verdict)
+    let mut present = BTreeMap::new();
+    for (i, read, is_direct) in by_server.into_values() {
+        let (target, url) = (i as u32 + 1, &targets.urls[i]);
+        let mut c = node(target, url, Some(read.role), attempts, &read.rows);
+        c.settled_ms = read.settled_ms;
+        c.through = (!is_direct).then(|| url.clone());
+        checks.push(c);
+        present.insert(target, read.rows);
+    }
+    checks.sort_by_key(|c| c.target);
+    let verification = verdict(&checks, attempts, &present);
+    let final_rows = verification.as_ref().and_then(|v| present.get(&v.target).cloned());
+    for c in checks.iter_mut().filter(|c| c.unverified.is_none()) {
+        let (Some(own), Some(rows)) = (&final_rows, present.get(&c.target)) else { continue };
+        let diverged: Vec<u64> = rows.difference(own).copied().collect();
+        c.diverged = diverged.len() as u64;
+        c.diverged_seqs = diverged.into_iter().take(LISTED).collect();
+    }
+    Checked { checks, verification, final_rows }
+}
+
+/// The lookup's findings into the record: the checks, the verdict, and each indeterminate
+/// write settled by whether the final primary holds its row.
+pub fn apply(record: &mut FailoverRecord, checked: Checked) {
+    record.checks = checked.checks;
+    record.verification = checked.verification;
+    for a in record.attempts.iter_mut().filter(|a| a.outcome == Outcome::Unknown) {
+        a.settled = checked.final_rows.as_ref().map(|rows| rows.contains(&a.seq));
+    }
 }
 
 #[cfg(test)]
@@ -143,11 +248,13 @@ mod tests {
             role: None,
             node: None,
             role_after: None,
+            settled: None,
+            probe_stalled: false,
         }
     }
 
     fn role(r: NodeRole) -> Option<RoleReading> {
-        Some(RoleReading { role: r, evidence: String::new(), node: String::new() })
+        Some(RoleReading::anonymous(r, ""))
     }
 
     #[test]

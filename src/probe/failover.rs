@@ -10,6 +10,7 @@ use super::roles::{self, Seen};
 use super::{Clock, Pacer, ProbeError};
 use crate::db::{Connection, Database, DbError, Param};
 use crate::model::ha::{Attempt, NodeRole, Outcome, RoleChange};
+use crate::model::ha_node::ProbeTiming;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,13 +23,21 @@ pub struct FailoverOptions {
     pub attempt_timeout: Duration,
     /// How often the role watcher reads each node.
     pub role_poll: Duration,
+    /// How long the check after the run waits at most for the nodes to settle.
+    pub settle_timeout: Duration,
     pub run_id: i64,
 }
 
-/// The targets in `--target` order, with their redacted URLs.
+/// The endpoints the probe reads: the targets in `--target` order (the writer uses these),
+/// then the other nodes known (a sandbox's nodes, `--node`s), which are only watched and
+/// checked. With their redacted URLs.
 pub struct Targets<D> {
     pub dbs: Vec<Arc<D>>,
     pub urls: Vec<String>,
+    /// How many of them are `--target`s.
+    pub writers: usize,
+    /// Each endpoint's `host:port` as dialled (to tell a node from a proxy in front of it).
+    pub dialled: Vec<String>,
 }
 
 struct Live<C> {
@@ -54,7 +63,7 @@ pub fn insert_sql<D: Database>(db: &D) -> String {
 /// replication, or already have it).
 pub async fn setup<D: Database>(targets: &Targets<D>, timeout: Duration) -> Result<(), ProbeError> {
     let mut last = None;
-    for (db, url) in targets.dbs.iter().zip(&targets.urls) {
+    for (db, url) in targets.dbs[..targets.writers].iter().zip(&targets.urls) {
         match tokio::time::timeout(timeout, db.connect()).await {
             Ok(Ok(mut conn)) => {
                 return super::ensure_table(&**db, &mut conn, &super::probe_table(), super::MARKER).await
@@ -67,16 +76,19 @@ pub async fn setup<D: Database>(targets: &Targets<D>, timeout: Duration) -> Resu
 }
 
 /// Writes until `duration` has passed or `stop` says so, while the role watcher reads every
-/// node; returns every attempt, the role changes seen and how the schedule was kept.
+/// node and the probe watches its own timing; returns every attempt, the role changes seen,
+/// how the schedule was kept and when the probe itself stalled.
 pub async fn write<D: Database>(
     targets: &Targets<D>,
     opts: &FailoverOptions,
     clock: Clock,
     stop: &dyn Fn() -> bool,
-) -> (Vec<Attempt>, Vec<RoleChange>, Pacer) {
+) -> Written {
     let seen = Seen::default();
     let done = std::cell::Cell::new(false);
     let watcher_stop = || done.get() || stop();
+    let threshold = super::timing::threshold(opts.rate);
+    let stalls = super::timing::StallWatch::start(clock, threshold);
     let writer = async {
         let written = write_all(targets, opts, clock, &seen, stop).await;
         done.set(true);
@@ -84,7 +96,16 @@ pub async fn write<D: Database>(
     };
     let watcher = roles::watch(&targets.dbs, &clock, opts.role_poll, opts.attempt_timeout, &seen, &watcher_stop);
     let ((attempts, pacer), ()) = tokio::join!(writer, watcher);
-    (attempts, seen.into_changes(), pacer)
+    let timing = super::timing::timing(stalls.finish(), &pacer, &clock, threshold);
+    Written { attempts, roles: seen.into_changes(), pacer, timing }
+}
+
+/// What the writer and the watchers leave.
+pub struct Written {
+    pub attempts: Vec<Attempt>,
+    pub roles: Vec<RoleChange>,
+    pub pacer: Pacer,
+    pub timing: ProbeTiming,
 }
 
 async fn write_all<D: Database>(
@@ -168,21 +189,16 @@ async fn write_one<D: Database>(
     let params = [Param::Int(opts.run_id), Param::Int(seq as i64), Param::Int(client_us)];
     let target = l.target as u32 + 1;
     let (role, node) = (Some(l.role), Some(l.node.clone()).filter(|n| !n.is_empty()));
+    let started = Instant::now();
     let mut attempt = match tokio::time::timeout(opts.attempt_timeout, l.conn.execute(l.insert, &params)).await {
+        Ok(Ok(_)) if started.elapsed() > opts.attempt_timeout => {
+            // The answer came, but after the attempt's time: cut there, as a client would.
+            let late = format!("answered after {:.3} s, past --attempt-timeout", started.elapsed().as_secs_f64());
+            failed(Outcome::Unknown, target, &DbError::timeout(late))
+        }
         Ok(Ok(_)) => {
             *keep = Some(l);
-            Attempt {
-                seq,
-                at_us: 0,
-                took_us: 0,
-                outcome: Outcome::Acknowledged,
-                target,
-                code: None,
-                message: None,
-                role: None,
-                node: None,
-                role_after: None,
-            }
+            attempt(Outcome::Acknowledged, target)
         }
         // The commit may have happened: only the server's own answer says it did not.
         Ok(Err(e)) if e.connection_lost => failed(Outcome::Unknown, target, &e),
@@ -197,19 +213,25 @@ async fn write_one<D: Database>(
     attempt
 }
 
-fn failed(outcome: Outcome, target: u32, e: &DbError) -> Attempt {
+fn attempt(outcome: Outcome, target: u32) -> Attempt {
     Attempt {
         seq: 0,
         at_us: 0,
         took_us: 0,
         outcome,
         target,
-        code: Some(e.code.to_string()),
-        message: Some(e.to_string()),
+        code: None,
+        message: None,
         role: None,
         node: None,
         role_after: None,
+        settled: None,
+        probe_stalled: false,
     }
+}
+
+fn failed(outcome: Outcome, target: u32, e: &DbError) -> Attempt {
+    Attempt { code: Some(e.code.to_string()), message: Some(e.to_string()), ..attempt(outcome, target) }
 }
 
 /// The first target, in order, that connects, says what it is and prepares the INSERT in
@@ -222,7 +244,7 @@ async fn connect_any<D: Database>(
     seen: &Seen,
 ) -> Result<Live<D::Conn>, DbError> {
     let mut last = DbError::lost("no target");
-    for (i, db) in targets.dbs.iter().enumerate() {
+    for (i, db) in targets.dbs[..targets.writers].iter().enumerate() {
         let sql = insert_sql(&**db);
         let attempt = async {
             let mut conn = db.connect().await?;

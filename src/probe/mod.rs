@@ -6,9 +6,12 @@
 //! driver (`Database::server_facts`).
 
 pub mod check;
+pub mod discover;
 pub mod failover;
 pub mod lag;
 pub mod roles;
+pub mod servers;
+pub mod timing;
 pub mod verdict;
 
 use crate::db::{Connection, Database, DbError};
@@ -207,6 +210,9 @@ pub struct Pacer {
     pub delays: crate::stats::LatencyHistogram,
     /// Each acknowledged write's latency from its slot's time (open-loop latency).
     pub from_slot: crate::stats::LatencyHistogram,
+    /// Slots that began later than `stall_after`: (their time, when they began).
+    pub late_spans: Vec<(Instant, Instant)>,
+    stall_after: Duration,
 }
 
 impl Pacer {
@@ -222,6 +228,8 @@ impl Pacer {
             skipped: 0,
             delays: Default::default(),
             from_slot: Default::default(),
+            late_spans: Vec::new(),
+            stall_after: timing::threshold(rate),
         }
     }
 
@@ -239,6 +247,9 @@ impl Pacer {
         self.delays.record(delay);
         if delay > Duration::from_millis(1) {
             self.late += 1;
+        }
+        if delay > self.stall_after {
+            self.late_spans.push((self.next, self.next + delay));
         }
         self.slot = self.next;
         self.next += self.interval;

@@ -31,15 +31,16 @@ impl Seen {
     /// same node is older news and is dropped.
     pub fn note(&self, target: u32, began_us: u64, reading: Result<&RoleReading, &Unread>) {
         let mut all = self.0.borrow_mut();
-        let (role, evidence) = match reading {
-            Ok(r) => (Some(r.role), r.evidence.clone()),
-            Err(why) => (None, why.to_string()),
+        let (role, evidence, node, address) = match reading {
+            Ok(r) => (Some(r.role), r.evidence.clone(), r.node.clone(), r.address.clone()),
+            Err(why) => (None, why.to_string(), String::new(), String::new()),
         };
+        // Through a proxy the same role from another server is a change too.
         let last = all.iter().rev().find(|c| c.target == target);
-        if last.is_some_and(|c| c.role == role || c.at_us > began_us) {
+        if last.is_some_and(|c| (c.role == role && c.node == node) || c.at_us > began_us) {
             return;
         }
-        all.push(RoleChange { at_us: began_us, target, role, evidence });
+        all.push(RoleChange { at_us: began_us, target, role, evidence, node, address });
     }
 
     /// The role `target` was last read in at or before `at_us` (readings without an answer
@@ -112,7 +113,7 @@ pub(super) mod tests {
     use super::*;
 
     pub(in crate::probe) fn reading(role: NodeRole) -> RoleReading {
-        RoleReading { role, evidence: String::new(), node: String::new() }
+        RoleReading::anonymous(role, "")
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub struct Recorder<C: Counter = u64> {
     pub scatter: Reservoir,
     /// The slowest statement recorded (a stall names it).
     pub slowest: Option<Slowest>,
+    /// The slowest event recorded, its latency and end (a stall's span).
+    pub slowest_event: Option<(Duration, Instant)>,
 }
 
 /// One statement's execution: which, how long, when it ended.
@@ -142,6 +144,7 @@ impl<C: Counter> Recorder<C> {
             reconnect_failures: 0,
             scatter: Reservoir::new(of_commits),
             slowest: None,
+            slowest_event: None,
         }
     }
 
@@ -182,6 +185,9 @@ impl<C: Counter> Recorder<C> {
     #[inline]
     pub fn event(&mut self, tx: usize, latency: Duration, service: Duration, at: Instant) {
         self.events.record(latency);
+        if self.slowest_event.is_none_or(|(slowest, _)| latency > slowest) {
+            self.slowest_event = Some((latency, at));
+        }
         if let Some(h) = self.transactions.get_mut(tx) {
             h.record(latency);
         }
@@ -277,6 +283,9 @@ impl<C: Counter> Recorder<C> {
         if let Some(theirs) = other.slowest.filter(|t| self.slowest.is_none_or(|s| t.latency > s.latency)) {
             self.slowest = Some(theirs);
         }
+        if let Some(theirs) = other.slowest_event.filter(|t| self.slowest_event.is_none_or(|s| t.0 > s.0)) {
+            self.slowest_event = Some(theirs);
+        }
     }
 
     pub fn reset(&mut self) {
@@ -299,6 +308,7 @@ impl<C: Counter> Recorder<C> {
         self.reconnect_failures = 0;
         self.scatter.clear();
         self.slowest = None;
+        self.slowest_event = None;
     }
 
     /// Each statement's name and latencies, in id order.
@@ -477,6 +487,22 @@ mod tests {
         assert_eq!(r.total(true).max_ns(), 100_000);
         let o = r.open_loop().unwrap();
         assert_eq!((o.late, o.dropped), (1, 3));
+    }
+
+    /// The slowest event and its end survive a merge of clients and go with a reset.
+    #[test]
+    fn the_slowest_event_is_kept_with_its_end() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let mut a = Recorder::new(&statements(&[PointSelect]), &["t".into()], false);
+        let mut b = a.clone();
+        a.event(0, Duration::from_millis(900), Duration::ZERO, at(950));
+        a.event(0, Duration::from_millis(5), Duration::ZERO, at(990));
+        b.event(0, Duration::from_millis(40), Duration::ZERO, at(980));
+        b.add(&a);
+        assert_eq!(b.slowest_event, Some((Duration::from_millis(900), at(950))));
+        b.reset();
+        assert_eq!(b.slowest_event, None);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::classes::ClassHistograms;
 use super::Recorder;
-use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf, SlowestStatement};
+use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf, SlowestEvent, SlowestStatement};
 use crate::stats::LatencyHistogram;
 use crate::workload::StatementClass;
 use std::collections::BTreeMap;
@@ -112,6 +112,10 @@ pub fn interval_stats<C: hdrhistogram::Counter>(
         },
         slowest: r.slowest_statement().map(|(name, latency, at)| SlowestStatement {
             statement: name.to_string(),
+            latency_us: latency.as_nanos() as f64 / 1000.0,
+            ended_s: at.saturating_duration_since(start).as_secs_f64(),
+        }),
+        slowest_event: r.slowest_event.map(|(latency, at)| SlowestEvent {
             latency_us: latency.as_nanos() as f64 / 1000.0,
             ended_s: at.saturating_duration_since(start).as_secs_f64(),
         }),

@@ -10,7 +10,8 @@ fn secs(us: u64) -> String {
 }
 
 pub fn text(o: &mut String, f: &FaultRecord) {
-    let _ = writeln!(o, "\nFaults on sandbox {} ({}); seconds on the run's clock:", f.sandbox, f.schedule);
+    let on = if f.sandbox.is_empty() { String::new() } else { format!(" on sandbox {}", f.sandbox) };
+    let _ = writeln!(o, "\nFaults{on} ({}); seconds on the run's clock:", f.schedule);
     for e in &f.events {
         let planned = e.planned_ms as f64 / 1000.0;
         let when = match (e.at_us, e.done_us) {
@@ -18,6 +19,9 @@ pub fn text(o: &mut String, f: &FaultRecord) {
             _ => "never began".into(),
         };
         let _ = writeln!(o, "  @{planned:.3} {:<20} {when}: {} ({})", e.label(), e.outcome, e.detail);
+        for line in e.output.iter().skip(1) {
+            let _ = writeln!(o, "      | {line}");
+        }
     }
 }
 

@@ -25,7 +25,8 @@ pub fn text(o: &mut String, h: &HaRecord, faults: Option<&FaultRecord>, verbose:
         }
     }
     if let Some(f) = &h.failover {
-        failover(o, f, faults, verbose);
+        let endpoints: Vec<&str> = h.nodes.iter().map(|n| n.name.as_str()).collect();
+        failover(o, f, &endpoints, faults, verbose);
     }
     if let Some(l) = &h.lag {
         lag(o, l, verbose);
@@ -36,7 +37,7 @@ fn secs(us: u64) -> String {
     format!("{:.3}", us as f64 / 1e6)
 }
 
-fn failover(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>, verbose: bool) {
+fn failover(o: &mut String, f: &FailoverRecord, endpoints: &[&str], faults: Option<&FaultRecord>, verbose: bool) {
     let outcomes: Vec<String> = f.outcomes.iter().map(|(k, v)| format!("{v} {k}")).collect();
     let _ = writeln!(
         o,
@@ -47,9 +48,10 @@ fn failover(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>, ve
         outcomes.join(", ")
     );
     let _ = writeln!(o, "  verdict: {}", verdict(f, faults));
-    roles(o, f);
+    timing(o, f, faults);
+    roles(o, f, endpoints);
     if let Some(sb) = &f.split_brain {
-        split_brain(o, sb);
+        split_brain(o, f, sb);
     }
     downtime(o, f, faults);
     if verbose {
@@ -73,16 +75,37 @@ fn failover(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>, ve
 /// The failover in one line: split brain, no failover, or the writer's move; and the loss.
 pub fn verdict(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
     let loss = match &f.verification {
+        Some(v) if v.through.is_some() => format!(
+            "{} of {} acknowledged writes lost on {}, verified only through {} (no other node read)",
+            v.lost,
+            v.acknowledged,
+            f.name_of(&v.server),
+            v.node
+        ),
         Some(v) => format!(
-            "{} of {} acknowledged writes lost on the final primary, {} diverged",
-            v.lost, v.acknowledged, v.diverged
+            "{} of {} acknowledged writes lost on the final primary ({}), {} diverged",
+            v.lost,
+            v.acknowledged,
+            f.name_of(&v.server),
+            v.diverged
         ),
         None => "loss not judged (no node reads as primary after the run, or none answered)".into(),
     };
     if let Some(sb) = &f.split_brain {
-        let n: u64 = sb.on_non_primary.iter().map(|w| w.acknowledged).sum::<u64>()
-            + sb.overlapping.iter().map(|p| p.acknowledged).sum::<u64>();
-        return format!("SPLIT BRAIN ({n} write(s) acknowledged off the primary): no clean failover; {loss}");
+        let n: u64 = sb.on_non_primary.iter().map(|w| w.acknowledged).sum::<u64>();
+        if n == 0 {
+            let pairs: Vec<String> = sb
+                .overlapping
+                .iter()
+                .map(|p| format!("{} and {}", f.name_of(&p.nodes[0]), f.name_of(&p.nodes[1])))
+                .collect();
+            return format!("TWO PRIMARIES ({} took writes at once): no clean failover; {loss}", pairs.join("; "));
+        }
+        let who: Vec<String> = sb.on_non_primary.iter().map(|w| f.name_of(&w.node)).collect();
+        return format!(
+            "SPLIT BRAIN ({n} write(s) acknowledged off the primary, by {}): no clean failover; {loss}",
+            who.join(", ")
+        );
     }
     let Some(longest) = f.outages.iter().max_by(|a, b| a.duration_ms.total_cmp(&b.duration_ms)) else {
         return format!("no outage; {loss}");
@@ -95,7 +118,7 @@ pub fn verdict(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
         }
         _ => String::new(),
     };
-    let (before, after_node) = (who(longest.target_before, &longest.node_before), after_of(longest));
+    let (before, after_node) = (who(f, longest.target_before, &longest.node_before), after_of(f, longest));
     match longest.target_after {
         None => format!(
             "no write acknowledged on a primary for the last {:.0} ms (not recovered); {loss}",
@@ -111,20 +134,69 @@ pub fn verdict(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
     }
 }
 
-/// A target, with the server that answered on it when known: `target1 (port 13306, server_id 1)`.
-fn who(target: u32, node: &Option<String>) -> String {
+/// The server that answered, by its name (`replica1`, `127.0.0.2:5432`); a result without
+/// servers: the target, with what the server said.
+fn who(f: &FailoverRecord, target: u32, node: &Option<String>) -> String {
     match node {
+        Some(n) if !f.servers.is_empty() => f.name_of(n),
         Some(n) => format!("target{target} ({n})"),
         None => format!("target{target}"),
     }
 }
 
-fn after_of(o: &crate::model::ha::Outage) -> String {
-    o.target_after.map_or("none".into(), |t| who(t, &o.node_after))
+fn after_of(f: &FailoverRecord, o: &crate::model::ha::Outage) -> String {
+    o.target_after.map_or("none".into(), |t| who(f, t, &o.node_after))
+}
+
+/// Whether the probe kept its own time: its stalls, dropped slots, late fault steps.
+fn timing(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
+    let t = &f.timing;
+    for s in &t.stalls {
+        let _ = writeln!(
+            o,
+            "  PROBE STALLED {} -> {} ({:.0} ms): the probe's own process did not run on time, and saw nothing then",
+            secs(s.from_us),
+            secs(s.to_us),
+            s.ms()
+        );
+    }
+    if t.dropped_slots > 0 {
+        let _ = writeln!(
+            o,
+            "  {} write slot(s) dropped: no write was tried in them (an attempt hung, or the probe was late)",
+            t.dropped_slots
+        );
+    }
+    for e in faults.into_iter().flat_map(|r| &r.events) {
+        let Some(at) = e.at_us else { continue };
+        let late_ms = at.saturating_sub(e.planned_ms * 1000) as f64 / 1000.0;
+        if late_ms > t.threshold_ms && t.threshold_ms > 0.0 {
+            let _ = writeln!(
+                o,
+                "  fault step {} began {:.0} ms after its planned {:.3} s",
+                e.label(),
+                late_ms,
+                e.planned_ms as f64 / 1000.0
+            );
+        }
+    }
+    let indeterminate: Vec<&crate::model::ha::Attempt> =
+        f.attempts.iter().filter(|a| a.outcome == Outcome::Unknown).collect();
+    if !indeterminate.is_empty() {
+        let committed = indeterminate.iter().filter(|a| a.settled == Some(true)).count();
+        let not = indeterminate.iter().filter(|a| a.settled == Some(false)).count();
+        let _ = writeln!(
+            o,
+            "  {} indeterminate write(s) (connection lost after sending, or no answer within {:.1} s), settled on the final primary: {committed} committed, {not} not, {} unsettled",
+            indeterminate.len(),
+            f.attempt_timeout_s,
+            indeterminate.len() - committed - not
+        );
+    }
 }
 
 /// Each node's roles as the probe saw them change.
-fn roles(o: &mut String, f: &FailoverRecord) {
+fn roles(o: &mut String, f: &FailoverRecord, endpoints: &[&str]) {
     if f.roles.is_empty() {
         return;
     }
@@ -135,33 +207,43 @@ fn roles(o: &mut String, f: &FailoverRecord) {
             .roles
             .iter()
             .filter(|c| c.target == t)
-            .map(|c| format!("{} at {}", c.role.map_or("no answer", |r| r.name()), secs(c.at_us)))
+            .map(|c| match (c.role, c.node.is_empty() || f.servers.is_empty()) {
+                (Some(r), false) => format!("{} on {} at {}", r.name(), f.name_of(&c.node), secs(c.at_us)),
+                (r, _) => format!("{} at {}", r.map_or("no answer", |r| r.name()), secs(c.at_us)),
+            })
             .collect();
-        let _ = writeln!(o, "    target{t}: {}", changes.join(", "));
+        let endpoint = endpoints.get(t as usize - 1).map_or(format!("target{t}"), |n| n.to_string());
+        let _ = writeln!(o, "    {endpoint}: {}", changes.join(", "));
     }
 }
 
-fn split_brain(o: &mut String, sb: &SplitBrain) {
+fn split_brain(o: &mut String, f: &FailoverRecord, sb: &SplitBrain) {
     for w in &sb.on_non_primary {
         let _ = writeln!(
             o,
-            "  SPLIT BRAIN: {} write(s) acknowledged by target{} while it was {} ({} -> {})",
+            "  SPLIT BRAIN: {} write(s) acknowledged by {} while it was {} ({} -> {})",
             w.acknowledged,
-            w.target,
+            who(f, w.target, &Some(w.node.clone()).filter(|n| !n.is_empty())),
             w.role.map_or("of unknown role", |r| if r == NodeRole::ReadOnly { "read-only" } else { "a replica" }),
             secs(w.first_us),
             secs(w.last_us)
         );
     }
     for p in &sb.overlapping {
+        let name = |i: usize| match p.nodes[i].is_empty() {
+            true => format!("target{}", p.targets[i]),
+            false => f.name_of(&p.nodes[i]),
+        };
         let _ = writeln!(
             o,
-            "  SPLIT BRAIN: target{} and target{} both took writes while both read as primaries ({} interleaved acknowledgement(s), {} -> {})",
-            p.targets[0],
-            p.targets[1],
-            p.acknowledged,
+            "  TWO PRIMARIES: {} and {} both took writes while both read as primaries, {} -> {}: {} and {} acknowledged write(s) ({} interleaved)",
+            name(0),
+            name(1),
             secs(p.from_us),
-            secs(p.to_us)
+            secs(p.to_us),
+            p.acknowledged_each[0],
+            p.acknowledged_each[1],
+            p.acknowledged
         );
     }
     let _ = writeln!(
@@ -199,17 +281,25 @@ fn downtime(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
         let how = match out.target_after {
             Some(_) if out.moved() => format!(
                 "; the writer moved from {} to {}, a primary then",
-                who(out.target_before, &out.node_before),
-                after_of(out)
+                who(f, out.target_before, &out.node_before),
+                after_of(f, out)
             ),
             Some(_) if out.target_before > 0 => {
-                format!("; no failover: {} took writes again after {:.0} ms", after_of(out), out.duration_ms)
+                format!("; no failover: {} took writes again after {:.0} ms", after_of(f, out), out.duration_ms)
             }
             _ => String::new(),
         };
         let errors: Vec<String> = out.errors.iter().map(|(k, v)| format!("{v} {k}")).collect();
         let _ =
             writeln!(o, "    {} -> {}: {:.0} ms, {}{how}", secs(out.from_us), to, out.duration_ms, errors.join(", "));
+        if let Some(earliest) = out.earliest_from_us {
+            let _ = writeln!(
+                o,
+                "      the probe stalled after its last acknowledgement at {}: the outage began between then and {}",
+                secs(earliest),
+                secs(out.from_us)
+            );
+        }
         if let (Some(e), Some(to)) = (super::faults::cause(faults, out, since), out.to_us) {
             let at = e.at_us.unwrap_or(0);
             let _ = writeln!(
@@ -217,7 +307,7 @@ fn downtime(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
                 "      from {} at {} to the first write acknowledged on a primary ({}) at {}: {:.0} ms",
                 e.label(),
                 secs(at),
-                after_of(out),
+                after_of(f, out),
                 secs(to),
                 to.saturating_sub(at) as f64 / 1000.0
             );
@@ -226,8 +316,12 @@ fn downtime(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
     }
 }
 
-/// The probe's outage beside the workload's stall: whether they agree, or by how much not.
 pub fn views(o: &mut String, v: &crate::model::outage::OutageViews) {
+    let _ = writeln!(o, "  {}", views_sentence(v));
+}
+
+/// The probe's outage beside the workload's stall: whether they agree, or by how much not.
+pub fn views_sentence(v: &crate::model::outage::OutageViews) -> String {
     let verdict = match v.agree() {
         true => format!("agrees with the probe's {:.0} ms within {:.0} ms", v.probe_ms, v.tolerance_ms()),
         false => format!(
@@ -237,52 +331,43 @@ pub fn views(o: &mut String, v: &crate::model::outage::OutageViews) {
             v.tolerance_ms()
         ),
     };
-    let _ = writeln!(
-        o,
-        "  the workload beside it: longest stall {:.0} ms (its longest event {:.0} ms; {:.0} ms without a completed event, in {:.0} ms intervals; {} errors): {verdict}",
+    format!(
+        "the workload beside it: longest stall {:.0} ms (its longest event {:.0} ms; {:.0} ms without a completed event, in {:.0} ms intervals; {} errors): {verdict}",
         v.workload_ms(),
         v.longest_event_ms,
         v.no_event_ms,
         v.interval_ms,
         v.errors
-    );
+    )
 }
 
 /// Every node's rows after the run, and the verdict on the node that ends as primary.
 pub fn verification(o: &mut String, f: &FailoverRecord) {
     for c in &f.checks {
-        match (&c.unverified, &c.role) {
-            (Some(why), _) => {
-                let _ = writeln!(o, "  target{} {}: UNVERIFIED ({why})", c.target, c.node);
-            }
-            (None, role) => {
-                let role = role.as_ref().map_or("unknown".into(), |r| r.describe());
-                let _ = writeln!(
-                    o,
-                    "  target{} {} ({role}): {} of this run's rows, {} acknowledged missing{}, {} never acknowledged present",
-                    c.target,
-                    c.node,
-                    c.present,
-                    c.missing,
-                    if c.missing > 0 { format!(" (seq {})", list(&c.missing_seqs)) } else { String::new() },
-                    c.unacknowledged_present
-                );
-            }
-        }
+        node_check(o, f, c);
     }
     match &f.verification {
         Some(v) => {
+            let diverged = match &v.through {
+                Some(endpoint) => format!(
+                    "verified only through {endpoint}, which reached {}: no other node was read, so no diverged figure",
+                    f.name_of(&v.server)
+                ),
+                None => format!(
+                    "{} DIVERGED (on another node, not here){}",
+                    v.diverged,
+                    if v.diverged > 0 { format!(" (seq {})", list(&v.diverged_seqs)) } else { String::new() }
+                ),
+            };
             let _ = writeln!(
                 o,
-                "  acknowledged writes on {} afterwards (final primary: {}): {} of {} present, {} LOST{}; {} DIVERGED (on another node, not here){}; {} of unknown outcome present (committed, never acknowledged); {} that failed with an error present",
-                v.node,
+                "  acknowledged writes on {} afterwards (final primary: {}): {} of {} present, {} LOST{}; {diverged}; {} of unknown outcome present (committed, never acknowledged); {} that failed with an error present",
+                f.name_of(&v.server),
                 v.why,
                 v.acknowledged - v.lost,
                 v.acknowledged,
                 v.lost,
                 if v.lost > 0 { format!(" (seq {})", list(&v.lost_seqs)) } else { String::new() },
-                v.diverged,
-                if v.diverged > 0 { format!(" (seq {})", list(&v.diverged_seqs)) } else { String::new() },
                 v.unacknowledged_present,
                 v.failed_present
             );
@@ -297,6 +382,30 @@ pub fn verification(o: &mut String, f: &FailoverRecord) {
             );
         }
     }
+}
+
+/// One server's rows after the run: named, how it was read, what it lacks and holds.
+fn node_check(o: &mut String, f: &FailoverRecord, c: &crate::model::ha::NodeCheck) {
+    if let Some(why) = &c.unverified {
+        let _ = writeln!(o, "  {}: UNVERIFIED ({why})", c.node);
+        return;
+    }
+    let name = if c.server.is_empty() { format!("target{} {}", c.target, c.node) } else { f.name_of(&c.server) };
+    let via = c.through.as_ref().map(|t| format!(", read through {t}")).unwrap_or_default();
+    let settled = match c.settled_ms {
+        Some(ms) => format!("settled after {ms:.0} ms"),
+        None => format!("NOT SETTLED within {:.0} s: what it lacks may still arrive", f.settle_timeout_s),
+    };
+    let role = c.role.as_ref().map_or("unknown".into(), |r| r.describe());
+    let _ = writeln!(
+        o,
+        "  {name} ({role}{via}; {settled}): {} of this run's rows, {} acknowledged missing{}, {} diverged from the final primary, {} never acknowledged present",
+        c.present,
+        c.missing,
+        if c.missing > 0 { format!(" (seq {})", list(&c.missing_seqs)) } else { String::new() },
+        c.diverged,
+        c.unacknowledged_present
+    );
 }
 
 /// At most 20 numbers, then how many more.

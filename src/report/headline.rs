@@ -9,18 +9,16 @@ pub(super) fn headline(o: &mut String, d: &ResultDocument, p: f64) {
     let r = &d.conditions.run;
     let stat = |class: &str| d.stats.get(class).cloned().unwrap_or_default();
     let (ev, tot, commit) = (stat("event"), stat("total"), stat("commit"));
-    let server = &d.conditions.server;
     let load = match &d.open_loop {
         Some(ol) => format!("open loop at {} events/s", trim_float(ol.rate)),
         None => "closed loop".to_string(),
     };
     let _ = writeln!(
         o,
-        "fairbench {}: {} on {} {}, {} client{}, {load}, {:.1} s measured after {} s warmup: {}{}",
+        "fairbench {}: {} on {}, {} client{}, {load}, {:.1} s measured after {} s warmup: {}{}",
         d.fairbench_version,
         d.conditions.workload.name,
-        server.product,
-        server.version,
+        super::probed::subject(d),
         r.threads,
         if r.threads == 1 { "" } else { "s" },
         r.measured_s,

@@ -9,6 +9,9 @@ pub mod ha;
 mod headline;
 pub mod html;
 mod interval;
+#[cfg(test)]
+mod probe_tests;
+mod probed;
 mod sections;
 mod server;
 pub mod shards;

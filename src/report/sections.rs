@@ -61,7 +61,7 @@ impl Section for Ha {
         }
     }
     fn html(&self, d: &ResultDocument) -> String {
-        d.ha.as_ref().map(super::html::ha_section).unwrap_or_default()
+        d.ha.as_ref().map(|h| super::html::ha_section(h, d.outage_views().as_ref())).unwrap_or_default()
     }
 }
 

@@ -1,7 +1,9 @@
 //! Faults on a schedule: `--fault 'kill primary @5s; start primary @8s; promote replica1 @6s;
-//! pause replica1 @3s for 2s'` parsed and checked against a sandbox's nodes and the run's
-//! length before anything starts, then performed on the run's clock by a thread of its own,
-//! each step recorded with when it began and ended and what it did.
+//! pause replica1 @3s for 2s; exec "aws rds failover-db-cluster ..." @10s'` parsed and checked
+//! against a sandbox's nodes and the run's length before anything starts, then performed on
+//! the run's clock by a thread of its own, each step recorded with when it began and ended
+//! and what it did. `exec` steps need no sandbox: they start a failover fairbench does not
+//! perform itself, and place it on the run's clock.
 
 use super::{lifecycle, patronictl, Sandbox, SandboxError, Signal};
 use crate::model::fault::{FaultEvent, FaultRecord};
@@ -17,19 +19,22 @@ pub enum Action {
     Pause,
     Resume,
     Promote,
+    /// A user's command (`exec 'COMMAND' @T`), run with `sh -c`.
+    Exec,
     /// Patroni's planned switchover to the node (`patronictl switchover`).
     Switchover,
     /// Patroni's manual failover to the node (`patronictl failover`).
     Failover,
 }
 
-const ACTIONS: [(&str, Action); 8] = [
+const ACTIONS: [(&str, Action); 9] = [
     ("kill", Action::Kill),
     ("stop", Action::Stop),
     ("start", Action::Start),
     ("pause", Action::Pause),
     ("resume", Action::Resume),
     ("promote", Action::Promote),
+    ("exec", Action::Exec),
     ("switchover", Action::Switchover),
     ("failover", Action::Failover),
 ];
@@ -53,13 +58,24 @@ impl Action {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     pub action: Action,
+    /// The sandbox node (empty for `exec`).
     pub node: String,
     pub at: Duration,
+    /// `exec`'s command.
+    pub command: Option<String>,
+}
+
+impl Step {
+    /// The step acts on a sandbox's node (every action but `exec`).
+    pub fn needs_sandbox(&self) -> bool {
+        self.action != Action::Exec
+    }
 }
 
 /// A schedule checked against its sandbox: the steps in time order.
 #[derive(Clone, Debug)]
 pub struct Schedule {
+    /// Empty when every step is an `exec`.
     pub sandbox: String,
     pub text: String,
     pub steps: Vec<Step>,
@@ -69,31 +85,14 @@ fn bad(step: &str, why: impl std::fmt::Display) -> SandboxError {
     SandboxError::Invalid(format!("--fault {step:?}: {why}"))
 }
 
-/// `ACTION NODE @TIME [for DURATION]; ...`, times as `5s`, `1.5s` or `500ms`.
+/// `ACTION NODE @TIME [for DURATION]; ...` and `exec 'COMMAND' @TIME`, times as `5s`, `1.5s`
+/// or `500ms`.
 pub fn parse(text: &str) -> Result<Vec<Step>, SandboxError> {
     let mut steps = Vec::new();
-    for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let words: Vec<&str> = part.split_whitespace().collect();
-        let (action, node, at, rest) = match words.as_slice() {
-            [a, n, at, rest @ ..] if at.starts_with('@') => (*a, *n, &at[1..], rest),
-            _ => return Err(bad(part, "write ACTION NODE @TIME [for DURATION], e.g. 'kill primary @5s'")),
-        };
-        let names: Vec<&str> = ACTIONS.iter().map(|(n, _)| *n).collect();
-        let action = ACTIONS
-            .iter()
-            .find(|(n, _)| *n == action)
-            .map(|(_, a)| *a)
-            .ok_or_else(|| bad(part, format!("unknown action {action:?}: use {}", names.join(", "))))?;
-        let at = duration(at).ok_or_else(|| bad(part, format!("{at:?} is not a time such as 5s or 500ms")))?;
-        steps.push(Step { action, node: node.to_string(), at });
-        match rest {
-            [] => {}
-            ["for", d] => {
-                let d = duration(d).ok_or_else(|| bad(part, format!("{d:?} is not a duration such as 2s")))?;
-                let undo = action.undo().ok_or_else(|| bad(part, format!("{} takes no 'for'", action.name())))?;
-                steps.push(Step { action: undo, node: node.to_string(), at: at + d });
-            }
-            _ => return Err(bad(part, "only 'for DURATION' may follow the time")),
+    for part in super::exec::split_steps(text).into_iter().map(str::trim).filter(|p| !p.is_empty()) {
+        match part.strip_prefix("exec").filter(|r| r.starts_with(char::is_whitespace)) {
+            Some(rest) => steps.push(exec_step(part, rest.trim_start())?),
+            None => parse_step(part, &mut steps)?,
         }
     }
     if steps.is_empty() {
@@ -101,6 +100,47 @@ pub fn parse(text: &str) -> Result<Vec<Step>, SandboxError> {
     }
     steps.sort_by_key(|s| s.at);
     Ok(steps)
+}
+
+/// `exec 'COMMAND' @TIME`.
+fn exec_step(part: &str, rest: &str) -> Result<Step, SandboxError> {
+    let usage = "write exec 'COMMAND' @TIME, the command in quotes, e.g. exec 'patronictl failover --force' @5s";
+    let (command, rest) = super::exec::quoted(rest).ok_or_else(|| bad(part, usage))?;
+    let at = match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
+        [at] => at.strip_prefix('@').ok_or_else(|| bad(part, usage))?,
+        _ => return Err(bad(part, usage)),
+    };
+    let at = duration(at).ok_or_else(|| bad(part, format!("{at:?} is not a time such as 5s or 500ms")))?;
+    if command.trim().is_empty() {
+        return Err(bad(part, "the command is empty"));
+    }
+    Ok(Step { action: Action::Exec, node: String::new(), at, command: Some(command.to_string()) })
+}
+
+fn parse_step(part: &str, steps: &mut Vec<Step>) -> Result<(), SandboxError> {
+    let words: Vec<&str> = part.split_whitespace().collect();
+    let (action, node, at, rest) = match words.as_slice() {
+        [a, n, at, rest @ ..] if at.starts_with('@') => (*a, *n, &at[1..], rest),
+        _ => return Err(bad(part, "write ACTION NODE @TIME [for DURATION], e.g. 'kill primary @5s'")),
+    };
+    let names: Vec<&str> = ACTIONS.iter().map(|(n, _)| *n).collect();
+    let action = ACTIONS
+        .iter()
+        .find(|(n, _)| *n == action)
+        .map(|(_, a)| *a)
+        .ok_or_else(|| bad(part, format!("unknown action {action:?}: use {}", names.join(", "))))?;
+    let at = duration(at).ok_or_else(|| bad(part, format!("{at:?} is not a time such as 5s or 500ms")))?;
+    steps.push(Step { action, node: node.to_string(), at, command: None });
+    match rest {
+        [] => Ok(()),
+        ["for", d] => {
+            let d = duration(d).ok_or_else(|| bad(part, format!("{d:?} is not a duration such as 2s")))?;
+            let undo = action.undo().ok_or_else(|| bad(part, format!("{} takes no 'for'", action.name())))?;
+            steps.push(Step { action: undo, node: node.to_string(), at: at + d, command: None });
+            Ok(())
+        }
+        _ => Err(bad(part, "only 'for DURATION' may follow the time")),
+    }
 }
 
 fn duration(s: &str) -> Option<Duration> {
@@ -112,15 +152,29 @@ fn duration(s: &str) -> Option<Duration> {
     (v.is_finite() && v >= 0.0).then(|| Duration::from_secs_f64(v * scale))
 }
 
-/// The schedule for sandbox `name`: every node exists, every step before `end`.
-pub fn check(text: &str, name: &str, end: Duration) -> Result<Schedule, SandboxError> {
+/// Whether the schedule `text` acts on a sandbox (any step but `exec`).
+pub fn needs_sandbox(text: &str) -> Result<bool, SandboxError> {
+    Ok(parse(text)?.iter().any(Step::needs_sandbox))
+}
+
+/// The schedule for sandbox `name` (None: only `exec` steps): every node exists, every step
+/// before `end`.
+pub fn check(text: &str, name: Option<&str>, end: Duration) -> Result<Schedule, SandboxError> {
     let steps = parse(text)?;
-    let sb = Sandbox::load(&super::home()?, name)?;
+    let sb = name.map(|n| Sandbox::load(&super::home()?, n)).transpose()?;
     for s in &steps {
-        sb.node(&s.node).map_err(|e| bad(text, e))?;
-        if matches!(s.action, Action::Switchover | Action::Failover) && sb.patroni.is_none() {
-            let (step, action, sandbox) = (text.to_string(), s.action.name(), name.to_string());
-            return Err(SandboxError::NeedsPatroni { step, action, sandbox });
+        match (&sb, s.needs_sandbox()) {
+            (Some(sb), true) => {
+                sb.node(&s.node).map_err(|e| bad(text, e))?;
+                if matches!(s.action, Action::Switchover | Action::Failover) && sb.patroni.is_none() {
+                    let (step, action, sandbox) = (text.to_string(), s.action.name(), sb.name.clone());
+                    return Err(SandboxError::NeedsPatroni { step, action, sandbox });
+                }
+            }
+            (None, true) => {
+                return Err(bad(text, format!("{} acts on a sandbox's node: name the sandbox", s.action.name())))
+            }
+            _ => {}
         }
         if s.at >= end {
             return Err(bad(
@@ -135,7 +189,7 @@ pub fn check(text: &str, name: &str, end: Duration) -> Result<Schedule, SandboxE
             ));
         }
     }
-    Ok(Schedule { sandbox: name.to_string(), text: text.to_string(), steps })
+    Ok(Schedule { sandbox: name.unwrap_or_default().to_string(), text: text.to_string(), steps })
 }
 
 /// The sandbox one of whose nodes listens on `host`:`port` (localhost for 127.0.0.1), or
@@ -185,22 +239,28 @@ fn run(schedule: &Schedule, zero: Instant, cancel: &AtomicBool) -> Vec<FaultEven
     for step in &schedule.steps {
         let mut event = FaultEvent {
             action: step.action.name().into(),
-            node: step.node.clone(),
+            node: step.command.clone().unwrap_or_else(|| step.node.clone()),
             planned_ms: step.at.as_millis() as u64,
             at_us: None,
             done_us: None,
             outcome: "not performed".into(),
             detail: "the run ended first".into(),
+            exit_code: None,
+            output: Vec::new(),
         };
         if wait_until(zero + step.at, cancel) {
             let began = Instant::now();
-            let done = act(&schedule.sandbox, step);
             event.at_us = Some(us(began));
+            match &step.command {
+                Some(command) => exec(command, cancel, &mut event),
+                None => {
+                    (event.outcome, event.detail) = match act(&schedule.sandbox, step) {
+                        Ok(what) => ("done".into(), what),
+                        Err(e) => ("failed".into(), e.to_string()),
+                    }
+                }
+            }
             event.done_us = Some(us(Instant::now()));
-            (event.outcome, event.detail) = match done {
-                Ok(what) => ("done".into(), what),
-                Err(e) => ("failed".into(), e.to_string()),
-            };
         }
         out.push(event);
     }
@@ -221,6 +281,28 @@ fn wait_until(t: Instant, cancel: &AtomicBool) -> bool {
     }
 }
 
+/// Runs an `exec` step's command: done when it exits 0, failed otherwise (its status and
+/// first lines recorded either way).
+fn exec(command: &str, cancel: &AtomicBool, event: &mut FaultEvent) {
+    match super::exec::run(command, cancel) {
+        Ok(ran) => {
+            event.exit_code = ran.exit_code;
+            event.output = ran.output;
+            let status = match (ran.cut, ran.exit_code) {
+                (true, _) => "still running at the run's end: killed".to_string(),
+                (false, Some(code)) => format!("exit status {code}"),
+                (false, None) => "killed by a signal".to_string(),
+            };
+            event.outcome = if ran.exit_code == Some(0) { "done" } else { "failed" }.into();
+            event.detail = match event.output.first() {
+                Some(line) => format!("{status}: {line}"),
+                None => status,
+            };
+        }
+        Err(e) => (event.outcome, event.detail) = ("failed".into(), format!("cannot run sh -c: {e}")),
+    }
+}
+
 fn act(sandbox: &str, step: &Step) -> Result<String, SandboxError> {
     let node = std::slice::from_ref(&step.node);
     let mut notes = Vec::new();
@@ -235,6 +317,7 @@ fn act(sandbox: &str, step: &Step) -> Result<String, SandboxError> {
         Action::Promote => {
             lifecycle::promote(sandbox, &step.node, &mut note).map(|_| format!("{} promoted, takes writes", step.node))
         }
+        Action::Exec => Err(SandboxError::Invalid("exec runs no sandbox action".into())),
         Action::Switchover => patronictl::switchover(sandbox, &step.node),
         Action::Failover => patronictl::failover(sandbox, &step.node),
     }
@@ -264,6 +347,32 @@ mod tests {
         let patroni: Vec<Action> =
             parse("switchover replica1 @4s; failover primary @9s").unwrap().iter().map(|s| s.action).collect();
         assert_eq!(patroni, [Action::Switchover, Action::Failover]);
+    }
+
+    #[test]
+    fn an_exec_step_takes_a_quoted_command_that_may_hold_semicolons() {
+        let steps =
+            parse("kill primary @2s; exec 'patronictl failover --force; echo done' @3s; exec \"true\" @500ms").unwrap();
+        let got: Vec<(Action, Option<&str>, u128)> =
+            steps.iter().map(|s| (s.action, s.command.as_deref(), s.at.as_millis())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Action::Exec, Some("true"), 500),
+                (Action::Kill, None, 2000),
+                (Action::Exec, Some("patronictl failover --force; echo done"), 3000)
+            ]
+        );
+        assert!(!steps[0].needs_sandbox() && steps[1].needs_sandbox());
+        for (text, says) in [
+            ("exec patronictl @3s", "the command in quotes"),
+            ("exec 'true' 3s", "the command in quotes"),
+            ("exec 'true' @3s for 2s", "the command in quotes"),
+            ("exec '' @3s", "the command is empty"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(says) && e.lines().count() == 1, "{text}: {e}");
+        }
     }
 
     #[test]

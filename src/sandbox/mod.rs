@@ -12,6 +12,7 @@
 
 mod engine;
 mod etcd;
+mod exec;
 pub mod fault;
 mod galera;
 mod http;

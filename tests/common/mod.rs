@@ -2,6 +2,7 @@
 //! binary, and the server's own counters read without going through fairbench.
 #![allow(dead_code)]
 
+pub mod ha;
 pub mod sandbox;
 
 use mysql_async::prelude::Queryable;

@@ -244,7 +244,7 @@ pub fn galera_role(status: &BTreeMap<String, String>) -> RoleReading {
         get("wsrep_cluster_size")
     );
     let member = get("wsrep_cluster_status") == "Primary" && get("wsrep_ready") == "ON";
-    RoleReading { role: if member { NodeRole::Member } else { NodeRole::ReadOnly }, evidence, node: String::new() }
+    RoleReading::anonymous(if member { NodeRole::Member } else { NodeRole::ReadOnly }, evidence)
 }
 
 /// The role from `read_only`, `super_read_only`, `log_bin` and whether the node replicates
@@ -272,13 +272,28 @@ pub fn role<E: std::fmt::Display>(
         (Ok(false), false, false) => (NodeRole::Standalone, "no binary log, not a replica".to_string()),
         (Err(why), _, _) => (NodeRole::ReadOnly, why),
     };
-    Ok(RoleReading { role, evidence: format!("{source}, {read_only}"), node: identity(vars) })
+    let (node, address) = identity(vars);
+    Ok(RoleReading { role, evidence: format!("{source}, {read_only}"), node, address })
 }
 
-/// The server's own identity from `port` and `server_id`.
-pub fn identity(vars: &BTreeMap<String, String>) -> String {
-    let get = |k: &str| vars.get(k).map_or("?", String::as_str);
-    format!("port {}, server_id {}", get("port"), get("server_id"))
+/// The server's own identity and the `host:port` it says it is at. MySQL's `server_uuid` is
+/// unique per server; MariaDB has none, so its `server_id` (unique in a replication topology)
+/// goes with the host and port. The host is `report_host` when set (what replicas announce),
+/// else a specific `bind_address`, else the machine's `hostname`: nodes on one machine that
+/// each bind their own address and share a port are still told apart.
+pub fn identity(vars: &BTreeMap<String, String>) -> (String, String) {
+    let get = |k: &str| vars.get(k).map(String::as_str).filter(|v| !v.is_empty());
+    let wildcard = |v: &&str| matches!(*v, "*" | "0.0.0.0" | "::" | "");
+    let host = get("report_host")
+        .or_else(|| get("bind_address").filter(|b| !wildcard(b) && !b.contains(',')))
+        .or_else(|| get("hostname"))
+        .unwrap_or("?");
+    let address = format!("{host}:{}", get("port").unwrap_or("?"));
+    let key = match get("server_uuid") {
+        Some(uuid) => format!("server_uuid {uuid}"),
+        None => format!("server_id {} at {address}", get("server_id").unwrap_or("?")),
+    };
+    (key, address)
 }
 
 #[cfg(test)]

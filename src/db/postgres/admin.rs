@@ -131,8 +131,10 @@ impl PostgresConnection {
         let row = one(
             self,
             "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only'), \
-             (SELECT count(*) FROM pg_stat_replication), current_setting('port'), current_setting('cluster_name'), \
-             coalesce(host(inet_server_addr()), '')",
+             (SELECT count(*) FROM pg_stat_replication), current_setting('port'), \
+             coalesce(host(inet_server_addr()), 'local'), \
+             (SELECT system_identifier FROM pg_control_system())::text, \
+             (SELECT setting FROM pg_settings WHERE name = 'data_directory')",
         )
         .await?;
         let (role, evidence) = match (col(&row, 0) == Some("t"), col(&row, 1) == Some("on"), int(&row, 2)?) {
@@ -141,17 +143,44 @@ impl PostgresConnection {
             (false, false, 0) => (NodeRole::Standalone, "not in recovery, no replica connected".into()),
             (false, false, n) => (NodeRole::Primary, format!("not in recovery, {n} replica(s) in pg_stat_replication")),
         };
-        // The address the server answered on tells apart nodes that share a port and a
-        // cluster_name (Patroni names every node after its scope), as on separate hosts.
-        let address = match col(&row, 5).unwrap_or("") {
-            "" => String::new(),
-            a => format!(", address {a}"),
+        let (node, address) = identity(&row);
+        Ok(RoleReading { role, evidence, node, address })
+    }
+
+    /// A standby whose received WAL is ahead of what it has replayed (a promoted node
+    /// replays what it received before it takes writes; a primary has nothing to replay).
+    pub(super) async fn replay_behind(&mut self) -> Result<bool, DbError> {
+        let row = one(
+            self,
+            "SELECT pg_is_in_recovery() AND coalesce(pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn(), false)",
+        )
+        .await?;
+        Ok(col(&row, 0) == Some("t"))
+    }
+
+    /// A standby's source (`pg_stat_wal_receiver`) and a primary's streaming replicas
+    /// (`pg_stat_replication`, at this server's port: it does not say theirs). Both hide
+    /// their addresses from users without pg_read_all_stats: then none.
+    pub(super) async fn listed(&mut self) -> Result<Vec<crate::db::ListedNode>, DbError> {
+        let sql = "SELECT sender_host, sender_port::text, 'pg_stat_wal_receiver' FROM pg_stat_wal_receiver \
+                   WHERE sender_host IS NOT NULL AND sender_host NOT LIKE '/%' \
+                   UNION ALL SELECT host(client_addr), current_setting('port'), 'pg_stat_replication' \
+                   FROM pg_stat_replication WHERE client_addr IS NOT NULL";
+        let rows = self.text_rows(sql).await?;
+        let by = |r: &[Option<String>]| {
+            if col(r, 2) == Some("pg_stat_replication") {
+                "pg_stat_replication"
+            } else {
+                "pg_stat_wal_receiver"
+            }
         };
-        let node = match col(&row, 4).unwrap_or("") {
-            "" => format!("port {}{address}", text(&row, 3)),
-            name => format!("port {}, cluster_name {name}{address}", text(&row, 3)),
-        };
-        Ok(RoleReading { role, evidence, node })
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let port = col(r, 1)?.parse().ok()?;
+                Some(crate::db::ListedNode { host: col(r, 0)?.to_string(), port, listed_by: by(r) })
+            })
+            .collect())
     }
 
     pub(super) async fn sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
@@ -187,4 +216,14 @@ impl PostgresConnection {
         }
         Ok(out)
     }
+}
+
+/// A PostgreSQL server's own identity from the role query's columns 3-5. Physical replicas
+/// share the system identifier and Patroni members share `cluster_name` and often the port,
+/// so the address the server accepted this connection on goes with them (through a proxy,
+/// the node's own address). Not the data directory: only some users may read it, and a
+/// key must not change with the user who reads it (`probe verify` may use another).
+fn identity(row: &[Option<String>]) -> (String, String) {
+    let address = format!("{}:{}", text(row, 4), text(row, 3));
+    (format!("{address} system {}", col(row, 5).unwrap_or("?")), address)
 }

@@ -254,6 +254,14 @@ impl Connection for PostgresConnection {
         self.role().await
     }
 
+    async fn listed_nodes(&mut self) -> Result<Vec<super::ListedNode>, DbError> {
+        self.listed().await
+    }
+
+    async fn replay_pending(&mut self) -> Result<Option<bool>, DbError> {
+        self.replay_behind().await.map(Some)
+    }
+
     async fn table_sizes(&mut self, tables: &[String], declared_rows: u64) -> Result<Vec<TableSize>, DbError> {
         self.sizes(tables, declared_rows).await
     }

@@ -5,9 +5,12 @@ use super::data::{sig, Axis, Chart, Mark, Series};
 use super::{esc, table, Cell};
 use crate::model::fault::FaultRecord;
 use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, Outcome};
+use crate::model::outage::OutageViews;
 use serde_json::Value;
+use std::fmt::Write;
 
-pub fn section(h: &HaRecord) -> String {
+/// `views`: a workload's stall beside the probe's outage, said as the text report says it.
+pub fn section(h: &HaRecord, views: Option<&OutageViews>) -> String {
     let load = h.load.as_deref().map_or("alone, without load".to_string(), |w| format!("beside the workload {w}"));
     let nodes = h
         .nodes
@@ -37,6 +40,10 @@ pub fn section(h: &HaRecord) -> String {
     );
     if let Some(f) = &h.failover {
         o.push_str(&failover(f));
+    }
+    if let Some(v) = views {
+        let class = if v.agree() { "views" } else { "views fail" };
+        let _ = write!(o, "<p class=\"{class}\">{}</p>", esc(&crate::report::ha::views_sentence(v)));
     }
     if let Some(l) = &h.lag {
         o.push_str(&lag(l));

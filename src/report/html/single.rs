@@ -58,7 +58,7 @@ pub fn headline(file: &str, d: &ResultDocument) -> String {
     };
     let facts: [(&str, String); 9] = [
         ("workload", c.workload.name.clone()),
-        ("target", format!("{} {}", c.server.product, c.server.version)),
+        ("target", crate::report::probed::probed_nodes(d).unwrap_or_else(|| crate::report::probed::subject(d))),
         ("transport", transport(d)),
         ("clients", r.threads.to_string()),
         ("loop model", loop_model(d)),

@@ -176,6 +176,7 @@ fn synthetic_intervals(seconds: usize, open: bool, rng: &mut Lcg) -> Vec<Interva
                     points: (0..100).map(|k| [from + k as f64 / 100.0, 900.0 * (1.0 + rng.next())]).collect(),
                 },
                 slowest: None,
+                slowest_event: None,
                 server: Default::default(),
                 histograms: Default::default(),
             }

@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 pub fn single_page(file: &str, d: &ResultDocument) -> (String, String, Vec<Chart>) {
     let c = &d.conditions;
-    let title = format!("{} on {} {}", c.workload.name, c.server.product, c.server.version);
+    let title = format!("{} on {}", c.workload.name, crate::report::probed::subject(d));
     let mut charts = data::single_charts(d);
     // Without a probe the faults were performed on the run's own clock: marked on its timeline.
     if let (Some(f), None) = (&d.faults, &d.ha) {
