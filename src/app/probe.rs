@@ -284,13 +284,26 @@ async fn with_listed<D: Database>(
         let members = probe::discover::patroni_members(api, timeout).await?;
         listed.splice(0..0, members.into_iter().map(|(name, n)| (Some(name), n)));
     }
+    let known = dbs.len();
     let added = endpoints.add_listed(listed);
-    if !added.is_empty() {
-        super::say(format_args!("probe failover: also reading the nodes the cluster names: {}", added.join(", ")));
-    }
     let options = options(&a.common);
-    for u in &endpoints.urls[dbs.len()..] {
-        dbs.push(Arc::new(D::open(u, &options)?));
+    let mut candidates = Vec::new();
+    for u in &endpoints.urls[known..] {
+        candidates.push(Arc::new(D::open(u, &options)?));
+    }
+    let dialled = endpoints.dialled();
+    let verdicts =
+        probe::discover::worth_reading(&dbs, &dialled[..known], endpoints.writers, &candidates, timeout).await;
+    for ((i, verdict), (db, what)) in verdicts.into_iter().enumerate().zip(candidates.into_iter().zip(added)).rev() {
+        match verdict {
+            Ok(()) => super::say(format_args!("probe failover: also reading {what}, a node the cluster names")),
+            Err(why) => {
+                super::say(format_args!("probe failover: not reading {what}: {why} (give a node with --node)"));
+                endpoints.remove(known + i);
+                continue;
+            }
+        }
+        dbs.insert(known, db);
     }
     Ok(dbs)
 }

@@ -83,6 +83,12 @@ impl Endpoints {
         added
     }
 
+    pub fn remove(&mut self, i: usize) {
+        self.urls.remove(i);
+        self.names.remove(i);
+        self.labels.remove(i);
+    }
+
     fn push(&mut self, name: String, url: TargetUrl) {
         self.names.push(name.clone());
         self.labels.push(Some(name));

@@ -139,7 +139,11 @@ pub fn verdict(
     Some(Verification {
         node: final_primary.node.clone(),
         server: final_primary.server.clone(),
-        through: final_primary.through.clone(),
+        // Only an endpoint was read: no node's rows were looked at directly.
+        through: final_primary
+            .through
+            .clone()
+            .filter(|_| checks.iter().all(|c| c.through.is_some() || c.unverified.is_some())),
         target: final_primary.target,
         why,
         at: crate::model::rfc3339(std::time::SystemTime::now()),

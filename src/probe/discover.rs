@@ -72,3 +72,44 @@ async fn get(authority: &str, path: &str) -> std::io::Result<String> {
         status => Err(std::io::Error::other(format!("HTTP status {}", status.unwrap_or("missing")))),
     }
 }
+
+/// Which of `candidates` (nodes the cluster named) to read: each must answer and be a server
+/// no known endpoint reaches directly (a listed address may be another name for a node
+/// already read; `pg_stat_replication` gives a replica's address, not its port, so a guess
+/// may reach nothing). A server reached only through a proxy is worth reading directly.
+/// `known_dialled` is each known endpoint's `host:port`, `writers` how many are targets.
+pub async fn worth_reading<D: Database>(
+    known: &[Arc<D>],
+    known_dialled: &[String],
+    writers: usize,
+    candidates: &[Arc<D>],
+    timeout: Duration,
+) -> Vec<Result<(), String>> {
+    let identity = |db: Arc<D>| async move {
+        match tokio::time::timeout(timeout, async { db.connect().await?.node_role().await }).await {
+            Ok(Ok(r)) => Ok((r.node, r.address)),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {:.1} s", timeout.as_secs_f64())),
+        }
+    };
+    let known = futures_util::future::join_all(known.iter().cloned().map(identity)).await;
+    let mut seen: Vec<String> = known
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, id)| id.ok().filter(|(_, a)| super::servers::reaches_itself(i, writers, known_dialled, a)))
+        .map(|(key, _)| key)
+        .filter(|k| !k.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for id in futures_util::future::join_all(candidates.iter().cloned().map(identity)).await {
+        out.push(match id {
+            Ok((key, _)) if seen.contains(&key) => Err(format!("the same server as a node already read ({key})")),
+            Ok((key, _)) => {
+                seen.push(key);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        });
+    }
+    out
+}
