@@ -30,7 +30,8 @@ impl Sandbox {
     ) -> Sandbox {
         let home = tempfile::tempdir().unwrap();
         let per_node = if engine == "galera" { 4 } else { 1 };
-        let port = free_ports(base, (replicas as u16 + 1) * per_node + 2);
+        // Patroni's REST API and etcd's two ports besides a proxy's two.
+        let port = free_ports(base, (replicas as u16 + 1) * per_node + 5);
         let mut sb = Sandbox { home, name, engine, nodes: Vec::new(), port };
         let (replicas, port) = (replicas.to_string(), port.to_string());
         let mut args = vec!["sandbox", "up", name, "--engine", engine, "--replicas", &replicas, "--port", &port];

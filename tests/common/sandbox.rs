@@ -20,17 +20,24 @@ pub fn client(engine: &str, port: u16, sql: &str) -> Result<String, String> {
 
 /// SQL through the engine's own client as `user` (the sandbox's benchmark user is `fairbench`).
 pub fn client_as(engine: &str, port: u16, user: &str, sql: &str) -> Result<String, String> {
+    client_at(engine, "127.0.0.1", port, user, sql)
+}
+
+/// SQL through the engine's own client as `user` on the node at `host`:`port` (Patroni
+/// sandboxes place each node on its own loopback address).
+pub fn client_at(engine: &str, host: &str, port: u16, user: &str, sql: &str) -> Result<String, String> {
     let port = port.to_string();
+    let h = format!("-h{host}");
     let mut cmd = match engine {
         "mariadb" => {
             let mut c = Command::new("mariadb");
             let user = format!("-u{user}");
-            c.args(["--protocol=tcp", "-h127.0.0.1", "-P", &port, &user, "-N", "-B", "fairbench", "-e", sql]);
+            c.args(["--protocol=tcp", &h, "-P", &port, &user, "-N", "-B", "fairbench", "-e", sql]);
             c
         }
         _ => {
             let mut c = Command::new("psql");
-            c.args(["-X", "-h", "127.0.0.1", "-p", &port, "-U", user, "-d", "fairbench", "-At", "-c", sql]);
+            c.args(["-X", "-h", host, "-p", &port, "-U", user, "-d", "fairbench", "-At", "-c", sql]);
             c
         }
     };
