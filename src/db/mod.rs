@@ -13,6 +13,7 @@ pub mod facts;
 pub mod follow;
 mod inspected;
 pub mod mysql;
+mod mysql_cluster;
 mod mysql_wire;
 mod pg_wire;
 pub mod postgres;

@@ -73,6 +73,15 @@ async fn get(authority: &str, path: &str) -> std::io::Result<String> {
     }
 }
 
+/// Why a node the cluster named is not read.
+#[derive(Debug, thiserror::Error)]
+pub enum NotRead {
+    #[error("{0}")]
+    Unreachable(String),
+    #[error("the same server as a node already read ({0})")]
+    AlreadyRead(String),
+}
+
 /// Which of `candidates` (nodes the cluster named) to read: each must answer and be a server
 /// no known endpoint reaches directly (a listed address may be another name for a node
 /// already read; `pg_stat_replication` gives a replica's address, not its port, so a guess
@@ -84,7 +93,7 @@ pub async fn worth_reading<D: Database>(
     writers: usize,
     candidates: &[Arc<D>],
     timeout: Duration,
-) -> Vec<Result<(), String>> {
+) -> Vec<Result<(), NotRead>> {
     let identity = |db: Arc<D>| async move {
         match tokio::time::timeout(timeout, async { db.connect().await?.node_role().await }).await {
             Ok(Ok(r)) => Ok((r.node, r.address)),
@@ -103,12 +112,12 @@ pub async fn worth_reading<D: Database>(
     let mut out = Vec::new();
     for id in futures_util::future::join_all(candidates.iter().cloned().map(identity)).await {
         out.push(match id {
-            Ok((key, _)) if seen.contains(&key) => Err(format!("the same server as a node already read ({key})")),
+            Ok((key, _)) if seen.contains(&key) => Err(NotRead::AlreadyRead(key)),
             Ok((key, _)) => {
                 seen.push(key);
                 Ok(())
             }
-            Err(e) => Err(e),
+            Err(e) => Err(NotRead::Unreachable(e)),
         });
     }
     out

@@ -234,9 +234,11 @@ fn failed(outcome: Outcome, target: u32, e: &DbError) -> Attempt {
     Attempt { code: Some(e.code.to_string()), message: Some(e.to_string()), ..attempt(outcome, target) }
 }
 
-/// The first target, in order, that connects, says what it is and prepares the INSERT in
-/// time. A node is written to whatever its role, as an application given these hosts would:
-/// the role read here decides what its acknowledgements mean.
+/// The first target, in order, that connects, says it takes writes and prepares the INSERT
+/// in time, as a client given several hosts and asking for a writable one would (libpq's
+/// `target_session_attrs=read-write`); when none says so, the first that connected at all: a
+/// node is then written to whatever its role, and the role read here decides what its
+/// acknowledgements mean (a replica that takes them is a split brain).
 async fn connect_any<D: Database>(
     targets: &Targets<D>,
     timeout: Duration,
@@ -244,6 +246,7 @@ async fn connect_any<D: Database>(
     seen: &Seen,
 ) -> Result<Live<D::Conn>, DbError> {
     let mut last = DbError::lost("no target");
+    let mut fallback = None;
     for (i, db) in targets.dbs[..targets.writers].iter().enumerate() {
         let sql = insert_sql(&**db);
         let attempt = async {
@@ -255,12 +258,13 @@ async fn connect_any<D: Database>(
             Ok::<_, DbError>(Live { target: i, conn, insert, role: role.role, node: role.node })
         };
         match tokio::time::timeout(timeout, attempt).await {
-            Ok(Ok(l)) => return Ok(l),
+            Ok(Ok(l)) if l.role.is_writer() => return Ok(l),
+            Ok(Ok(l)) => fallback = fallback.or(Some(l)),
             Ok(Err(e)) => last = e,
             Err(_) => last = DbError::timeout(format!("connect: no answer within {:.1} s", timeout.as_secs_f64())),
         }
     }
-    Err(last)
+    fallback.ok_or(last)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ mod sql;
 mod up;
 mod verify;
 
-pub use engine::{engine, Engine};
+pub use engine::{engine, engine_managed, Engine};
 pub use lifecycle::{down, kill, ls, promote, start, NodeLine};
 pub use process::{Signal, Status};
 pub use up::{up, UpOptions};

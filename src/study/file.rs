@@ -114,6 +114,10 @@ pub struct TargetSpec {
     /// A sandbox's engine: mariadb, postgres or galera (docs/sandbox.md).
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// The failover manager that runs a sandbox's nodes: patroni (with postgres), which
+    /// elects a new leader by itself when the leader dies.
+    #[serde(default)]
+    pub manager: Option<String>,
     /// A sandbox's server settings (NAME=VALUE), as `sandbox up --set`.
     #[serde(default)]
     pub set: Vec<String>,
@@ -167,6 +171,9 @@ impl TargetSpec {
             (Some(_), None) if self.replicas.is_some() => {
                 return target("gives replicas on a URL: name the URL target's other nodes with replica_urls")
             }
+            (Some(_), None) if self.manager.is_some() => {
+                return target("gives a manager on a URL: only a sandbox fairbench starts takes manager")
+            }
             (None, Some(_)) if !self.replica_urls.is_empty() => {
                 return target(
                     "gives replica_urls on a sandbox: its replicas are started, give their number with replicas",
@@ -175,11 +182,8 @@ impl TargetSpec {
             _ => {}
         }
         if let Some(engine) = &self.sandbox {
-            crate::sandbox::engine(engine).map_err(|source| StudyFileError::Engine {
-                file: file.into(),
-                name: name.to_string(),
-                source,
-            })?;
+            crate::sandbox::engine_managed(engine, self.manager.as_deref())
+                .map_err(|source| StudyFileError::Engine { file: file.into(), name: name.to_string(), source })?;
         }
         Ok(())
     }

@@ -330,11 +330,12 @@ impl Lab<'_> {
     fn start_sandbox(&mut self, instance: usize, engine: &str) -> Result<Vec<String>, CellError> {
         let name = sandbox_name(self.dir, instance);
         let mut note = |line: String| say(format_args!("study: {line}"));
+        let spec = &self.file.targets[&self.plan.instances[instance].target];
         let opts = crate::sandbox::UpOptions {
             name: name.clone(),
             engine: engine.to_string(),
-            manager: None,
-            replicas: self.file.targets[&self.plan.instances[instance].target].replica_count(),
+            manager: spec.manager.clone(),
+            replicas: spec.replica_count(),
             settings: self.plan.settings(self.file, instance),
             port: None,
             proxy: false,
