@@ -99,3 +99,44 @@ fn the_html_page_sets_the_workloads_stall_against_the_probes_outage_as_the_text_
     let class = if views.agree() { "views" } else { "views fail" };
     assert!(html.contains(&format!("<p class=\"{class}\">{escaped}</p>")), "no views line in the HA section");
 }
+
+/// Two primaries that took writes in turns behind one proxy target: the verdict and the
+/// split-brain lines name both servers (by the names the result gives them), with the writes
+/// each took, and the final primary by name, never "target1" or "SPLIT BRAIN".
+#[test]
+fn two_primaries_behind_one_target_are_named_with_the_writes_each_took() {
+    let f: crate::model::ha::FailoverRecord = serde_json::from_value(json!({
+        "rate": 20.0, "attempt_timeout_s": 1.0, "run_id": 7, "attempts": [], "outcomes": {}, "outages": [],
+        "downtime_ms": 0.0,
+        "servers": [
+            { "key": "server_id 1 at 127.0.0.1:13306", "address": "127.0.0.1:13306", "name": "primary" },
+            { "key": "server_id 2 at 127.0.0.1:13307", "address": "127.0.0.1:13307", "name": "replica1" }
+        ],
+        "split_brain": { "on_non_primary": [], "overlapping": [{ "targets": [1, 1],
+            "nodes": ["server_id 1 at 127.0.0.1:13306", "server_id 2 at 127.0.0.1:13307"],
+            "acknowledged": 3, "acknowledged_each": [40, 72], "from_us": 6_000_000, "to_us": 10_000_000 }] },
+        "verification": { "node": "mysql://fairbench@127.0.0.1:13307/fairbench", "server": "server_id 2 at 127.0.0.1:13307",
+            "target": 2, "why": "", "at": "", "acknowledged": 179, "lost": 0, "lost_seqs": [],
+            "unacknowledged_present": 0, "unacknowledged_present_seqs": [], "failed_present": 0 }
+    }))
+    .unwrap();
+    let verdict = super::ha::verdict(&f, None);
+    assert!(verdict.starts_with("TWO PRIMARIES (primary and replica1 took writes at once)"), "{verdict}");
+    assert!(verdict.contains("lost on the final primary (replica1)"), "{verdict}");
+    let mut text = String::new();
+    let ha = crate::model::ha::HaRecord {
+        probe: "failover".into(),
+        started_at: String::new(),
+        duration_s: 10.0,
+        load: None,
+        nodes: Vec::new(),
+        failover: Some(f),
+        lag: None,
+    };
+    super::ha::text(&mut text, &ha, None, false);
+    assert!(
+        text.contains("TWO PRIMARIES: primary and replica1 both took writes while both read as primaries, 6.000 -> 10.000: 40 and 72 acknowledged write(s)"),
+        "{text}"
+    );
+    assert!(!text.contains("SPLIT BRAIN") && !text.contains("target1"), "{text}");
+}
