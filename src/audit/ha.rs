@@ -287,7 +287,7 @@ fn unverified_nodes(h: &HaRecord) -> Option<Finding> {
     let f = h.failover.as_ref()?;
     f.verification.as_ref()?;
     let unverified: Vec<(String, serde_json::Value)> =
-        f.checks.iter().filter_map(|c| Some((c.node.clone(), json!(c.unverified.as_ref()?)))).collect();
+        f.checks.iter().filter_map(|c| Some((f.check_name(c), json!(c.unverified.as_ref()?)))).collect();
     if unverified.is_empty() {
         return None;
     }

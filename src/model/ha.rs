@@ -160,6 +160,19 @@ impl FailoverRecord {
         self.servers.iter().position(|s| s.key == key).map_or(0, |i| i as u32 + 1)
     }
 
+    /// How reports name a check's node: its server's name, else the name of the server its
+    /// URL reached directly during the run (a node down after it), else the URL.
+    pub fn check_name(&self, c: &NodeCheck) -> String {
+        match c.server.is_empty() {
+            false => self.name_of(&c.server),
+            true => self
+                .servers
+                .iter()
+                .find(|s| s.direct.as_deref() == Some(c.node.as_str()))
+                .map_or_else(|| c.node.clone(), |s| format!("{} ({})", s.name, c.node)),
+        }
+    }
+
     /// How reports name the server `key` names (its key when it is unknown).
     pub fn name_of(&self, key: &str) -> String {
         self.servers.iter().find(|s| s.key == key).map_or_else(|| key.to_string(), |s| s.name.clone())

@@ -387,7 +387,7 @@ pub fn verification(o: &mut String, f: &FailoverRecord) {
 /// One server's rows after the run: named, how it was read, what it lacks and holds.
 fn node_check(o: &mut String, f: &FailoverRecord, c: &crate::model::ha::NodeCheck) {
     if let Some(why) = &c.unverified {
-        let _ = writeln!(o, "  {}: UNVERIFIED ({why})", c.node);
+        let _ = writeln!(o, "  {}: UNVERIFIED ({why})", f.check_name(c));
         return;
     }
     let name = if c.server.is_empty() { format!("target{} {}", c.target, c.node) } else { f.name_of(&c.server) };
