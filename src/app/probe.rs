@@ -130,7 +130,7 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     ))?;
     if let Some(f) = doc.ha.as_mut().and_then(|h| h.failover.as_mut()) {
         probe::check::apply(f, checked.0);
-        probe::servers::name(f, &checked.1.names());
+        probe::servers::name(f, &checked.1);
         let mut text = String::new();
         crate::report::ha::verification(&mut text, f);
         print!("{text}");
@@ -150,7 +150,7 @@ fn look_up<D: Database>(
     attempts: &[crate::model::ha::Attempt],
     run_id: i64,
     settle: Duration,
-) -> Result<(probe::check::Checked, Names), Error> {
+) -> Result<(probe::check::Checked, probe::servers::EndpointNames), Error> {
     let mut dbs = vec![first];
     for u in &endpoints.urls[1..] {
         dbs.push(Arc::new(D::open(u, options)?));
@@ -158,7 +158,7 @@ fn look_up<D: Database>(
     let targets = targets_of(dbs, endpoints);
     let timeout = options.connect_timeout.max(Duration::from_secs(5));
     let checked = crate::local_runtime().block_on(probe::check::all(&targets, attempts, run_id, timeout, settle));
-    Ok((checked, Names::of(endpoints, &targets)))
+    Ok((checked, endpoint_names(endpoints, &targets)))
 }
 
 fn targets_of<D>(dbs: Vec<Arc<D>>, e: &super::probe_nodes::Endpoints) -> failover::Targets<D> {
@@ -170,26 +170,13 @@ fn targets_of<D>(dbs: Vec<Arc<D>>, e: &super::probe_nodes::Endpoints) -> failove
     }
 }
 
-/// The endpoints' names, owned, for [`probe::servers::name`].
-struct Names {
-    labels: Vec<Option<String>>,
-    writers: usize,
-    dialled: Vec<String>,
-    urls: Vec<String>,
-}
-
-impl Names {
-    fn of<D>(e: &super::probe_nodes::Endpoints, t: &failover::Targets<D>) -> Names {
-        Names { labels: e.labels.clone(), writers: e.writers, dialled: t.dialled.clone(), urls: t.urls.clone() }
-    }
-
-    fn names(&self) -> probe::servers::EndpointNames<'_> {
-        probe::servers::EndpointNames {
-            labels: &self.labels,
-            writers: self.writers,
-            dialled: &self.dialled,
-            urls: &self.urls,
-        }
+/// How the servers behind the endpoints are named ([`probe::servers::name`]).
+fn endpoint_names<D>(e: &super::probe_nodes::Endpoints, t: &failover::Targets<D>) -> probe::servers::EndpointNames {
+    probe::servers::EndpointNames {
+        labels: e.labels.clone(),
+        writers: e.writers,
+        dialled: t.dialled.clone(),
+        urls: t.urls.clone(),
     }
 }
 
@@ -258,7 +245,7 @@ fn failover_cmd<D: Database>(
     let checked =
         rt.block_on(probe::check::all(&targets, &record.attempts, opts.run_id, lookup_timeout, opts.settle_timeout));
     probe::check::apply(&mut record, checked);
-    probe::servers::name(&mut record, &Names::of(endpoints, &targets).names());
+    probe::servers::name(&mut record, &endpoint_names(endpoints, &targets));
     let own = OwnWrites {
         statement: "probe.write",
         sql: failover::insert_sql(&*targets.dbs[0]),

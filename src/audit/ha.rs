@@ -182,15 +182,11 @@ fn at_once(h: &HaRecord, f: &crate::model::ha::FailoverRecord) -> Option<(String
         Some(s) => s.name.clone(),
         None => format!("target{n}"),
     };
-    let spans = crate::model::ha::Timeline(&roles).several_writers(end_us);
+    let spans = crate::model::ha_servers::Timeline(&roles).several_writers(end_us);
     if let Some((from, to, servers)) = spans.first() {
         let took = |n: u32| {
-            f.attempts
-                .iter()
-                .filter(|a| a.outcome == crate::model::ha::Outcome::Acknowledged)
-                .filter(|a| a.node.as_deref().is_some_and(|k| f.server_number(k) == n))
-                .filter(|a| (*from..=*to).contains(&(a.at_us + a.took_us)))
-                .count()
+            let key = f.servers.get(n as usize - 1).map_or("", |s| s.key.as_str());
+            crate::model::ha_servers::acknowledged_by(&f.attempts, key, *from, *to)
         };
         let each: Vec<String> =
             servers.iter().map(|&n| format!("{} ({} acknowledged write(s))", name(n), took(n))).collect();
@@ -219,11 +215,8 @@ fn probe_stalled(d: &ResultDocument) -> Option<Finding> {
     let late: Vec<String> = d
         .faults
         .iter()
-        .flat_map(|r| &r.events)
-        .filter_map(|e| {
-            let late_ms = e.at_us?.saturating_sub(e.planned_ms * 1000) as f64 / 1000.0;
-            (t.threshold_ms > 0.0 && late_ms > t.threshold_ms).then(|| format!("{} {:.0} ms late", e.label(), late_ms))
-        })
+        .flat_map(|r| r.late(t.threshold_ms))
+        .map(|(e, ms)| format!("{} {ms:.0} ms late", e.label()))
         .collect();
     if t.stalls.is_empty() && late.is_empty() {
         return None;

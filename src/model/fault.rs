@@ -43,6 +43,18 @@ pub struct FaultEvent {
     pub output: Vec<String>,
 }
 
+impl FaultRecord {
+    /// The steps that began more than `threshold_ms` after their planned time (the probe or
+    /// the host did not run them on time), with how late, milliseconds.
+    pub fn late(&self, threshold_ms: f64) -> Vec<(&FaultEvent, f64)> {
+        let late = |e: &FaultEvent| Some(e.at_us?.saturating_sub(e.planned_ms * 1000) as f64 / 1000.0);
+        self.events
+            .iter()
+            .filter_map(|e| late(e).filter(|ms| threshold_ms > 0.0 && *ms > threshold_ms).map(|ms| (e, ms)))
+            .collect()
+    }
+}
+
 impl FaultEvent {
     /// A fault that interrupts writes where it lands (not a start, resume or promote); a
     /// user's command or a manager's switchover starts a failover, which does.

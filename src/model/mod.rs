@@ -15,6 +15,7 @@ pub mod finding;
 pub mod ha;
 pub mod ha_figure;
 pub mod ha_node;
+pub mod ha_servers;
 pub mod kinds;
 pub mod metric;
 pub mod outage;

@@ -195,7 +195,7 @@ pub async fn all<D: Database>(
             }
         };
         let is_direct = super::servers::reaches_itself(i, targets.writers, &targets.dialled, &read.role.address);
-        let key = if read.role.node.is_empty() { format!("target{target}") } else { read.role.node.clone() };
+        let key = crate::model::ha_servers::server_key(&read.role.node, target);
         match by_server.get(&key) {
             Some((_, _, true)) => {}
             Some(_) if !is_direct => {}

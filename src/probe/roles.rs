@@ -7,7 +7,8 @@
 
 use super::Clock;
 use crate::db::{Connection, Database, DbError};
-use crate::model::ha::{NodeRole, RoleChange, RoleReading, Timeline};
+use crate::model::ha::{NodeRole, RoleChange, RoleReading};
+use crate::model::ha_servers::Timeline;
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -7,16 +7,16 @@ use crate::model::ha_node::Server;
 
 /// How the endpoints were given: a label per endpoint (None: none known), how many are
 /// `--target`s, each one's `host:port` as dialled and its redacted URL.
-pub struct EndpointNames<'a> {
-    pub labels: &'a [Option<String>],
+pub struct EndpointNames {
+    pub labels: Vec<Option<String>>,
     pub writers: usize,
-    pub dialled: &'a [String],
-    pub urls: &'a [String],
+    pub dialled: Vec<String>,
+    pub urls: Vec<String>,
 }
 
-impl EndpointNames<'_> {
+impl EndpointNames {
     fn direct(&self, i: usize, address: &str) -> bool {
-        reaches_itself(i, self.writers, self.dialled, address)
+        reaches_itself(i, self.writers, &self.dialled, address)
     }
 }
 

@@ -7,15 +7,14 @@
 use super::count;
 use super::failover::FailoverOptions;
 use crate::model::ha::{
-    attempt_key, by_server, reading_key, Attempt, FailoverRecord, NodeRole, NonPrimaryWrites, Outage, Outcome,
-    OverlappingWriters, RoleChange, SplitBrain, Timeline,
+    Attempt, FailoverRecord, NodeRole, NonPrimaryWrites, Outage, Outcome, OverlappingWriters, RoleChange, SplitBrain,
 };
 use crate::model::ha_node::{ProbeTiming, Server};
+use crate::model::ha_servers::{acknowledged_by, attempt_key, by_server, reading_key, Timeline};
 use std::collections::BTreeMap;
 
-/// When the attempt's write was acknowledged, microseconds since the probe started.
 fn acked_at(a: &Attempt) -> u64 {
-    a.at_us + a.took_us
+    a.acked_at_us()
 }
 
 /// The attempts and readings by server: each server numbered in order of appearance, the
@@ -200,13 +199,7 @@ pub fn split_brain(attempts: &[Attempt], view: &View) -> Option<SplitBrain> {
     }
     let mut overlapping = overlapping(acked.filter(|a| on_primary(view, a)), view);
     for p in overlapping.iter_mut() {
-        let took = |key: &str| {
-            attempts
-                .iter()
-                .filter(|a| a.outcome == Outcome::Acknowledged && a.node.as_deref() == Some(key))
-                .filter(|a| (p.from_us..=p.to_us).contains(&acked_at(a)))
-                .count() as u64
-        };
+        let took = |key: &str| acknowledged_by(attempts, key, p.from_us, p.to_us);
         p.acknowledged_each = [took(&p.nodes[0]), took(&p.nodes[1])];
     }
     (!on_non_primary.is_empty() || !overlapping.is_empty())

@@ -167,18 +167,13 @@ fn timing(o: &mut String, f: &FailoverRecord, faults: Option<&FaultRecord>) {
             t.dropped_slots
         );
     }
-    for e in faults.into_iter().flat_map(|r| &r.events) {
-        let Some(at) = e.at_us else { continue };
-        let late_ms = at.saturating_sub(e.planned_ms * 1000) as f64 / 1000.0;
-        if late_ms > t.threshold_ms && t.threshold_ms > 0.0 {
-            let _ = writeln!(
-                o,
-                "  fault step {} began {:.0} ms after its planned {:.3} s",
-                e.label(),
-                late_ms,
-                e.planned_ms as f64 / 1000.0
-            );
-        }
+    for (e, late_ms) in faults.map(|r| r.late(t.threshold_ms)).unwrap_or_default() {
+        let _ = writeln!(
+            o,
+            "  fault step {} began {late_ms:.0} ms after its planned {:.3} s",
+            e.label(),
+            e.planned_ms as f64 / 1000.0
+        );
     }
     let indeterminate: Vec<&crate::model::ha::Attempt> =
         f.attempts.iter().filter(|a| a.outcome == Outcome::Unknown).collect();

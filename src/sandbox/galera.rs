@@ -90,21 +90,7 @@ impl Galera {
 
     /// Waits until the node is a synced member of the primary component.
     fn await_synced(node: &Node) -> Result<(), SandboxError> {
-        let mut last = String::new();
-        let synced = process::wait_until(START_DEADLINE, || match Self::wsrep(node) {
-            Ok(None) => true,
-            Ok(Some(p)) => {
-                last = p;
-                false
-            }
-            Err(e) => {
-                last = e.to_string();
-                false
-            }
-        });
-        if synced {
-            return Ok(());
-        }
+        let Some(last) = process::wait_until_fine(START_DEADLINE, || Self::wsrep(node)) else { return Ok(()) };
         let (log, secs) = (log_file(node), START_DEADLINE.as_secs());
         let tail = format!("{} (last: {last})", process::log_tail(&log, 3));
         Err(SandboxError::NotUp { node: node.name.clone(), what: "join the cluster".into(), secs, log, tail })

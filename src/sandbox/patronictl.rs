@@ -48,21 +48,13 @@ fn await_leader(sb: &Sandbox, candidate: &str) -> Result<(), SandboxError> {
     let node = sb.node(candidate)?;
     let engine = engine::of(sb)?;
     let token = format!("{candidate}-leads-{}", std::process::id());
-    let mut last = String::new();
-    let leads = process::wait_until(START_DEADLINE, || match leader(sb) {
-        Ok(Some(l)) if l == candidate => engine.write_marker(node, &token).map_err(|e| last = e.to_string()).is_ok(),
-        Ok(other) => {
-            last = format!("the leader is {}", other.as_deref().unwrap_or("none"));
-            false
-        }
-        Err(e) => {
-            last = e.to_string();
-            false
-        }
+    let leads = process::wait_until_fine(START_DEADLINE, || -> Result<_, SandboxError> {
+        Ok(match leader(sb)? {
+            Some(l) if l == candidate => engine.write_marker(node, &token).err().map(|e| e.to_string()),
+            other => Some(format!("the leader is {}", other.as_deref().unwrap_or("none"))),
+        })
     });
-    if leads {
-        return Ok(());
-    }
+    let Some(last) = leads else { return Ok(()) };
     let secs = START_DEADLINE.as_secs();
     Err(on(node, "leading")(crate::db::DbError::timeout(format!("not the writable leader within {secs} s: {last}"))))
 }

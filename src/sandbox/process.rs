@@ -142,6 +142,27 @@ pub fn wait_until(deadline: Duration, mut done: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Polls `check` until it finds nothing wrong (`Ok(None)`), for at most `deadline`: None
+/// then; else the problem that remained (its error, or what it said was wrong).
+pub fn wait_until_fine<E: std::fmt::Display>(
+    deadline: Duration,
+    mut check: impl FnMut() -> Result<Option<String>, E>,
+) -> Option<String> {
+    let mut last = String::new();
+    let fine = wait_until(deadline, || match check() {
+        Ok(None) => true,
+        Ok(Some(problem)) => {
+            last = problem;
+            false
+        }
+        Err(e) => {
+            last = e.to_string();
+            false
+        }
+    });
+    (!fine).then_some(last)
+}
+
 /// The OS user servers run as when fairbench runs as root and the server refuses root.
 #[derive(Clone, Copy, Debug)]
 pub struct OsUser {

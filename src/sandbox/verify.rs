@@ -2,7 +2,7 @@
 //! on the replica within a deadline, with the replica's threads or stream healthy.
 
 use super::engine::{log_file, on, Engine};
-use super::process::wait_until;
+use super::process::wait_until_fine;
 use super::{Node, Sandbox, SandboxError, REPLICATION_DEADLINE};
 use crate::db::DbError;
 
@@ -16,21 +16,8 @@ fn fresh_token() -> String {
 pub fn replication(engine: &dyn Engine, sb: &Sandbox, source: &Node, replica: &Node) -> Result<(), SandboxError> {
     let token = fresh_token();
     engine.write_marker(source, &token).map_err(on(source, "writing the replication marker"))?;
-    let mut problem = String::new();
-    let healthy = wait_until(REPLICATION_DEADLINE, || match check(engine, sb, source, replica, &token) {
-        Ok(None) => true,
-        Ok(Some(p)) => {
-            problem = p;
-            false
-        }
-        Err(e) => {
-            problem = e.to_string();
-            false
-        }
-    });
-    if healthy {
-        return Ok(());
-    }
+    let healthy = wait_until_fine(REPLICATION_DEADLINE, || check(engine, sb, source, replica, &token));
+    let Some(problem) = healthy else { return Ok(()) };
     Err(SandboxError::Failed(format!(
         "{} does not replicate from {} within {} s: {problem} (see {})",
         replica.name,
