@@ -13,10 +13,13 @@ use std::process::Command;
 /// Replication is asynchronous: a write the killed primary acknowledged just before the kill
 /// may not have reached the replica (CI met such losses, with and without a proxy). What is
 /// guaranteed: the count matches its list, and every lost write was acknowledged by the old
-/// primary (`by_old_primary`) and began before the kill, none after it.
+/// primary (`by_old_primary`) before the kill was done (the server seen gone), none after it.
+/// Not "began before the kill began": a write sent while SIGKILL was on its way was
+/// acknowledged 2 ms after the step began and lost (CI met it), as asynchronous replication
+/// allows.
 fn assert_lost_only_before_the_kill(doc: &Value, by_old_primary: impl Fn(&Value) -> bool) {
     let f = &doc["ha"]["failover"];
-    let killed_at = doc["faults"]["events"][0]["at_us"].as_u64().unwrap();
+    let killed_at = doc["faults"]["events"][0]["done_us"].as_u64().unwrap();
     let lost: Vec<u64> =
         f["verification"]["lost_seqs"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
     assert_eq!(f["verification"]["lost"].as_u64(), Some(lost.len() as u64), "{}", f["verification"]);
@@ -24,7 +27,8 @@ fn assert_lost_only_before_the_kill(doc: &Value, by_old_primary: impl Fn(&Value)
         let a = f["attempts"].as_array().unwrap().iter().find(|a| a["seq"].as_u64() == Some(*seq)).unwrap();
         assert_eq!(a["outcome"], "acknowledged", "lost write {seq} was never acknowledged: {a}");
         assert!(by_old_primary(a), "lost write {seq} was not the old primary's: {a}");
-        assert!(a["at_us"].as_u64().unwrap() < killed_at, "lost write {seq} began after the kill: {a}");
+        let acked_at = a["at_us"].as_u64().unwrap() + a["took_us"].as_u64().unwrap();
+        assert!(acked_at <= killed_at, "lost write {seq} was acknowledged after the kill was done: {a}");
     }
 }
 
