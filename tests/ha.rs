@@ -343,6 +343,9 @@ fn mariadb_failover_through_the_proxy() {
     let promoted = doc["faults"]["events"][1]["at_us"].as_u64().unwrap();
     assert!(o["to_us"].as_u64().unwrap() >= promoted, "{o}");
     assert!(report.contains("verdict: failover from primary to replica1 in "), "{report}");
+    assert!(report.contains(", SCHEDULED (this run's own promote replica1 at 4."), "{report}");
+    let ids: Vec<&str> = doc["audit"].as_array().unwrap().iter().filter_map(|f| f["id"].as_str()).collect();
+    assert!(ids.contains(&"ha-scheduled-failover"), "{ids:?}");
     // Through the proxy every attempt is target 1: the node that acknowledged tells them apart.
     assert_lost_only_before_the_kill(&doc, |a| a["node"].as_str() == Some(before));
 }

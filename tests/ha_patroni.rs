@@ -53,6 +53,8 @@ fn patroni_fails_over_by_itself_and_by_a_users_command() {
     let final_name = f["servers"].as_array().unwrap().iter().find(|s| s["key"] == v["server"]).unwrap()["name"].clone();
     assert_eq!(final_name, new.as_str(), "the final primary named by what the servers say: {v}");
     assert!(report.contains(&format!("verdict: failover from primary to {new} in ")), "{report}");
+    // Patroni chose the leader and when: the downtime is detected, not this run's schedule.
+    assert!(report.contains(", detected (no step of this run promoted a node"), "{report}");
     assert!(v["through"].is_null(), "read on the node itself: {v}");
     counts_equal_sql(&sb, f);
     assert!(findings(&doc).iter().all(|(id, _)| id != "ha-two-primaries"), "{:?}", findings(&doc));
@@ -71,6 +73,7 @@ fn patroni_fails_over_by_itself_and_by_a_users_command() {
     let moved = f["outages"].as_array().unwrap().iter().find(|o| o["to_us"].as_u64().is_some_and(|t| t > began));
     let moved = moved.unwrap_or_else(|| panic!("an outage after the command: {}", f["outages"]));
     assert!(report.contains(&format!("failover from {new} to primary")), "{report}");
+    assert!(report.contains(", requested (by this run's exec patronictl "), "{report}");
     assert!(moved["to_us"].as_u64().unwrap() > began, "{moved}");
     counts_equal_sql(&sb, f);
 }

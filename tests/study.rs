@@ -446,13 +446,21 @@ fn a_study_crashes_a_primary_in_each_run_on_a_fresh_sandbox_and_judges_its_probe
     let doc = lab.document("ha");
     let verdict = |i: usize| doc["claims"][i]["verdict"].as_str().unwrap().to_string();
     assert_eq!(verdict(0), if lost == 0 { "supported" } else { "refuted" }, "{out}");
-    assert_eq!(verdict(1), "supported", "{out}");
+    // The downtime is the file's own promote step's: scheduled, so a claim on failover time
+    // is not judged on it, and it is ranked only among scheduled downtimes.
+    assert_eq!(verdict(1), "inconclusive", "{out}");
+    let why = doc["claims"][1]["checks"][0]["reason"].as_str().unwrap();
+    assert!(why.contains("scheduled by its own promote replica1"), "{why}");
+    assert!(out.contains("\n  scheduled: pair "), "{out}");
+    assert!(!out.contains("\n  detected: "), "{out}");
     assert_eq!(verdict(2), "supported", "{out}");
     let probes = |cell: usize| doc["cells"][cell]["probes"].as_array().unwrap().clone();
     assert_eq!(probes(0).len(), 2);
     for p in probes(0) {
         assert!(p["downtime_us"].as_f64().is_some(), "{p}");
         assert!(p["lost"].is_u64(), "{p}");
+        assert_eq!(p["origin"], "scheduled", "{p}");
+        assert!(p["verdict"].as_str().unwrap().contains("SCHEDULED (this run's own promote replica1 at "), "{p}");
     }
     assert!(probes(1).iter().all(|p| p["lag_max_us"].as_f64().is_some()), "{:?}", probes(1));
     assert!(out.contains("Probes, run by run"), "{out}");

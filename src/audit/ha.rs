@@ -21,7 +21,28 @@ pub fn all(d: &ResultDocument) -> Vec<Finding> {
     out.extend(never_recovered(h));
     out.extend(probe_stalled(d));
     out.extend(views_differ(d));
+    out.extend(scheduled_failover(d));
     out
+}
+
+/// A failover whose new primary this run's own promote step made: its downtime is the
+/// schedule's, not how long anything took to detect the failure.
+fn scheduled_failover(d: &ResultDocument) -> Option<Finding> {
+    use crate::model::fault::{downtime_origin, DowntimeOrigin};
+    let f = d.ha.as_ref()?.failover.as_ref()?;
+    let (DowntimeOrigin::Scheduled, Some(step)) = downtime_origin(f, d.faults.as_ref())? else { return None };
+    Some(finding(
+        "ha-scheduled-failover",
+        Severity::Info,
+        format!(
+            "the downtime ({:.0} ms) ended with this run's own {} at {:.3} s: it is scheduled, not detected",
+            f.downtime_ms,
+            step.label(),
+            step.at_us.unwrap_or(0) as f64 / 1e6
+        ),
+        vec![("step", json!(step.label())), ("step_at_us", json!(step.at_us))],
+        "it measures when the schedule promoted a replica plus fairbench's reaction, not how long a manager or cluster takes to notice a dead primary: compare it only with other scheduled failovers, and measure detection with a manager (Patroni, Galera, a cloud endpoint) and no promote step",
+    ))
 }
 
 /// The workload beside a failover probe stalled for another span than the probe's outage.

@@ -238,6 +238,10 @@ pub struct RunProbe {
     /// The longest outage, µs; absent when it is no number (split brain).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downtime_us: Option<f64>,
+    /// What ended that outage: this run's own promote step (`scheduled`), a step asking the
+    /// cluster to fail over (`requested`), or the cluster by itself (`detected`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::model::fault::DowntimeOrigin>,
     /// Acknowledged writes the final primary lacks; absent when not looked up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,

@@ -130,7 +130,28 @@ pub fn verdict(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
                 longest.duration_ms
             )
         }
-        Some(_) => format!("failover from {before} to {after_node} in {:.0} ms{after}; {loss}", longest.duration_ms),
+        Some(_) => format!(
+            "failover from {before} to {after_node} in {:.0} ms{after}, {}; {loss}",
+            longest.duration_ms,
+            origin_words(f, faults)
+        ),
+    }
+}
+
+/// What ended the outage: `scheduled (this run's promote replica1 at 4.000 s made the new
+/// primary; not a failover anything detected)`.
+pub fn origin_words(f: &FailoverRecord, faults: Option<&FaultRecord>) -> String {
+    use crate::model::fault::DowntimeOrigin;
+    match crate::model::fault::downtime_origin(f, faults) {
+        Some((DowntimeOrigin::Scheduled, Some(e))) => format!(
+            "SCHEDULED (this run's own {} at {} made the new primary: the downtime is the schedule's, not a failover anything detected)",
+            e.label(),
+            secs(e.at_us.unwrap_or(0))
+        ),
+        Some((DowntimeOrigin::Requested, Some(e))) => {
+            format!("requested (by this run's {} at {}; the cluster chose the new primary)", e.label(), secs(e.at_us.unwrap_or(0)))
+        }
+        _ => "detected (no step of this run promoted a node or asked for a failover)".into(),
     }
 }
 

@@ -114,6 +114,11 @@ fn run_probe(repeat: u32, d: &ResultDocument) -> Option<RunProbe> {
         repeat,
         probe: ha.probe.clone(),
         downtime_us: value(HaFigure::Downtime),
+        origin: ha
+            .failover
+            .as_ref()
+            .and_then(|f| crate::model::fault::downtime_origin(f, d.faults.as_ref()))
+            .map(|(origin, _)| origin),
         lost: value(HaFigure::Lost).map(|v| v as u64),
         lag_p99_us: value(HaFigure::LagP99),
         lag_max_us: value(HaFigure::LagMax),

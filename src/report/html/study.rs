@@ -268,8 +268,14 @@ fn probes(d: &StudyDocument) -> String {
     if rows.is_empty() {
         return String::new();
     }
+    let kinds: String =
+        crate::report::study::downtime_kinds(d).iter().map(|k| format!("<li>{}</li>", esc(k))).collect();
+    let kinds = match kinds.is_empty() {
+        true => kinds,
+        false => format!("<p>Failover downtimes by what ended them, each kind ranked apart (a scheduled downtime is this file's own promote step, never ranked against one a cluster or manager detected):</p><ul>{kinds}</ul>"),
+    };
     format!(
-        "<section><h2>Probes, run by run</h2><p class=\"muted\">Each run is one failover or one series of heartbeats: downtime is the longest span without a write acknowledged on a primary, lost the acknowledged writes the final primary lacks, lag the worst replica's.</p>{}</section>",
+        "<section><h2>Probes, run by run</h2><p class=\"muted\">Each run is one failover or one series of heartbeats: downtime is the longest span without a write acknowledged on a primary (scheduled: ended by the file's own promote step; detected: by the cluster itself), lost the acknowledged writes the final primary lacks, lag the worst replica's.</p>{}{kinds}</section>",
         table(&crate::report::study::PROBE_HEADER, rows, "")
     )
 }
