@@ -269,14 +269,19 @@ fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
     assert_eq!([seed("c01-r1.json"), seed("c02-r1.json"), seed("c01-r2.json")], [Some(7), Some(7), Some(8)]);
     // The verdicts lead the report.
     let first: Vec<&str> = out.lines().take(6).collect();
-    assert!(first.contains(&"Verdicts:"), "{out}");
-    for (claim, verdict) in [
-        ("flushing the log at each commit costs less than 5x", "SUPPORTED"),
-        ("the sandbox is 50 times faster than SQLite", "REFUTED"),
-        ("p99 stays under 10 s on the small tables", "SUPPORTED"),
+    assert!(first.iter().any(|l| l.starts_with("Verdicts (each claim is the question as its source put it")), "{out}");
+    // Each verdict names what answered it: the sides as they ran, read from their results.
+    for (claim, verdict, sides) in [
+        ("flushing the log at each commit costs less than 5x", "SUPPORTED", "as run: on this host, 'maria' (MariaDB 1"),
+        ("the sandbox is 50 times faster than SQLite", "REFUTED", "mariadb sandbox) vs 'lite' (SQLite 3."),
+        ("p99 stays under 10 s on the small tables", "SUPPORTED", "as run: on this host, 'lite' (SQLite 3."),
     ] {
-        assert!(out.lines().any(|l| l.trim_start() == format!("{verdict:<13} {claim}")), "{claim}: {out}");
+        let at = out.lines().position(|l| l.trim_start() == format!("{verdict:<13} \"{claim}\""));
+        let next = at.and_then(|i| out.lines().nth(i + 1)).unwrap_or_else(|| panic!("{claim}: {out}"));
+        assert!(next.trim_start().starts_with("as run: ") && next.contains(sides), "{claim}: {next}");
     }
+    let flush = whole["claims"][0]["as_run"].as_str().unwrap();
+    assert!(flush.ends_with("mariadb sandbox), set.innodb_flush_log_at_trx_commit 1 vs 0"), "{flush}");
     // The setting pairs at each size; SQLite against both sandboxes at each size; the
     // small tables' three cells.
     let v = verdicts(&whole);

@@ -125,6 +125,10 @@ pub struct StudyCell {
     /// `c01`, `c02`, ... in the plan's order.
     pub id: String,
     pub target: String,
+    /// What the target is, in words: `mariadb sandbox`, `postgres sandbox under patroni, 2
+    /// replicas`, `server at its URL`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target_kind: String,
     /// The target's server settings (its own and the matrix's), `NAME=VALUE`.
     pub settings: Vec<String>,
     pub workload: String,
@@ -315,6 +319,11 @@ pub struct StudyClaim {
     pub verdict: Verdict,
     /// Why, in one sentence.
     pub reason: String,
+    /// The sides as they ran, read from their results: `on this host, 'template' (MariaDB
+    /// 10.11.6, mariadb sandbox) vs 'stock' (MariaDB 10.11.6, mariadb sandbox)`. The claim is
+    /// the seed's question; this is what answered it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub as_run: String,
     /// Each cell (absolute claims) or pair of cells (ratio claims) it rests on.
     pub checks: Vec<ClaimCheck>,
 }

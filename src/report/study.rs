@@ -30,6 +30,9 @@ impl Report<StudyDocument> for StudyText {
     }
 }
 
+/// What a study's verdict is about.
+pub(super) const VERDICTS_ARE: &str = "each claim is the question as its source put it, asked of the targets as they ran here: a verdict is about these targets on this host, not about the systems the source measured";
+
 fn word(v: Verdict) -> &'static str {
     match v {
         Verdict::Supported => "SUPPORTED",
@@ -43,9 +46,11 @@ fn verdicts(o: &mut String, d: &StudyDocument) {
         let _ = writeln!(o, "\nNo claims declared: the cells' figures below are the study's answer.");
         return;
     }
-    let _ = writeln!(o, "\nVerdicts:");
+    let _ = writeln!(o, "\nVerdicts ({VERDICTS_ARE}):");
     for c in &d.claims {
-        let _ = writeln!(o, "  {:<13} {}", word(c.verdict), c.claim.says);
+        let _ = writeln!(o, "  {:<13} \"{}\"", word(c.verdict), c.claim.says);
+        let sides = if c.as_run.is_empty() { "no side has a result yet" } else { &c.as_run };
+        let _ = writeln!(o, "  {:<13} as run: {sides}", "");
         let _ = writeln!(o, "  {:<13} {}: {}", "", what(c), c.reason);
         for k in &c.checks {
             let cells = match &k.baseline_cell {

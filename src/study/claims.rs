@@ -29,7 +29,8 @@ pub fn judge(specs: &[ClaimDefinition], cells: &[StudyCell], results: &[CellResu
 fn judge_one(spec: &ClaimDefinition, cells: &[StudyCell], results: &[CellResult]) -> StudyClaim {
     let Ok(criterion) = Criterion::claim(&spec.check) else {
         let reason = format!("{:?} is not a claim fairbench can check", spec.check);
-        return StudyClaim { claim: spec.clone(), verdict: Verdict::Inconclusive, reason, checks: vec![] };
+        let claim = spec.clone();
+        return StudyClaim { claim, verdict: Verdict::Inconclusive, reason, as_run: String::new(), checks: vec![] };
     };
     let probe_figure = match criterion.metric {
         crate::model::Metric::Ha(f) => Some(f),
@@ -65,7 +66,9 @@ fn judge_one(spec: &ClaimDefinition, cells: &[StudyCell], results: &[CellResult]
     };
     let (verdict, reason) = overall(&checks);
     let claim = ClaimDefinition { vary, baseline, subject, ..spec.clone() };
-    StudyClaim { claim, verdict, reason, checks }
+    let docs: Vec<Option<&ResultDocument>> = results.iter().map(|r| r.doc).collect();
+    let as_run = super::sides::as_run(&claim, &checks, cells, &docs);
+    StudyClaim { claim, verdict, reason, as_run, checks }
 }
 
 /// Whether the claim's `where` lets `cell` in.

@@ -55,6 +55,7 @@ mod tests {
     fn cell(id: &str, target: &str, size: &str) -> StudyCell {
         let v = |axis: &str, value: &str| AxisValue { axis: axis.into(), value: value.into() };
         StudyCell {
+            target_kind: String::new(),
             id: id.into(),
             target: target.into(),
             settings: vec![],

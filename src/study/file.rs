@@ -152,6 +152,24 @@ impl TargetSpec {
         self.replicas.unwrap_or(if galera { 2 } else { 0 })
     }
 
+    /// What it is, in words: `mariadb sandbox`, `postgres sandbox under patroni, 2 replicas`,
+    /// `server at its URL`.
+    pub fn kind(&self) -> String {
+        let Some(engine) = &self.sandbox else {
+            return match self.url.as_deref().is_some_and(|u| u.starts_with("sqlite:")) {
+                true => "embedded, its file".into(),
+                false => "server at its URL".into(),
+            };
+        };
+        let manager = self.manager.as_ref().map(|m| format!(" under {m}")).unwrap_or_default();
+        let members = crate::sandbox::engine(engine).ok().is_some_and(|e| e.multi_primary());
+        match self.replica_count() {
+            n if members => format!("{engine} sandbox, {n} members", n = n + 1),
+            0 => format!("{engine} sandbox{manager}"),
+            n => format!("{engine} sandbox{manager}, {}", crate::model::plural(n as u64, "replica")),
+        }
+    }
+
     /// Whether it has a node besides the first (a replica, a member, another URL).
     pub fn has_replicas(&self) -> bool {
         self.replica_count() > 0 || !self.replica_urls.is_empty()

@@ -12,6 +12,7 @@ pub mod file;
 pub mod plan;
 pub mod probe_claims;
 pub mod resume;
+pub mod sides;
 
 pub use file::{StudyFile, StudyFileError};
 pub use plan::StudyPlan;

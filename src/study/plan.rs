@@ -143,6 +143,7 @@ impl StudyPlan {
             .map(|(n, (cell, run))| StudyCell {
                 id: cell_id(n),
                 target: self.instances[cell.instance].target.clone(),
+                target_kind: file.targets[&self.instances[cell.instance].target].kind(),
                 settings: self.settings(file, cell.instance),
                 workload: file.workloads[cell.workload].label().to_string(),
                 values: self.values(file, cell),

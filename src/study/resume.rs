@@ -74,6 +74,7 @@ mod tests {
 
     fn cell(id: &str, threads: &str, run: &str) -> StudyCell {
         StudyCell {
+            target_kind: String::new(),
             id: id.into(),
             target: "a".into(),
             settings: vec![],

@@ -46,6 +46,9 @@ pub fn study_page(
 
 fn verdicts(d: &StudyDocument) -> String {
     let mut o = String::from("<section class=\"verdict\" id=\"verdicts\"><h2>Verdicts</h2>");
+    if !d.claims.is_empty() {
+        let _ = write!(o, "<p class=\"muted\">{}</p>", esc(crate::report::study::VERDICTS_ARE));
+    }
     if d.claims.is_empty() {
         o.push_str("<p class=\"none\">No claims declared: the cells' figures below are the study's answer.</p>");
     }
@@ -53,9 +56,10 @@ fn verdicts(d: &StudyDocument) -> String {
         let v = c.verdict.name();
         let _ = write!(
             o,
-            "<p class=\"sentence claim-{v}\"><span class=\"verdict-word {v}\">{}</span> {}</p><p class=\"muted\"><code>{}</code>: {}</p>",
+            "<p class=\"sentence claim-{v}\"><span class=\"verdict-word {v}\">{}</span> &ldquo;{}&rdquo;</p><p>as run: {}</p><p class=\"muted\"><code>{}</code>: {}</p>",
             esc(&v.to_uppercase()),
             esc(&c.claim.says),
+            esc(if c.as_run.is_empty() { "no side has a result yet" } else { &c.as_run }),
             esc(&what(c)),
             esc(&c.reason)
         );
