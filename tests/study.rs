@@ -487,3 +487,51 @@ fn every_shipped_study_file_plans() {
         assert!(out.contains("Order:"), "{out}");
     }
 }
+
+/// The same embedded database declared twice (an A/A design) beside another: the pair is the
+/// study's noise floor, the other target is in no pair.
+const AA: &str = r#"
+[study]
+title = "A/A"
+repeats = 3
+warmup_s = 0
+time_s = 1
+seed = 5
+
+[targets.first]
+url = "sqlite://aa.db"
+
+[targets.again]
+url = "sqlite://aa.db"
+
+[targets.other]
+url = "sqlite://other.db"
+
+[[workloads]]
+name = "oltp_point_select"
+options = { tables = 1, table_size = 100 }
+
+[[claims]]
+says = "other is faster"
+check = "tps>=1.01x"
+baseline = "first"
+subject = "other"
+"#;
+
+#[test]
+fn two_targets_declared_alike_are_the_studys_noise_floor() {
+    let lab = Lab::new(AA);
+    let o = lab.run("aa");
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let doc = lab.document("aa");
+    let noise = doc["noise"].as_array().unwrap_or_else(|| panic!("no noise floor: {out}"));
+    assert_eq!(noise.len(), 1, "{noise:?}");
+    // Targets in the file's order by name (again, first).
+    assert_eq!(noise[0]["targets"], serde_json::json!(["again", "first"]), "{noise:?}");
+    let ratio = &noise[0]["tps_ratio"];
+    let (low, high) = (ratio["low"].as_f64().unwrap(), ratio["high"].as_f64().unwrap());
+    assert!(low <= ratio["estimate"].as_f64().unwrap() && low > 0.0 && high >= low, "{ratio}");
+    assert!(out.contains("\nNoise floor (A/A pairs, targets declared alike"), "{out}");
+    assert!(out.contains("\n  'first' vs 'again' at workload=oltp_point_select: tps "), "{out}");
+}

@@ -43,6 +43,35 @@ pub struct StudyDocument {
     /// Where, along a numeric axis, the data stops fitting in the cache.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cliffs: Vec<CacheCliff>,
+    /// A/A pairs: two targets declared alike (the same design twice), whose difference is
+    /// the noise a ratio between other targets must exceed to mean anything.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noise: Vec<NoiseFloor>,
+}
+
+/// Two cells that differ only in which of two alike targets ran them: the throughput ratio
+/// between them, second over first, with its interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NoiseFloor {
+    pub targets: [String; 2],
+    pub cells: [String; 2],
+    /// The cells' shared values, the target aside.
+    pub at: String,
+    /// Absent when either cell has no completed run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps_ratio: Option<crate::model::comparison::Estimate>,
+}
+
+impl NoiseFloor {
+    /// `'stock' vs 'stock_again' at workload=oltp_write_only threads=16: tps 1.02x
+    /// (0.97-1.07)`.
+    pub fn describe(&self) -> String {
+        let ratio = match &self.tps_ratio {
+            Some(e) => format!("tps {:.2}x ({:.2}-{:.2})", e.estimate, e.low, e.high),
+            None => "no ratio yet (a cell has no completed run)".into(),
+        };
+        format!("'{}' vs '{}' at {}: {ratio}", self.targets[1], self.targets[0], self.at)
+    }
 }
 
 /// Two cells that differ only on `axis`, neighbours on it: the data fits the cache in the

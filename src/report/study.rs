@@ -18,6 +18,7 @@ impl Report<StudyDocument> for StudyText {
             let _ = writeln!(o, "Question: {q}");
         }
         verdicts(&mut o, d);
+        noise(&mut o, d);
         cells(&mut o, d);
         for c in &d.cliffs {
             let _ = writeln!(o, "\nCache cliff: {}", c.describe());
@@ -32,6 +33,16 @@ impl Report<StudyDocument> for StudyText {
 
 /// What a study's verdict is about.
 pub(super) const VERDICTS_ARE: &str = "each claim is the question as its source put it, asked of the targets as they ran here: a verdict is about these targets on this host, not about the systems the source measured";
+
+pub(super) const NOISE_IS: &str = "A/A pairs, targets declared alike and run like any other pair: a throughput ratio inside their spread could be this study's noise (within-noise-floor)";
+
+fn noise(o: &mut String, d: &StudyDocument) {
+    if d.noise.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nNoise floor ({NOISE_IS}):");
+    d.noise.iter().for_each(|f| _ = writeln!(o, "  {}", f.describe()));
+}
 
 fn word(v: Verdict) -> &'static str {
     match v {

@@ -9,6 +9,7 @@ pub mod conditions;
 pub mod cost;
 pub mod dir;
 pub mod file;
+pub mod noise;
 pub mod plan;
 pub mod probe_claims;
 pub mod resume;

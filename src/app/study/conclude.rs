@@ -48,6 +48,8 @@ pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<Vec<(Strin
     let docs: Vec<Option<&ResultDocument>> = results.iter().map(|r| r.doc).collect();
     doc.conditions = crate::study::conditions::by_target(&doc.plan.cells, &docs);
     doc.cliffs = crate::study::cliff::cliffs(&doc.plan.cells, &doc.cells);
+    doc.noise = crate::study::noise::floors(&doc.plan.cells, &docs);
+    crate::study::noise::mark(&mut doc.claims, &doc.noise);
     let ids = doc.plan.cells.iter().map(|c| c.id.clone());
     Ok(ids.zip(built).filter_map(|(id, ((d, _), _))| d.map(|d| (id, d))).collect())
 }

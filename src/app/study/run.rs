@@ -133,6 +133,7 @@ fn open(
             claims: vec![],
             conditions: vec![],
             cliffs: vec![],
+            noise: vec![],
         },
     };
     doc.title = file.study.title.clone();

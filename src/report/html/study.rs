@@ -26,6 +26,7 @@ pub fn study_page(
     }
     let _ = write!(o, "<p class=\"muted\">{} ({})</p></header>", esc(&d.file), esc(file));
     o.push_str(&verdicts(d));
+    o.push_str(&noise(d));
     o.push_str(&figures(&charts, "study-ratio"));
     if charts.iter().any(|c| c.id.starts_with("study-axis")) {
         o.push_str("<section><h2>Against each axis</h2>");
@@ -42,6 +43,17 @@ pub fn study_page(
     o.push_str(&runs(d));
     o.push_str(&cell_reports(d, cell_docs));
     (title, o, charts)
+}
+
+fn noise(d: &StudyDocument) -> String {
+    if d.noise.is_empty() {
+        return String::new();
+    }
+    let items: String = d.noise.iter().map(|f| format!("<li>{}</li>", esc(&f.describe()))).collect();
+    format!(
+        "<section><h2>Noise floor</h2><p class=\"muted\">{}</p><ul>{items}</ul></section>",
+        esc(crate::report::study::NOISE_IS)
+    )
 }
 
 fn verdicts(d: &StudyDocument) -> String {
