@@ -43,6 +43,8 @@ impl Subject {
     pub fn covers(&self, d: &Difference) -> bool {
         let (variable, one_sided) = (d.is_variable(), d.one_sided());
         match self {
+            // The workload under test is its whole group: its name, options, statements.
+            Subject::Setting(name) if name == "workload" => d.group == "workload",
             Subject::Setting(name) => d.key == *name,
             Subject::Product => (d.group == "server" && ["product", "version"].contains(&d.key.as_str())) || one_sided,
             Subject::Version => (d.group == "server" && d.key == "version") || one_sided,
@@ -100,6 +102,11 @@ mod tests {
         assert!(!s.covers(&diff("durability", "sync_binlog", Some("1"), Some("0"))));
         let threads = Subject::parse("threads");
         assert!(threads.covers(&diff("run", "threads", Some("8"), Some("16"))));
+        // A study's `vary = "workload"`: every difference of the workloads is the subject.
+        let workload = Subject::parse("workload");
+        assert!(workload.covers(&diff("workload", "name", Some("oltp_insert"), Some("oltp_write_only"))));
+        assert!(workload.covers(&diff("workload", "statements", Some("1"), Some("4"))));
+        assert!(!workload.covers(&diff("run", "threads", Some("8"), Some("16"))));
     }
 
     #[test]
