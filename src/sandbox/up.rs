@@ -158,7 +158,7 @@ fn build(engine: &dyn Engine, sb: &Sandbox, note: &mut dyn FnMut(String)) -> Res
 }
 
 /// `var=value` pairs; the last of a repeated name wins.
-fn parse_settings(given: &[String]) -> Result<BTreeMap<String, String>, SandboxError> {
+pub fn parse_settings(given: &[String]) -> Result<BTreeMap<String, String>, SandboxError> {
     let mut out = BTreeMap::new();
     for s in given {
         let (k, v) = s.split_once('=').unwrap_or((s, ""));
