@@ -61,7 +61,7 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     })
 }
 
-/// `fairbench-results/<the file's name>`: the same file resumes in the same place.
+/// `fairbench-results/study-<the file's stem>`: the same file resumes in the same place.
 fn default_dir(file: &Path) -> PathBuf {
     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "study".into());
     PathBuf::from("fairbench-results").join(format!("study-{stem}"))
@@ -338,8 +338,12 @@ impl Lab<'_> {
             settings: self.plan.settings(self.file, instance),
             port: None,
             proxy: false,
+            keep_failed: false,
         };
-        let nodes = crate::sandbox::up(&opts, &mut note)?;
+        let nodes = crate::sandbox::up(&opts, &mut note).inspect_err(|_| {
+            let target = &self.plan.instances[instance].target;
+            say(format_args!("study: target {target}'s sandbox did not start: its runs are recorded as failed; the other targets' runs go on, each kept on its own (`study run --retry-failed` runs these again)"));
+        })?;
         self.started.push(name);
         match nodes.is_empty() {
             true => Err(CellError::NoNode),
