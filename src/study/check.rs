@@ -27,9 +27,11 @@ pub fn settings(file: &StudyFile, path: &str) -> Result<Vec<String>, CheckError>
     let axes: Vec<(String, String)> = file
         .matrix
         .iter()
-        .filter_map(|(axis, values)| {
-            let name = setting_axis(axis)?;
-            Some((format!("matrix axis {axis:?}"), format!("{name}={}", values.first().map(super::file::value_text)?)))
+        .filter_map(|(axis, values)| Some((axis, setting_axis(axis)?, values)))
+        .flat_map(|(axis, name, values)| {
+            values
+                .iter()
+                .map(move |v| (format!("matrix axis {axis:?}"), format!("{name}={}", super::file::value_text(v))))
         })
         .collect();
     for (target, t) in &file.targets {
