@@ -20,9 +20,20 @@ pub enum CheckError {
     Claim { file: String, says: String, problem: String },
 }
 
+/// A target whose settings were not checked, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum Unchecked {
+    /// fairbench sets nothing on a server it did not start.
+    #[error("target {target:?} is a URL: its server's settings are its own, read when it runs, not checked here")]
+    Url { target: String },
+    /// The engine's server program did not list its settings (not installed, say).
+    #[error("target {target:?}: its settings were not checked against {engine}'s own list: {why}")]
+    NoList { target: String, engine: String, why: crate::sandbox::SandboxError },
+}
+
 /// Each sandbox target's settings (its `set` and the matrix's `set.NAME` axes), checked
-/// against its engine's own list. Returns what could not be checked, in words.
-pub fn settings(file: &StudyFile, path: &str) -> Result<Vec<String>, CheckError> {
+/// against its engine's own list. Returns the targets whose settings could not be checked.
+pub fn settings(file: &StudyFile, path: &str) -> Result<Vec<Unchecked>, CheckError> {
     let mut notes = Vec::new();
     let axes: Vec<(String, String)> = file
         .matrix
@@ -36,9 +47,7 @@ pub fn settings(file: &StudyFile, path: &str) -> Result<Vec<String>, CheckError>
         .collect();
     for (target, t) in &file.targets {
         let Some(engine) = t.sandbox.as_deref() else {
-            notes.push(format!(
-                "target {target:?} is a URL: its server's settings are its own, read when it runs, not checked here"
-            ));
+            notes.push(Unchecked::Url { target: target.clone() });
             continue;
         };
         let own = t.set.iter().map(|s| (format!("target {target:?}: set {s:?}"), s.clone()));
@@ -52,16 +61,14 @@ pub fn settings(file: &StudyFile, path: &str) -> Result<Vec<String>, CheckError>
             crate::sandbox::parse_settings(std::slice::from_ref(setting)).map_err(|e| bad(entry, e.to_string()))?;
         }
         let all: Vec<String> = entries.iter().map(|(_, s)| s.clone()).collect();
-        let known = match crate::sandbox::engine_managed(engine, t.manager.as_deref())
-            .and_then(|e| e.known_settings(&all))
-        {
-            Ok(known) => known,
-            Err(e) => {
-                notes
-                    .push(format!("target {target:?}: its settings were not checked against {engine}'s own list: {e}"));
-                continue;
-            }
-        };
+        let known =
+            match crate::sandbox::engine_managed(engine, t.manager.as_deref()).and_then(|e| e.known_settings(&all)) {
+                Ok(known) => known,
+                Err(why) => {
+                    notes.push(Unchecked::NoList { target: target.clone(), engine: engine.into(), why });
+                    continue;
+                }
+            };
         for (entry, setting) in &entries {
             let name = setting.split_once('=').map_or(setting.as_str(), |(n, _)| n.trim());
             if !known.knows(name) {

@@ -13,8 +13,8 @@ use crate::study::{StudyFile, StudyPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Refuses the study with one line, or returns what could not be checked, in words.
-pub(super) fn check(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<Vec<String>, Error> {
+/// Refuses the study with one line, or returns the targets whose settings could not be checked.
+pub(super) fn check(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<Vec<check::Unchecked>, Error> {
     let name = path.display().to_string();
     let mut classes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for cell in &plan.cells {
