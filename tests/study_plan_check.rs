@@ -258,4 +258,9 @@ options = { tables = 1, table_size = 100 }
     assert!(failure.contains("the sandbox did not start") && failure.contains("removed)"), "{failure}");
     let (ls, dirs) = lab.sandboxes();
     assert!(dirs.is_empty(), "sandboxes left: {dirs:?} ({ls})");
+    // `sandbox up` itself keeps a failed sandbox's files to be read (the lab removes it).
+    let o = lab.fairbench(&["sandbox", "up", "kept", "--engine", "mariadb", "--set", "innodb_buffer_pool_size=lots"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("files kept in"), "{}", text(&o));
+    assert_eq!(lab.sandboxes().1, ["kept"]);
 }

@@ -94,10 +94,12 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
             let _ = lifecycle::stop(engine, node);
         }
         let _ = engine.stop_shared(&sb);
-        let files = match (opts.keep_failed, std::fs::remove_dir_all(&dir)) {
-            (true, _) => format!("files kept in {}: `fairbench sandbox down {}` removes them", dir.display(), sb.name),
-            (false, Ok(())) => format!("{} removed", dir.display()),
-            (false, Err(why)) => format!("{} not removed: {why}", dir.display()),
+        let files = match opts.keep_failed {
+            true => format!("files kept in {}: `fairbench sandbox down {}` removes them", dir.display(), sb.name),
+            false => match std::fs::remove_dir_all(&dir) {
+                Ok(()) => format!("{} removed", dir.display()),
+                Err(why) => format!("{} not removed: {why}", dir.display()),
+            },
         };
         return Err(SandboxError::Failed(format!("{e} (servers stopped, {files})")));
     }
