@@ -78,6 +78,8 @@ pub enum Error {
     #[error(transparent)]
     Study(#[from] crate::study::StudyFileError),
     #[error(transparent)]
+    StudyCheck(#[from] crate::study::check::CheckError),
+    #[error(transparent)]
     StudyDir(#[from] crate::study::dir::StudyDirError),
     #[error("cannot build the result from the run's record: {0}")]
     Build(#[from] crate::result::BuildError),

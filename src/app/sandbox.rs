@@ -22,6 +22,7 @@ pub fn sandbox_cmd(args: &SandboxArgs) -> Result<ExitCode, Error> {
                 settings: a.set.clone(),
                 port: a.port,
                 proxy: a.proxy,
+                keep_failed: true,
             };
             let nodes = sandbox::up(&opts, &mut note)?;
             print_rows(nodes.iter().map(|n| vec![n.node.clone(), n.role.clone(), n.url.clone()]).collect());

@@ -29,7 +29,8 @@ pub enum StudyCommand {
 pub struct StudyRunArgs {
     /// The study file (TOML).
     pub file: PathBuf,
-    /// The study's directory [default: fairbench-results/<the file's name>].
+    /// The study's directory [default: fairbench-results/study-<file stem>: study-commit-latency for
+    /// commit-latency.toml].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Also run again the runs that failed (a server that was down, say); by default a

@@ -82,6 +82,9 @@ pub trait Engine: Sync {
     }
     /// The server binaries are installed (else: which package to install).
     fn check_installed(&self) -> Result<(), SandboxError>;
+    /// Every server setting the engine's server program knows, as it lists them itself (no
+    /// server started); `settings` (NAME=VALUE) may add some (a plugin loaded).
+    fn known_settings(&self, settings: &[String]) -> Result<super::settings::KnownSettings, SandboxError>;
     /// The URL of the node's `fairbench` database as the benchmark user, as fairbench's
     /// `--target`.
     fn url(&self, host: &str, port: u16) -> String;

@@ -150,6 +150,10 @@ impl Engine for Galera {
         Ok(())
     }
 
+    fn known_settings(&self, settings: &[String]) -> Result<super::settings::KnownSettings, SandboxError> {
+        MariaDb.known_settings(settings)
+    }
+
     fn url(&self, host: &str, port: u16) -> String {
         MariaDb.url(host, port)
     }

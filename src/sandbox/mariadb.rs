@@ -130,6 +130,12 @@ impl Engine for MariaDb {
         Self::binary("mariadb-install-db").map(|_| ())
     }
 
+    /// A loaded plugin's variables are listed only with the plugin loaded.
+    fn known_settings(&self, settings: &[String]) -> Result<super::settings::KnownSettings, SandboxError> {
+        let plugins = settings.iter().filter(|s| s.replace('-', "_").starts_with("plugin_load"));
+        super::settings::mariadb(&Self::binary("mariadbd")?, &plugins.map(|s| format!("--{s}")).collect::<Vec<_>>())
+    }
+
     fn url(&self, host: &str, port: u16) -> String {
         format!("mysql://{BENCH_USER}@{host}:{port}/{DATABASE}")
     }

@@ -24,6 +24,7 @@ mod ports;
 mod postgres;
 mod process;
 pub mod proxy;
+pub mod settings;
 mod sql;
 mod up;
 mod verify;
@@ -31,7 +32,7 @@ mod verify;
 pub use engine::{engine, engine_managed, Engine};
 pub use lifecycle::{down, kill, ls, promote, start, NodeLine};
 pub use process::{Signal, Status};
-pub use up::{up, UpOptions};
+pub use up::{parse_settings, up, UpOptions};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

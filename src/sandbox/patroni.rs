@@ -294,6 +294,9 @@ impl Engine for Patroni {
         binary("patronictl")?;
         binary("etcd").map(|_| ())
     }
+    fn known_settings(&self, settings: &[String]) -> Result<super::settings::KnownSettings, SandboxError> {
+        Postgres.known_settings(settings)
+    }
     fn url(&self, host: &str, port: u16) -> String {
         Postgres.url(host, port)
     }

@@ -184,6 +184,10 @@ impl Engine for Postgres {
         Self::bin_dir().map(|_| ())
     }
 
+    fn known_settings(&self, _settings: &[String]) -> Result<super::settings::KnownSettings, SandboxError> {
+        super::settings::postgres(&Self::bin_dir()?.join("postgres"))
+    }
+
     fn url(&self, host: &str, port: u16) -> String {
         format!("postgres://{BENCH_USER}@{host}:{port}/{DATABASE}")
     }

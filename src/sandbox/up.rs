@@ -22,6 +22,9 @@ pub struct UpOptions {
     pub port: Option<u16>,
     /// HAProxy in front (a writer and a reader port after the nodes' ports).
     pub proxy: bool,
+    /// A sandbox that fails to start keeps its files for inspection (`sandbox up`), else
+    /// they are removed (a study's sandboxes: the error quotes the server's log).
+    pub keep_failed: bool,
 }
 
 /// The most replicas one sandbox has (ports and memory of one host).
@@ -30,7 +33,7 @@ const MAX_REPLICAS: u32 = 9;
 const MAX_SOCKET_PATH: usize = 107;
 
 /// Creates the sandbox; `note` hears each step. On failure the started nodes are stopped and
-/// the files kept for inspection.
+/// the files kept for inspection (or removed: `keep_failed`).
 pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine>, SandboxError> {
     check_name(&opts.name)?;
     let engine = engine::engine_managed(&opts.engine, opts.manager.as_deref())?;
@@ -91,11 +94,14 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
             let _ = lifecycle::stop(engine, node);
         }
         let _ = engine.stop_shared(&sb);
-        return Err(SandboxError::Failed(format!(
-            "{e} (servers stopped, files kept in {}: `fairbench sandbox down {}` removes them)",
-            dir.display(),
-            sb.name
-        )));
+        let files = match opts.keep_failed {
+            true => format!("files kept in {}: `fairbench sandbox down {}` removes them", dir.display(), sb.name),
+            false => match std::fs::remove_dir_all(&dir) {
+                Ok(()) => format!("{} removed", dir.display()),
+                Err(why) => format!("{} not removed: {why}", dir.display()),
+            },
+        };
+        return Err(SandboxError::Failed(format!("{e} (servers stopped, {files})")));
     }
     let nodes = sb.nodes.iter().map(|n| lifecycle::recorded_line(engine, &sb, n));
     Ok(nodes.chain(super::proxy::lines(&sb, engine)).collect())
@@ -158,7 +164,7 @@ fn build(engine: &dyn Engine, sb: &Sandbox, note: &mut dyn FnMut(String)) -> Res
 }
 
 /// `var=value` pairs; the last of a repeated name wins.
-fn parse_settings(given: &[String]) -> Result<BTreeMap<String, String>, SandboxError> {
+pub fn parse_settings(given: &[String]) -> Result<BTreeMap<String, String>, SandboxError> {
     let mut out = BTreeMap::new();
     for s in given {
         let (k, v) = s.split_once('=').unwrap_or((s, ""));

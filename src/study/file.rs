@@ -453,9 +453,13 @@ impl StudyFile {
         let sides = [("baseline", &c.baseline), ("subject", &c.subject)];
         if let crate::model::Metric::Ha(figure) = criterion.metric {
             if matches!(criterion.bound, Bound::Ratio(_)) {
+                // A count takes no unit: `lost==0`, not `lost<10s`.
+                let example = match figure {
+                    crate::model::ha_figure::HaFigure::Lost => "lost==0".to_string(),
+                    time => format!("{}<10s", time.name()),
+                };
                 return Err(bad(format!(
-                    "{} is judged on each run against a bound (e.g. {}<10s), not as a ratio",
-                    figure.name(),
+                    "{} is judged on each run against a bound (e.g. {example}), not as a ratio",
                     figure.name()
                 )));
             }

@@ -4,6 +4,7 @@
 
 mod conclude;
 mod plan_text;
+mod preflight;
 mod run;
 
 use super::Error;
@@ -20,11 +21,9 @@ pub(super) fn study_cmd(args: &StudyArgs) -> Result<ExitCode, Error> {
         StudyCommand::Plan(a) => {
             let file = StudyFile::load(&a.file)?;
             let plan = StudyPlan::of(&file);
-            for cell in &plan.cells {
-                run_args(&file, cell, &a.file, 1, &[])?;
-                check_command(&file, &plan, cell, &a.file)?;
-            }
+            let unchecked = preflight::check(&file, &plan, &a.file)?;
             print!("{}", plan_text::plan_text(&file, &plan, &a.file.display().to_string()));
+            unchecked.iter().for_each(|n| println!("Not checked: {n}"));
             Ok(ExitCode::SUCCESS)
         }
         StudyCommand::Run(a) => run::study_run(a),

@@ -23,11 +23,12 @@ use std::rc::Rc;
 pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let file = StudyFile::load(&args.file)?;
     let plan = StudyPlan::of(&file);
-    let mut shown = Vec::new();
-    for cell in &plan.cells {
-        run_args(&file, cell, &args.file, 1, &[])?;
-        shown.push(shown_run(&file, &plan, cell, &args.file));
+    // A URL target's note is the plan's: nothing was to be set on it.
+    let unchecked = super::preflight::check(&file, &plan, &args.file)?;
+    for note in unchecked.iter().filter(|n| !matches!(n, crate::study::check::Unchecked::Url { .. })) {
+        say(format_args!("study: not checked: {note}"));
     }
+    let shown = plan.cells.iter().map(|cell| shown_run(&file, &plan, cell, &args.file)).collect();
     let dir = args.out.clone().unwrap_or_else(|| default_dir(&args.file));
     std::fs::create_dir_all(dir.join("runs")).map_err(|e| StudyDirError::Write(dir.clone(), e))?;
     let mut doc = open(&dir, &file, &plan, shown, &args.file, args.retry_failed)?;
@@ -62,7 +63,7 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     })
 }
 
-/// `fairbench-results/<the file's name>`: the same file resumes in the same place.
+/// `fairbench-results/study-<the file's stem>`: the same file resumes in the same place.
 fn default_dir(file: &Path) -> PathBuf {
     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "study".into());
     PathBuf::from("fairbench-results").join(format!("study-{stem}"))
@@ -340,8 +341,12 @@ impl Lab<'_> {
             settings: self.plan.settings(self.file, instance),
             port: None,
             proxy: false,
+            keep_failed: false,
         };
-        let nodes = crate::sandbox::up(&opts, &mut note)?;
+        let nodes = crate::sandbox::up(&opts, &mut note).inspect_err(|_| {
+            let target = &self.plan.instances[instance].target;
+            say(format_args!("study: target {target}'s sandbox did not start: its runs are recorded as failed; the other targets' runs go on, each kept on its own (`study run --retry-failed` runs these again)"));
+        })?;
         self.started.push(name);
         match nodes.is_empty() {
             true => Err(CellError::NoNode),
