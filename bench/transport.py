@@ -14,8 +14,9 @@ class Transport:
     error: str = ""
 
     def kind(self):
-        """'plaintext' or 'TLS' when every session seen used it; None when mixed, unknown or none."""
-        kinds = {None if t is None else "plaintext" if t == "plaintext" else "TLS" for t in self.sessions}
+        """'plaintext', 'TLS' or 'GSSAPI' when every session seen used it; None when mixed, unknown
+        or none."""
+        kinds = {t if t in (None, "plaintext", "GSSAPI") else "TLS" for t in self.sessions}
         return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
     def __str__(self):
@@ -34,8 +35,9 @@ class Transport:
         kind, n = self.kind(), sum(self.sessions.values())
         if not self.sessions:
             return "none"
-        return f"{n} plain" if kind == "plaintext" else f"{n} TLS" if kind == "TLS" else \
-            f"{n} unknown" if set(self.sessions) == {None} else "mixed"
+        if kind:
+            return f"{n} {'plain' if kind == 'plaintext' else kind}"
+        return f"{n} unknown" if set(self.sessions) == {None} else "mixed"
 
 
 def mismatch(a_name, a, b_name, b):
