@@ -17,6 +17,7 @@ USER = os.environ.get("FB_USER", "fairbench_test")
 PASSWORD = os.environ.get("FB_PASSWORD", "fairbench_test")
 FB = "target/release/fairbench"
 GNU_TIME = "/usr/bin/time"
+SYSBENCH_TLS_DIR = "FB_BENCH_SYSBENCH_TLS_DIR"  # sysbench's TLS files for MySQL (FB_BENCH_TLS=on)
 PERF_EVENTS = "raw_syscalls:sys_enter"
 
 
@@ -44,19 +45,31 @@ class Server:
     def version(self):
         return self.sql(self.version_sql)
 
-    def url(self, db):
-        return f"{self.scheme}://{USER}:{PASSWORD}@127.0.0.1:{self.port}/{db}"
+    def url(self, db, tls=False):
+        """fairbench's target, its transport stated rather than left to a default."""
+        return f"{self.scheme}://{USER}:{PASSWORD}@127.0.0.1:{self.port}/{db}?tls={'require' if tls else 'off'}"
 
-    def sysbench_args(self, db):
+    def sysbench_args(self, db, tls=False):
         d = self.driver
         return [f"--db-driver={d}", f"--{d}-host=127.0.0.1", f"--{d}-port={self.port}", f"--{d}-user={USER}",
                 f"--{d}-password={PASSWORD}", f"--{d}-db={db}"]
+
+    def sysbench_env(self, tls=False):
+        """What goes before sysbench on its command line (an `env` that sets its client library's
+        transport), or nothing."""
+        return []
+
+    def sessions(self, db):
+        """{session id: transport} of the sessions on db, as the server sees them: 'plaintext',
+        the TLS version and cipher, or None when the server cannot say."""
+        raise NotImplementedError
 
 
 class MariaDB(Server):
     name, port, scheme, driver, version_sql = "MariaDB", 3306, "mysql", "mysql", "SELECT VERSION()"
     # The server counts every statement a client sends (Questions); a reading adds one.
     counts = "queries"
+    _settings = None  # have_ssl and performance_schema, read once
 
     def _client(self, db=None):
         return ["mariadb", "--protocol=tcp", "-h127.0.0.1", f"-P{self.port}", f"-u{USER}",
@@ -87,6 +100,52 @@ class MariaDB(Server):
 
     def max_connections(self):
         return int(self.sql("SELECT @@GLOBAL.max_connections"))
+
+    def sysbench_args(self, db, tls=False):
+        # 1.0.20 defaults to off; stated, as a client library may otherwise prefer TLS
+        return super().sysbench_args(db) + [f"--mysql-ssl={'on' if tls else 'off'}"]
+
+    def sysbench_env(self, tls=False):
+        # sysbench 1.0.20's --mysql-ssl=on loads client-key.pem, client-cert.pem and cacert.pem
+        # from its working directory
+        return ["env", "-C", os.environ[SYSBENCH_TLS_DIR]] if tls else []
+
+    def tls_refusal(self):
+        """Why both tools cannot run over TLS here, or None."""
+        if not self.tls_offered():
+            return f"{self.name} offers no TLS (have_ssl={self._settings[0]})"
+        if not os.path.isdir(os.environ.get(SYSBENCH_TLS_DIR, "")):
+            return (f"sysbench 1.0.20's --mysql-ssl=on loads client-key.pem, client-cert.pem and cacert.pem from its "
+                    f"working directory: set {SYSBENCH_TLS_DIR} to a directory holding a client key and certificate "
+                    f"{self.name} accepts and the CA of its certificate")
+        return None
+
+    def tls_offered(self):
+        """have_ssl is YES: the server can encrypt a connection (DISABLED or NO: it cannot)."""
+        if self._settings is None:
+            self._settings = self.sql("SELECT @@have_ssl, @@performance_schema").split()
+        return self._settings[0] == "YES"
+
+    def sessions(self, db):
+        """A server that offers no TLS encrypts no session: its sessions are counted only. One
+        that does: each session's Ssl_cipher (performance_schema; without it, unknown)."""
+        if not self.tls_offered() or self._settings[1] != "1":
+            known = None if self.tls_offered() else "plaintext"
+            return {i: known for i in self.sql(f"SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '{db}'").split()}
+        rows = self.sql("SELECT t.PROCESSLIST_ID, COALESCE(NULLIF(s.VARIABLE_VALUE, ''), 'plaintext') "
+                        "FROM performance_schema.threads t LEFT JOIN performance_schema.status_by_thread s "
+                        "ON s.THREAD_ID = t.THREAD_ID AND s.VARIABLE_NAME = 'Ssl_cipher' "
+                        f"WHERE t.PROCESSLIST_DB = '{db}'")
+        return dict(line.split("\t", 1) for line in rows.splitlines())
+
+    def transport_source(self):
+        """How sessions() knows, for the header."""
+        if not self.tls_offered():
+            return f"have_ssl={self._settings[0]}: the server encrypts no connection (sessions counted in " \
+                   "information_schema.PROCESSLIST)"
+        if self._settings[1] != "1":
+            return "have_ssl=YES but performance_schema is OFF: no session's Ssl_cipher can be read (unknown)"
+        return "each session's Ssl_cipher (performance_schema.status_by_thread)"
 
     def memory(self, db):
         """Resident memory of the whole server process (its connections are threads in it)."""
@@ -140,6 +199,26 @@ class PostgreSQL(Server):
     def max_connections(self):
         return int(self.sql("SHOW max_connections"))
 
+    def sysbench_env(self, tls=False):
+        # libpq's default sslmode=prefer encrypts whenever the server has ssl = on
+        return ["env", f"PGSSLMODE={'require' if tls else 'disable'}"]
+
+    def tls_offered(self):
+        return self.sql("SHOW ssl") == "on"
+
+    def tls_refusal(self):
+        return None if self.tls_offered() else f"{self.name} offers no TLS (ssl = off)"
+
+    def sessions(self, db):
+        rows = self.sql("SELECT a.pid, CASE WHEN s.ssl THEN s.version || ' ' || s.cipher "
+                        "WHEN g.encrypted THEN 'GSSAPI' ELSE 'plaintext' END "
+                        "FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) JOIN pg_stat_gssapi g USING (pid) "
+                        f"WHERE a.datname = '{db}' AND a.backend_type = 'client backend'")
+        return dict(line.split("|", 1) for line in rows.splitlines())
+
+    def transport_source(self):
+        return "pg_stat_ssl (and pg_stat_gssapi) of each backend on the database"
+
     def memory(self, db):
         """Memory of the backends (one process each) connected to db, shared pages split among
         the processes that map them (PSS), so that the sum is what they take together."""
@@ -191,9 +270,9 @@ def proportional_set_size(pids):
     return total
 
 
-def sysbench(server, db, workload, action, threads, tables, table_size, seconds=None, extra=()):
-    """sysbench 1.0.20's command line for one of its oltp workloads on db."""
-    return (["sysbench"] + server.sysbench_args(db)
+def sysbench(server, db, workload, action, threads, tables, table_size, seconds=None, extra=(), tls=False):
+    """sysbench 1.0.20's command line for one of its oltp workloads on db, plaintext unless tls."""
+    return (server.sysbench_env(tls) + ["sysbench"] + server.sysbench_args(db, tls)
             + [f"--tables={tables}", f"--table-size={table_size}", f"--threads={threads}"]
             + ([f"--time={seconds}"] if seconds else []) + list(extra) + [workload, action])
 
