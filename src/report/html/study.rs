@@ -194,7 +194,7 @@ fn cells(d: &StudyDocument) -> String {
                 Cell::text(&c.target),
                 Cell::text(&c.settings.join(", ")),
                 Cell::text(&c.describe(&["target"])),
-                Cell::text(&f.map_or("-".into(), |f| format!("{}/{} {}", f.completed, f.planned, f.status.name()))),
+                Cell::text(&f.map_or("-".into(), |f| f.runs_words())),
                 Cell::num(estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1)),
                 Cell::num(estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3)),
                 Cell::text(&f.map_or(String::new(), |f| f.findings.join(", "))),
