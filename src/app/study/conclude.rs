@@ -35,6 +35,12 @@ pub(super) fn html(dir: &Path, doc: &StudyDocument, cells: &[(String, ResultDocu
 /// The cells' figures and the claims' verdicts, from what `dir` holds; each cell with a
 /// completed run as one result.
 pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<Vec<(String, ResultDocument)>, Error> {
+    // A document written before runs recorded their server, rows and tps: from the results.
+    for run in doc.runs.iter_mut().filter(|r| r.status.is_some() && r.server.is_none()) {
+        if let Ok(d) = ResultDocument::read(&dir.join(&run.file)) {
+            super::history::note_result(run, &d, None);
+        }
+    }
     let mut built = Vec::new();
     for cell in &doc.plan.cells {
         built.push((cell_result(dir, doc, cell)?, probe_runs(dir, doc, cell)?));

@@ -141,6 +141,7 @@ fn open(
             cliffs: vec![],
         },
     };
+    doc.schema_version = STUDY_SCHEMA_VERSION; // what it holds from here on is this version's
     doc.title = file.study.title.clone();
     doc.question = file.study.question.clone();
     doc.file = path.display().to_string();
@@ -154,8 +155,7 @@ fn open(
 
 /// A run's state from its result file: completed or failed runs are kept (failed ones run
 /// again with --retry-failed); anything else (killed, interrupted, never started) is
-/// cleared to run again from nothing. A kept run's server, rows and tps are read from its
-/// result when the document lacks them (one written before they were recorded).
+/// cleared to run again from nothing.
 fn settle(dir: &Path, run: &mut StudyRun, retry_failed: bool) -> Result<(), StudyDirError> {
     let on_disk = ResultDocument::read(&dir.join(&run.file)).ok();
     let status = on_disk.as_ref().map(|d| d.conditions.run.status);
@@ -163,7 +163,7 @@ fn settle(dir: &Path, run: &mut StudyRun, retry_failed: bool) -> Result<(), Stud
     match status {
         Some(RunStatus::Completed) => (run.status, run.failure) = (Some(RunStatus::Completed), None),
         Some(RunStatus::Failed) if !retry_failed => {
-            let failure = on_disk.as_ref().and_then(|d| d.conditions.run.failure.clone());
+            let failure = on_disk.and_then(|d| d.conditions.run.failure.clone());
             (run.status, run.failure) = (Some(RunStatus::Failed), failure);
         }
         None if failed_without_result && !retry_failed => {}
@@ -171,9 +171,6 @@ fn settle(dir: &Path, run: &mut StudyRun, retry_failed: bool) -> Result<(), Stud
             dir::clear_run(dir, &run.file)?;
             *run = StudyRun::planned(run.cell.clone(), run.repeat, run.round, run.file.clone());
         }
-    }
-    if let Some(d) = on_disk.filter(|_| run.status.is_some() && run.server.is_none()) {
-        history::note_result(run, &d, None);
     }
     Ok(())
 }
