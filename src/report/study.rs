@@ -4,7 +4,7 @@
 
 use super::{Report, ReportOptions};
 use crate::model::comparison::{Estimate, Verdict};
-use crate::model::study::{CellFigures, StudyClaim, StudyDocument, TargetConditions};
+use crate::model::study::{CellFigures, StudyClaim, StudyDocument, StudyRun, TargetConditions};
 use crate::model::{plural, RunStatus};
 use std::fmt::Write;
 
@@ -116,7 +116,7 @@ fn cells(o: &mut String, d: &StudyDocument) {
 }
 
 /// How many runs of the study the intervals span.
-fn rounds_line(d: &StudyDocument) -> String {
+pub(super) fn rounds_line(d: &StudyDocument) -> String {
     match d.runs.iter().map(|r| r.round).max().unwrap_or(1) {
         0 | 1 => "intervals are within one run of the study; run it again with --again to see the spread between runs"
             .to_string(),
@@ -125,7 +125,7 @@ fn rounds_line(d: &StudyDocument) -> String {
 }
 
 /// `2 rounds; median tps by round 5536.0, 5798.0: spread 262.0 tps (4.7% of the lowest)`.
-fn rounds_words(f: &CellFigures) -> String {
+pub(super) fn rounds_words(f: &CellFigures) -> String {
     let medians: Vec<String> =
         f.rounds.iter().map(|r| r.median_tps.map_or("-".into(), |m| format!("{m:.1}"))).collect();
     let spread = match f.round_spread() {
@@ -141,23 +141,25 @@ fn repeats(o: &mut String, d: &StudyDocument) {
         return;
     }
     let _ = writeln!(o, "\nRepeats, run by run (rows: the workload's tables' rows as the run began; server: the one it ran on, by its own identity):");
-    let rows: Vec<Vec<String>> = d
-        .runs
-        .iter()
-        .map(|r| {
-            vec![
-                r.cell.clone(),
-                r.round.to_string(),
-                r.repeat.to_string(),
-                r.status.map_or("not run", |s| s.name()).to_string(),
-                r.tps.map_or("-".into(), |t| format!("{t:.1}")),
-                r.rows_at_start
-                    .map_or("-".into(), |s| format!("{}{}", s.rows, if s.exact { "" } else { " (estimate)" })),
-                r.server.clone().unwrap_or_else(|| "-".into()),
-            ]
-        })
-        .collect();
-    columns(o, &["cell", "round", "repeat", "status", "tps", "rows", "server"], &rows);
+    let rows: Vec<Vec<String>> = d.runs.iter().map(|r| repeat_row(r).to_vec()).collect();
+    columns(o, &REPEAT_HEADER, &rows);
+}
+
+pub(super) const REPEAT_HEADER: [&str; 7] = ["cell", "round", "repeat", "status", "tps", "rows", "server"];
+
+/// A run as a row under [`REPEAT_HEADER`].
+pub(super) fn repeat_row(r: &StudyRun) -> [String; 7] {
+    let rows =
+        r.rows_at_start.map_or("-".into(), |s| format!("{}{}", s.rows, if s.exact { "" } else { " (estimate)" }));
+    [
+        r.cell.clone(),
+        r.round.to_string(),
+        r.repeat.to_string(),
+        r.status.map_or("not run", |s| s.name()).to_string(),
+        r.tps.map_or("-".into(), |t| format!("{t:.1}")),
+        rows,
+        r.server.clone().unwrap_or_else(|| "-".into()),
+    ]
 }
 
 /// Rows of cells as aligned columns under `header`.
