@@ -54,5 +54,12 @@ mod tests {
         for w in [Workload::OltpReadWrite, Workload::OltpWriteOnly, Workload::OltpReadOnly, Workload::OltpUpdateIndex] {
             assert_eq!(change(w), None, "{w:?}");
         }
+        // Recipes: money transfers log each transfer (inserts); YCSB C only reads.
+        let recipe = |name: &str| {
+            let f = crate::workload::file::load(std::path::Path::new(name), Dialect::Mysql, &[]).unwrap();
+            f.program.row_change()
+        };
+        assert_eq!(recipe("xfer"), Some("inserts rows"));
+        assert_eq!(recipe("ycsb-c"), None);
     }
 }
