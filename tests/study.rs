@@ -2,6 +2,7 @@
 //! runs, the sandboxes it starts, the time it takes), connecting nowhere.
 
 mod common;
+use common::study::Lab;
 use common::*;
 
 fn plan(dir: &std::path::Path, text: &str) -> std::process::Output {
@@ -163,73 +164,6 @@ where = { table_size = [100] }
 compute_per_hour = 3.6
 io_per_million = 0.2
 "#;
-
-/// A study's directory and sandbox home; dropping it takes down any sandbox a killed study
-/// left.
-struct Lab {
-    dir: tempfile::TempDir,
-}
-
-impl Lab {
-    fn new(study: &str) -> Lab {
-        let lab = Lab { dir: tempfile::tempdir().unwrap() };
-        std::fs::write(lab.dir.path().join("s.toml"), study).unwrap();
-        lab
-    }
-
-    fn result(&self, out: &str, file: &str) -> serde_json::Value {
-        let text = std::fs::read_to_string(self.dir.path().join(out).join("runs").join(file)).unwrap();
-        serde_json::from_str(&text).unwrap()
-    }
-
-    fn command(&self, args: &[&str]) -> std::process::Command {
-        let mut c = std::process::Command::new(bin());
-        c.args(args).current_dir(self.dir.path()).env("FAIRBENCH_SANDBOX_HOME", self.dir.path().join("sandboxes"));
-        c.env_remove("FAIRBENCH_TARGET");
-        c
-    }
-
-    fn run(&self, out: &str) -> std::process::Output {
-        self.command(&["study", "run", "s.toml", "--out", out]).output().unwrap()
-    }
-
-    fn sandboxes(&self) -> Vec<String> {
-        let dir = self.dir.path().join("sandboxes");
-        let names = std::fs::read_dir(dir).into_iter().flatten().flatten();
-        names.map(|e| e.file_name().to_string_lossy().into_owned()).collect()
-    }
-
-    fn document(&self, out: &str) -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(self.dir.path().join(out).join("study.json")).unwrap()).unwrap()
-    }
-
-    /// Runs whose result file says completed.
-    fn completed(&self, out: &str) -> Vec<String> {
-        let runs = self.dir.path().join(out).join("runs");
-        let mut done: Vec<String> = std::fs::read_dir(runs)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-            .filter(|e| {
-                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
-                serde_json::from_str::<serde_json::Value>(&text)
-                    .is_ok_and(|d| d["conditions"]["run"]["status"] == "completed")
-            })
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        done.sort();
-        done
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        for name in self.sandboxes() {
-            let _ = self.command(&["sandbox", "down", &name]).output();
-        }
-    }
-}
 
 /// Each claim's verdict, and each of its checks' cells and verdicts.
 fn verdicts(doc: &serde_json::Value) -> Vec<String> {

@@ -37,6 +37,11 @@ pub struct StudyRunArgs {
     /// failed run stays failed, and is shown as failed.
     #[arg(long)]
     pub retry_failed: bool,
+    /// Run the whole study once more in its directory: a new round of every cell's
+    /// repeats (numbered on from the last), so the report shows the spread between runs of
+    /// the study as well as within one.
+    #[arg(long)]
+    pub again: bool,
 }
 
 #[derive(Args, Debug, Clone)]

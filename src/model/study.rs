@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub const STUDY_SCHEMA_NAME: &str = "fairbench.study";
-pub const STUDY_SCHEMA_VERSION: u32 = 1;
+/// 2: each run's round, server and rows at start; the cells rerun after an interruption.
+pub const STUDY_SCHEMA_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct StudyDocument {
@@ -23,8 +24,12 @@ pub struct StudyDocument {
     pub file: String,
     /// What the study runs: compared on resume, field by field.
     pub plan: StudyPlanRecord,
-    /// Every run in the order planned.
+    /// Every run in the order planned, round after round (`study run --again` adds one).
     pub runs: Vec<StudyRun>,
+    /// Cells run again from their round's first repeat on a fresh dataset after an
+    /// interruption (their workload changes its tables' row count).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reruns: Vec<CellRerun>,
     /// Each cell's figures over its repeats (none before the cell has a result).
     #[serde(default)]
     pub cells: Vec<CellFigures>,
@@ -118,6 +123,9 @@ pub struct TargetConditions {
     pub common: ConditionGroups,
     /// Per cell: the conditions not common to the target, with this cell's values.
     pub cells: std::collections::BTreeMap<String, ConditionGroups>,
+    /// How many of its cells had a result to read them from.
+    #[serde(default)]
+    pub compared: u32,
 }
 
 /// A claim as declared: in words, the check, and for a ratio the variable under test with
@@ -210,8 +218,11 @@ impl StudyCell {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StudyRun {
     pub cell: String,
-    /// 1-based.
+    /// 1-based, numbered on across rounds (round 2 of 3 repeats: 4, 5, 6).
     pub repeat: u32,
+    /// Which run of the whole study it belongs to: 1, then one more per `--again`.
+    #[serde(default = "first_round")]
+    pub round: u32,
     /// Its result, relative to the study's directory (its record beside it).
     pub file: String,
     /// None: not run yet.
@@ -221,17 +232,90 @@ pub struct StudyRun {
     /// dataset that did not load).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// The server it ran on, as the server identifies itself (`server_id 1 at vm:13306`),
+    /// and for a sandbox when this study built it: a rebuilt server reads differently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The rows of the workload's tables as the run began, as the server reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_at_start: Option<StartRows>,
+    /// Its transactions (events) per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tps: Option<f64>,
+}
+
+fn first_round() -> u32 {
+    1
+}
+
+impl StudyRun {
+    /// A run not made yet.
+    pub fn planned(cell: String, repeat: u32, round: u32, file: String) -> StudyRun {
+        StudyRun {
+            cell,
+            repeat,
+            round,
+            file,
+            status: None,
+            failure: None,
+            server: None,
+            rows_at_start: None,
+            tps: None,
+        }
+    }
+}
+
+/// All tables' rows together; `exact` false when any count is the server's estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StartRows {
+    pub rows: u64,
+    pub exact: bool,
+}
+
+/// A cell's round run again from its first repeat, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CellRerun {
+    pub cell: String,
+    pub round: u32,
+    /// The round's first repeat, where it started again.
+    pub from_repeat: u32,
+    /// Its repeats that had run (completed or failed) and were cleared.
+    pub cleared: Vec<u32>,
+    /// `its workload inserts rows`.
+    pub why: String,
+}
+
+impl CellRerun {
+    /// `rerun from repeat 1 after an interruption: its workload inserts rows, so the repeats
+    /// left could not start from the rows the earlier ones left (repeats 1, 2 ran again)`.
+    pub fn describe(&self) -> String {
+        let cleared: Vec<String> = self.cleared.iter().map(|r| r.to_string()).collect();
+        format!(
+            "rerun from repeat {} after an interruption: {}, so the repeats left could not start from the rows the earlier ones left (repeat{} {} ran again)",
+            self.from_repeat,
+            self.why,
+            if cleared.len() == 1 { "" } else { "s" },
+            cleared.join(", ")
+        )
+    }
 }
 
 /// A cell's figures over its repeats.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CellFigures {
     pub cell: String,
-    /// Runs with a completed result, of the planned repeats.
+    /// Runs with a completed result, of the planned repeats (of every round).
     pub completed: u32,
     pub planned: u32,
-    /// The worst status among its runs.
-    pub status: RunStatus,
+    /// Runs not made yet.
+    #[serde(default)]
+    pub not_run: u32,
+    /// The worst status among its runs that ran; none when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<RunStatus>,
+    /// Each round's completed repeats and their median tps (one entry per run of the study).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<RoundFigures>,
     /// Transactions (events) per second over all completed repeats.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tps: Option<f64>,
@@ -260,6 +344,47 @@ pub struct CellFigures {
     /// they are not averaged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes: Vec<RunProbe>,
+}
+
+impl CellFigures {
+    /// `3/3`, `0/3 not run`, `1/3 (1 failed, 1 not run)`: the words of the runs' own
+    /// statuses (the worst for those that ran and did not complete).
+    pub fn runs_words(&self) -> String {
+        let done = format!("{}/{}", self.completed, self.planned);
+        if self.not_run == self.planned && self.planned > 0 {
+            return format!("{done} not run");
+        }
+        let ran_badly = self.planned.saturating_sub(self.completed + self.not_run);
+        let mut parts = Vec::new();
+        if let Some(status) = self.status.filter(|_| ran_badly > 0) {
+            parts.push(format!("{ran_badly} {}", status.name()));
+        }
+        if self.not_run > 0 {
+            parts.push(format!("{} not run", self.not_run));
+        }
+        match parts.is_empty() {
+            true => done,
+            false => format!("{done} ({})", parts.join(", ")),
+        }
+    }
+
+    /// The largest less the smallest of the rounds' median tps, and that over the
+    /// smallest; none under two rounds with a median.
+    pub fn round_spread(&self) -> Option<(f64, f64)> {
+        let medians: Vec<f64> = self.rounds.iter().filter_map(|r| r.median_tps).collect();
+        let lo = medians.iter().copied().reduce(f64::min)?;
+        let hi = medians.iter().copied().reduce(f64::max)?;
+        (medians.len() >= 2 && lo > 0.0).then(|| (hi - lo, (hi - lo) / lo))
+    }
+}
+
+/// One round of a cell: its completed repeats and their median tps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoundFigures {
+    pub round: u32,
+    pub completed: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_tps: Option<f64>,
 }
 
 /// One completed run's probe figures.

@@ -43,7 +43,7 @@ fn one_target(target: &str, cells: &[(&str, &ResultDocument)]) -> TargetConditio
     let mut keys: Vec<&Key> = maps.iter().flat_map(|m| m.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut out = TargetConditions { target: target.to_string(), ..Default::default() };
+    let mut out = TargetConditions { target: target.to_string(), compared: cells.len() as u32, ..Default::default() };
     let put = |groups: &mut ConditionGroups, (g, k): &Key, v: &str| {
         groups.entry(g.clone()).or_default().insert(k.clone(), v.to_string());
     };
@@ -61,4 +61,30 @@ fn one_target(target: &str, cells: &[(&str, &ResultDocument)]) -> TargetConditio
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(id: &str) -> StudyCell {
+        StudyCell {
+            id: id.into(),
+            target: "maria".into(),
+            settings: vec![],
+            workload: "oltp_read_write".into(),
+            values: vec![],
+            run: String::new(),
+            probe: None,
+            faults: None,
+        }
+    }
+
+    #[test]
+    fn a_target_whose_cells_all_agree_counts_every_cell_read() {
+        let d: ResultDocument = serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap();
+        let cells = [cell("c01"), cell("c02"), cell("c03")];
+        let t = by_target(&cells, &[Some(&d), Some(&d), None]);
+        assert_eq!((t[0].compared, t[0].cells.len()), (2, 0), "two cells had a result, alike");
+    }
 }

@@ -22,6 +22,8 @@ pub enum StudyDirError {
     Changed { dir: PathBuf, file: String, changes: String },
     #[error("{0} holds no study (no study.json): run `fairbench study run FILE --out {0}` first")]
     NoStudy(PathBuf),
+    #[error("{dir}: round {round} of the study has {todo} runs to do: finish it with `fairbench study run {file} --out {dir}` (without --again), then add a round")]
+    Unfinished { dir: PathBuf, file: String, round: u32, todo: usize },
 }
 
 pub fn document_path(dir: &Path) -> PathBuf {

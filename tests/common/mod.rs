@@ -4,6 +4,7 @@
 
 pub mod ha;
 pub mod sandbox;
+pub mod study;
 
 use mysql_async::prelude::Queryable;
 use serde_json::Value;

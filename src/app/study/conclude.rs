@@ -6,7 +6,7 @@
 use super::Error;
 use crate::cli::StudyReportArgs;
 use crate::model::record::Record;
-use crate::model::study::{CellFigures, RunProbe, StudyCell, StudyDocument};
+use crate::model::study::{CellFigures, RoundFigures, RunProbe, StudyCell, StudyDocument, StudyRun};
 use crate::model::{Metric, ResultDocument, RunStatus, Severity};
 use crate::report::{Report as _, StudyHtml, StudyText};
 use crate::study::claims::{self, CellResult};
@@ -35,6 +35,12 @@ pub(super) fn html(dir: &Path, doc: &StudyDocument, cells: &[(String, ResultDocu
 /// The cells' figures and the claims' verdicts, from what `dir` holds; each cell with a
 /// completed run as one result.
 pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<Vec<(String, ResultDocument)>, Error> {
+    // A document written before runs recorded their server, rows and tps: from the results.
+    for run in doc.runs.iter_mut().filter(|r| r.status.is_some() && r.server.is_none()) {
+        if let Ok(d) = ResultDocument::read(&dir.join(&run.file)) {
+            super::history::note_result(run, &d, None);
+        }
+    }
     let mut built = Vec::new();
     for cell in &doc.plan.cells {
         built.push((cell_result(dir, doc, cell)?, probe_runs(dir, doc, cell)?));
@@ -151,14 +157,16 @@ fn lag_words(l: &crate::model::ha::LagRecord) -> String {
 
 fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures {
     let runs: Vec<_> = doc.runs.iter().filter(|run| run.cell == cell.id).collect();
-    let statuses: Vec<RunStatus> = runs.iter().map(|run| run.status.unwrap_or(RunStatus::Running)).collect();
+    let statuses: Vec<RunStatus> = runs.iter().filter_map(|run| run.status).collect();
     let p99 = Metric::parse("p99").expect("p99 is a metric");
     let cache = r.doc.and_then(|d| d.conditions.dataset.cache_ratio());
     CellFigures {
         cell: cell.id.clone(),
         completed: statuses.iter().filter(|s| **s == RunStatus::Completed).count() as u32,
         planned: runs.len() as u32,
-        status: statuses.iter().copied().max_by_key(|s| s.severity()).unwrap_or(RunStatus::Running),
+        not_run: (runs.len() - statuses.len()) as u32,
+        status: statuses.iter().copied().max_by_key(|s| s.severity()),
+        rounds: rounds(&runs),
         tps: r.doc.and_then(|d| d.metric(&Metric::Tps)),
         tps_interval: r.doc.and_then(|d| crate::compare::value_interval(&Metric::Tps, d)),
         p99_us: r.doc.and_then(|d| d.metric(&p99)),
@@ -172,4 +180,23 @@ fn figures(doc: &StudyDocument, cell: &StudyCell, r: &CellResult) -> CellFigures
         cache: cache.map(|(name, _)| name.to_string()),
         probes: r.runs.iter().filter_map(|(repeat, d)| run_probe(*repeat, d)).collect(),
     }
+}
+
+/// Each round's completed repeats and the median of their tps.
+fn rounds(runs: &[&StudyRun]) -> Vec<RoundFigures> {
+    let mut numbers: Vec<u32> = runs.iter().map(|r| r.round).collect();
+    numbers.sort();
+    numbers.dedup();
+    let figures = |round: u32| {
+        let done = runs.iter().filter(|r| r.round == round && r.status == Some(RunStatus::Completed));
+        let mut tps: Vec<f64> = done.clone().filter_map(|r| r.tps).collect();
+        tps.sort_by(f64::total_cmp);
+        let median = match tps.len() {
+            0 => None,
+            n if n % 2 == 1 => Some(tps[n / 2]),
+            n => Some((tps[n / 2 - 1] + tps[n / 2]) / 2.0),
+        };
+        RoundFigures { round, completed: done.count() as u32, median_tps: median }
+    };
+    numbers.into_iter().map(figures).collect()
 }

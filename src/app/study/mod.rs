@@ -3,6 +3,7 @@
 //! meets sandboxes, connections and runs.
 
 mod conclude;
+mod history;
 mod plan_text;
 mod preflight;
 mod run;

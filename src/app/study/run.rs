@@ -2,7 +2,7 @@
 //! DIR/runs, the study document saved after every run (so a killed study resumes from it),
 //! sandboxes started once for the whole study and removed at its end.
 
-use super::{cell_command, conclude, run_args, Error, Place};
+use super::{cell_command, conclude, history, run_args, Error, Place};
 use crate::app::live::Job;
 use crate::app::run::measure_run;
 use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
@@ -30,8 +30,16 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     }
     let shown = plan.cells.iter().map(|cell| shown_run(&file, &plan, cell, &args.file)).collect();
     let dir = args.out.clone().unwrap_or_else(|| default_dir(&args.file));
+    let changes = history::row_changes(&file, &plan, &args.file)?;
+    if args.again && dir::load(&dir)?.is_none() {
+        return Err(StudyDirError::NoStudy(dir).into());
+    }
     std::fs::create_dir_all(dir.join("runs")).map_err(|e| StudyDirError::Write(dir.clone(), e))?;
     let mut doc = open(&dir, &file, &plan, shown, &args.file, args.retry_failed)?;
+    if args.again {
+        again(&dir, &mut doc, &args.file)?;
+    }
+    rerun_partial(&dir, &mut doc, &changes)?;
     dir::save(&dir, &doc)?;
     let todo = doc.runs.iter().filter(|r| r.status.is_none()).count();
     say(format_args!("study: {} of {} runs to do in {}", todo, doc.runs.len(), dir.display()));
@@ -44,6 +52,9 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
         urls: BTreeMap::new(),
         faulted: Default::default(),
         started: vec![],
+        built: BTreeMap::new(),
+        ids: (0..plan.cells.len()).map(|n| (cell_id(n), n)).collect(),
+        changes,
     };
     lab.remove_leftovers();
     let outcome = lab.run_all(&mut doc);
@@ -119,14 +130,9 @@ fn open(
             runs: plan
                 .runs
                 .iter()
-                .map(|&(c, repeat)| StudyRun {
-                    cell: cell_id(c),
-                    repeat,
-                    file: dir::run_file(&cell_id(c), repeat),
-                    status: None,
-                    failure: None,
-                })
+                .map(|&(c, repeat)| StudyRun::planned(cell_id(c), repeat, 1, dir::run_file(&cell_id(c), repeat)))
                 .collect(),
+            reruns: vec![],
             plan: record,
             cells: vec![],
             prices: BTreeMap::new(),
@@ -137,6 +143,7 @@ fn open(
             noise: vec![],
         },
     };
+    doc.schema_version = STUDY_SCHEMA_VERSION; // what it holds from here on is this version's
     doc.title = file.study.title.clone();
     doc.question = file.study.question.clone();
     doc.file = path.display().to_string();
@@ -164,8 +171,44 @@ fn settle(dir: &Path, run: &mut StudyRun, retry_failed: bool) -> Result<(), Stud
         None if failed_without_result && !retry_failed => {}
         _ => {
             dir::clear_run(dir, &run.file)?;
-            (run.status, run.failure) = (None, None);
+            *run = StudyRun::planned(run.cell.clone(), run.repeat, run.round, run.file.clone());
         }
+    }
+    Ok(())
+}
+
+/// A new round of every planned run, numbered on from the last repeat; refused while the
+/// last round has runs to do (a resume without --again finishes it).
+fn again(dir: &Path, doc: &mut StudyDocument, path: &Path) -> Result<(), StudyDirError> {
+    let round = doc.runs.iter().map(|r| r.round).max().unwrap_or(1);
+    let todo = doc.runs.iter().filter(|r| r.status.is_none()).count();
+    if todo > 0 {
+        let (dir, file) = (dir.to_path_buf(), path.display().to_string());
+        return Err(StudyDirError::Unfinished { dir, file, round, todo });
+    }
+    let last = doc.runs.iter().map(|r| r.repeat).max().unwrap_or(0);
+    let first_round: Vec<(String, u32)> =
+        doc.runs.iter().filter(|r| r.round == 1).map(|r| (r.cell.clone(), r.repeat)).collect();
+    for (cell, repeat) in first_round {
+        let repeat = repeat + last;
+        let file = dir::run_file(&cell, repeat);
+        doc.runs.push(StudyRun::planned(cell, repeat, round + 1, file));
+    }
+    say(format_args!("study: round {} added: every cell's repeats once more, from repeat {}", round + 1, last + 1));
+    Ok(())
+}
+
+/// Rounds of cells that change their rows and ran in part: their runs cleared, to run
+/// again from the round's first repeat (the document records each, the report says it).
+fn rerun_partial(dir: &Path, doc: &mut StudyDocument, changes: &BTreeMap<String, String>) -> Result<(), Error> {
+    let files: BTreeMap<(String, u32), String> =
+        doc.runs.iter().map(|r| ((r.cell.clone(), r.repeat), r.file.clone())).collect();
+    for rerun in resume::rerun_partial(&mut doc.runs, |cell| changes.get(cell).cloned()) {
+        for repeat in &rerun.cleared {
+            dir::clear_run(dir, &files[&(rerun.cell.clone(), *repeat)])?;
+        }
+        say(format_args!("study: {} round {}: {}", rerun.cell, rerun.round, rerun.describe()));
+        doc.reruns.push(rerun);
     }
     Ok(())
 }
@@ -202,6 +245,12 @@ struct Lab<'a> {
     faulted: std::collections::BTreeSet<usize>,
     /// Sandboxes this study started (removed when it ends).
     started: Vec<String>,
+    /// Per instance: when this study built its sandbox (told apart from a rebuilt one).
+    built: BTreeMap<usize, String>,
+    /// Each cell's index in the plan, by id.
+    ids: BTreeMap<String, usize>,
+    /// Cells whose workload changes its tables' row count, and the words why.
+    changes: BTreeMap<String, String>,
 }
 
 impl Drop for Lab<'_> {
@@ -216,7 +265,7 @@ fn remove_sandbox(name: &str) {
     }
 }
 
-impl Lab<'_> {
+impl<'a> Lab<'a> {
     /// Every run still to do, point by point; true when interrupted.
     fn run_all(&mut self, doc: &mut StudyDocument) -> Result<bool, Error> {
         let job = Job::new(0);
@@ -224,12 +273,13 @@ impl Lab<'_> {
         job.expect_parts(todo);
         let mut k = 0;
         while k < doc.runs.len() {
-            // A point: the consecutive runs of one workload at one point of the matrix.
-            let first = &self.plan.cells[self.plan.runs[k].0];
+            // A point: the consecutive runs of one workload at one point of the matrix (in
+            // one round).
+            let first = self.cell(&doc.runs[k]);
             let end = (k..doc.runs.len())
                 .find(|&j| {
-                    let c = &self.plan.cells[self.plan.runs[j].0];
-                    c.workload != first.workload || c.point != first.point
+                    let c = self.cell(&doc.runs[j]);
+                    c.workload != first.workload || c.point != first.point || doc.runs[j].round != doc.runs[k].round
                 })
                 .unwrap_or(doc.runs.len());
             if self.run_point(doc, k..end, &job)? {
@@ -240,6 +290,11 @@ impl Lab<'_> {
         Ok(false)
     }
 
+    /// The plan's cell a run belongs to.
+    fn cell(&self, run: &StudyRun) -> &'a Cell {
+        &self.plan.cells[self.ids[&run.cell]]
+    }
+
     /// One point's runs still to do, after preparing its dataset on each of its targets.
     fn run_point(&mut self, doc: &mut StudyDocument, runs: std::ops::Range<usize>, job: &Job) -> Result<bool, Error> {
         let todo: Vec<usize> = runs.filter(|&k| doc.runs[k].status.is_none()).collect();
@@ -248,26 +303,21 @@ impl Lab<'_> {
             if signal::interrupted() {
                 return Ok(true);
             }
-            let cell = &self.plan.cells[self.plan.runs[k].0];
+            let cell = self.cell(&doc.runs[k]);
             if self.faulted.remove(&cell.instance) {
                 self.restart(cell.instance);
                 ready.remove(&cell.instance);
             }
             if !ready.contains_key(&cell.instance) {
-                let prepared = self.prepare(cell);
+                let prepared = self.prepare(cell, self.changes.contains_key(&doc.runs[k].cell));
                 ready.insert(cell.instance, prepared);
             }
             if signal::interrupted() {
                 return Ok(true);
             }
+            let total = doc.runs.len();
             let run = &mut doc.runs[k];
-            job.point(format_args!(
-                "study: run {} of {}: {} repeat {}",
-                k + 1,
-                self.plan.runs.len(),
-                self.name(cell),
-                run.repeat
-            ));
+            job.point(format_args!("study: run {} of {}: {} repeat {}", k + 1, total, self.name(cell), run.repeat));
             let status = match &ready[&cell.instance] {
                 Err(why) => {
                     run.failure = Some(why.to_string());
@@ -348,6 +398,7 @@ impl Lab<'_> {
             say(format_args!("study: target {target}'s sandbox did not start: its runs are recorded as failed; the other targets' runs go on, each kept on its own (`study run --retry-failed` runs these again)"));
         })?;
         self.started.push(name);
+        self.built.insert(instance, crate::model::rfc3339(std::time::SystemTime::now()));
         match nodes.is_empty() {
             true => Err(CellError::NoNode),
             false => Ok(nodes.into_iter().map(|n| n.url).collect()),
@@ -371,11 +422,12 @@ impl Lab<'_> {
 
     /// The point's dataset on the cell's target: a built-in workload's tables created and
     /// loaded afresh (fairbench's own tables only); a workload file's loaded when missing,
-    /// by its run.
-    fn prepare(&mut self, cell: &Cell) -> Shared<()> {
+    /// by its run, or afresh when it changes its row count (`fresh`: its repeats start
+    /// from the rows it declares).
+    fn prepare(&mut self, cell: &Cell, fresh: bool) -> Shared<()> {
         let args = self.args(cell, 1)?;
         say(format_args!("study: preparing {}", self.name(cell)));
-        prepare_dataset(&args).map_err(|e| Rc::new(CellError::Prepare(e)))
+        prepare_dataset(&args, fresh).map_err(|e| Rc::new(CellError::Prepare(e)))
     }
 
     /// One run: its status, its failure noted on `run`.
@@ -394,6 +446,8 @@ impl Lab<'_> {
         match measured {
             Ok(doc) => {
                 run.failure = doc.conditions.run.failure.clone();
+                let built = self.built.get(&cell.instance).filter(|_| self.plan.instances[cell.instance].sandbox);
+                history::note_result(run, &doc, built.map(String::as_str));
                 doc.conditions.run.status
             }
             Err(why) => {
@@ -424,13 +478,13 @@ fn outcome_line(run: &StudyRun) -> String {
     }
 }
 
-fn prepare_dataset(args: &crate::cli::RunArgs) -> Result<(), Error> {
+fn prepare_dataset(args: &crate::cli::RunArgs, fresh: bool) -> Result<(), Error> {
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);
     with_database!(&urls[0], &options, |db| {
         db.create_if_missing()?;
         let workload = workload_plan(&args.workload, urls[0].dialect)?;
-        if crate::workload::file::is_file(&args.workload.workload) {
+        if crate::workload::file::is_file(&args.workload.workload) && !fresh {
             return Ok(());
         }
         let plan = args.plan(db.dialect(), workload.clone())?;

@@ -9,7 +9,9 @@ use super::{figures, table, Cell};
 use crate::model::comparison::Estimate;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::RunStatus;
-use crate::report::study::{cell_conditions, condition_summary, estimate, what};
+use crate::report::study::{
+    cell_conditions, condition_summary, estimate, repeat_row, rounds_line, rounds_words, what, REPEAT_HEADER,
+};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -210,7 +212,7 @@ fn cells(d: &StudyDocument) -> String {
                 Cell::text(&c.target),
                 Cell::text(&c.settings.join(", ")),
                 Cell::text(&c.describe(&["target"])),
-                Cell::text(&f.map_or("-".into(), |f| format!("{}/{} {}", f.completed, f.planned, f.status.name()))),
+                Cell::text(&f.map_or("-".into(), |f| f.runs_words())),
                 Cell::num(estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1)),
                 Cell::num(estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3)),
                 Cell::text(&f.map_or(String::new(), |f| f.findings.join(", "))),
@@ -218,8 +220,12 @@ fn cells(d: &StudyDocument) -> String {
             ]
         })
         .collect();
+    let rounds = d.cells.iter().filter(|f| f.rounds.len() >= 2).map(|f| format!("{} {}", f.cell, rounds_words(f)));
+    let reruns = d.reruns.iter().map(|r| format!("{} round {}: {}", r.cell, r.round, r.describe()));
+    let notes: String = rounds.chain(reruns).map(|n| format!("<p>{}</p>", esc(&n))).collect();
     format!(
-        "<section><h2>Cells</h2><p class=\"muted\">Figures over each cell's completed repeats with 95% intervals.</p>{}</section>",
+        "<section><h2>Cells</h2><p class=\"muted\">Figures over each cell's completed repeats with 95% intervals: {}.</p>{}{notes}</section>",
+        esc(&rounds_line(d)),
         table(&["cell", "target", "settings", "values", "runs", "tps", "p99 ms", "audit", "run"], rows, "")
     )
 }
@@ -344,6 +350,12 @@ fn runs(d: &StudyDocument) -> String {
     if !missing.is_empty() {
         o.push_str(&table(&["cell", "repeat", "status", "why"], missing, ""));
     }
+    let every = d.runs.iter().map(|r| repeat_row(r).iter().map(|v| Cell::text(v)).collect()).collect();
+    let _ = write!(
+        o,
+        "<details><summary>Every run: its server (by its own identity) and its rows as it began</summary>{}</details>",
+        table(&REPEAT_HEADER, every, "")
+    );
     o.push_str("</section>");
     o
 }

@@ -4,6 +4,7 @@
 
 mod compile;
 mod resolve;
+mod rows;
 mod sql;
 mod tables;
 mod transaction;
