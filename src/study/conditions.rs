@@ -69,6 +69,7 @@ mod tests {
 
     fn cell(id: &str) -> StudyCell {
         StudyCell {
+            target_kind: String::new(),
             id: id.into(),
             target: "maria".into(),
             settings: vec![],
