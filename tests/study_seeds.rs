@@ -129,3 +129,15 @@ fn a_claim_named_by_the_seed_that_judges_no_cell_is_uncovered() {
     let empty = STUDY.replace("subject = \"template\"\n", "subject = \"template\"\nwhere = { target = [\"stock\"] }\n");
     assert_eq!(seed_cover::uncovered(&load(&empty).unwrap()), ["\"durability off\": by claim:off covers no cell"]);
 }
+
+#[test]
+fn a_study_refuses_a_sandbox_without_the_binary_log_where_replication_needs_it() {
+    let off = STUDY.replace("set = [\"innodb_flush_log_at_trx_commit=0\"]", "set = [\"log_bin=OFF\"]");
+    assert!(load(&off).is_ok(), "a single server runs without the binary log");
+    let replicas = off.replace("set = [\"log_bin=OFF\"]", "set = [\"log_bin=OFF\"]\nreplicas = 1");
+    let e = load(&replicas).unwrap_err();
+    assert!(e.contains("target \"template\"") && e.contains("replicas read the primary's binary log"), "{e}");
+    let axis = STUDY.replace("\"set.sync_binlog\" = [0, 1]", "\"set.log_bin\" = [\"OFF\", \"binlog\"]");
+    let e = load(&axis).unwrap_err();
+    assert!(e.contains("log_bin takes OFF (no binary log) or ON"), "{e}");
+}

@@ -189,8 +189,9 @@ impl TargetSpec {
             _ => {}
         }
         if let Some(engine) = &self.sandbox {
-            crate::sandbox::engine_managed(engine, self.manager.as_deref())
-                .map_err(|source| StudyFileError::Engine { file: file.into(), name: name.to_string(), source })?;
+            let bad = |source| StudyFileError::Engine { file: file.into(), name: name.to_string(), source };
+            let engine = crate::sandbox::engine_managed(engine, self.manager.as_deref()).map_err(bad)?;
+            crate::sandbox::check_log_bin(engine.name(), self.replica_count(), &self.set).map_err(bad)?;
         }
         Ok(())
     }
@@ -331,6 +332,7 @@ impl StudyFile {
                 if self.targets.values().all(|t| t.sandbox.is_none()) {
                     return bad("sets a server setting, and no target is a sandbox fairbench starts".into());
                 }
+                self.check_setting_axis(axis, values, file)?;
             } else if !RUN_AXES.contains(&axis.as_str()) {
                 return bad(format!("is neither a run option ({}) nor a setting (set.NAME)", RUN_AXES.join(", ")));
             } else if values.iter().any(|v| !(v.is_integer() || (axis == "rate" && v.is_float()))) {
@@ -409,6 +411,20 @@ impl StudyFile {
             (false, true) => Err("it has none of that kind".into()),
             (false, false) => Err(format!("it has {}", known.join(", "))),
         }
+    }
+
+    /// A matrix setting each sandbox target can take (`set.log_bin`: only where it holds).
+    fn check_setting_axis(&self, axis: &str, values: &[toml::Value], file: &str) -> Result<(), StudyFileError> {
+        let name = setting_axis(axis).unwrap_or_default();
+        for (target, t) in self.targets.iter().filter(|(_, t)| t.sandbox.is_some()) {
+            let engine = t.sandbox.as_deref().and_then(|e| crate::sandbox::engine(e).ok()).map_or("", |e| e.name());
+            let set: Vec<String> = values.iter().map(|v| format!("{name}={}", value_text(v))).collect();
+            for one in set {
+                crate::sandbox::check_log_bin(engine, t.replica_count(), &[one])
+                    .map_err(|source| StudyFileError::Engine { file: file.into(), name: target.clone(), source })?;
+            }
+        }
+        Ok(())
     }
 
     /// A workload's probe and faults: a lag probe on targets with replicas, faults on
