@@ -294,9 +294,14 @@ pub struct Prices {
     pub currency: String,
     #[serde(default)]
     pub compute_per_hour: f64,
-    /// Per GiB of the dataset (tables and indexes) per month of 730 hours.
+    /// Per GB of storage per month of 730 hours: of `storage_gb` when given (a volume
+    /// provisioned at that size, as the seed priced its 400 and 500 GB volumes), else per
+    /// GiB of the dataset (tables and indexes).
     #[serde(default)]
     pub storage_per_gb_month: f64,
+    /// The storage billed, GB, whatever the dataset holds: a provisioned volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_gb: Option<f64>,
     /// Per million I/O requests, counted by the server's own counters
     /// (`conditions.server.facts.io_requests`).
     #[serde(default)]
@@ -318,7 +323,18 @@ fn usd() -> String {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CellCost {
     pub currency: String,
+    /// Every part, I/O requests billed per request included.
     pub total: f64,
+    /// Compute, storage and provisioned IOPS only: a month's bill excluding per-request
+    /// I/O, over the transactions a month holds (the Percona 2015 seed's "ops cost" model).
+    #[serde(default)]
+    pub total_without_io: f64,
+    /// That month's bill excluding per-request I/O.
+    #[serde(default)]
+    pub month_without_io: f64,
+    /// What storage was priced on: `provisioned 500 GB` or `dataset 0.123 GiB`.
+    #[serde(default)]
+    pub storage_basis: String,
     pub compute: f64,
     pub storage: f64,
     /// None when the server counts no I/O requests (an embedded database), or none was

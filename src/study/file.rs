@@ -347,8 +347,14 @@ impl StudyFile {
                     self.axis_values("target").unwrap_or_default().join(", ")
                 ));
             }
-            let amounts =
-                [p.compute_per_hour, p.storage_per_gb_month, p.io_per_million, p.provisioned_iops, p.per_iops_month];
+            let amounts = [
+                p.compute_per_hour,
+                p.storage_per_gb_month,
+                p.storage_gb.unwrap_or(0.0),
+                p.io_per_million,
+                p.provisioned_iops,
+                p.per_iops_month,
+            ];
             if amounts.iter().any(|a| !(a.is_finite() && *a >= 0.0)) {
                 return bad("has a price that is negative or not a number".into());
             }
