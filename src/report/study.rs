@@ -128,17 +128,18 @@ fn costs(o: &mut String, d: &StudyDocument) {
     };
     let _ = writeln!(o, "\nCost per million transactions ({currency}), two models side by side:");
     let _ = writeln!(o, "  I/O excluded: compute, storage and provisioned IOPS only (a month's bill excluding per-request I/O, over the transactions a month holds at the cell's tps);");
-    let _ = writeln!(o, "  I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server counted.");
+    let _ = writeln!(o, "  I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server counted; month, I/O excluded: that bill for 730 hours.");
     let rows: Vec<Vec<String>> = priced.iter().map(|f| cost_row(d, f)).collect();
     columns(o, &COST_HEADER, &rows);
 }
 
-pub(super) const COST_HEADER: [&str; 11] = [
+pub(super) const COST_HEADER: [&str; 12] = [
     "cell",
     "target",
     "tps",
     "I/O excluded",
     "I/O billed",
+    "month, I/O excluded",
     "compute",
     "storage",
     "storage priced on",
@@ -158,6 +159,7 @@ pub(super) fn cost_row(d: &StudyDocument, f: &CellFigures) -> Vec<String> {
         f.tps.map_or("-".into(), |t| format!("{t:.1}")),
         money(c.total_without_io),
         money(c.total) + if c.io.is_none() { " (no I/O counted)" } else { "" },
+        format!("{:.2}", c.month_without_io),
         money(c.compute),
         money(c.storage),
         c.storage_basis.clone(),

@@ -293,7 +293,7 @@ fn costs(d: &StudyDocument) -> String {
         })
         .collect();
     format!(
-        "<section><h2>Cost per million transactions ({})</h2><p class=\"muted\">Two models side by side. I/O excluded: compute, storage and provisioned IOPS only (a month's bill excluding per-request I/O, over the transactions a month holds at the cell's throughput). I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server itself counted.</p>{}</section>",
+        "<section><h2>Cost per million transactions ({})</h2><p class=\"muted\">Two models side by side. I/O excluded: compute, storage and provisioned IOPS only (a month's bill excluding per-request I/O, over the transactions a month holds at the cell's throughput). I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server itself counted. Month, I/O excluded: that bill for 730 hours.</p>{}</section>",
         esc(&currency),
         table(&COST_HEADER, rows, "")
     )
