@@ -80,4 +80,28 @@ mod tests {
         let h = seed_html(&s, |x| x.replace('<', "&lt;"));
         assert!(h.contains("<li>250 tables: 2 cores</li>"), "{h}");
     }
+
+    #[test]
+    fn the_study_report_prints_the_seed_under_its_title_and_question_before_the_verdicts() {
+        use crate::model::study::StudyDocument;
+        use crate::report::{Report, ReportOptions};
+        let d: StudyDocument = serde_json::from_value(serde_json::json!({
+            "schema": "fairbench.study", "schema_version": 1, "fairbench_version": "0",
+            "title": "T", "question": "Q?", "file": "s.toml",
+            "seed": {"source": "S (2015)", "reproduced": [{"point": "p", "by": ["target:a"]}],
+                     "dropped": [{"point": "d", "why": "w"}]},
+            "plan": {"repeats": 1, "order": "interleaved", "warmup_s": 0, "time_s": 1, "seed": 1, "cells": []},
+            "runs": []
+        }))
+        .expect("a study document");
+        let text = super::super::study::StudyText.render(&d, &ReportOptions::default());
+        let lines: Vec<&str> = text.lines().take(8).collect();
+        assert_eq!(lines[..3], ["Study: T (s.toml)", "Question: Q?", "Seed: S (2015)"], "{text}");
+        assert_eq!(
+            lines[4..8],
+            ["  Reproduced:", "    - p (by target:a)", "  Dropped (not reproduced here):", "    - d: w"]
+        );
+        let verdicts = text.find("No claims declared").expect("the verdicts' place");
+        assert!(text.find("Seed:").unwrap() < verdicts, "{text}");
+    }
 }
