@@ -239,8 +239,13 @@ fn a_study_runs_end_to_end_and_resumes_after_a_kill_with_the_same_verdicts() {
             assert!(per_txn >= 1.0, "a durable commit writes the redo log: {cell}");
         }
         assert!((cost["io"].as_f64().unwrap() - per_txn * 0.2).abs() < 1e-9, "{cell}");
+        // The two totals, side by side: without per-request I/O, and with it.
+        let without = cost["total"].as_f64().unwrap() - cost["total_without_io"].as_f64().unwrap();
+        assert!((without - cost["io"].as_f64().unwrap()).abs() < 1e-9, "{cell}");
+        assert!(cost["storage_basis"].as_str().unwrap().starts_with("dataset "), "no storage_gb: {cell}");
     }
-    assert!(out.contains("Cost per million transactions (USD;"), "{out}");
+    assert!(out.contains("Cost per million transactions (USD), two models side by side:"), "{out}");
+    assert!(out.contains("I/O excluded") && out.contains("I/O billed"), "{out}");
     // Conditions once per target: what its cells share, and per cell the matrix's setting
     // as each server reported it.
     let conditions = whole["conditions"].as_array().unwrap();

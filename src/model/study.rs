@@ -20,6 +20,9 @@ pub struct StudyDocument {
     pub title: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// The published study this one redoes: what of it is reproduced, and what dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<SeedRecord>,
     /// The study file, as given to `study run`.
     pub file: String,
     /// What the study runs: compared on resume, field by field.
@@ -128,10 +131,38 @@ pub struct TargetConditions {
     pub compared: u32,
 }
 
+/// A study file's `[seed]`: the published study it redoes, the points its conclusion rests
+/// on that the file reproduces (each with what covers it) and those it drops (with why).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SeedRecord {
+    pub source: String,
+    #[serde(default)]
+    pub reproduced: Vec<ReproducedPoint>,
+    #[serde(default)]
+    pub dropped: Vec<DroppedPoint>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReproducedPoint {
+    pub point: String,
+    /// What in the file covers it: `target:NAME`, `workload:LABEL`, `claim:ID`,
+    /// `axis:NAME=VALUE`.
+    pub by: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DroppedPoint {
+    pub point: String,
+    pub why: String,
+}
+
 /// A claim as declared: in words, the check, and for a ratio the variable under test with
 /// its baseline and subject values; `only` keeps the cells with those values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClaimDefinition {
+    /// How the file's `[seed]` names it (`claim:ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub says: String,
     pub check: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -425,9 +456,14 @@ pub struct Prices {
     pub currency: String,
     #[serde(default)]
     pub compute_per_hour: f64,
-    /// Per GiB of the dataset (tables and indexes) per month of 730 hours.
+    /// Per GB of storage per month of 730 hours: of `storage_gb` when given (a volume
+    /// provisioned at that size, as the seed priced its 400 and 500 GB volumes), else per
+    /// GiB of the dataset (tables and indexes).
     #[serde(default)]
     pub storage_per_gb_month: f64,
+    /// The storage billed, GB, whatever the dataset holds: a provisioned volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_gb: Option<f64>,
     /// Per million I/O requests, counted by the server's own counters
     /// (`conditions.server.facts.io_requests`).
     #[serde(default)]
@@ -449,7 +485,18 @@ fn usd() -> String {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CellCost {
     pub currency: String,
+    /// Every part, I/O requests billed per request included.
     pub total: f64,
+    /// Compute, storage and provisioned IOPS only: a month's bill excluding per-request
+    /// I/O, over the transactions a month holds (the Percona 2015 seed's "ops cost" model).
+    #[serde(default)]
+    pub total_without_io: f64,
+    /// That month's bill excluding per-request I/O.
+    #[serde(default)]
+    pub month_without_io: f64,
+    /// What storage was priced on: `provisioned 500 GB` or `dataset 0.123 GiB`.
+    #[serde(default)]
+    pub storage_basis: String,
     pub compute: f64,
     pub storage: f64,
     /// None when the server counts no I/O requests (an embedded database), or none was

@@ -17,6 +17,9 @@ impl Report<StudyDocument> for StudyText {
         if let Some(q) = &d.question {
             let _ = writeln!(o, "Question: {q}");
         }
+        if let Some(seed) = &d.seed {
+            o.push_str(&super::study_seed::seed_text(seed));
+        }
         verdicts(&mut o, d);
         noise(&mut o, d);
         cells(&mut o, d);
@@ -194,30 +197,47 @@ fn costs(o: &mut String, d: &StudyDocument) {
     let Some(currency) = priced.first().and_then(|f| f.cost.as_ref()).map(|c| c.currency.clone()) else {
         return;
     };
-    let _ = writeln!(
-        o,
-        "\nCost per million transactions ({currency}; compute, storage and IOPS by the hour at the cell's tps, I/O by the requests per transaction the server counted):"
-    );
+    let _ = writeln!(o, "\nCost per million transactions ({currency}), two models side by side:");
+    let _ = writeln!(o, "  I/O excluded: compute, storage and provisioned IOPS only (a month's bill excluding per-request I/O, over the transactions a month holds at the cell's tps);");
+    let _ = writeln!(o, "  I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server counted; month, I/O excluded: that bill for 730 hours.");
+    let rows: Vec<Vec<String>> = priced.iter().map(|f| cost_row(d, f)).collect();
+    columns(o, &COST_HEADER, &rows);
+}
+
+pub(super) const COST_HEADER: [&str; 12] = [
+    "cell",
+    "target",
+    "tps",
+    "I/O excluded",
+    "I/O billed",
+    "month, I/O excluded",
+    "compute",
+    "storage",
+    "storage priced on",
+    "I/O",
+    "IOPS",
+    "I/O requests/txn",
+];
+
+/// A priced cell's row under COST_HEADER.
+pub(super) fn cost_row(d: &StudyDocument, f: &CellFigures) -> Vec<String> {
     let money = |v: f64| format!("{v:.4}");
-    let rows: Vec<Vec<String>> = priced
-        .iter()
-        .map(|f| {
-            let c = f.cost.as_ref().expect("priced");
-            let target = d.plan.cells.iter().find(|x| x.id == f.cell).map_or("", |x| x.target.as_str());
-            vec![
-                f.cell.clone(),
-                target.to_string(),
-                f.tps.map_or("-".into(), |t| format!("{t:.1}")),
-                money(c.total) + if c.io.is_none() { " (no I/O)" } else { "" },
-                money(c.compute),
-                money(c.storage),
-                c.io.map_or("not counted".into(), money),
-                money(c.provisioned_iops),
-                c.io_requests_per_transaction.map_or("-".into(), |r| format!("{r:.2}")),
-            ]
-        })
-        .collect();
-    columns(o, &["cell", "target", "tps", "total", "compute", "storage", "I/O", "IOPS", "I/O requests/txn"], &rows);
+    let c = f.cost.as_ref().expect("priced");
+    let target = d.plan.cells.iter().find(|x| x.id == f.cell).map_or("", |x| x.target.as_str());
+    vec![
+        f.cell.clone(),
+        target.to_string(),
+        f.tps.map_or("-".into(), |t| format!("{t:.1}")),
+        money(c.total_without_io),
+        money(c.total) + if c.io.is_none() { " (no I/O counted)" } else { "" },
+        format!("{:.2}", c.month_without_io),
+        money(c.compute),
+        money(c.storage),
+        c.storage_basis.clone(),
+        c.io.map_or("not counted".into(), money),
+        money(c.provisioned_iops),
+        c.io_requests_per_transaction.map_or("-".into(), |r| format!("{r:.2}")),
+    ]
 }
 
 /// The probe cells, run by run (each run one failover or one lag series), as rows:

@@ -1,7 +1,9 @@
 //! Cost per million transactions of a cell from its target's prices: compute, storage and
 //! provisioned IOPS by the hour over the transactions an hour holds at the cell's
 //! throughput; I/O by the requests per transaction the server itself counted in each
-//! measured interval (the counters its driver names as I/O requests).
+//! measured interval (the counters its driver names as I/O requests). Two totals, side by
+//! side: without per-request I/O (a month's fixed bill over its transactions, as the
+//! Percona 2015 seed priced each side) and with it (as the service bills).
 
 use crate::model::study::{CellCost, Prices};
 use crate::model::{Metric, ResultDocument};
@@ -15,14 +17,26 @@ pub fn cost(p: &Prices, doc: &ResultDocument) -> Option<CellCost> {
     let tps = doc.metric(&Metric::Tps).filter(|t| *t > 0.0)?;
     let per_million = |per_hour: f64| per_hour / (tps * 3600.0) * 1e6;
     let compute = per_million(p.compute_per_hour);
-    let gib = doc.conditions.dataset.total_bytes as f64 / GIB;
-    let storage = per_million(gib * p.storage_per_gb_month / HOURS_PER_MONTH);
+    let (gb, storage_basis) = match p.storage_gb {
+        Some(gb) => (gb, format!("provisioned {gb} GB")),
+        None => {
+            let gib = doc.conditions.dataset.total_bytes as f64 / GIB;
+            (gib, format!("dataset {gib:.3} GiB"))
+        }
+    };
+    let month_without_io =
+        p.compute_per_hour * HOURS_PER_MONTH + gb * p.storage_per_gb_month + p.provisioned_iops * p.per_iops_month;
+    let storage = per_million(gb * p.storage_per_gb_month / HOURS_PER_MONTH);
     let provisioned_iops = per_million(p.provisioned_iops * p.per_iops_month / HOURS_PER_MONTH);
     let per_transaction = io_requests_per_transaction(doc);
     let io = per_transaction.map(|r| r * p.io_per_million);
+    let total_without_io = compute + storage + provisioned_iops;
     Some(CellCost {
         currency: p.currency.clone(),
-        total: compute + storage + provisioned_iops + io.unwrap_or(0.0),
+        total: total_without_io + io.unwrap_or(0.0),
+        total_without_io,
+        month_without_io,
+        storage_basis,
         compute,
         storage,
         io,
@@ -64,6 +78,7 @@ mod tests {
             currency: "USD".into(),
             compute_per_hour: 3.6,
             storage_per_gb_month: 730.0,
+            storage_gb: None,
             io_per_million: 0.2,
             provisioned_iops: 1000.0,
             per_iops_month: 0.73,
@@ -74,6 +89,8 @@ mod tests {
         assert!((c.storage - 1.0 / 3.6).abs() < 1e-9, "{c:?}");
         assert!((c.provisioned_iops - 1.0 / 3.6).abs() < 1e-9, "{c:?}");
         assert_eq!(c.io, None, "no server counters: no I/O part");
+        assert_eq!(c.storage_basis, "dataset 1.000 GiB");
+        assert!((c.total - c.total_without_io).abs() < 1e-12, "{c:?}");
         let mut i = crate::model::IntervalStats { duration_s: 2.0, ..Default::default() };
         i.event.count = 2000;
         let mut warm = i.clone();
@@ -88,5 +105,31 @@ mod tests {
         assert!((c.io_requests_per_transaction.unwrap() - 3.0).abs() < 1e-9, "{c:?}");
         // 3 requests a transaction, 3 M requests a million of them, at 0.2 a million.
         assert!((c.io.unwrap() - 0.6).abs() < 1e-9, "{c:?}");
+        assert!((c.total - c.total_without_io - 0.6).abs() < 1e-9, "both totals, I/O apart: {c:?}");
+    }
+
+    #[test]
+    fn a_provisioned_volume_is_priced_whatever_the_dataset_and_the_month_as_the_seed_did() {
+        let mut d: ResultDocument =
+            serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).expect("fixture parses");
+        d.stats.get_mut("event").expect("events").qps = 1548.649;
+        d.conditions.dataset.total_bytes = 1 << 20;
+        // The seed's Aurora: $277.40 a month of compute, 400 GB at $0.10 (its "$311.40"
+        // has compute at $271.40: 311.40 / 1548.649 tps is its 0.2010785 "ops cost").
+        let p = Prices {
+            currency: "USD".into(),
+            compute_per_hour: 271.40 / 730.0,
+            storage_per_gb_month: 0.10,
+            storage_gb: Some(400.0),
+            io_per_million: 0.2,
+            provisioned_iops: 0.0,
+            per_iops_month: 0.0,
+        };
+        let c = cost(&p, &d).expect("transactions ran");
+        assert_eq!(c.storage_basis, "provisioned 400 GB");
+        assert!((c.month_without_io - 311.40).abs() < 1e-9, "{c:?}");
+        assert!((c.month_without_io / 1548.649 - 0.2010785).abs() < 1e-6, "the seed's ops cost");
+        let per_million = 311.40 / (1548.649 * 3600.0 * HOURS_PER_MONTH) * 1e6;
+        assert!((c.total_without_io - per_million).abs() < 1e-9, "{c:?}");
     }
 }

@@ -14,6 +14,8 @@ pub mod noise;
 pub mod plan;
 pub mod probe_claims;
 pub mod resume;
+pub mod seed;
+pub mod seed_cover;
 pub mod sides;
 
 pub use file::{StudyFile, StudyFileError};

@@ -81,6 +81,7 @@ mod tests {
             undermined_by: vec![],
         };
         let claim = ClaimDefinition {
+            id: None,
             says: String::new(),
             check: check.into(),
             vary: None,

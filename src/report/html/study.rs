@@ -10,7 +10,8 @@ use crate::model::comparison::Estimate;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::RunStatus;
 use crate::report::study::{
-    cell_conditions, condition_summary, estimate, repeat_row, rounds_line, rounds_words, what, REPEAT_HEADER,
+    cell_conditions, condition_summary, cost_row, estimate, repeat_row, rounds_line, rounds_words, what, COST_HEADER,
+    REPEAT_HEADER,
 };
 use serde_json::Value;
 use std::fmt::Write;
@@ -27,6 +28,9 @@ pub fn study_page(
         let _ = write!(o, "<p class=\"question\">{}</p>", esc(q));
     }
     let _ = write!(o, "<p class=\"muted\">{} ({})</p></header>", esc(&d.file), esc(file));
+    if let Some(seed) = &d.seed {
+        o.push_str(&crate::report::study_seed::seed_html(seed, esc));
+    }
     o.push_str(&verdicts(d));
     o.push_str(&noise(d));
     o.push_str(&figures(&charts, "study-ratio"));
@@ -307,27 +311,20 @@ fn costs(d: &StudyDocument) -> String {
     let Some(currency) = priced.first().and_then(|f| f.cost.as_ref()).map(|c| c.currency.clone()) else {
         return String::new();
     };
-    let money = |v: f64| Cell::num(format!("{v:.4}"));
     let rows = priced
         .iter()
         .map(|f| {
-            let c = f.cost.as_ref().expect("priced");
-            vec![
-                Cell::text(&f.cell),
-                Cell::num(f.tps.map_or("-".into(), |t| format!("{t:.1}"))),
-                money(c.total).strong(),
-                money(c.compute),
-                money(c.storage),
-                c.io.map_or(Cell::text("not counted"), money),
-                money(c.provisioned_iops),
-                Cell::num(c.io_requests_per_transaction.map_or("-".into(), |r| format!("{r:.2}"))),
-            ]
+            let row = cost_row(d, f);
+            row.iter()
+                .enumerate()
+                .map(|(i, v)| if i == 3 || i == 4 { Cell::num(v.clone()).strong() } else { Cell::text(v) })
+                .collect()
         })
         .collect();
     format!(
-        "<section><h2>Cost per million transactions ({})</h2><p class=\"muted\">Compute, storage and provisioned IOPS by the hour at the cell's throughput; I/O by the requests per transaction the server itself counted.</p>{}</section>",
+        "<section><h2>Cost per million transactions ({})</h2><p class=\"muted\">Two models side by side. I/O excluded: compute, storage and provisioned IOPS only (a month's bill excluding per-request I/O, over the transactions a month holds at the cell's throughput). I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server itself counted. Month, I/O excluded: that bill for 730 hours.</p>{}</section>",
         esc(&currency),
-        table(&["cell", "tps", "total", "compute", "storage", "I/O", "IOPS", "I/O requests/txn"], rows, "")
+        table(&COST_HEADER, rows, "")
     )
 }
 
