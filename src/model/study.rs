@@ -19,6 +19,9 @@ pub struct StudyDocument {
     pub title: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// The published study this one redoes: what of it is reproduced, and what dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<SeedRecord>,
     /// The study file, as given to `study run`.
     pub file: String,
     /// What the study runs: compared on resume, field by field.
@@ -91,10 +94,38 @@ pub struct TargetConditions {
     pub cells: std::collections::BTreeMap<String, ConditionGroups>,
 }
 
+/// A study file's `[seed]`: the published study it redoes, the points its conclusion rests
+/// on that the file reproduces (each with what covers it) and those it drops (with why).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SeedRecord {
+    pub source: String,
+    #[serde(default)]
+    pub reproduced: Vec<ReproducedPoint>,
+    #[serde(default)]
+    pub dropped: Vec<DroppedPoint>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReproducedPoint {
+    pub point: String,
+    /// What in the file covers it: `target:NAME`, `workload:LABEL`, `claim:ID`,
+    /// `axis:NAME=VALUE`.
+    pub by: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DroppedPoint {
+    pub point: String,
+    pub why: String,
+}
+
 /// A claim as declared: in words, the check, and for a ratio the variable under test with
 /// its baseline and subject values; `only` keeps the cells with those values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClaimDefinition {
+    /// How the file's `[seed]` names it (`claim:ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub says: String,
     pub check: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -17,6 +17,7 @@ mod server;
 pub mod shards;
 pub mod status;
 mod study;
+pub(crate) mod study_seed;
 mod sweep;
 mod sysbench;
 mod text;

@@ -17,6 +17,9 @@ impl Report<StudyDocument> for StudyText {
         if let Some(q) = &d.question {
             let _ = writeln!(o, "Question: {q}");
         }
+        if let Some(seed) = &d.seed {
+            o.push_str(&super::study_seed::seed_text(seed));
+        }
         verdicts(&mut o, d);
         cells(&mut o, d);
         for c in &d.cliffs {

@@ -29,8 +29,9 @@ impl MariaDb {
         Self::db(node, "mysql")
     }
 
-    /// mariadbd's options for this node: its own files and port, a server id, the binary log,
-    /// read-only when it is a replica, then the sandbox's --set values.
+    /// mariadbd's options for this node: its own files and port, a server id, the binary log
+    /// (unless `--set log_bin=OFF`), read-only when it is a replica, then the sandbox's --set
+    /// values.
     pub(super) fn server_args(sb: &Sandbox, node: &Node) -> Vec<String> {
         let d = |f: &str| node.dir.join(f).display().to_string();
         let mut args = vec![
@@ -43,24 +44,65 @@ impl MariaDb {
             "--bind-address=127.0.0.1".into(),
             "--skip-name-resolve".into(),
             format!("--server-id={}", node.server_id),
-            "--log-bin=binlog".into(),
             "--relay-log=relay-bin".into(),
-            // A promoted replica's binary log then holds everything: it can serve replicas.
-            "--log-slave-updates=ON".into(),
             // Durable as production runs (MariaDB's own default is sync_binlog=0); --set,
             // later on the command line, changes it on purpose.
             "--sync-binlog=1".into(),
             "--innodb-flush-log-at-trx-commit=1".into(),
         ];
+        if binary_log(&sb.settings) {
+            // A promoted replica's binary log then holds everything: it can serve replicas.
+            args.extend(["--log-bin=binlog".into(), "--log-slave-updates=ON".into()]);
+        }
         if process::is_root() {
             args.push("--user=root".into());
         }
         if node.role == Role::Replica {
             args.push("--read-only=ON".into());
         }
-        args.extend(sb.settings.iter().map(|(k, v)| format!("--{k}={v}")));
+        args.extend(sb.settings.iter().filter(|(k, _)| !is_log_bin(k)).map(|(k, v)| format!("--{k}={v}")));
         args
     }
+}
+
+/// `log_bin` (or `log-bin`): not a server variable one sets to a value, the sandbox's switch
+/// for the binary log (mariadbd's --log-bin takes the log's file name).
+fn is_log_bin(name: &str) -> bool {
+    name.replace('-', "_") == "log_bin"
+}
+
+/// Whether the sandbox runs the binary log: yes unless `log_bin=OFF` (or 0).
+fn binary_log(settings: &std::collections::BTreeMap<String, String>) -> bool {
+    !settings.iter().any(|(k, v)| is_log_bin(k) && matches!(v.to_ascii_uppercase().as_str(), "OFF" | "0"))
+}
+
+/// `log_bin=OFF|ON` only where it can hold: a single MariaDB server (replicas read the
+/// primary's binary log; Galera needs it too), `engine` as named by `--engine`.
+pub fn check_log_bin(engine: &str, replicas: u32, settings: &[String]) -> Result<(), SandboxError> {
+    let Some(value) = settings.iter().filter_map(|s| s.split_once('=')).find(|(k, _)| is_log_bin(k)).map(|(_, v)| v)
+    else {
+        return Ok(());
+    };
+    let off = match value.to_ascii_uppercase().as_str() {
+        "OFF" | "0" => true,
+        "ON" | "1" => false,
+        _ => {
+            return Err(SandboxError::Invalid(format!(
+                "--set log_bin={value}: log_bin takes OFF (no binary log) or ON (the default)"
+            )))
+        }
+    };
+    if engine != "mariadb" {
+        return Err(SandboxError::Invalid(format!(
+            "--set log_bin={value}: only a mariadb sandbox takes log_bin (a {engine} sandbox keeps the log its nodes replicate with): drop it"
+        )));
+    }
+    if off && replicas > 0 {
+        return Err(SandboxError::Invalid(format!(
+            "--set log_bin={value}: replicas read the primary's binary log: drop log_bin=OFF or the replicas"
+        )));
+    }
+    Ok(())
 }
 
 impl MariaDb {
@@ -279,5 +321,46 @@ mod tests {
         assert_eq!(args.last().unwrap(), "--innodb_flush_log_at_trx_commit=2");
         let args = MariaDb::server_args(&sb, &node("replica1", Role::Primary));
         assert!(!args.contains(&"--read-only=ON".to_string()));
+        assert!(args.contains(&"--log-bin=binlog".to_string()) && args.contains(&"--sync-binlog=1".to_string()));
+    }
+
+    #[test]
+    fn log_bin_off_runs_a_single_server_without_the_binary_log() {
+        let sb = |v: &str| Sandbox {
+            name: "x".into(),
+            dir: "/sb/x".into(),
+            engine: "mariadb".into(),
+            settings: [("log_bin".to_string(), v.to_string())].into(),
+            nodes: vec![],
+            proxy: None,
+            patroni: None,
+        };
+        let node = Node {
+            name: "primary".into(),
+            role: Role::Primary,
+            host: "127.0.0.1".into(),
+            port: 13306,
+            dir: PathBuf::from("/sb/x/primary"),
+            source: None,
+            server_id: 1,
+        };
+        let off = MariaDb::server_args(&sb("OFF"), &node);
+        assert!(
+            !off.iter()
+                .any(|a| a.starts_with("--log-bin") || a.starts_with("--log_bin") || a.contains("slave-updates")),
+            "{off:?}"
+        );
+        let on = MariaDb::server_args(&sb("ON"), &node);
+        assert!(on.contains(&"--log-bin=binlog".to_string()) && !on.iter().any(|a| a == "--log_bin=ON"), "{on:?}");
+        assert!(check_log_bin("mariadb", 0, &["log_bin=OFF".into()]).is_ok());
+        for (engine, replicas, set, says) in [
+            ("mariadb", 1, "log_bin=OFF", "replicas read the primary's binary log"),
+            ("galera", 0, "log_bin=OFF", "only a mariadb sandbox takes log_bin"),
+            ("postgres", 0, "log-bin=ON", "only a mariadb sandbox takes log_bin"),
+            ("mariadb", 0, "log_bin=binlog2", "log_bin takes OFF (no binary log) or ON"),
+        ] {
+            let e = check_log_bin(engine, replicas, &[set.into()]).unwrap_err().to_string();
+            assert!(e.contains(says) && e.lines().count() == 1, "{e}");
+        }
     }
 }

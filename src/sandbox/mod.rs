@@ -30,6 +30,7 @@ mod verify;
 
 pub use engine::{engine, engine_managed, Engine};
 pub use lifecycle::{down, kill, ls, promote, start, NodeLine};
+pub use mariadb::check_log_bin;
 pub use process::{Signal, Status};
 pub use up::{up, UpOptions};
 

@@ -35,6 +35,7 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
     check_name(&opts.name)?;
     let engine = engine::engine_managed(&opts.engine, opts.manager.as_deref())?;
     let settings = parse_settings(&opts.settings)?;
+    super::mariadb::check_log_bin(engine.name(), opts.replicas, &opts.settings)?;
     if opts.replicas > MAX_REPLICAS {
         return Err(SandboxError::Invalid(format!("--replicas {} is more than {MAX_REPLICAS}", opts.replicas)));
     }

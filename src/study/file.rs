@@ -23,6 +23,9 @@ pub struct StudyFile {
     /// Per target name: what it costs, for the cost per million transactions.
     #[serde(default)]
     pub prices: BTreeMap<String, crate::model::study::Prices>,
+    /// The published study this file redoes: what of it is reproduced, what dropped.
+    #[serde(default)]
+    pub seed: Option<super::seed::SeedSpec>,
 }
 
 /// A claim: in words, the check (a threshold or a ratio to a baseline), and for a ratio
@@ -30,6 +33,9 @@ pub struct StudyFile {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimSpec {
+    /// Its name in `[seed]`'s `by` (`claim:ID`), unique in the file.
+    #[serde(default)]
+    pub id: Option<String>,
     pub says: String,
     /// `tps>=5x`, `commit.p99<2ms`: compare's claim grammar.
     pub check: String,
@@ -50,6 +56,7 @@ impl ClaimSpec {
     /// As the study's document keeps it.
     pub fn definition(&self) -> crate::model::study::ClaimDefinition {
         crate::model::study::ClaimDefinition {
+            id: self.id.clone(),
             says: self.says.clone(),
             check: self.check.clone(),
             vary: self.vary.clone(),
@@ -182,8 +189,9 @@ impl TargetSpec {
             _ => {}
         }
         if let Some(engine) = &self.sandbox {
-            crate::sandbox::engine_managed(engine, self.manager.as_deref())
-                .map_err(|source| StudyFileError::Engine { file: file.into(), name: name.to_string(), source })?;
+            let bad = |source| StudyFileError::Engine { file: file.into(), name: name.to_string(), source };
+            let engine = crate::sandbox::engine_managed(engine, self.manager.as_deref()).map_err(bad)?;
+            crate::sandbox::check_log_bin(engine.name(), self.replica_count(), &self.set).map_err(bad)?;
         }
         Ok(())
     }
@@ -275,6 +283,8 @@ pub enum StudyFileError {
     Claim { file: String, says: String, problem: String },
     #[error("{file}: workload {name:?}: {problem}")]
     Workload { file: String, name: String, problem: String },
+    #[error("{file}: [seed] {source}")]
+    Seed { file: String, source: super::seed::SeedError },
 }
 
 /// The run options a matrix may sweep (as `run` names them, with `_` for `-`).
@@ -322,6 +332,7 @@ impl StudyFile {
                 if self.targets.values().all(|t| t.sandbox.is_none()) {
                     return bad("sets a server setting, and no target is a sandbox fairbench starts".into());
                 }
+                self.check_setting_axis(axis, values, file)?;
             } else if !RUN_AXES.contains(&axis.as_str()) {
                 return bad(format!("is neither a run option ({}) nor a setting (set.NAME)", RUN_AXES.join(", ")));
             } else if values.iter().any(|v| !(v.is_integer() || (axis == "rate" && v.is_float()))) {
@@ -359,6 +370,59 @@ impl StudyFile {
         }
         for claim in &self.claims {
             self.check_claim(claim, file)?;
+        }
+        self.check_seed(file)
+    }
+
+    /// Claim ids unique; the `[seed]`'s `by` entries each naming something in the file.
+    fn check_seed(&self, file: &str) -> Result<(), StudyFileError> {
+        for (i, c) in self.claims.iter().enumerate() {
+            if c.id.is_some() && self.claims[..i].iter().any(|o| o.id == c.id) {
+                let problem =
+                    format!("id {:?} is another claim's: give each claim its own id", c.id.as_deref().unwrap_or(""));
+                return Err(StudyFileError::Claim { file: file.into(), says: c.says.clone(), problem });
+            }
+        }
+        let Some(seed) = &self.seed else { return Ok(()) };
+        seed.check(|by| self.names(by)).map_err(|source| StudyFileError::Seed { file: file.into(), source })
+    }
+
+    /// Ok when `by` names a target, workload label, claim id or axis value of the file;
+    /// else the names it could be.
+    fn names(&self, by: &super::seed::By) -> Result<(), String> {
+        use super::seed::By;
+        let (found, known) = match by {
+            By::Target(name) => (self.targets.contains_key(*name), self.axis_values("target").unwrap_or_default()),
+            By::Workload(label) => {
+                let labels = self.axis_values("workload").unwrap_or_default();
+                (labels.iter().any(|l| l == label), labels)
+            }
+            By::Claim(id) => {
+                let ids: Vec<String> = self.claims.iter().filter_map(|c| c.id.clone()).collect();
+                (ids.iter().any(|i| i == id), ids)
+            }
+            By::Axis(axis, value) => match self.axis_values(axis) {
+                Some(values) => (values.iter().any(|v| v == value), values),
+                None => (false, self.matrix.keys().cloned().collect()),
+            },
+        };
+        match (found, known.is_empty()) {
+            (true, _) => Ok(()),
+            (false, true) => Err("it has none of that kind".into()),
+            (false, false) => Err(format!("it has {}", known.join(", "))),
+        }
+    }
+
+    /// A matrix setting each sandbox target can take (`set.log_bin`: only where it holds).
+    fn check_setting_axis(&self, axis: &str, values: &[toml::Value], file: &str) -> Result<(), StudyFileError> {
+        let name = setting_axis(axis).unwrap_or_default();
+        for (target, t) in self.targets.iter().filter(|(_, t)| t.sandbox.is_some()) {
+            let engine = t.sandbox.as_deref().and_then(|e| crate::sandbox::engine(e).ok()).map_or("", |e| e.name());
+            let set: Vec<String> = values.iter().map(|v| format!("{name}={}", value_text(v))).collect();
+            for one in set {
+                crate::sandbox::check_log_bin(engine, t.replica_count(), &[one])
+                    .map_err(|source| StudyFileError::Engine { file: file.into(), name: target.clone(), source })?;
+            }
         }
         Ok(())
     }

@@ -12,6 +12,8 @@ pub mod file;
 pub mod plan;
 pub mod probe_claims;
 pub mod resume;
+pub mod seed;
+pub mod seed_cover;
 
 pub use file::{StudyFile, StudyFileError};
 pub use plan::StudyPlan;

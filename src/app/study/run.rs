@@ -114,6 +114,7 @@ fn open(
             fairbench_version: env!("CARGO_PKG_VERSION").into(),
             title: String::new(),
             question: None,
+            seed: None,
             file: String::new(),
             runs: plan
                 .runs
@@ -140,6 +141,7 @@ fn open(
     doc.file = path.display().to_string();
     doc.declared = file.claims.iter().map(|c| c.definition()).collect();
     doc.prices = file.prices.clone();
+    doc.seed = file.seed.as_ref().map(|s| s.record());
     for run in &mut doc.runs {
         settle(dir, run, retry_failed)?;
     }

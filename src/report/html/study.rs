@@ -25,6 +25,9 @@ pub fn study_page(
         let _ = write!(o, "<p class=\"question\">{}</p>", esc(q));
     }
     let _ = write!(o, "<p class=\"muted\">{} ({})</p></header>", esc(&d.file), esc(file));
+    if let Some(seed) = &d.seed {
+        o.push_str(&crate::report::study_seed::seed_html(seed, esc));
+    }
     o.push_str(&verdicts(d));
     o.push_str(&figures(&charts, "study-ratio"));
     if charts.iter().any(|c| c.id.starts_with("study-axis")) {
