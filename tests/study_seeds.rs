@@ -43,7 +43,6 @@ fn every_seeded_study_loads_and_covers_each_reproduced_point() {
 }
 
 #[test]
-#[ignore = "until all five files in studies/ carry their [seed] (issue 62)"]
 fn every_study_in_studies_has_a_seed() {
     let (files, _) = seeded();
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();

@@ -225,6 +225,26 @@ mod tests {
         assert!(Criterion::claim("qps>=0x").unwrap_err().to_string().contains("above 0"));
     }
 
+    /// The seed of studies/commit-latency.toml judges a COMMIT's floor: its minimum.
+    #[test]
+    fn commit_min_reads_the_fastest_commit() {
+        use crate::model::metric::LatencyFigure;
+        use crate::model::stats::{CompactStats, IntervalStats};
+        let c = Criterion::claim("commit.min<=2ms").unwrap();
+        assert_eq!(c.metric, Metric::Latency { class: "commit".into(), figure: LatencyFigure::Min });
+        assert_eq!((c.op, c.bound), (Op::Le, Bound::Absolute(2000.0)));
+        assert_eq!(c.to_string(), "commit.min<=2.000ms");
+        let commit =
+            CompactStats { count: 3, min_us: 1_500.0, p99_us: 40_000.0, max_us: 922_000.0, ..Default::default() };
+        let second = IntervalStats { commit, ..Default::default() };
+        let min = c.metric.per_second(&second, None).map(|(v, _)| v);
+        assert_eq!(min, Some(1_500.0));
+        assert!(ThresholdRecord::check(&c, min).passed);
+        let max = Criterion::claim("commit.max<226ms").unwrap();
+        let worst = max.metric.per_second(&second, None).map(|(v, _)| v);
+        assert!(!ThresholdRecord::check(&max, worst).passed, "922 ms is past Aurora's 226 ms");
+    }
+
     #[test]
     fn checks() {
         let t = Criterion::threshold("p99<10ms").unwrap();

@@ -14,6 +14,8 @@ use std::fmt;
 pub enum LatencyFigure {
     Percentile(f64),
     Mean,
+    /// The fastest: a floor the storage's latency sets (a durable COMMIT's fsync).
+    Min,
     Max,
 }
 
@@ -23,7 +25,7 @@ pub enum Metric {
     Qps,
     /// Events per second: transactions, or single statements for autocommit workloads (`tps`).
     Tps,
-    /// `[class.]p99`, `[class.]mean`, `[class.]max`; the class is `event` (whole events, as
+    /// `[class.]p99`, `[class.]mean`, `[class.]min`, `[class.]max`; the class is `event` (whole events, as
     /// sysbench's "latency"), `total`, `read`, `write`, `commit`, `other`, a statement kind
     /// (`point_selects`) or a workload file's transaction.
     Latency { class: String, figure: LatencyFigure },
@@ -65,7 +67,7 @@ pub enum Better {
 
 /// A name that is no metric; the message lists the known ones.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown metric {0:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt; a probe's downtime, lost, lag_p99, lag_max)")]
+#[error("unknown metric {0:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|min|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt; a probe's downtime, lost, lag_p99, lag_max)")]
 pub struct UnknownMetric(pub String);
 
 const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
@@ -146,6 +148,7 @@ impl Metric {
                 match figure {
                     LatencyFigure::Percentile(p) => s.at(*p),
                     LatencyFigure::Mean => Some(s.mean_us),
+                    LatencyFigure::Min => Some(s.min_us),
                     LatencyFigure::Max => Some(s.max_us),
                 }
             }
@@ -173,6 +176,7 @@ impl Metric {
                 let s = class(c)?;
                 let v = match figure {
                     LatencyFigure::Percentile(p) => s.pick(*p)?,
+                    LatencyFigure::Min => s.min_us,
                     LatencyFigure::Max => s.max_us,
                     LatencyFigure::Mean => return None,
                 };
@@ -215,6 +219,7 @@ impl fmt::Display for Metric {
                 let fig = match figure {
                     LatencyFigure::Percentile(p) => super::stats::percentile_key(*p),
                     LatencyFigure::Mean => "mean".into(),
+                    LatencyFigure::Min => "min".into(),
                     LatencyFigure::Max => "max".into(),
                 };
                 if class == "event" {
@@ -236,6 +241,7 @@ impl fmt::Display for Metric {
 fn parse_figure(s: &str) -> Option<LatencyFigure> {
     match s {
         "mean" | "avg" => Some(LatencyFigure::Mean),
+        "min" => Some(LatencyFigure::Min),
         "max" => Some(LatencyFigure::Max),
         "p999" => Some(LatencyFigure::Percentile(99.9)),
         _ => {
@@ -307,6 +313,7 @@ mod tests {
             "write.p95",
             "read.mean",
             "event.max",
+            "commit.min",
             "errors",
             "downtime",
             "lost",
