@@ -413,7 +413,7 @@ impl StudyFile {
 
     /// Ok when `by` names a target, workload label, claim id or axis value of the file;
     /// else the names it could be.
-    fn names(&self, by: &super::seed::By) -> Result<(), String> {
+    fn names(&self, by: &super::seed::By) -> Result<(), super::seed::Unmatched> {
         use super::seed::By;
         let (found, known) = match by {
             By::Target(name) => (self.targets.contains_key(*name), self.axis_values("target").unwrap_or_default()),
@@ -430,10 +430,9 @@ impl StudyFile {
                 None => (false, self.matrix.keys().cloned().collect()),
             },
         };
-        match (found, known.is_empty()) {
-            (true, _) => Ok(()),
-            (false, true) => Err("it has none of that kind".into()),
-            (false, false) => Err(format!("it has {}", known.join(", "))),
+        match found {
+            true => Ok(()),
+            false => Err(super::seed::Unmatched(known)),
         }
     }
 

@@ -65,6 +65,19 @@ impl<'a> By<'a> {
     }
 }
 
+/// What a file has of the kind a `by` names, when it has nothing by that name.
+#[derive(Debug)]
+pub struct Unmatched(pub Vec<String>);
+
+impl std::fmt::Display for Unmatched {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.0.is_empty() {
+            true => write!(f, "it has none of that kind"),
+            false => write!(f, "it has {}", self.0.join(", ")),
+        }
+    }
+}
+
 /// Why a `[seed]` does not say what it must.
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
@@ -75,7 +88,7 @@ pub enum SeedError {
     #[error("reproduced point {point:?}: by {by:?} is not target:NAME, workload:LABEL, claim:ID or axis:NAME=VALUE")]
     BadBy { point: String, by: String },
     #[error("reproduced point {point:?}: by {by:?} names nothing in the file ({known})")]
-    Unknown { point: String, by: String, known: String },
+    Unknown { point: String, by: String, known: Unmatched },
     #[error("dropped point {0:?} has no `why`: say why this file does not reproduce it")]
     NoWhy(String),
     #[error("a point with no words: give each reproduced and dropped entry its `point`")]
@@ -85,7 +98,7 @@ pub enum SeedError {
 impl SeedSpec {
     /// Every point worded, every reproduced point covered by names `known` accepts (it
     /// returns, for a name it does not know, the names it would), every dropped one with why.
-    pub fn check(&self, known: impl Fn(&By) -> Result<(), String>) -> Result<(), SeedError> {
+    pub fn check(&self, known: impl Fn(&By) -> Result<(), Unmatched>) -> Result<(), SeedError> {
         if self.source.trim().is_empty() {
             return Err(SeedError::NoSource);
         }
