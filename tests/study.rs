@@ -433,6 +433,9 @@ fn every_shipped_study_file_plans() {
         let header = std::fs::read_to_string(&f).unwrap();
         assert!(header.starts_with("# \""), "{} starts with a header naming the original", f.display());
         assert!(out.contains("Order:"), "{out}");
+        // The plan says, before anything runs, what of its seed the study redoes and drops.
+        let (seed, kept, dropped) = (out.find("\nSeed: "), out.find("\n  Reproduced:"), out.find("\n  Dropped"));
+        assert!(seed < kept && kept < dropped && seed.is_some(), "{}: {out}", f.display());
     }
 }
 

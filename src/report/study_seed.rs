@@ -6,7 +6,7 @@ use crate::model::study::SeedRecord;
 use std::fmt::Write;
 
 /// The seed as text lines, each indented by two spaces.
-pub(super) fn seed_text(s: &SeedRecord) -> String {
+pub(crate) fn seed_text(s: &SeedRecord) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Seed: {}", s.source);
     let _ = writeln!(

@@ -25,6 +25,9 @@ pub(super) fn plan_text(file: &StudyFile, p: &StudyPlan, name: &str) -> String {
     if let Some(q) = &s.question {
         let _ = writeln!(o, "Question: {q}");
     }
+    if let Some(seed) = &file.seed {
+        o.push_str(&crate::report::study_seed::seed_text(&seed.record()));
+    }
     let _ = writeln!(o, "Targets ({}):", p.instances.len());
     for i in &p.instances {
         let _ = writeln!(o, "  {}", instance(file, i));
