@@ -59,6 +59,9 @@ struct Line {
     own_order: bool,
     /// fairbench's --target (or --password-file) among the flags clap reads as they are.
     given_target: bool,
+    /// A fairbench option given without `=VALUE` that takes one (`--target URL`, as
+    /// fairbench's own order writes it): the next word is its value.
+    awaiting_value: bool,
 }
 
 type Refusal = String;
@@ -81,6 +84,11 @@ pub fn translate(args: &[String]) -> Result<Translation, Refusal> {
             None if arg == "-q" => line.flag("quiet", None),
             None if arg.starts_with('-') && arg.len() > 1 => {
                 return Err(format!("{arg}: sysbench options are written --name=value"));
+            }
+            None if std::mem::take(&mut line.awaiting_value) => {
+                if let Some((_, value)) = line.flags.last_mut() {
+                    *value = Some(arg.clone());
+                }
             }
             None => line.positionals.push(arg.clone()),
         }
@@ -126,6 +134,10 @@ impl Line {
                 None => format!("unknown option --{name}: not a sysbench 1.0.20 option nor a fairbench one (see `fairbench run --help`)"),
             });
         }
+        let takes_value = |a: &clap::Arg| long(a) && a.get_action().takes_values();
+        self.awaiting_value = value.is_none()
+            && (cli.get_arguments().any(takes_value)
+                || cli.get_subcommands().any(|c| c.get_arguments().any(takes_value)));
         self.flags.push((name.to_string(), value.map(str::to_string)));
         Ok(())
     }

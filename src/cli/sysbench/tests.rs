@@ -314,3 +314,14 @@ fn percentile_zero_is_passed_on_as_no_percentile() {
         r.plan(crate::model::Dialect::Sqlite, r.workload.builtin(crate::model::Dialect::Sqlite).unwrap()).unwrap();
     assert_eq!(plan.percentile, 95.0, "interval lines keep a real percentile");
 }
+
+#[test]
+fn a_fairbench_option_in_its_space_form_takes_the_next_word_in_sysbench_order() {
+    // fairbench's own --target URL, in sysbench's word order: the URL is its value, `run` the command.
+    let t = ok("oltp_read_write --target sqlite://x.db --threads=4 run");
+    assert_eq!(t.args[1..4], ["run", "oltp_read_write", "--target=sqlite://x.db"], "{:?}", t.args);
+    assert!(t.args.contains(&"--threads=4".to_string()), "{:?}", t.args);
+    // A sysbench boolean without a value is on, and the next word stays the command.
+    let t = ok("oltp_read_write --target=sqlite://x.db --skip-trx run");
+    assert_eq!(t.args[1], "run", "{:?}", t.args);
+}
