@@ -141,6 +141,14 @@ impl DatasetConditions {
         self.touched.as_ref().map_or(self.total_bytes, |t| t.bytes.min(self.total_bytes))
     }
 
+    /// The cache cliff between this dataset and a larger one, the rule sweeps and studies
+    /// share: the data the run drew from fits the largest cache here (ratio at most 1) and
+    /// not in `next` (above 1). The cache's name (`next`'s) and both ratios.
+    pub fn cache_cliff_to<'a>(&self, next: &'a DatasetConditions) -> Option<(&'a str, f64, f64)> {
+        let ((_, before), (name, after)) = (self.cache_ratio()?, next.cache_ratio()?);
+        is_cache_cliff(before, after).then_some((name, before, after))
+    }
+
     /// `0.37x innodb_buffer_pool_size`, `2.01x cache_size (larger)` or `unknown`.
     pub fn describe_cache_fit(&self) -> String {
         match self.cache_ratio() {
@@ -148,6 +156,11 @@ impl DatasetConditions {
             None => "unknown".into(),
         }
     }
+}
+
+/// The cache cliff rule on data-over-cache ratios: fits (at most 1), then does not (above 1).
+pub fn is_cache_cliff(before: f64, after: f64) -> bool {
+    before <= 1.0 && after > 1.0
 }
 
 /// Parses `123`, `128MB`, `16384 8kB` (pg_settings setting + unit) to bytes.

@@ -50,22 +50,19 @@ pub struct CacheCliff {
 /// The cache cliff of one client count's points (ascending data sizes): the first step
 /// from a dataset within the largest cache to one beyond it.
 pub fn cache_cliff(points: &[&SweepPoint]) -> Option<CacheCliff> {
-    let size = |p: &SweepPoint| {
-        let ds = &p.result.conditions.dataset;
-        let (name, cache) = ds.largest_cache()?;
-        (ds.total_bytes > 0).then(|| (name.to_string(), cache, ds.total_bytes))
-    };
+    fn dataset(p: &SweepPoint) -> &super::DatasetConditions {
+        &p.result.conditions.dataset
+    }
     points.windows(2).find_map(|w| {
-        let ((name, cache, a), (_, _, b)) = (size(w[0])?, size(w[1])?);
-        if !(a <= cache && b > cache) {
-            return None;
-        }
+        let (name, ra, rb) = dataset(w[0]).cache_cliff_to(dataset(w[1]))?;
+        let cache = dataset(w[1]).largest_cache()?.1;
+        let (a, b) = (dataset(w[0]).working_set_bytes(), dataset(w[1]).working_set_bytes());
         let tps = |p: &SweepPoint| p.result.stats.get("event").map_or(0.0, |s| s.qps);
         let (before, after) = (tps(w[0]), tps(w[1]));
         let change = if before > 0.0 { format!("{:+.1}%", (after / before - 1.0) * 100.0) } else { "-".into() };
         Some(CacheCliff {
             threads: w[0].threads,
-            cache: name.clone(),
+            cache: name.to_string(),
             cache_bytes: cache,
             fits: (w[0].tables, w[0].table_size, a),
             exceeds: (w[1].tables, w[1].table_size, b),
@@ -74,8 +71,8 @@ pub fn cache_cliff(points: &[&SweepPoint]) -> Option<CacheCliff> {
             reason: format!(
                 "at {} the data grew from {:.2}x to {:.2}x {name}: events/s {before:.1} -> {after:.1} ({change})",
                 super::plural(w[0].threads as u64, "client"),
-                a as f64 / cache as f64,
-                b as f64 / cache as f64
+                ra,
+                rb
             ),
         })
     })

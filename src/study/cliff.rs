@@ -29,7 +29,7 @@ pub fn cliffs(cells: &[StudyCell], figures: &[CellFigures]) -> Vec<CacheCliff> {
             for pair in line.windows(2) {
                 let (Some(a), Some(b)) = (fig(pair[0]), fig(pair[1])) else { continue };
                 let (Some(ra), Some(rb), Some(cache)) = (a.cache_ratio, b.cache_ratio, &b.cache) else { continue };
-                if ra <= 1.0 && rb > 1.0 {
+                if crate::model::conditions::is_cache_cliff(ra, rb) {
                     out.push(CacheCliff {
                         axis: axis.to_string(),
                         at: at.clone(),
