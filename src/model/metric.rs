@@ -70,12 +70,10 @@ pub enum Better {
 #[error("unknown metric {0:?} (qps, tps, [CLASS.]p50|p95|p99|p99.9|mean|min|max with CLASS event, total, read, write, commit, other or a statement name, errors, error_rate, cpu_per_query, cost_per_mq, cost_per_mt; a probe's downtime, lost, lag_p99, lag_max)")]
 pub struct UnknownMetric(pub String);
 
-const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
-
 /// The metrics compare reports for every pair of results.
 pub fn headline(classes_present: &[&str]) -> Vec<Metric> {
     let mut out = vec![Metric::Qps, Metric::Tps];
-    for class in CLASSES.iter().filter(|c| classes_present.contains(c)) {
+    for class in crate::model::LATENCY_CLASSES.iter().filter(|c| classes_present.contains(c)) {
         for p in [50.0, 95.0, 99.0, 99.9] {
             out.push(Metric::Latency { class: class.to_string(), figure: LatencyFigure::Percentile(p) });
         }

@@ -22,6 +22,7 @@ pub mod outage;
 pub mod record;
 pub mod repeat;
 pub mod shard;
+pub mod statement_class;
 pub mod stats;
 pub mod study;
 pub mod sweep;
@@ -41,6 +42,7 @@ pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use metric::{Measured, Metric};
 pub use repeat::{RepeatRecord, Spread};
+pub use statement_class::{StatementClass, LATENCY_CLASSES};
 pub use stats::{
     ClassStats, CompactStats, EncodedHistogram, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestEvent,
     SlowestStatement,

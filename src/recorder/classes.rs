@@ -130,7 +130,6 @@ impl ClassHistograms {
 }
 
 /// The names classes go by in result files, in [`PackedClasses::encoded`]'s order.
-const NAMES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
 
 impl ClassHistograms {
     /// From a result's encoded entry (a shard's timeline): `Err` names what is wrong.
@@ -142,7 +141,7 @@ impl ClassHistograms {
                     .map_err(|source| ClassHistogramError { class, source }),
             }
         };
-        let [event, total, read, write, commit, other] = NAMES.map(decode);
+        let [event, total, read, write, commit, other] = crate::model::LATENCY_CLASSES.map(decode);
         let service = match encoded.contains_key("event_service") {
             true => Some(decode("event_service")?),
             false => None,
@@ -160,7 +159,7 @@ impl PackedClasses {
         };
         let all = [&self.event, &self.total].into_iter().chain(&self.classes);
         let mut map: BTreeMap<String, EncodedHistogram> =
-            NAMES.iter().zip(all).map(|(n, p)| (n.to_string(), encode(p))).collect();
+            crate::model::LATENCY_CLASSES.iter().zip(all).map(|(n, p)| (n.to_string(), encode(p))).collect();
         if let Some(s) = &self.service {
             map.insert("event_service".into(), encode(s));
         }

@@ -6,7 +6,6 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// The classes of every timeline row, in order (`event_service` too in open loop).
-pub const TIMELINE_CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
 
 /// The header of [`intervals`] and [`interval_rows`].
 pub const INTERVALS_HEADER: &str = "from_s,duration_s,warmup,repeat,class,count,per_s,min_us,p50_us,p95_us,p99_us,p999_us,max_us,errors,reconnects,client_cpu_pct,late,dropped,backlog\n";
@@ -23,7 +22,7 @@ pub fn intervals(d: &ResultDocument) -> String {
 /// One interval's rows of [`intervals`] (a streamed timeline is exported one at a time).
 pub fn interval_rows(i: &IntervalStats, o: &mut String) {
     let mut classes: Vec<(&str, &CompactStats)> =
-        TIMELINE_CLASSES.iter().filter_map(|&c| i.class(c).map(|s| (c, s))).collect();
+        crate::model::LATENCY_CLASSES.iter().filter_map(|&c| i.class(c).map(|s| (c, s))).collect();
     if let Some(s) = &i.event_service {
         classes.push(("event_service", s));
     }

@@ -9,8 +9,6 @@ use std::fmt::Write;
 
 pub struct TextReport;
 
-const CLASSES: [&str; 6] = ["event", "total", "read", "write", "commit", "other"];
-
 impl Report for TextReport {
     fn render(&self, d: &ResultDocument, opts: &ReportOptions) -> String {
         let mut o = String::new();
@@ -272,7 +270,7 @@ fn class_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<S
         head.push_str(&format!("{k:>12}"));
     }
     let _ = writeln!(o, "{head}");
-    for class in CLASSES {
+    for class in crate::model::LATENCY_CLASSES {
         let Some(c) = stats.get(class) else { continue };
         if c.count == 0 {
             continue; // a class no statement fell in
