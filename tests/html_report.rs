@@ -550,7 +550,9 @@ subject = "b"
         let opened = assert_loads_offline(page, name, 3);
         let dom = &opened.dom;
         let verdicts = dom.find(">Verdicts</h2>").expect("a Verdicts section");
-        assert!(dom.contains("SUPPORTED</span> b is no slower than a hundredth of a"), "{name}");
+        // The claim as its source's question, quoted, then the sides as they ran.
+        assert!(dom.contains("SUPPORTED</span> \u{201c}b is no slower than a hundredth of a"), "{name}");
+        assert!(dom.contains("<p>as run: on this host, 'b' (SQLite 3."), "{name}");
         for later in ["<canvas", ">Cells</h2>", ">Runs</h2>"] {
             assert!(dom.find(later).is_some_and(|at| at > verdicts), "{name}: {later} before the verdicts");
         }

@@ -101,28 +101,36 @@ pub(super) fn estimate(value: Option<f64>, e: Option<&Estimate>, scale: f64, dig
     }
 }
 
+/// The cells table's columns, text and HTML alike (the text leaves out the last two: each
+/// cell's audit follows the table as a line, and its run is in the plan).
+pub(super) const CELL_HEADER: [&str; 10] =
+    ["cell", "target", "settings", "workload", "point", "runs", "tps", "p99 ms", "audit", "run"];
+
+/// Every planned cell as a row of [`CELL_HEADER`].
+pub(super) fn cell_rows(d: &StudyDocument) -> Vec<Vec<String>> {
+    let row = |c: &crate::model::study::StudyCell| {
+        let f = d.cells.iter().find(|f| f.cell == c.id);
+        vec![
+            c.id.clone(),
+            c.target.clone(),
+            if c.settings.is_empty() { "-".to_string() } else { c.settings.join(",") },
+            c.workload.clone(),
+            c.point(),
+            f.map_or("-".into(), CellFigures::runs_words),
+            estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1),
+            estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3),
+            f.map_or(String::new(), |f| f.findings.join(", ")),
+            c.run.clone(),
+        ]
+    };
+    d.plan.cells.iter().map(row).collect()
+}
+
 fn cells(o: &mut String, d: &StudyDocument) {
     let _ = writeln!(o, "\nCells ({}; figures over completed repeats, 95% intervals):", d.plan.cells.len());
     let _ = writeln!(o, "  {}", rounds_line(d));
-    let rows: Vec<Vec<String>> = d
-        .plan
-        .cells
-        .iter()
-        .map(|c| {
-            let f = d.cells.iter().find(|f| f.cell == c.id);
-            vec![
-                c.id.clone(),
-                c.target.clone(),
-                if c.settings.is_empty() { "-".to_string() } else { c.settings.join(",") },
-                c.workload.clone(),
-                c.point(),
-                f.map_or("-".into(), CellFigures::runs_words),
-                estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1),
-                estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3),
-            ]
-        })
-        .collect();
-    columns(o, &["cell", "target", "settings", "workload", "point", "runs", "tps", "p99 ms"], &rows);
+    let rows: Vec<Vec<String>> = cell_rows(d).into_iter().map(|mut r| r.drain(..8).collect()).collect();
+    columns(o, &CELL_HEADER[..8], &rows);
     for f in d.cells.iter().filter(|f| !f.findings.is_empty()) {
         let _ = writeln!(o, "  {} audit: {}", f.cell, f.findings.join(", "));
     }

@@ -10,8 +10,8 @@ use crate::model::comparison::Estimate;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::RunStatus;
 use crate::report::study::{
-    cell_conditions, condition_summary, cost_row, estimate, repeat_row, rounds_line, rounds_words, what, COST_HEADER,
-    REPEAT_HEADER,
+    cell_conditions, cell_rows, condition_summary, cost_row, repeat_row, rounds_line, rounds_words, what, CELL_HEADER,
+    COST_HEADER, REPEAT_HEADER,
 };
 use serde_json::Value;
 use std::fmt::Write;
@@ -205,32 +205,19 @@ fn lines(ch: &mut Chart, d: &StudyDocument, axis: &str, scale: f64, pick: Pick) 
 }
 
 fn cells(d: &StudyDocument) -> String {
-    let rows = d
-        .plan
-        .cells
-        .iter()
-        .map(|c| {
-            let f = d.cells.iter().find(|f| f.cell == c.id);
-            vec![
-                Cell::text(&c.id),
-                Cell::text(&c.target),
-                Cell::text(&c.settings.join(", ")),
-                Cell::text(&c.describe(&["target"])),
-                Cell::text(&f.map_or("-".into(), |f| f.runs_words())),
-                Cell::num(estimate(f.and_then(|f| f.tps), f.and_then(|f| f.tps_interval.as_ref()), 1.0, 1)),
-                Cell::num(estimate(f.and_then(|f| f.p99_us), f.and_then(|f| f.p99_interval.as_ref()), 1000.0, 3)),
-                Cell::text(&f.map_or(String::new(), |f| f.findings.join(", "))),
-                Cell::code(&c.run),
-            ]
-        })
-        .collect();
+    let cell = |(i, v): (usize, String)| match i {
+        6 | 7 => Cell::num(v),
+        9 => Cell::code(&v),
+        _ => Cell::text(&v),
+    };
+    let rows = cell_rows(d).into_iter().map(|r| r.into_iter().enumerate().map(cell).collect()).collect();
     let rounds = d.cells.iter().filter(|f| f.rounds.len() >= 2).map(|f| format!("{} {}", f.cell, rounds_words(f)));
     let reruns = d.reruns.iter().map(|r| format!("{} round {}: {}", r.cell, r.round, r.describe()));
     let notes: String = rounds.chain(reruns).map(|n| format!("<p>{}</p>", esc(&n))).collect();
     format!(
         "<section><h2>Cells</h2><p class=\"muted\">Figures over each cell's completed repeats with 95% intervals: {}.</p>{}{notes}</section>",
         esc(&rounds_line(d)),
-        table(&["cell", "target", "settings", "values", "runs", "tps", "p99 ms", "audit", "run"], rows, "")
+        table(&CELL_HEADER, rows, "")
     )
 }
 
