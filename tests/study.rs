@@ -404,7 +404,7 @@ fn a_study_crashes_a_primary_in_each_run_on_a_fresh_sandbox_and_judges_its_probe
     assert_eq!(verdict(1), "inconclusive", "{out}");
     let why = doc["claims"][1]["checks"][0]["reason"].as_str().unwrap();
     assert!(why.contains("scheduled by its own promote replica1"), "{why}");
-    assert!(out.contains("\n  scheduled: pair "), "{out}");
+    assert!(out.contains("\n  scheduled: pair (failover) "), "{out}");
     assert!(!out.contains("\n  detected: "), "{out}");
     assert_eq!(verdict(2), "supported", "{out}");
     let probes = |cell: usize| doc["cells"][cell]["probes"].as_array().unwrap().clone();
