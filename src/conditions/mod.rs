@@ -12,9 +12,9 @@ pub async fn server<D: Database>(db: &D, conn: &mut D::Conn, info: ServerInfo) -
     let transport = db.transport();
     let variables = conn.variables().await?;
     // Needs more than a benchmark user may have (MySQL's REPLICATION CLIENT): optional.
-    let replication_role = match conn.replication_role().await {
-        Ok(role) => role,
-        Err(e) if !e.connection_lost => format!("unknown: not visible to this user ({})", e.message),
+    let (replication_role, identity) = match conn.node_role().await {
+        Ok(reading) => (reading.describe(), reading.identity()),
+        Err(e) if !e.connection_lost => (format!("unknown: not visible to this user ({})", e.message), None),
         Err(e) => return Err(e),
     };
     let host = db.host_facts(&variables);
@@ -26,6 +26,7 @@ pub async fn server<D: Database>(db: &D, conn: &mut D::Conn, info: ServerInfo) -
         version: info.version,
         variables,
         replication_role,
+        identity,
         same_host_as_client,
         host,
         ..Default::default()

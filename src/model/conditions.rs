@@ -39,6 +39,12 @@ pub struct ServerConditions {
     pub status_delta: BTreeMap<String, i64>,
     /// `primary`, `replica`, `standalone` or `embedded`, with what it was read from.
     pub replication_role: String,
+    /// The server's own identity as its driver reads it (MySQL's `server_uuid`, MariaDB's
+    /// `server_id` at the host and port it reports, PostgreSQL's address and port with its
+    /// system identifier), with the `host:port` it reports: which server ran, never the
+    /// address dialled. Absent for an embedded database and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
     /// Whether the server runs on the client's host (loopback, socket or embedded): then the
     /// client's host facts are the server's too.
     pub same_host_as_client: bool,

@@ -334,6 +334,16 @@ impl RoleReading {
     pub fn describe(&self) -> String {
         format!("{} ({})", self.role.name(), self.evidence)
     }
+
+    /// The identity with the address it reports, unless the identity holds it already
+    /// (`server_uuid 3e1f... at 10.0.0.5:3306`); none for an anonymous reading.
+    pub fn identity(&self) -> Option<String> {
+        match (self.node.is_empty(), self.node.contains(&self.address)) {
+            (true, _) => None,
+            (false, true) => Some(self.node.clone()),
+            (false, false) => Some(format!("{} at {}", self.node, self.address)),
+        }
+    }
 }
 
 /// A change of a node's role as the probe saw it: on a writer's connection before its first

@@ -50,7 +50,7 @@ pub use stats::{
 pub use table::{ColumnDef, ColumnType, SbtestShape, TableDef};
 pub use time::{now_micros, parse_sql_timestamp, rfc3339, write_sql_timestamp};
 pub use touched::TouchedData;
-pub use words::plural;
+pub use words::{nearest, plural};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -71,9 +71,18 @@ fn is_log_bin(name: &str) -> bool {
     name.replace('-', "_") == "log_bin"
 }
 
+/// `log_bin`'s value as the sandbox reads it: ON (1) or OFF (0); anything else is no switch.
+fn log_bin_on(value: &str) -> Option<bool> {
+    match value.to_ascii_uppercase().as_str() {
+        "ON" | "1" => Some(true),
+        "OFF" | "0" => Some(false),
+        _ => None,
+    }
+}
+
 /// Whether the sandbox runs the binary log: yes unless `log_bin=OFF` (or 0).
 fn binary_log(settings: &std::collections::BTreeMap<String, String>) -> bool {
-    !settings.iter().any(|(k, v)| is_log_bin(k) && matches!(v.to_ascii_uppercase().as_str(), "OFF" | "0"))
+    !settings.iter().any(|(k, v)| is_log_bin(k) && log_bin_on(v) == Some(false))
 }
 
 /// `log_bin=OFF|ON` only where it can hold: a single MariaDB server (replicas read the
@@ -83,21 +92,17 @@ pub fn check_log_bin(engine: &str, replicas: u32, settings: &[String]) -> Result
     else {
         return Ok(());
     };
-    let off = match value.to_ascii_uppercase().as_str() {
-        "OFF" | "0" => true,
-        "ON" | "1" => false,
-        _ => {
-            return Err(SandboxError::Invalid(format!(
-                "--set log_bin={value}: log_bin takes OFF (no binary log) or ON (the default)"
-            )))
-        }
+    let Some(on) = log_bin_on(value) else {
+        return Err(SandboxError::Invalid(format!(
+            "--set log_bin={value}: log_bin takes OFF (no binary log) or ON (the default)"
+        )));
     };
     if engine != "mariadb" {
         return Err(SandboxError::Invalid(format!(
             "--set log_bin={value}: only a mariadb sandbox takes log_bin (a {engine} sandbox keeps the log its nodes replicate with): drop it"
         )));
     }
-    if off && replicas > 0 {
+    if !on && replicas > 0 {
         return Err(SandboxError::Invalid(format!(
             "--set log_bin={value}: replicas read the primary's binary log: drop log_bin=OFF or the replicas"
         )));

@@ -45,13 +45,7 @@ impl KnownSettings {
 
     /// The known name nearest to `name`, when one is near enough to be a typo of it.
     pub fn nearest(&self, name: &str) -> Option<&str> {
-        let typed = name.to_ascii_lowercase().replace('-', "_");
-        self.names
-            .iter()
-            .map(|n| (strsim::damerau_levenshtein(&typed, n), n))
-            .filter(|(d, n)| *d <= (n.len() / 5).clamp(1, 3))
-            .min()
-            .map(|(_, n)| n.as_str())
+        crate::model::nearest(name, self.names.iter().map(String::as_str))
     }
 
     pub fn len(&self) -> usize {

@@ -101,12 +101,8 @@ pub fn claims(file: &StudyFile, path: &str, classes: &BTreeMap<String, BTreeSet<
             continue;
         }
         let known: BTreeSet<&String> = covered.iter().flat_map(|(_, k)| k.iter()).collect();
-        let guess = known
-            .iter()
-            .map(|k| (strsim::damerau_levenshtein(class, k), *k))
-            .filter(|(d, k)| *d <= (k.len() / 4).max(2))
-            .min()
-            .map(|(_, k)| format!("did you mean {k}? "))
+        let guess = crate::model::nearest(class, known.iter().map(|k| k.as_str()))
+            .map(|k| format!("did you mean {k}? "))
             .unwrap_or_default();
         let names: Vec<&str> = covered.iter().map(|(l, _)| l.as_str()).collect();
         let listed: Vec<&str> = known.iter().map(|k| k.as_str()).collect();

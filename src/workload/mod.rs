@@ -176,13 +176,9 @@ impl OltpOptions {
 
 /// The known workload (built-in or recipe) nearest to a mistyped `name`, if one is close.
 pub fn nearest(name: &str) -> Option<&'static str> {
-    let typed = name.trim_end_matches(".lua").trim_end_matches(".toml").to_ascii_lowercase().replace('-', "_");
+    let typed = name.trim_end_matches(".lua").trim_end_matches(".toml");
     let names = Workload::ALL.iter().map(|w| w.name()).chain(recipes::RECIPES.iter().map(|(n, _)| *n));
-    names
-        .map(|n| (strsim::damerau_levenshtein(&typed, &n.replace('-', "_")), n))
-        .filter(|(d, n)| *d <= (n.len() / 4).max(2))
-        .min()
-        .map(|(_, n)| n)
+    crate::model::nearest(typed, names)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::{run_args, Error};
 use crate::model::study::{StartRows, StudyRun};
-use crate::model::{Dialect, Metric, ResultDocument};
+use crate::model::{Metric, ResultDocument, TransportKind};
 use crate::study::plan::cell_id;
 use crate::study::{StudyFile, StudyPlan};
 use std::collections::BTreeMap;
@@ -16,12 +16,9 @@ pub(super) fn row_changes(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Re
     let mut out = BTreeMap::new();
     for (n, cell) in plan.cells.iter().enumerate() {
         let args = run_args(file, cell, path, 1, &[])?;
-        // Inserts and deletes are the same in every dialect: the first the workload
-        // compiles for says.
-        let change = Dialect::ALL
-            .iter()
-            .find_map(|&d| crate::app::workload_plan(&args.workload, d).ok())
-            .and_then(|w| w.program().row_change());
+        let target = &file.targets[&plan.instances[cell.instance].target];
+        let dialect = super::preflight::dialect(target);
+        let change = crate::app::workload_plan(&args.workload, dialect).ok().and_then(|w| w.program().row_change());
         if let Some(words) = change {
             out.insert(cell_id(n), format!("its workload {words}"));
         }
@@ -43,22 +40,11 @@ pub(super) fn note_result(run: &mut StudyRun, d: &ResultDocument, built: Option<
     run.tps = d.metric(&Metric::Tps);
 }
 
-/// The server as it identifies itself: MySQL's `server_uuid`, MariaDB's `server_id` with
-/// the host and port it reports; PostgreSQL its port and data directory (when this user
-/// may read it) at the address dialled; SQLite its file.
+/// The server as its result says it identified itself; an embedded database is its file.
+/// A result written before identities were recorded names none (never the address dialled).
 fn server_identity(d: &ResultDocument) -> Option<String> {
-    let vars = &d.conditions.server.variables;
-    match d.target.driver {
-        Dialect::Mysql if vars.is_empty() => None,
-        Dialect::Mysql => {
-            let (key, address) = crate::db::facts::mysql::identity(vars);
-            Some(if key.contains(&address) { key } else { format!("{key} at {address}") })
-        }
-        Dialect::Postgres => {
-            let port = vars.get("port")?.split_whitespace().next()?.to_string();
-            let dir = vars.get("data_directory").map(|d| format!(", data_directory {d}")).unwrap_or_default();
-            Some(format!("port {port} at {}{dir}", d.target.address))
-        }
-        Dialect::Sqlite => Some(format!("file {}", d.target.address)),
+    match d.target.transport {
+        TransportKind::Embedded => Some(format!("file {}", d.target.address)),
+        _ => d.conditions.server.identity.clone(),
     }
 }

@@ -45,7 +45,7 @@ fn recorded_classes(workload: &crate::plan::WorkloadPlan) -> Vec<String> {
 
 /// The SQL a target speaks: its URL's, or its sandbox engine's (MySQL when unknown: the
 /// file's own checks have refused an engine fairbench does not have).
-fn dialect(t: &TargetSpec) -> Dialect {
+pub(super) fn dialect(t: &TargetSpec) -> Dialect {
     let url = match (&t.url, &t.sandbox) {
         (Some(url), _) => Some(url.clone()),
         (None, Some(engine)) => crate::sandbox::engine(engine).ok().map(|e| e.url("127.0.0.1", 1)),

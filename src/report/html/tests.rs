@@ -207,6 +207,7 @@ fn synthetic_conditions(
             status_after: counters.iter().map(|(k, v)| (k.clone(), v * 2)).collect(),
             status_delta: counters.clone(),
             replication_role: "standalone".into(),
+            identity: None,
             same_host_as_client: true,
             host: BTreeMap::new(),
         },
