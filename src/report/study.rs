@@ -208,7 +208,7 @@ fn costs(o: &mut String, d: &StudyDocument) {
     let _ = writeln!(o, "\nCost per million transactions ({currency}), two models side by side:");
     let _ = writeln!(o, "  I/O excluded: compute, storage and provisioned IOPS only (a month's bill excluding per-request I/O, over the transactions a month holds at the cell's tps);");
     let _ = writeln!(o, "  I/O billed: the same plus I/O requests at their price per million, by the requests per transaction the server counted; month, I/O excluded: that bill for 730 hours.");
-    let rows: Vec<Vec<String>> = priced.iter().map(|f| cost_row(d, f)).collect();
+    let rows: Vec<Vec<String>> = priced.iter().filter_map(|f| cost_row(d, f)).collect();
     columns(o, &COST_HEADER, &rows);
 }
 
@@ -227,12 +227,12 @@ pub(super) const COST_HEADER: [&str; 12] = [
     "I/O requests/txn",
 ];
 
-/// A priced cell's row under COST_HEADER.
-pub(super) fn cost_row(d: &StudyDocument, f: &CellFigures) -> Vec<String> {
+/// A priced cell's row under COST_HEADER (none for a cell without a cost).
+pub(super) fn cost_row(d: &StudyDocument, f: &CellFigures) -> Option<Vec<String>> {
     let money = |v: f64| format!("{v:.4}");
-    let c = f.cost.as_ref().expect("priced");
+    let c = f.cost.as_ref()?;
     let target = d.plan.cells.iter().find(|x| x.id == f.cell).map_or("", |x| x.target.as_str());
-    vec![
+    Some(vec![
         f.cell.clone(),
         target.to_string(),
         f.tps.map_or("-".into(), |t| format!("{t:.1}")),
@@ -245,7 +245,7 @@ pub(super) fn cost_row(d: &StudyDocument, f: &CellFigures) -> Vec<String> {
         c.io.map_or("not counted".into(), money),
         money(c.provisioned_iops),
         c.io_requests_per_transaction.map_or("-".into(), |r| format!("{r:.2}")),
-    ]
+    ])
 }
 
 /// The probe cells, run by run (each run one failover or one lag series), as rows:

@@ -1,30 +1,9 @@
-//! What a study keeps of each run's history: which cells change their tables' row count
-//! (resumed by running their round again from its first repeat), and per run the server
-//! it ran on, the rows it started from and its throughput, read from its result.
+//! What a study keeps of each run's history: the server it ran on, the rows it started
+//! from and its throughput, read from its result. (Which cells change their tables' row
+//! count, and so rerun a round from its first repeat, the pre-flight checks read.)
 
-use super::{run_args, Error};
 use crate::model::study::{StartRows, StudyRun};
 use crate::model::{Metric, ResultDocument, TransportKind};
-use crate::study::plan::cell_id;
-use crate::study::{StudyFile, StudyPlan};
-use std::collections::BTreeMap;
-use std::path::Path;
-
-/// Cells whose workload changes its tables' row count, by id, with the words why
-/// (`its workload inserts rows`).
-pub(super) fn row_changes(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<BTreeMap<String, String>, Error> {
-    let mut out = BTreeMap::new();
-    for (n, cell) in plan.cells.iter().enumerate() {
-        let args = run_args(file, cell, path, 1, &[])?;
-        let target = &file.targets[&plan.instances[cell.instance].target];
-        let dialect = super::preflight::dialect(target);
-        let change = crate::app::workload_plan(&args.workload, dialect).ok().and_then(|w| w.program().row_change());
-        if let Some(words) = change {
-            out.insert(cell_id(n), format!("its workload {words}"));
-        }
-    }
-    Ok(out)
-}
 
 /// The run's server, rows at start and tps from its result; `built` (when this study
 /// built the run's sandbox) goes with the server's own identity, so that a sandbox rebuilt

@@ -22,9 +22,9 @@ pub(super) fn study_cmd(args: &StudyArgs) -> Result<ExitCode, Error> {
         StudyCommand::Plan(a) => {
             let file = StudyFile::load(&a.file)?;
             let plan = StudyPlan::of(&file);
-            let unchecked = preflight::check(&file, &plan, &a.file)?;
+            let checked = preflight::check(&file, &plan, &a.file)?;
             print!("{}", plan_text::plan_text(&file, &plan, &a.file.display().to_string()));
-            unchecked.iter().for_each(|n| println!("Not checked: {n}"));
+            checked.unchecked.iter().for_each(|n| println!("Not checked: {n}"));
             Ok(ExitCode::SUCCESS)
         }
         StudyCommand::Run(a) => run::study_run(a),

@@ -13,11 +13,21 @@ use crate::study::{StudyFile, StudyPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Refuses the study with one line, or returns the targets whose settings could not be checked.
-pub(super) fn check(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<Vec<check::Unchecked>, Error> {
+/// What the checks found besides refusals: the targets whose settings could not be
+/// checked, and the cells whose workload changes its tables' row count (by id, with the
+/// words why: `its workload inserts rows`), read off the workloads the checks compiled.
+pub(super) struct Checked {
+    pub unchecked: Vec<check::Unchecked>,
+    pub row_changes: BTreeMap<String, String>,
+}
+
+/// Refuses the study with one line, or says what it could not check and which cells change
+/// their tables.
+pub(super) fn check(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<Checked, Error> {
     let name = path.display().to_string();
     let mut classes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for cell in &plan.cells {
+    let mut row_changes = BTreeMap::new();
+    for (n, cell) in plan.cells.iter().enumerate() {
         let args = run_args(file, cell, path, 1, &[])?;
         check_command(file, plan, cell, path)?;
         let w = &file.workloads[cell.workload];
@@ -27,9 +37,12 @@ pub(super) fn check(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<V
         let workload = crate::app::workload_plan(&args.workload, dialect(target)).map_err(refused)?;
         args.plan(dialect(target), workload.clone()).map_err(|e| refused(e.into()))?;
         classes.entry(w.label().to_string()).or_default().extend(recorded_classes(&workload));
+        if let Some(words) = workload.program().row_change() {
+            row_changes.insert(crate::study::plan::cell_id(n), format!("its workload {words}"));
+        }
     }
     check::claims(file, &name, &classes)?;
-    Ok(check::settings(file, &name)?)
+    Ok(Checked { unchecked: check::settings(file, &name)?, row_changes })
 }
 
 /// The latency classes a run of `workload` records: whole events, all statements, each
@@ -45,7 +58,7 @@ fn recorded_classes(workload: &crate::plan::WorkloadPlan) -> Vec<String> {
 
 /// The SQL a target speaks: its URL's, or its sandbox engine's (MySQL when unknown: the
 /// file's own checks have refused an engine fairbench does not have).
-pub(super) fn dialect(t: &TargetSpec) -> Dialect {
+fn dialect(t: &TargetSpec) -> Dialect {
     let url = match (&t.url, &t.sandbox) {
         (Some(url), _) => Some(url.clone()),
         (None, Some(engine)) => crate::sandbox::engine(engine).ok().map(|e| e.url("127.0.0.1", 1)),

@@ -24,13 +24,12 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     let file = StudyFile::load(&args.file)?;
     let plan = StudyPlan::of(&file);
     // A URL target's note is the plan's: nothing was to be set on it.
-    let unchecked = super::preflight::check(&file, &plan, &args.file)?;
-    for note in unchecked.iter().filter(|n| !matches!(n, crate::study::check::Unchecked::Url { .. })) {
+    let checked = super::preflight::check(&file, &plan, &args.file)?;
+    for note in checked.unchecked.iter().filter(|n| !matches!(n, crate::study::check::Unchecked::Url { .. })) {
         say(format_args!("study: not checked: {note}"));
     }
     let shown = plan.cells.iter().map(|cell| shown_run(&file, &plan, cell, &args.file)).collect();
     let dir = args.out.clone().unwrap_or_else(|| default_dir(&args.file));
-    let changes = history::row_changes(&file, &plan, &args.file)?;
     if args.again && dir::load(&dir)?.is_none() {
         return Err(StudyDirError::NoStudy(dir).into());
     }
@@ -39,7 +38,7 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
     if args.again {
         again(&dir, &mut doc, &args.file)?;
     }
-    rerun_partial(&dir, &mut doc, &changes)?;
+    rerun_partial(&dir, &mut doc, &checked.row_changes)?;
     dir::save(&dir, &doc)?;
     let todo = doc.runs.iter().filter(|r| r.status.is_none()).count();
     say(format_args!("study: {} of {} runs to do in {}", todo, doc.runs.len(), dir.display()));
@@ -54,7 +53,7 @@ pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
         started: vec![],
         built: BTreeMap::new(),
         ids: (0..plan.cells.len()).map(|n| (cell_id(n), n)).collect(),
-        changes,
+        changes: checked.row_changes,
     };
     lab.remove_leftovers();
     let outcome = lab.run_all(&mut doc);

@@ -300,8 +300,8 @@ fn costs(d: &StudyDocument) -> String {
     };
     let rows = priced
         .iter()
-        .map(|f| {
-            let row = cost_row(d, f);
+        .filter_map(|f| cost_row(d, f))
+        .map(|row| {
             row.iter()
                 .enumerate()
                 .map(|(i, v)| if i == 3 || i == 4 { Cell::num(v.clone()).strong() } else { Cell::text(v) })
