@@ -45,7 +45,8 @@
 //!   only by the same plan), its claims judged on the cells' results.
 //! - [`k8s`] -> nothing. The Kubernetes Indexed Job of `fairbench k8s job`, as typed objects
 //!   written as YAML.
-//! - [`cli`] -> model, plan, random, workload. Flags, parsed in one place, into plans.
+//! - [`cli`] -> k8s, model, plan, random, workload. Flags, parsed in one place, into typed
+//!   requests ([`model::RunRequest`]); nothing below the command surface sees a flag.
 //! - [`app`] -> everything. The commands; the only place that prints outside report.
 
 pub mod app;

@@ -5,11 +5,12 @@
 use super::live::Job;
 use super::run::{check_out, default_out, Phases, Session};
 use super::{connect_options, follow, target, Error};
-use crate::cli::{parse_thresholds, AbArgs, RunArgs};
+use crate::cli::{parse_thresholds, AbArgs};
 use crate::compare::{self, Input, Subject};
 use crate::db::{Database, TargetUrl};
 use crate::model::comparison::Verdict;
 use crate::model::file::write_atomic;
+use crate::model::RunRequest;
 use crate::model::{Criterion, RunStatus};
 use crate::plan::ConfigError;
 use crate::report::{CompareJson, CompareText, Report as _, ReportOptions};
@@ -22,7 +23,7 @@ const SIDES: [&str; 2] = ["A", "B"];
 
 /// What both sides share, and what the comparison checks.
 struct Plan {
-    sides: [(RunArgs, TargetUrl); 2],
+    sides: [(RunRequest, TargetUrl); 2],
     files: [PathBuf; 3],
     claims: Vec<Criterion>,
     thresholds: Vec<Criterion>,
@@ -33,8 +34,8 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
     let ab = args.ab()?;
     // One seed for both sides: each repeat of A and of B draws the same random streams.
     let seed = clock_seed();
-    let (a, quiet) = ab.side(0, seed)?;
-    let (b, _) = ab.side(1, seed)?;
+    let (a, quiet) = ab.side(0, seed);
+    let (b, _) = ab.side(1, seed);
     a.shard.refuse_in("ab")?;
     b.shard.refuse_in("ab")?;
     if quiet {

@@ -3,8 +3,8 @@
 //! and the dataset's size, and a workload file's `before_run` checks.
 
 use super::{do_prepare, hints, Error, LoadSettings};
-use crate::cli::RunArgs;
 use crate::db::{Connection as _, Database, TableInfo, TargetUrl};
+use crate::model::RunRequest;
 use crate::model::{ServerConditions, TableSize};
 use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
 use crate::prepare::{self, PrepareError};
@@ -44,7 +44,7 @@ pub(super) fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &Tar
 /// the server's conditions and the dataset's size before the run.
 pub(super) fn check_dataset<D: Database>(
     db: Arc<D>,
-    args: &RunArgs,
+    args: &RunRequest,
     plan: &RunPlan,
     target: &TargetUrl,
     bench: bool,
@@ -139,7 +139,7 @@ fn missing_tables(present: &Present, missing: &[String], plan: &RunPlan, target:
 
 /// Every table is complete, and fairbench writes only tables it created (sysbench's own
 /// may be another tool's with --allow-foreign-tables). Returns the foreign ones.
-fn may_be_used(present: &Present, args: &RunArgs, plan: &RunPlan, target: &TargetUrl) -> Result<Vec<String>, Error> {
+fn may_be_used(present: &Present, args: &RunRequest, plan: &RunPlan, target: &TargetUrl) -> Result<Vec<String>, Error> {
     // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
     let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
     if args.allow_foreign_tables && !foreign_allowed {

@@ -3,10 +3,10 @@
 //! that the faults and the run's timeline share one zero.
 
 use super::Error;
-use crate::cli::FaultArgs;
 use crate::collector::{Progress, Window};
 use crate::db::TargetUrl;
 use crate::model::fault::FaultRecord;
+use crate::model::request::FaultRequest;
 use crate::model::IntervalStats;
 use crate::plan::{ConfigError, RunPlan};
 use crate::recorder::classes::ClassHistograms;
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 /// The schedule for a run or probe ending at `end`: its sandbox (named, or the one with a
 /// node at the first target's port), every node known, every step before `end`.
-pub(super) fn schedule(args: &FaultArgs, first: &TargetUrl, end: Duration) -> Result<Option<Schedule>, Error> {
+pub(super) fn schedule(args: &FaultRequest, first: &TargetUrl, end: Duration) -> Result<Option<Schedule>, Error> {
     let Some(text) = &args.fault else { return Ok(None) };
     let name = match (&args.sandbox, fault::needs_sandbox(text)?) {
         (Some(n), _) => Some(n.clone()),
@@ -31,7 +31,7 @@ pub(super) fn schedule(args: &FaultArgs, first: &TargetUrl, end: Duration) -> Re
 }
 
 /// A run's schedule: one measured phase with a known end (warmup and --time), one process.
-pub(super) fn for_run(args: &FaultArgs, plan: &RunPlan, first: &TargetUrl) -> Result<Option<Schedule>, Error> {
+pub(super) fn for_run(args: &FaultRequest, plan: &RunPlan, first: &TargetUrl) -> Result<Option<Schedule>, Error> {
     if args.fault.is_none() {
         return Ok(None);
     }

@@ -2,11 +2,9 @@
 //! create its Secret and collect its results.
 
 use super::{say, Error};
-use crate::cli::{Cli, Command, JobArgs, K8sArgs, K8sCommand};
+use crate::cli::{JobArgs, K8sArgs, K8sCommand};
 use crate::db::TargetUrl;
 use crate::k8s::{JobRequest, K8sError};
-use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 /// The commands a Job can run as shards.
@@ -71,31 +69,13 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
     if !crate::db::redact::arg_password_spans(options).is_empty() {
         return Err(K8sError::PasswordInTarget(secret.into()));
     }
-    let mut argv = vec!["fairbench".to_string(), command.to_string()];
-    argv.extend(options.iter().cloned());
-    // sysbench's options are translated as `fairbench run` itself would in the pod.
-    if crate::cli::sysbench::is_sysbench_line(&argv) {
-        argv = crate::cli::sysbench::translate(&argv)
-            .map_err(|message| K8sError::Options { command: command.into(), message })?
-            .args;
-    }
-    let matches = Cli::command().try_get_matches_from(&argv).map_err(|e| clap_line(command, &e))?;
-    let given = matches.subcommand().and_then(|(_, sub)| sub.value_source("targets"));
-    if given != Some(ValueSource::CommandLine) {
-        return Err(K8sError::NoTarget { command: command.into(), from_env: given == Some(ValueSource::EnvVariable) });
-    }
-    let cli = Cli::from_arg_matches(&matches).map_err(|e| clap_line(command, &e))?;
-    let (target, workload) = match &cli.command {
-        Command::Bench(a) | Command::Run(a) => (a.target.target(), &a.workload.workload),
-        Command::Prepare(a) => (a.target.target(), &a.workload.workload),
-        _ => return Err(K8sError::ParsedAsOtherCommand(command.into())),
-    };
+    let (target, workload) = crate::cli::pod_run(command, options)?;
     // No environment: the password, if any, is the pods' to read.
-    let url = TargetUrl::parse(target, |_| None).map_err(|e| K8sError::Target(e.into()))?;
+    let url = TargetUrl::parse(&target, |_| None).map_err(|e| K8sError::Target(e.into()))?;
     if url.embedded() {
         return Err(K8sError::SqliteTarget);
     }
-    if workload.ends_with(".toml") && crate::workload::recipes::find(workload).is_none() {
+    if workload.ends_with(".toml") && crate::workload::recipes::find(&workload).is_none() {
         eprintln!("warning: the pods read the workload file {workload} inside the image: build it in or mount it");
     }
     Ok(())
@@ -105,26 +85,4 @@ fn check_options(command: &str, options: &[String], secret: &str) -> Result<(), 
 fn flag_name(arg: &str) -> Option<String> {
     let name = arg.strip_prefix("--")?.split('=').next()?;
     Some(format!("--{}", name.replace('_', "-")))
-}
-
-/// clap's message in one line: its first line, the names it lists, its tip.
-fn clap_line(command: &str, e: &clap::Error) -> K8sError {
-    use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        return K8sError::HelpOrVersion(command.into());
-    }
-    let rendered = e.to_string();
-    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
-    let mut text = lines.next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
-    let rest: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more")).collect();
-    if text.ends_with(':') {
-        text = format!(
-            "{text} {}",
-            rest.iter().filter(|l| !l.starts_with("tip:")).cloned().collect::<Vec<_>>().join(", ")
-        );
-    }
-    if let Some(tip) = rest.iter().find(|l| l.starts_with("tip:")) {
-        text = format!("{text} ({tip})");
-    }
-    K8sError::Options { command: command.into(), message: text }
 }

@@ -28,10 +28,11 @@ use run::run_cmd;
 use tables::{bulk, cleanup_cmd, do_prepare, prepare_cmd, prepared_checks, LoadMeter, LoadSettings};
 
 use crate::audit;
-use crate::cli::{Cli, Command, TargetArgs, WorkloadArgs};
+use crate::cli::{Cli, Command};
 use crate::db::follow::FollowPrimary;
 use crate::db::{Database, DbError, Dialect, TargetUrl, UrlError};
 use crate::model::{ResultDocument, ResultFileError};
+use crate::model::{RunRequest, TargetRequest, WorkloadRequest};
 use crate::plan::{ConfigError, WorkloadPlan};
 use crate::prepare::PrepareError;
 use crate::runner::RunError;
@@ -84,7 +85,7 @@ pub enum Error {
     #[error("cannot build the result from the run's record: {0}")]
     Build(#[from] crate::result::BuildError),
     #[error("{}: {why}", .result.display())]
-    NotRerunnable { result: std::path::PathBuf, why: rerun::Unrepeatable },
+    NotRerunnable { result: std::path::PathBuf, why: crate::cli::Unrepeatable },
 }
 
 impl Error {
@@ -173,34 +174,37 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Prepare(args) => {
+            let args = crate::model::PrepareRequest::from(&args);
             let target = target(&args.target)?;
             // Loaders announce LOCAL INFILE only when they may use it.
             let options = crate::db::ConnectOptions { local_infile: bulk(&args), ..connect_options(&args.target) };
             with_database!(&target, &options, |db| prepare_cmd(db, &args, &target))
         }
         Command::Cleanup(args) => {
-            let target = target(&args.target)?;
-            with_database!(&target, &connect_options(&args.target), |db| cleanup_cmd(db, &args, &target))
+            let target = target(&(&args.target).into())?;
+            with_database!(&target, &connect_options(&(&args.target).into()), |db| cleanup_cmd(db, &args, &target))
         }
         Command::Verify(args) => {
-            let target = target(&args.target)?;
-            with_database!(&target, &connect_options(&args.target), |db| verify::verify_cmd(&*db, &args, &target))
+            let target = target(&(&args.target).into())?;
+            with_database!(&target, &connect_options(&(&args.target).into()), |db| verify::verify_cmd(
+                &*db, &args, &target
+            ))
         }
-        Command::Run(args) => run_or_bench(&args, false),
-        Command::Bench(args) => run_or_bench(&args, true),
+        Command::Run(args) => run_or_bench(&RunRequest::from(&args), false),
+        Command::Bench(args) => run_or_bench(&RunRequest { bench: true, ..RunRequest::from(&args) }, true),
     }
 }
 
-fn run_or_bench(args: &crate::cli::RunArgs, bench: bool) -> Result<ExitCode, Error> {
+fn run_or_bench(args: &RunRequest, bench: bool) -> Result<ExitCode, Error> {
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);
     with_database!(&urls[0], &options, |db| run_cmd(follow(db, &urls, &options)?, args, &urls, bench))
 }
 
 /// How connections are opened: deadlines, packet limit, cleartext consent.
-fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
+fn connect_options(args: &TargetRequest) -> crate::db::ConnectOptions {
     crate::db::ConnectOptions {
-        connect_timeout: args.connect.connect_timeout,
+        connect_timeout: std::time::Duration::from_secs_f64(args.connect.connect_timeout),
         max_packet: args.connect.max_packet,
         allow_cleartext_password: args.connect.allow_cleartext_password,
         prepared_statements: args.ps,
@@ -210,7 +214,7 @@ fn connect_options(args: &TargetArgs) -> crate::db::ConnectOptions {
 
 /// The target URL; a password not in the URL comes from --password-file, then
 /// FAIRBENCH_PASSWORD, then MYSQL_PWD / PGPASSWORD.
-fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
+fn target(args: &TargetRequest) -> Result<TargetUrl, Error> {
     if args.targets.len() > 1 {
         return Err(ConfigError(
             "this command takes one --target; several (the nodes of one replicated database) are for run and bench"
@@ -221,7 +225,7 @@ fn target(args: &TargetArgs) -> Result<TargetUrl, Error> {
     parse_target(args.target(), args)
 }
 
-fn parse_target(raw: &str, args: &TargetArgs) -> Result<TargetUrl, Error> {
+fn parse_target(raw: &str, args: &TargetRequest) -> Result<TargetUrl, Error> {
     let file = args.password_file.as_deref();
     Ok(TargetUrl::parse_with_password_file(raw, file, |k| std::env::var(k).ok())?)
 }
@@ -241,7 +245,7 @@ fn nodes_of_one_kind(raw: &[String], password_file: Option<&std::path::Path>) ->
 }
 
 /// run and bench: every --target, all servers of one kind.
-fn targets(args: &TargetArgs) -> Result<Vec<TargetUrl>, Error> {
+fn targets(args: &TargetRequest) -> Result<Vec<TargetUrl>, Error> {
     let urls = nodes_of_one_kind(&args.targets, args.password_file.as_deref())?;
     if urls.len() > 1 && urls[0].embedded() {
         return Err(ConfigError(
@@ -267,7 +271,7 @@ pub(super) fn follow<D: Database>(
 }
 
 /// The workload named on the command line: a built-in, or a file compiled for `dialect`.
-fn workload_plan(args: &WorkloadArgs, dialect: Dialect) -> Result<WorkloadPlan, Error> {
+fn workload_plan(args: &WorkloadRequest, dialect: Dialect) -> Result<WorkloadPlan, Error> {
     if !workload::file::is_file(&args.workload) {
         return Ok(args.builtin(dialect)?);
     }

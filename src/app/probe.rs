@@ -4,11 +4,12 @@
 
 use super::run::{default_out, measure_run, save_and_print};
 use super::{connect_options, Error};
-use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, RunArgs, TargetArgs, VerifyArgs};
+use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 use crate::db::follow::FollowPrimary;
 use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::ha::HaRecord;
 use crate::model::{ResultDocument, RunStatus, StatementMode, TargetRecord};
+use crate::model::{RunRequest, TargetRequest};
 use crate::plan::ConfigError;
 use crate::probe::{self, failover, lag, Clock, ProbeError};
 use crate::report::Report as _;
@@ -56,7 +57,7 @@ pub(super) struct Probed {
     pub doc: ResultDocument,
     pub path: std::path::PathBuf,
     /// The workload beside it, whose options say how to print.
-    workload: Option<RunArgs>,
+    workload: Option<RunRequest>,
     verbose: bool,
 }
 
@@ -77,22 +78,16 @@ impl Probed {
 /// `--fault` checked before anything starts, against the probe's end (with a workload: the
 /// workload's warmup and time).
 fn fault_schedule(common: &ProbeCommon, first: &TargetUrl) -> Result<Option<sandbox::fault::Schedule>, Error> {
-    let end = match &common.with {
-        Some(w) => {
-            let args = workload_args(w, common, "sqlite://check.db")?;
-            Duration::from_secs(args.time.unwrap_or(common.time.as_secs()) + u64::from(args.warmup))
-        }
+    let end = match common.with_request("sqlite://check.db")? {
+        Some(args) => Duration::from_secs(args.time.unwrap_or(common.time.as_secs()) + u64::from(args.warmup)),
         None => common.time,
     };
-    super::faults::schedule(&common.faults, first, end)
+    super::faults::schedule(&(&common.faults).into(), first, end)
 }
 
 /// A bad --with is bad input: refused before any server is touched.
 fn check_with(common: &ProbeCommon) -> Result<(), Error> {
-    match &common.with {
-        Some(w) => workload_args(w, common, "sqlite://check.db").map(|_| ()),
-        None => Ok(()),
-    }
+    common.with_request("sqlite://check.db").map(|_| ()).map_err(Error::from)
 }
 
 /// `probe verify`: the rows of a saved failover probe looked up again on every node (or the
@@ -111,7 +106,7 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     if urls.is_empty() {
         return Err(ConfigError("name the nodes to look on with --target".into()).into());
     }
-    let options = connect_options(&TargetArgs::one(String::new(), None, a.connect.clone(), true));
+    let options = connect_options(&TargetRequest { connect: (&a.connect).into(), ..TargetRequest::default() });
     let given = !a.targets.is_empty();
     let writers = if given { urls.len() } else { ha.nodes.iter().filter(|n| n.name.starts_with("target")).count() };
     let labels: Vec<Option<String>> = match given {
@@ -188,7 +183,7 @@ impl From<ProbeError> for Error {
 
 /// Every URL parsed (passwords from --password-file or the environment), all of one kind.
 fn options(common: &ProbeCommon) -> crate::db::ConnectOptions {
-    let mut options = connect_options(&TargetArgs::one(String::new(), None, common.connect.clone(), true));
+    let mut options = connect_options(&TargetRequest { connect: (&common.connect).into(), ..TargetRequest::default() });
     // A probe must see an outage as it happens, not after the default 10 s.
     options.connect_timeout = options.connect_timeout.min(common.attempt_timeout);
     options
@@ -417,7 +412,7 @@ fn ha_record(
 }
 
 /// What the workload beside a probe left: its document and where it goes.
-type Workload = Option<(ResultDocument, std::path::PathBuf, RunArgs)>;
+type Workload = Option<(ResultDocument, std::path::PathBuf, RunRequest)>;
 
 /// Runs `probe` on a thread of its own, and the `--with` workload (if any) on this one
 /// against `db` (the nodes `urls` as one); the probe is told to stop when the workload
@@ -428,7 +423,7 @@ fn alongside<D: Database, T: Send + 'static>(
     (urls, raw_url): (&[TargetUrl], &str),
     probe: impl FnOnce(Arc<dyn Fn() -> bool + Send + Sync>) -> T + Send + 'static,
 ) -> Result<(T, Workload), Error> {
-    let workload_args = common.with.as_deref().map(|w| workload_args(w, common, raw_url)).transpose()?;
+    let workload_args = common.with_request(raw_url)?;
     signal::install();
     let done = Arc::new(AtomicBool::new(false));
     let flag = done.clone();
@@ -448,37 +443,6 @@ fn alongside<D: Database, T: Send + 'static>(
     let probed = thread.join().map_err(|_| ConfigError("the probe's thread failed (a bug in fairbench)".into()))?;
     signal::uninstall();
     Ok((probed, workload.transpose()?))
-}
-
-/// `--with` as `fairbench bench` would parse it, against the probe's first node.
-fn workload_args(with: &str, common: &ProbeCommon, raw_url: &str) -> Result<RunArgs, Error> {
-    let words: Vec<&str> = with.split_whitespace().collect();
-    if words.iter().any(|w| *w == "--target" || w.starts_with("--target=")) {
-        return Err(ConfigError(
-            "--with takes a workload and its options without --target: it runs on the probe's targets (failover: on whichever takes writes; lag: on the primary)".into(),
-        )
-        .into());
-    }
-    let mut argv: Vec<String> = ["fairbench", "bench"].iter().chain(&words).map(|s| s.to_string()).collect();
-    if !words.iter().any(|w| *w == "--time" || w.starts_with("--time=")) {
-        argv.extend(["--time".into(), format!("{}", common.time.as_secs().max(1))]);
-    }
-    if let Some(out) = &common.out {
-        argv.extend(["--out".into(), out.display().to_string()]);
-    }
-    argv.extend(["--target".into(), raw_url.to_string()]);
-    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
-        .map_err(|e| ConfigError(format!("--with {with:?}: {}", e.to_string().lines().next().unwrap_or(""))))?;
-    match cli.command {
-        crate::cli::Command::Bench(args) => {
-            args.shard.refuse_in("probe --with")?;
-            if args.faults.fault.is_some() {
-                return Err(ConfigError("--fault goes on the probe, not inside --with".into()).into());
-            }
-            Ok(args)
-        }
-        _ => Err(ConfigError(format!("--with {with:?} is not a workload")).into()),
-    }
 }
 
 /// The probe's own writes: the measured statements of a result without a workload.

@@ -4,10 +4,10 @@
 use super::dataset::{check_before_run, check_dataset, Before};
 use super::live::{Job, LiveProgress};
 use super::{workload_plan, Error};
-use crate::cli::RunArgs;
 use crate::collector::{Collector, Progress};
 use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::record::{Record, RecordLine, RecordStart, RunEnd};
+use crate::model::RunRequest;
 use crate::model::{ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode};
 use crate::plan::{ConfigError, RunPlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 pub(super) fn run_cmd<D: Database>(
     db: Arc<D>,
-    args: &RunArgs,
+    args: &RunRequest,
     targets: &[TargetUrl],
     bench: bool,
 ) -> Result<ExitCode, Error> {
@@ -38,7 +38,7 @@ pub(super) fn run_cmd<D: Database>(
 /// `db`: the targets as one ([`super::follow`]).
 pub(super) fn measure_run<D: Database>(
     db: Arc<D>,
-    args: &RunArgs,
+    args: &RunRequest,
     targets: &[TargetUrl],
     bench: bool,
     out: Option<&std::path::Path>,
@@ -72,6 +72,8 @@ pub(super) trait Phases {
 /// phase.
 pub(super) struct Session<D: Database> {
     db: Arc<D>,
+    /// What the run was asked to do, as the result keeps it.
+    request: RunRequest,
     plan: RunPlan,
     thresholds: Vec<crate::model::Criterion>,
     out_path: PathBuf,
@@ -103,7 +105,7 @@ pub(super) struct Session<D: Database> {
 impl<D: Database> Session<D> {
     pub(super) fn open(
         db: Arc<D>,
-        args: &RunArgs,
+        args: &RunRequest,
         targets: &[TargetUrl],
         bench: bool,
         out: Option<&std::path::Path>,
@@ -140,19 +142,13 @@ impl<D: Database> Session<D> {
             announce(&plan, &before.server, &db.transport(), args.target.ps);
         }
         let (metrics, metrics_server) = serve_metrics(args, &plan, target, job)?;
-        // sysbench's format: its interval lines on stdout, where its parsers read them.
-        let progress = job.progress(
-            match args.format() {
-                "sysbench" => IntervalPrinter::sysbench(
-                    Box::new(std::io::stdout()) as Box<dyn std::io::Write + Send>,
-                    plan.percentile,
-                ),
-                _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
-                _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
-            },
-            metrics,
-        );
+        let progress = job.progress(interval_printer(args, &plan), metrics);
+        // Kept as run: its seed the one drawn, its URLs without passwords.
+        let mut request = args.redacted(crate::db::redact::redact_str);
+        request.workload.rand_seed = plan.rand_seed;
+        request.bench = bench;
         Ok(Session {
+            request,
             shard,
             _metrics_server: metrics_server,
             record: None,
@@ -179,10 +175,22 @@ impl<D: Database> Session<D> {
     }
 }
 
+/// Where interval lines go: sysbench's format on stdout, where its parsers read them;
+/// otherwise stderr, or nowhere with --quiet.
+fn interval_printer(args: &RunRequest, plan: &RunPlan) -> IntervalPrinter<Box<dyn std::io::Write + Send>> {
+    match args.format() {
+        "sysbench" => {
+            IntervalPrinter::sysbench(Box::new(std::io::stdout()) as Box<dyn std::io::Write + Send>, plan.percentile)
+        }
+        _ if super::quiet() => IntervalPrinter::new(Box::new(std::io::sink()), plan.percentile),
+        _ => IntervalPrinter::new(Box::new(std::io::stderr()), plan.percentile),
+    }
+}
+
 /// `--metrics-listen`: the live metrics and the server that serves them while the run lasts.
 type Metrics = (Option<Arc<crate::metrics::LiveMetrics>>, Option<crate::metrics::MetricsServer>);
 
-fn serve_metrics(args: &RunArgs, plan: &RunPlan, target: &TargetUrl, job: &Job) -> Result<Metrics, Error> {
+fn serve_metrics(args: &RunRequest, plan: &RunPlan, target: &TargetUrl, job: &Job) -> Result<Metrics, Error> {
     let Some(addr) = &args.metrics_listen else { return Ok((None, None)) };
     // Shards share their key: Prometheus adds their figures up by run.
     let labels = crate::metrics::RunLabels {
@@ -210,6 +218,7 @@ impl<D: Database> Session<D> {
             server: self.before.server.clone(),
             host: conditions::host::read(),
             command_line: crate::db::redact::redact_args(std::env::args()),
+            request: Some(self.request.clone()),
             tables_at_start: self.before.tables.clone(),
             data_caches: self.data_caches.clone(),
             foreign_tables: self.before.foreign.clone(),
@@ -468,7 +477,7 @@ fn free_bytes(dir: &std::path::Path) -> Option<u64> {
 pub(super) fn save_and_print(
     doc: &ResultDocument,
     out_path: &std::path::Path,
-    args: &RunArgs,
+    args: &RunRequest,
 ) -> Result<ExitCode, Error> {
     let saved_to = match doc.write(out_path) {
         Ok(()) => out_path.to_path_buf(),

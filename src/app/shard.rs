@@ -2,8 +2,8 @@
 //! result printed between markers for logs collected by a cluster.
 
 use super::{Error, LoadSettings};
-use crate::cli::PrepareArgs;
 use crate::db::Database;
+use crate::model::PrepareRequest;
 use crate::model::ResultDocument;
 use crate::plan::{ConfigError, RunPlan, ShardPlan, WorkloadPlan};
 use crate::prepare::sharded;
@@ -77,7 +77,7 @@ pub(super) fn print_marked(doc: &ResultDocument, out: &std::path::Path) {
 /// finishes the tables once all have loaded (src/prepare/sharded.rs).
 pub(super) fn prepare<D: Database>(
     db: Arc<D>,
-    args: &PrepareArgs,
+    args: &PrepareRequest,
     workload: &WorkloadPlan,
     mut settings: LoadSettings,
 ) -> Result<(), Error> {

@@ -17,13 +17,7 @@ use std::sync::Arc;
 
 pub(super) fn sweep_cmd(args: &SweepArgs) -> Result<ExitCode, Error> {
     let sweep = args.sweep()?;
-    // Every point's options parse before anything runs.
-    for &(tables, size) in &sweep.sizes() {
-        for &threads in &sweep.threads {
-            sweep.point(threads, tables, size)?;
-        }
-    }
-    let (first, quiet) = sweep.point(sweep.threads[0], sweep.tables[0], sweep.table_sizes[0])?;
+    let (first, quiet) = sweep.point(sweep.threads[0], sweep.tables[0], sweep.table_sizes[0]);
     first.shard.refuse_in("sweep")?;
     if quiet {
         super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -37,7 +31,7 @@ pub(super) fn sweep_cmd(args: &SweepArgs) -> Result<ExitCode, Error> {
 fn sweep_points<D: Database>(
     db: Arc<D>,
     sweep: &Sweep,
-    first: &crate::cli::RunArgs,
+    first: &crate::model::RunRequest,
     targets: &[TargetUrl],
 ) -> Result<ExitCode, Error> {
     let target = &targets[0];
@@ -86,7 +80,7 @@ fn sweep_points<D: Database>(
 fn measure_points<D: Database>(
     db: &Arc<D>,
     sweep: &Sweep,
-    first: &crate::cli::RunArgs,
+    first: &crate::model::RunRequest,
     targets: &[TargetUrl],
     out: &std::path::Path,
     doc: &mut SweepDocument,
@@ -97,7 +91,7 @@ fn measure_points<D: Database>(
     let points = (sweep.sizes().len() * sweep.threads.len()) as u32;
     job.expect_parts(points * first.plan(db.dialect(), workload_plan(&first.workload, target.dialect)?)?.repeats);
     for (tables, size) in sweep.sizes() {
-        let (args, _) = sweep.point(sweep.threads[0], tables, size)?;
+        let (args, _) = sweep.point(sweep.threads[0], tables, size);
         let workload = workload_plan(&args.workload, target.dialect)?;
         let plan = args.plan(db.dialect(), workload.clone())?;
         check_out(out, &plan)?;
@@ -109,7 +103,7 @@ fn measure_points<D: Database>(
             do_prepare(db.clone(), &workload, &settings, target)?;
         }
         for &threads in &sweep.threads {
-            let (args, _) = sweep.point(threads, tables, size)?;
+            let (args, _) = sweep.point(threads, tables, size);
             job.point(format_args!(
                 "sweep: {} on {} of {size} rows",
                 plural(threads as u64, "client"),

@@ -2,8 +2,9 @@
 //! the loading a run or a sweep does before it measures.
 
 use super::{hints, own_tables, quiet, say, shard, Error};
-use crate::cli::{CleanupArgs, PrepareArgs};
+use crate::cli::CleanupArgs;
 use crate::db::{Database, TargetUrl};
+use crate::model::PrepareRequest;
 use crate::plan::WorkloadPlan;
 use crate::prepare::{self, PrepareError, PreparePlan};
 use crate::workload;
@@ -22,14 +23,18 @@ pub(super) struct LoadSettings {
 
 /// Whether prepare loads through the driver's bulk path: not when asked for INSERTs, nor
 /// with --ps off (proxies and poolers may not pass COPY or LOCAL INFILE).
-pub(super) fn bulk(args: &PrepareArgs) -> bool {
-    args.bulk_load == crate::cli::BulkLoad::Auto && args.target.ps
+pub(super) fn bulk(args: &PrepareRequest) -> bool {
+    !args.insert_only && args.target.ps
 }
 
 impl LoadSettings {
     /// As a run loads its dataset: its prepare threads (else its clients), seed and
     /// distribution; `overwrite` replaces fairbench's own tables.
-    pub(super) fn for_run(args: &crate::cli::RunArgs, plan: &crate::plan::RunPlan, overwrite: bool) -> LoadSettings {
+    pub(super) fn for_run(
+        args: &crate::model::RunRequest,
+        plan: &crate::plan::RunPlan,
+        overwrite: bool,
+    ) -> LoadSettings {
         LoadSettings {
             threads: args.prepare_threads.unwrap_or(plan.threads).max(1),
             seed: plan.rand_seed,
@@ -65,7 +70,11 @@ impl LoadSettings {
     }
 }
 
-pub(super) fn prepare_cmd<D: Database>(db: Arc<D>, args: &PrepareArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
+pub(super) fn prepare_cmd<D: Database>(
+    db: Arc<D>,
+    args: &PrepareRequest,
+    target: &TargetUrl,
+) -> Result<ExitCode, Error> {
     let workload = super::workload_plan(&args.workload, target.dialect)?;
     if let Some(o) = workload.oltp() {
         o.validate()?;

@@ -2,7 +2,7 @@
 //! sides (each side's options are parsed by `run`'s own definition, as sweep's points are),
 //! plus compare's --claim, --threshold and --under-test for the comparison that follows.
 
-use super::RunArgs;
+use crate::model::RunRequest;
 use crate::plan::ConfigError;
 use clap::Args;
 use std::path::PathBuf;
@@ -31,7 +31,10 @@ pub struct Ab {
     pub claims: Vec<String>,
     pub thresholds: Vec<String>,
     pub under_test: Option<String>,
-    shared: Vec<String>,
+    /// The options both sides share, whether they give a seed, and --quiet.
+    base: RunRequest,
+    seeded: bool,
+    quiet: bool,
 }
 
 impl AbArgs {
@@ -61,21 +64,26 @@ impl AbArgs {
         let targets: [String; 2] = targets.try_into().map_err(|t: Vec<String>| {
             ConfigError(format!("ab: give exactly two --target URLs, A then B (got {})", t.len()))
         })?;
-        Ok(Ab { targets, out_dir, claims, thresholds, under_test, shared })
+        let seeded = shared.iter().any(|a| a.starts_with("--rand-seed") || a.starts_with("--rand_seed"));
+        let mut argv = vec!["fairbench".to_string(), "run".to_string()];
+        argv.extend(shared);
+        let (base, quiet) = super::request::run_request(&argv, "ab")?;
+        Ok(Ab { targets, out_dir, claims, thresholds, under_test, base, seeded, quiet })
     }
 }
 
 impl Ab {
     /// Side `i`'s `run` options: the shared ones, its target, `seed` unless one was given
     /// (both sides draw the same random streams).
-    pub fn side(&self, i: usize, seed: u64) -> Result<(RunArgs, bool), ConfigError> {
-        let mut argv = vec!["fairbench".to_string(), "run".to_string()];
-        argv.extend(self.shared.iter().cloned());
-        argv.push(format!("--target={}", self.targets[i]));
-        if !self.shared.iter().any(|a| a.starts_with("--rand-seed") || a.starts_with("--rand_seed")) {
-            argv.push(format!("--rand-seed={seed}"));
+    /// Side `i` (0: A, 1: B): the shared options on its target, with `seed` unless the
+    /// options give one; and whether --quiet was given.
+    pub fn side(&self, i: usize, seed: u64) -> (RunRequest, bool) {
+        let mut run = self.base.clone();
+        run.target.targets = vec![self.targets[i].clone()];
+        if !self.seeded {
+            run.workload.rand_seed = seed;
         }
-        super::sweep::parse_run(&argv, "ab")
+        (run, self.quiet)
     }
 }
 
@@ -104,7 +112,7 @@ mod tests {
         .unwrap();
         assert_eq!(a.targets, ["sqlite://a.db", "sqlite://b.db"]);
         assert_eq!((a.under_test.as_deref(), a.claims.as_slice()), (Some("target"), &["tps>=1x".to_string()][..]));
-        let (b, _) = a.side(1, 42).unwrap();
+        let (b, _) = a.side(1, 42);
         assert_eq!((b.target.target(), b.time, b.repeat, b.workload.rand_seed), ("sqlite://b.db", Some(5), 3, 42));
     }
 

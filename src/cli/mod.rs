@@ -7,8 +7,9 @@ mod compare;
 mod k8s;
 mod probe;
 mod report;
+mod request;
+mod rerun;
 mod results;
-mod run_plan;
 mod sandbox;
 mod shard;
 mod study;
@@ -17,24 +18,25 @@ pub mod sysbench;
 mod tools;
 mod values;
 
+pub use crate::plan::parse_thresholds;
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
-pub use k8s::{JobArgs, K8sArgs, K8sCommand};
+pub use k8s::{pod_run, JobArgs, K8sArgs, K8sCommand};
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
+pub use request::{overlay, run_request};
+pub use rerun::{recorded_request, Unrepeatable};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
-pub use run_plan::parse_thresholds;
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
-pub use study::{run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunArgs};
+pub use study::{
+    probe_args, run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunArgs,
+};
 pub use sweep::{Sweep, SweepArgs};
 pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;
 use values::{packet_size, report_interval, seconds, seed, switch};
 
-use crate::plan::{ConfigError, WorkloadPlan};
-use crate::random::{DistributionKind, DistributionSpec};
-use crate::workload::{OltpOptions, Workload};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -424,80 +426,4 @@ pub struct CleanupArgs {
     /// table fairbench created.
     #[arg(long)]
     pub tables: Option<u32>,
-}
-
-impl WorkloadArgs {
-    pub fn workload(&self) -> Result<Workload, ConfigError> {
-        Workload::parse(&self.workload).ok_or_else(|| {
-            let guess =
-                crate::workload::nearest(&self.workload).map(|n| format!("did you mean {n}? ")).unwrap_or_default();
-            ConfigError(format!(
-                "unknown workload {:?}: {guess}(`fairbench list` shows them all; a workload file ends in .toml)",
-                self.workload
-            ))
-        })
-    }
-
-    /// The built-in workload named, with its options, compiled for `dialect` (a file is
-    /// loaded by the caller).
-    pub fn builtin(&self, dialect: crate::model::Dialect) -> Result<WorkloadPlan, ConfigError> {
-        if !self.set.is_empty() {
-            return Err("--set overrides a workload file's [params]; built-in workloads take their own flags".into());
-        }
-        let (workload, oltp) = (self.workload()?, self.oltp());
-        oltp.validate()?;
-        let program = crate::workload::builtin::program(workload, &oltp, dialect)
-            .map_err(|e| ConfigError(format!("{}: these options leave nothing to run ({e})", workload.name())))?;
-        Ok(WorkloadPlan::Sysbench { workload, oltp, program: std::sync::Arc::new(program) })
-    }
-
-    pub fn oltp(&self) -> OltpOptions {
-        OltpOptions {
-            tables: self.tables,
-            table_size: self.table_size,
-            range_size: self.range_size,
-            point_selects: self.point_selects,
-            simple_ranges: self.simple_ranges,
-            sum_ranges: self.sum_ranges,
-            order_ranges: self.order_ranges,
-            distinct_ranges: self.distinct_ranges,
-            index_updates: self.index_updates,
-            non_index_updates: self.non_index_updates,
-            delete_inserts: self.delete_inserts,
-            range_selects: self.range_selects,
-            skip_trx: self.skip_trx,
-            auto_inc: self.auto_inc,
-            secondary: self.secondary,
-            create_secondary: self.create_secondary,
-            mysql_storage_engine: self.mysql_storage_engine.clone(),
-        }
-    }
-
-    pub fn distribution(&self) -> Result<DistributionSpec, ConfigError> {
-        let default = if self.sysbench_defaults { "special" } else { "uniform" };
-        let name = self.rand_type.as_deref().unwrap_or(default);
-        let kind = DistributionKind::parse(name).ok_or_else(|| {
-            format!("unknown --rand-type {name:?}: use uniform, gaussian, special, pareto or zipfian")
-        })?;
-        let spec = DistributionSpec {
-            kind,
-            spec_iter: self.rand_spec_iter,
-            spec_pct: self.rand_spec_pct,
-            spec_res: self.rand_spec_res,
-            pareto_h: self.rand_pareto_h,
-            zipfian_exp: self.rand_zipfian_exp,
-        };
-        spec.validate()?;
-        Ok(spec)
-    }
-
-    /// The seed to use: the given one, or one from the clock (recorded in the result).
-    pub fn seed(&self) -> u64 {
-        if self.rand_seed != 0 {
-            return self.rand_seed;
-        }
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        // 53 bits: a seed every JSON reader (JavaScript, jq) reads back exactly.
-        ((now.as_nanos() as u64 ^ std::process::id() as u64) & MAX_SEED).max(1)
-    }
 }

@@ -138,3 +138,33 @@ fn poll_ms(s: &str) -> Result<f64, ValueError> {
         _ => Err(ValueError::PollMs(s.into())),
     }
 }
+
+impl ProbeCommon {
+    /// `--with` as the `bench` it spells, on the probe's first node `raw_url`: the probe's
+    /// --time unless it gives one, the probe's --out. Parsed here, once, into a request.
+    pub fn with_request(&self, raw_url: &str) -> Result<Option<crate::model::RunRequest>, crate::plan::ConfigError> {
+        use crate::plan::ConfigError;
+        let Some(with) = self.with.as_deref() else { return Ok(None) };
+        let words: Vec<&str> = with.split_whitespace().collect();
+        if words.iter().any(|w| *w == "--target" || w.starts_with("--target=")) {
+            return Err(ConfigError(
+                "--with takes a workload and its options without --target: it runs on the probe's targets (failover: on whichever takes writes; lag: on the primary)".into(),
+            ));
+        }
+        let mut argv: Vec<String> = ["fairbench", "bench"].iter().chain(&words).map(|s| s.to_string()).collect();
+        if !words.iter().any(|w| *w == "--time" || w.starts_with("--time=")) {
+            argv.extend(["--time".into(), format!("{}", self.time.as_secs().max(1))]);
+        }
+        if let Some(out) = &self.out {
+            argv.extend(["--out".into(), out.display().to_string()]);
+        }
+        argv.extend(["--target".into(), raw_url.to_string()]);
+        let (request, _) = super::request::run_request(&argv, "--with")
+            .map_err(|e| ConfigError(format!("--with {with:?}: {}", e.0.trim_start_matches("--with: "))))?;
+        request.shard.refuse_in("probe --with")?;
+        if request.faults.fault.is_some() {
+            return Err(ConfigError("--fault goes on the probe, not inside --with".into()));
+        }
+        Ok(Some(request))
+    }
+}

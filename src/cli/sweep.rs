@@ -2,9 +2,9 @@
 //! --table-size and --tables. Each point's options are parsed by `run`'s own definition, so
 //! a point means exactly what the same `run` line means.
 
-use super::{Cli, Command, RunArgs};
+use crate::model::RunRequest;
 use crate::plan::ConfigError;
-use clap::{Args, Parser};
+use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
@@ -31,7 +31,9 @@ pub struct Sweep {
     pub out: Option<PathBuf>,
     /// Whether any list was given for the data size (then each size is prepared).
     pub sizes_given: bool,
-    shared: Vec<String>,
+    /// The options every point shares, and whether --quiet was among them.
+    base: RunRequest,
+    quiet: bool,
 }
 
 impl SweepArgs {
@@ -58,13 +60,17 @@ impl SweepArgs {
             *slot = Some((name.to_string(), value));
         }
         let sizes_given = tables.is_some() || sizes.is_some();
+        let mut argv = vec!["fairbench".to_string(), "run".to_string()];
+        argv.extend(shared);
+        let (base, quiet) = super::request::run_request(&argv, "sweep")?;
         Ok(Sweep {
             threads: list(threads, 1)?,
             tables: list(tables, 1)?,
             table_sizes: list(sizes, 10_000)?,
             out: out.map(|(_, v)| PathBuf::from(v)),
             sizes_given,
-            shared,
+            base,
+            quiet,
         })
     }
 }
@@ -79,19 +85,6 @@ pub(super) fn split_flag(arg: &str) -> (&str, Option<String>) {
 
 /// `fairbench run ...` as `run` reads it, for a command (`sweep`, `ab`) that takes run's
 /// options: its arguments and --quiet, or the first line of clap's error.
-pub(super) fn parse_run(argv: &[String], command: &str) -> Result<(RunArgs, bool), ConfigError> {
-    let cli = Cli::try_parse_from(argv).map_err(|e| {
-        let text = e.to_string();
-        let first = text.lines().next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
-        ConfigError(format!("{command}: {first} ({command} takes the options of `fairbench run`)"))
-    })?;
-    match cli.command {
-        Command::Run(args) => Ok((args, cli.quiet)),
-        _ => unreachable!("parsed as run"),
-    }
-}
-
-/// `1,2,4` -> [1, 2, 4], ascending, each once.
 fn list<T: std::str::FromStr + Ord + Copy>(given: Option<(String, String)>, default: T) -> Result<Vec<T>, ConfigError> {
     let Some((name, value)) = given else { return Ok(vec![default]) };
     let mut out = value
@@ -109,18 +102,16 @@ fn list<T: std::str::FromStr + Ord + Copy>(given: Option<(String, String)>, defa
 
 impl Sweep {
     /// The `run` options of one point.
-    pub fn point(&self, threads: u32, tables: u32, table_size: u64) -> Result<(RunArgs, bool), ConfigError> {
-        let mut argv = vec!["fairbench".to_string(), "run".to_string()];
-        argv.extend(self.shared.iter().cloned());
-        argv.extend([
-            format!("--threads={threads}"),
-            format!("--tables={tables}"),
-            format!("--table-size={table_size}"),
-        ]);
-        parse_run(&argv, "sweep")
+    /// The run at one point: the shared options with its threads, tables and table size;
+    /// and whether --quiet was given.
+    pub fn point(&self, threads: u32, tables: u32, table_size: u64) -> (RunRequest, bool) {
+        let mut run = self.base.clone();
+        run.threads = threads;
+        run.workload.oltp.tables = tables;
+        run.workload.oltp.table_size = table_size;
+        (run, self.quiet)
     }
 
-    /// Data sizes in the order run: smallest first.
     pub fn sizes(&self) -> Vec<(u32, u64)> {
         let mut out: Vec<(u32, u64)> =
             self.tables.iter().flat_map(|&t| self.table_sizes.iter().map(move |&s| (t, s))).collect();
@@ -144,8 +135,8 @@ mod tests {
         assert_eq!(s.table_sizes, [100, 1000]);
         assert_eq!(s.tables, [1]);
         assert!(s.sizes_given);
-        let (run, quiet) = s.point(2, 1, 100).unwrap();
-        assert_eq!((run.threads, run.workload.table_size, run.time, quiet), (2, 100, Some(5), false));
+        let (run, quiet) = s.point(2, 1, 100);
+        assert_eq!((run.threads, run.workload.oltp.table_size, run.time, quiet), (2, 100, Some(5), false));
         assert_eq!(s.sizes(), [(1, 100), (1, 1000)]);
         assert!(!sweep(&["oltp_read_only", "--threads=8"]).unwrap().sizes_given);
     }
@@ -154,8 +145,7 @@ mod tests {
     fn bad_lists_and_options_are_one_line() {
         let e = sweep(&["oltp_read_only", "--threads", "1,two"]).unwrap_err().0;
         assert!(e.contains("\"two\" is not a whole number"), "{e}");
-        let s = sweep(&["oltp_read_only", "--nosuch=1"]).unwrap();
-        let e = s.point(1, 1, 10).unwrap_err().0;
+        let e = sweep(&["oltp_read_only", "--nosuch=1"]).unwrap_err().0;
         assert!(e.starts_with("sweep: unexpected argument '--nosuch'") && !e.contains('\n'), "{e}");
     }
 }

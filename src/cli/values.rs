@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-/// The largest seed: 2^53 - 1, the largest integer a JSON number keeps exact everywhere.
-pub const MAX_SEED: u64 = (1 << 53) - 1;
+pub use crate::model::request::MAX_SEED;
 
 /// A flag's value that does not parse; clap prints it after the flag's name.
 #[derive(Debug, thiserror::Error)]

@@ -21,8 +21,12 @@ pub struct ClientConditions {
     #[serde(flatten)]
     pub host: HostFacts,
     pub fairbench_version: String,
-    /// With any password replaced by `***`.
+    /// With any password replaced by `***`. For display: `rerun` executes `request`.
     pub command_line: Vec<String>,
+    /// What the run was asked to do, as typed data (target URLs without passwords);
+    /// absent in results written before requests were kept, and in a probe's own result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<super::RunRequest>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]

@@ -21,6 +21,7 @@ pub mod metric;
 pub mod outage;
 pub mod record;
 pub mod repeat;
+pub mod request;
 pub mod shard;
 pub mod statement_class;
 pub mod stats;
@@ -42,6 +43,7 @@ pub use finding::{Finding, Severity};
 pub use kinds::*;
 pub use metric::{Measured, Metric};
 pub use repeat::{RepeatRecord, Spread};
+pub use request::{PrepareRequest, RunRequest, TargetRequest, WorkloadRequest};
 pub use statement_class::{StatementClass, LATENCY_CLASSES};
 pub use stats::{
     ClassStats, CompactStats, EncodedHistogram, IntervalStats, RateSpread, Scatter, ScatterOf, SlowestEvent,

@@ -43,6 +43,8 @@ pub struct Setting<'a> {
     pub host: HostFacts,
     /// The command line, passwords redacted.
     pub command_line: Vec<String>,
+    /// The request the run executes, passwords redacted.
+    pub request: Option<crate::model::RunRequest>,
     pub tables_at_start: Vec<TableSize>,
     /// The memory that holds the data, by name (the driver's `data_caches`).
     pub data_caches: BTreeMap<String, u64>,
@@ -181,7 +183,16 @@ fn figures(
 
 fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
     let Setting {
-        plan, begin_sql, mut server, host, command_line, tables_at_start, foreign_tables, data_caches, ..
+        plan,
+        begin_sql,
+        mut server,
+        host,
+        command_line,
+        request,
+        tables_at_start,
+        foreign_tables,
+        data_caches,
+        ..
     } = s;
     server.set_status(outcome.counters_before.clone(), outcome.counters_after.clone());
     let declared_rows = plan.workload.declared_rows_by_table();
@@ -197,7 +208,7 @@ fn conditions(s: Setting<'_>, outcome: &RunOutcome, events: u64) -> Conditions {
         foreign_tables,
     };
     Conditions {
-        client: ClientConditions { host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line },
+        client: ClientConditions { host, fairbench_version: env!("CARGO_PKG_VERSION").into(), command_line, request },
         server,
         dataset,
         workload: workload::record(plan, begin_sql),

@@ -65,6 +65,7 @@ pub fn document(p: ProbeRun, ha: HaRecord) -> ResultDocument {
             host: p.host,
             fairbench_version: env!("CARGO_PKG_VERSION").into(),
             command_line: p.command_line,
+            request: None,
         },
         server: p.server,
         dataset: DatasetConditions::default(),

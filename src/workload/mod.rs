@@ -91,51 +91,7 @@ impl Workload {
     }
 }
 
-/// sysbench's oltp_common.lua options, with its defaults.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct OltpOptions {
-    pub tables: u32,
-    pub table_size: u64,
-    pub range_size: u32,
-    pub point_selects: u32,
-    pub simple_ranges: u32,
-    pub sum_ranges: u32,
-    pub order_ranges: u32,
-    pub distinct_ranges: u32,
-    pub index_updates: u32,
-    pub non_index_updates: u32,
-    pub delete_inserts: u32,
-    pub range_selects: bool,
-    pub skip_trx: bool,
-    pub auto_inc: bool,
-    pub secondary: bool,
-    pub create_secondary: bool,
-    pub mysql_storage_engine: String,
-}
-
-impl Default for OltpOptions {
-    fn default() -> Self {
-        OltpOptions {
-            tables: 1,
-            table_size: 10_000,
-            range_size: 100,
-            point_selects: 10,
-            simple_ranges: 1,
-            sum_ranges: 1,
-            order_ranges: 1,
-            distinct_ranges: 1,
-            index_updates: 1,
-            non_index_updates: 1,
-            delete_inserts: 1,
-            range_selects: true,
-            skip_trx: false,
-            auto_inc: true,
-            secondary: false,
-            create_secondary: true,
-            mysql_storage_engine: "innodb".into(),
-        }
-    }
-}
+pub use crate::model::request::OltpOptions;
 
 /// Built-in workload options that cannot make a run (bad flags).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -9,7 +9,8 @@ mod preflight;
 mod run;
 
 use super::Error;
-use crate::cli::{RunArgs, StudyArgs, StudyCommand};
+use crate::cli::{StudyArgs, StudyCommand};
+use crate::model::RunRequest;
 use crate::plan::ConfigError;
 use crate::study::file::ProbeKind;
 use crate::study::plan::Cell;
@@ -32,32 +33,33 @@ pub(super) fn study_cmd(args: &StudyArgs) -> Result<ExitCode, Error> {
     }
 }
 
-/// A cell's run as the `run` command line it is: the workload (a file named relative to
-/// the study file), the study's time and warmup, the seed of its repeat (the study's seed
-/// plus the repeat's number less one: every target's k-th repeat draws the same random
-/// streams, and a repeat on tables an earlier one changed draws new ones, as sysbench's
-/// unique ids must), the workload's options, the point's values, then `extra` (the target,
-/// the result file).
-fn cell_argv(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32, extra: &[String]) -> Vec<String> {
+/// A cell's run as the words of `run` after its name: the workload (a file named relative
+/// to the study file), the study's time and warmup, the seed of its repeat (the study's
+/// seed plus the repeat's number less one: every target's k-th repeat draws the same
+/// random streams, and a repeat on tables an earlier one changed draws new ones, as
+/// sysbench's unique ids must), the workload's options, the point's values.
+fn cell_words(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32) -> Vec<String> {
     let (s, w) = (&file.study, &file.workloads[cell.workload]);
     let workload = match w.name.ends_with(".toml") {
         true => path.parent().unwrap_or(Path::new("")).join(&w.name).display().to_string(),
         false => w.name.clone(),
     };
-    let mut argv = vec!["fairbench".to_string(), "run".into(), workload];
-    argv.extend([format!("--time={}", s.time_s), format!("--warmup={}", s.warmup_s)]);
-    argv.extend(s.seed.map(|seed| format!("--rand-seed={}", seed.saturating_add(repeat.max(1) as u64 - 1))));
+    let mut words = vec![workload];
+    words.extend([format!("--time={}", s.time_s), format!("--warmup={}", s.warmup_s)]);
+    words.extend(s.seed.map(|seed| format!("--rand-seed={}", seed.saturating_add(repeat.max(1) as u64 - 1))));
     let flag = |name: &str, value: String| format!("--{}={value}", name.replace('_', "-"));
-    argv.extend(w.options.iter().map(|(k, v)| flag(k, option_text(v))));
-    argv.extend(cell.point.iter().map(|v| flag(&v.axis, v.value.clone())));
-    argv.extend(extra.iter().cloned());
-    argv
+    words.extend(w.options.iter().map(|(k, v)| flag(k, option_text(v))));
+    words.extend(cell.point.iter().map(|v| flag(&v.axis, v.value.clone())));
+    words
 }
 
-/// The cell's run, its options checked by `run`'s own parser.
-fn run_args(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32, extra: &[String]) -> Result<RunArgs, Error> {
+/// The cell's run as a request: the study file's option text parsed once, by `run`'s own
+/// definition (the target and where it goes are set by whoever runs it).
+fn cell_request(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32) -> Result<RunRequest, Error> {
     let w = &file.workloads[cell.workload];
-    crate::cli::study_run_args(&cell_argv(file, cell, path, repeat, extra))
+    let mut argv = vec!["fairbench".to_string(), "run".into()];
+    argv.extend(cell_words(file, cell, path, repeat));
+    crate::cli::study_run_args(&argv)
         .map_err(|e| ConfigError(format!("{}: workload {:?}: {}", path.display(), w.name, e.0)).into())
 }
 
@@ -69,16 +71,45 @@ struct Place<'a> {
     out: Option<&'a Path>,
 }
 
-/// A cell's run as the command line it is: `run` (with `--fault` when its workload has
-/// faults on its target), or `probe failover|lag` with that run as its `--with`.
-fn cell_command(
+/// What a cell measures: a run, as its request; or a probe with that run beside it
+/// (`--with`), as the probe's flags.
+enum Measurement {
+    Run(RunRequest),
+    Probe(crate::cli::ProbeArgs),
+}
+
+/// The cell's `repeat` at `place`: its run (with its target's faults), or its probe.
+fn measurement(
     file: &StudyFile,
     plan: &StudyPlan,
     cell: &Cell,
     path: &Path,
     repeat: u32,
     place: &Place,
-) -> Vec<String> {
+) -> Result<Measurement, Error> {
+    if file.workloads[cell.workload].probe.is_some() {
+        let line = cell_line(file, plan, cell, path, repeat, place);
+        return Ok(Measurement::Probe(crate::cli::probe_args(&line).map_err(|e| refused(file, cell, path, e))?));
+    }
+    let mut run = cell_request(file, cell, path, repeat)?;
+    run.target.targets = vec![place.nodes.first().cloned().unwrap_or_default()];
+    let target = &plan.instances[cell.instance].target;
+    if let Some(schedule) = file.workloads[cell.workload].faults.get(target) {
+        run.faults.fault = Some(schedule.clone());
+        run.faults.sandbox = place.sandbox.map(str::to_string);
+    }
+    run.out = place.out.map(Path::to_path_buf);
+    Ok(Measurement::Run(run))
+}
+
+fn refused(file: &StudyFile, cell: &Cell, path: &Path, e: ConfigError) -> Error {
+    ConfigError(format!("{}: workload {:?}: {}", path.display(), file.workloads[cell.workload].name, e.0)).into()
+}
+
+/// A cell's run as the command line it is, for display and for a probe: `run` (with
+/// `--fault` when its workload has faults on its target), or `probe failover|lag` with
+/// that run as its `--with`.
+fn cell_line(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path, repeat: u32, place: &Place) -> Vec<String> {
     let w = &file.workloads[cell.workload];
     let target = &plan.instances[cell.instance].target;
     let mut extra: Vec<String> = Vec::new();
@@ -88,8 +119,11 @@ fn cell_command(
     }
     extra.extend(place.out.map(|o| format!("--out={}", o.display())));
     let Some(kind) = w.probe else {
-        extra.insert(0, format!("--target={}", place.nodes.first().map_or("", String::as_str)));
-        return cell_argv(file, cell, path, repeat, &extra);
+        let mut argv = vec!["fairbench".to_string(), "run".into()];
+        argv.extend(cell_words(file, cell, path, repeat));
+        argv.push(format!("--target={}", place.nodes.first().map_or("", String::as_str)));
+        argv.extend(extra);
+        return argv;
     };
     let mut argv: Vec<String> = ["fairbench", "probe", kind.name()].map(String::from).to_vec();
     match kind {
@@ -101,12 +135,12 @@ fn cell_command(
     }
     argv.extend(w.probe_rate.map(|r| format!("--rate={r}")));
     argv.extend(extra);
-    argv.push(format!("--with={}", cell_argv(file, cell, path, repeat, &[])[2..].join(" ")));
+    argv.push(format!("--with={}", cell_words(file, cell, path, repeat).join(" ")));
     argv
 }
 
-/// A cell's command line parsed as fairbench would, against placeholder nodes: a bad option
-/// of a probe is refused before anything starts.
+/// A cell's measurement made against placeholder nodes: a bad option of a run or a probe
+/// is refused before anything starts.
 fn check_command(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> Result<(), Error> {
     let target = &file.targets[&plan.instances[cell.instance].target];
     let nodes: Vec<String> = match target.node_names() {
@@ -115,18 +149,8 @@ fn check_command(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -
         }
         names => names.iter().map(|n| format!("mysql://{n}/placeholder")).collect(),
     };
-    let argv =
-        cell_command(file, plan, cell, path, 1, &Place { nodes: &nodes, sandbox: Some("placeholder"), out: None });
-    <crate::cli::Cli as clap::Parser>::try_parse_from(&argv).map(|_| ()).map_err(|e| {
-        let w = &file.workloads[cell.workload];
-        ConfigError(format!(
-            "{}: workload {:?}: {}",
-            path.display(),
-            w.name,
-            e.to_string().lines().next().unwrap_or("")
-        ))
-        .into()
-    })
+    let place = Place { nodes: &nodes, sandbox: Some("placeholder"), out: None };
+    measurement(file, plan, cell, path, 1, &place).map(|_| ())
 }
 
 /// An option's value as `run` takes it: sysbench's on/off for true/false.

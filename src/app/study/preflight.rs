@@ -4,7 +4,7 @@
 //! file) for its target's dialect, the claims' latency classes against what the workloads
 //! record, the sandboxes' settings against their engines' own lists.
 
-use super::{check_command, run_args, Error};
+use super::{cell_request, check_command, Error};
 use crate::db::url::TargetUrl;
 use crate::model::Dialect;
 use crate::study::check::{self, CheckError};
@@ -28,7 +28,7 @@ pub(super) fn check(file: &StudyFile, plan: &StudyPlan, path: &Path) -> Result<C
     let mut classes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut row_changes = BTreeMap::new();
     for (n, cell) in plan.cells.iter().enumerate() {
-        let args = run_args(file, cell, path, 1, &[])?;
+        let args = cell_request(file, cell, path, 1)?;
         check_command(file, plan, cell, path)?;
         let w = &file.workloads[cell.workload];
         let target = &file.targets[&plan.instances[cell.instance].target];

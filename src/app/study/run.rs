@@ -2,7 +2,7 @@
 //! DIR/runs, the study document saved after every run (so a killed study resumes from it),
 //! sandboxes started once for the whole study and removed at its end.
 
-use super::{cell_command, conclude, history, run_args, Error, Place};
+use super::{cell_line, cell_request, conclude, history, measurement, Error, Measurement, Place};
 use crate::app::live::Job;
 use crate::app::run::measure_run;
 use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
@@ -96,7 +96,7 @@ fn shown_run(file: &StudyFile, plan: &StudyPlan, cell: &Cell, path: &Path) -> St
         (None, None) => vec![String::new()],
     };
     let place = Place { nodes: &nodes, sandbox: Some("(its sandbox)"), out: None };
-    cell_command(file, plan, cell, path, 1, &place).join(" ")
+    cell_line(file, plan, cell, path, 1, &place).join(" ")
 }
 
 /// The study's document: the one in `dir` when it plans the same cells (its runs' states
@@ -407,18 +407,19 @@ impl<'a> Lab<'a> {
     }
 
     /// The cell's run (its `repeat`) on its first node, as `run` takes it.
-    fn args(&mut self, cell: &Cell, repeat: u32) -> Shared<crate::cli::RunArgs> {
+    fn args(&mut self, cell: &Cell, repeat: u32) -> Shared<crate::model::RunRequest> {
         let nodes = self.nodes(cell.instance)?;
-        let extra = [format!("--target={}", nodes[0])];
-        run_args(self.file, cell, self.path, repeat, &extra).map_err(|e| Rc::new(CellError::Run(e)))
+        let mut run = cell_request(self.file, cell, self.path, repeat).map_err(|e| Rc::new(CellError::Run(e)))?;
+        run.target.targets = vec![nodes[0].clone()];
+        Ok(run)
     }
 
-    /// The cell's command line for its `repeat`, with its nodes, sandbox and result file.
-    fn command(&mut self, cell: &Cell, repeat: u32, out: &Path) -> Shared<Vec<String>> {
+    /// The cell's measurement for its `repeat`, with its nodes, sandbox and result file.
+    fn measurement(&mut self, cell: &Cell, repeat: u32, out: &Path) -> Shared<Measurement> {
         let nodes = self.nodes(cell.instance)?;
         let sandbox = self.plan.instances[cell.instance].sandbox.then(|| sandbox_name(self.dir, cell.instance));
         let place = Place { nodes: &nodes, sandbox: sandbox.as_deref(), out: Some(out) };
-        Ok(cell_command(self.file, self.plan, cell, self.path, repeat, &place))
+        measurement(self.file, self.plan, cell, self.path, repeat, &place).map_err(|e| Rc::new(CellError::Run(e)))
     }
 
     /// The point's dataset on the cell's target: a built-in workload's tables created and
@@ -435,8 +436,8 @@ impl<'a> Lab<'a> {
     fn measure(&mut self, cell: &Cell, run: &mut StudyRun, job: &Job) -> RunStatus {
         let out = self.dir.join(&run.file);
         let measured = self
-            .command(cell, run.repeat, &out)
-            .and_then(|argv| measure_to_file(&argv, &out, job).map_err(|e| Rc::new(CellError::Run(e))));
+            .measurement(cell, run.repeat, &out)
+            .and_then(|m| measure_to_file(m, &out, job).map_err(|e| Rc::new(CellError::Run(e))));
         // A sandbox that started may have been changed by the run's faults, whatever the
         // run's outcome; one that never started has nothing to rebuild.
         let target = &self.plan.instances[cell.instance].target;
@@ -479,7 +480,7 @@ fn outcome_line(run: &StudyRun) -> String {
     }
 }
 
-fn prepare_dataset(args: &crate::cli::RunArgs, fresh: bool) -> Result<(), Error> {
+fn prepare_dataset(args: &crate::model::RunRequest, fresh: bool) -> Result<(), Error> {
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);
     with_database!(&urls[0], &options, |db| {
@@ -494,19 +495,16 @@ fn prepare_dataset(args: &crate::cli::RunArgs, fresh: bool) -> Result<(), Error>
     })
 }
 
-/// The run (or probe) of `argv` measured and its result written to `out` (its record
-/// streamed beside it).
-fn measure_to_file(argv: &[String], out: &Path, job: &Job) -> Result<ResultDocument, Error> {
-    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
-        .map_err(|e| crate::plan::ConfigError(e.to_string().lines().next().unwrap_or("").to_string()))?;
-    let args = match cli.command {
-        crate::cli::Command::Probe(p) => {
+/// The run (or probe) measured and its result written to `out` (its record streamed
+/// beside it).
+fn measure_to_file(measurement: Measurement, out: &Path, job: &Job) -> Result<ResultDocument, Error> {
+    let args = match measurement {
+        Measurement::Probe(p) => {
             let probed = crate::app::probe::probe(&p)?;
             probed.doc.write(out)?;
             return Ok(probed.doc);
         }
-        crate::cli::Command::Run(args) => args,
-        _ => return Err(crate::plan::ConfigError("a study's cell is a run or a probe".into()).into()),
+        Measurement::Run(args) => args,
     };
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);

@@ -169,6 +169,7 @@ fn sysbench_defaults_apply_all_at_once() {
     let run = |line: &str| {
         let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(line.split_whitespace()).unwrap();
         let crate::cli::Command::Run(r) = cli.command else { panic!("{line}") };
+        let r = crate::model::RunRequest::from(&r);
         let plan = r.plan(Dialect::Sqlite, r.workload.builtin(Dialect::Sqlite).unwrap()).unwrap();
         (plan.distribution.kind.name(), plan.stop.time.map(|t| t.as_secs()), r.format().to_string())
     };
@@ -310,6 +311,7 @@ fn percentile_zero_is_passed_on_as_no_percentile() {
     assert_eq!(t.notes.iter().filter(|n| n.contains("--percentile=0")).count(), 1, "{:?}", t.notes);
     let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&t.args).unwrap();
     let crate::cli::Command::Run(r) = cli.command else { panic!("{:?}", t.args) };
+    let r = crate::model::RunRequest::from(&r);
     let plan =
         r.plan(crate::model::Dialect::Sqlite, r.workload.builtin(crate::model::Dialect::Sqlite).unwrap()).unwrap();
     assert_eq!(plan.percentile, 95.0, "interval lines keep a real percentile");

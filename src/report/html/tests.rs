@@ -197,6 +197,7 @@ fn synthetic_conditions(
             host,
             fairbench_version: "0.1.0".into(),
             command_line: vec!["fairbench".into(), "run".into()],
+            request: None,
         },
         server: ServerConditions {
             facts: None,

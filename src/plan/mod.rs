@@ -1,11 +1,14 @@
 //! A validated run: what the flags mean once checked, as plain data (no I/O).
 
+mod request;
+
 use crate::model::RetryPolicy;
 pub use crate::model::{Arrival, LoopModel};
 use crate::random::{DistributionError, DistributionSpec};
 use crate::workload::file::FileWorkload;
 use crate::workload::program::Program;
 use crate::workload::{OltpOptions, OptionsError, StatementInfo, Workload};
+pub use request::{parse_thresholds, MAX_RATE};
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -1,11 +1,14 @@
-//! A run's flags into its validated plan: the stop condition, the load model and its rate,
+//! A run's request into its validated plan: the stop condition, the load model and its rate,
 //! percentiles, the errors to retry, a shard's share, the thresholds.
 
-use super::RunArgs;
+use crate::model::request::RunRequest;
 use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
 use std::time::Duration;
 
-impl RunArgs {
+mod shard;
+mod workload;
+
+impl RunRequest {
     /// The report to print: --format, else sysbench's with --sysbench-defaults, else text.
     pub fn format(&self) -> &str {
         match &self.format {
@@ -57,7 +60,7 @@ impl RunArgs {
             threads,
             stop: StopCondition { time, events },
             warmup_s: self.warmup,
-            report_interval: self.report_interval,
+            report_interval: self.report_interval.map(|s| Duration::from_millis((s * 1000.0).round() as u64)),
             percentile,
             percentiles,
             retry: retry_policy(dialect, &self.ignore_errors)?,
@@ -75,7 +78,7 @@ impl RunArgs {
                 },
             },
             reconnect: crate::model::ReconnectPolicy::new(self.reconnect_timeout, self.threads),
-            admin_timeout: self.target.connect.admin_timeout,
+            admin_timeout: Duration::from_secs_f64(self.target.connect.admin_timeout),
             repeats: self.repeat,
             cost_per_hour: self.cost_per_hour,
             server_figures: Vec::new(),
@@ -85,7 +88,7 @@ impl RunArgs {
     }
 }
 
-impl RunArgs {
+impl RunRequest {
     /// The open loop's rate: `--rate`, but 0 (sysbench's "no limit") is a closed loop.
     pub fn open_rate(&self) -> Option<f64> {
         self.rate.filter(|r| *r != 0.0)
