@@ -4,7 +4,7 @@
 # RSS and bytes streamed per interval at each mark, the result's size and entries, then a
 # run at 1 s intervals planned as a day and stopped after ONE_SECOND_RUN_S for the bytes a
 # real interval and a day's histogram entry take, and the projection for 24 hours at 1 s.
-# Usage: bench/long-run.sh [MARKS] [ONE_SECOND_RUN_S]   (defaults 1000,10000,100000 and 300)
+# Usage: bench/long-run.sh [MARKS] [ONE_SECOND_RUN_S]   (defaults 6000,24000,100000 and 300)
 set -euo pipefail
 . "$(dirname "$0")/setup.sh"
-exec python3 bench/long_run.py "${1:-1000,10000,100000}" "${2:-300}"
+exec python3 bench/long_run.py "${1:-6000,24000,100000}" "${2:-300}"

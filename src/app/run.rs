@@ -90,6 +90,8 @@ pub(super) struct Session<D: Database> {
     record: Option<Record>,
     /// The streamed files' first write error.
     stream_error: Option<String>,
+    /// Some entries are in the record on disk only (the collector keeps none it streamed).
+    entries_on_disk: bool,
     /// `--shard I/N`: where this shard meets the others.
     shard: Option<crate::shard::ShardRun<D>>,
     dialect: crate::model::Dialect,
@@ -153,6 +155,7 @@ impl<D: Database> Session<D> {
             _metrics_server: metrics_server,
             record: None,
             stream_error: None,
+            entries_on_disk: false,
             db,
             plan,
             thresholds,
@@ -291,7 +294,8 @@ impl<D: Database> Phases for Session<D> {
             self.begin_record()?;
         }
         let phase = self.record.as_ref().map_or(0, |r| r.phases.len()) as u32 + 1;
-        let mut stream = self.timeline.as_mut();
+        // After a write error, later phases are kept in memory (the record may end torn).
+        let mut stream = self.timeline.as_mut().filter(|_| self.stream_error.is_none());
         if let Some(files) = stream.as_deref_mut().filter(|_| self.plan.repeats > 1) {
             files.begin_repeat(phase);
         }
@@ -309,6 +313,7 @@ impl<D: Database> Phases for Session<D> {
         if let Some(e) = collected.stream_error {
             self.stream_error.get_or_insert(e);
         }
+        self.entries_on_disk |= collected.streamed > 0;
         // The entries are streamed as they close; in memory they join the record here.
         if let Some(record) = &mut self.record {
             record.phases.push(crate::model::record::Phase { entries: collected.entries, end: None });
@@ -332,7 +337,11 @@ impl<D: Database> Phases for Session<D> {
             }
             None => Vec::new(),
         };
-        let record = s.record.take().ok_or(result::BuildError::NothingMeasured)?;
+        let mut record = s.record.take().ok_or(result::BuildError::NothingMeasured)?;
+        if s.entries_on_disk {
+            let path = crate::timeline::record_path_for(&s.out_path);
+            record = crate::timeline::record::with_streamed_entries(record, &path)?;
+        }
         let mut doc = result::build(&record)?;
         doc.streamed = streamed;
         doc.audit = audit::audit(&doc);

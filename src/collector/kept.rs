@@ -17,7 +17,12 @@ pub struct KeptTimeline {
     limit: usize,
     /// Intervals per entry.
     width: u32,
-    entries: Vec<Entry>,
+    /// Whether each closed entry is warmup: what decides when entries close and how they
+    /// pair (a few bytes each, kept whether or not the entries are).
+    closed: Vec<bool>,
+    /// The entries themselves, unless only told ([`KeptTimeline::telling_only`]: a run's
+    /// collector, whose record keeps them).
+    entries: Option<Vec<Entry>>,
     /// The entry being filled, and how many intervals it holds.
     open: Option<(IntervalStats, u32)>,
     /// Its histograms, unpacked (one set, reused from entry to entry).
@@ -41,7 +46,8 @@ impl KeptTimeline {
         KeptTimeline {
             limit: limit.max(2) & !1,
             width: 1,
-            entries: Vec::new(),
+            closed: Vec::new(),
+            entries: Some(Vec::new()),
             open: None,
             open_histograms: None,
             open_counts: None,
@@ -58,6 +64,13 @@ impl KeptTimeline {
         let fit = intervals.map_or(1, |n| n.div_ceil(kept.limit as u64 - 1));
         kept.width = fit.clamp(1, u32::MAX as u64 / 2) as u32;
         kept
+    }
+
+    /// Entries close as they would, and are told ([`KeptTimeline::push_telling`]), not kept:
+    /// memory stays flat however long the run ([`KeptTimeline::finish`] then gives none).
+    pub fn telling_only(mut self) -> Self {
+        self.entries = None;
+        self
     }
 
     /// Adds one closed interval: its figures and its histograms per class.
@@ -120,7 +133,7 @@ impl KeptTimeline {
             true => IntervalStats { histograms: e.histograms.encoded(), ..e.stats },
             false => e.stats,
         };
-        self.entries.into_iter().map(entry).collect()
+        self.entries.unwrap_or_default().into_iter().map(entry).collect()
     }
 
     /// Intervals per entry at present.
@@ -137,27 +150,52 @@ impl KeptTimeline {
         if let Some(c) = &mut self.open_counts {
             c.reset();
         }
-        self.entries.push(Entry { stats, histograms: h.pack() });
-        if self.entries.len() >= self.limit {
+        self.closed.push(stats.warmup);
+        if let Some(entries) = &mut self.entries {
+            entries.push(Entry { stats, histograms: h.pack() });
+        }
+        if self.closed.len() >= self.limit {
             self.halve();
         }
     }
 
     /// Merges neighbours in pairs (never across the warmup's end) and doubles the width.
     fn halve(&mut self) {
-        let mut merged: Vec<Entry> = Vec::with_capacity(self.limit / 2 + 1);
-        let mut pending = self.entries.drain(..).peekable();
-        while let Some(first) = pending.next() {
-            let pairs = pending.peek().is_some_and(|s| s.stats.warmup == first.stats.warmup);
-            match pending.next_if(|_| pairs) {
-                Some(second) => merged.push(merge(first, &second)),
-                None => merged.push(first),
-            }
+        let pairs = pairs(&self.closed);
+        self.closed = pairs.iter().map(|&(first, _)| self.closed[first]).collect();
+        if let Some(entries) = self.entries.take() {
+            let mut entries = entries.into_iter();
+            let merged = pairs.iter().filter_map(|&(_, second)| {
+                let first = entries.next()?;
+                Some(match second.and_then(|_| entries.next()) {
+                    Some(other) => merge(first, &other),
+                    None => first,
+                })
+            });
+            self.entries = Some(merged.collect());
         }
-        drop(pending);
-        self.entries = merged;
         self.width *= 2;
     }
+}
+
+/// Neighbours in pairs, by index: each entry with the next unless that one is on the other
+/// side of the warmup's end (then it stays alone).
+fn pairs(warmup: &[bool]) -> Vec<(usize, Option<usize>)> {
+    let mut pairs = Vec::with_capacity(warmup.len() / 2 + 1);
+    let mut i = 0;
+    while i < warmup.len() {
+        match warmup.get(i + 1).is_some_and(|&w| w == warmup[i]) {
+            true => {
+                pairs.push((i, Some(i + 1)));
+                i += 2;
+            }
+            false => {
+                pairs.push((i, None));
+                i += 1;
+            }
+        }
+    }
+    pairs
 }
 
 fn merge(mut first: Entry, second: &Entry) -> Entry {
@@ -347,6 +385,35 @@ mod tests {
         assert_eq!(told.iter().map(|t| t.2).sum::<u64>(), 600);
         assert_eq!(told[0], (0.0, 5.0, 5), "the warmup closes at its end");
         assert_eq!((told[1].0, told[1].1), (5.0, 11.0), "measured entries start at the warmup's end");
+    }
+
+    /// A collector's timeline keeps no entry (its record does), and closes each one where a
+    /// kept timeline would, through merges in pairs and the warmup's end alike.
+    #[test]
+    fn a_timeline_that_only_tells_closes_the_same_entries_and_keeps_none() {
+        let start = Instant::now();
+        let mut r = Recorder::new(&[], &[], false);
+        let mut h = ClassHistograms::of(&r);
+        let (mut kept, mut told) = (KeptTimeline::new(16), KeptTimeline::new(16).telling_only());
+        let (mut a, mut b): (Vec<(f64, f64, u64)>, Vec<(f64, f64, u64)>) = (Vec::new(), Vec::new());
+        for n in 0..1_000u32 {
+            r.event(0, Duration::from_millis(1 + n as u64 % 7), Duration::ZERO, start);
+            h.refill(&r);
+            let stats = interval_stats(&r, &h, start, n as f64, 1.0, n < 13, &[]);
+            kept.push_telling(stats.clone(), &h, None, &mut |e, h, _| {
+                a.push((e.from_s, e.duration_s, h.event().count()))
+            });
+            told.push_telling(stats, &h, None, &mut |e, h, _| b.push((e.from_s, e.duration_s, h.event().count())));
+            r.reset();
+        }
+        assert_eq!((kept.width(), told.width()), (128, 128));
+        let entries = kept.finish_telling(&mut |e, h, _| a.push((e.from_s, e.duration_s, h.event().count())), false);
+        assert!(told
+            .finish_telling(&mut |e, h, _| b.push((e.from_s, e.duration_s, h.event().count())), false)
+            .is_empty());
+        assert_eq!(a, b);
+        assert!(entries.len() < 16 && a.len() > entries.len(), "{} kept of {} told", entries.len(), a.len());
+        assert_eq!(b.iter().map(|t| t.2).sum::<u64>(), 1_000);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub use kept::KeptTimeline;
 use crate::model::record::RecordEntry;
 use crate::model::IntervalStats;
 use crate::recorder::classes::ClassHistograms;
+use crate::recorder::figures::{micros, thousandths};
 use crate::recorder::summary::interval_stats;
 use crate::recorder::{Recorder, Sink, Tick};
 use crate::timeline::TimelineFiles;
@@ -59,8 +60,12 @@ pub const MAX_KEPT: usize = 300;
 /// built from them, `result::build`).
 pub struct Collected {
     /// Each timeline entry as it closed, warmup included (flagged), with everything its
-    /// intervals recorded.
+    /// intervals recorded; when streamed, only those after the first write error: the
+    /// others are in the record on disk, and are not kept in memory, so that a week-long
+    /// run stays flat.
     pub entries: Vec<RecordEntry>,
+    /// Entries that went to the record on disk only (before any in `entries`).
+    pub streamed: usize,
     /// The streamed files' first write error (they stopped there; the result still has
     /// every entry).
     pub stream_error: Option<String>,
@@ -77,8 +82,9 @@ pub struct Collector<'p> {
     window: OpenWindow,
     /// Decides when entries close (and how wide they are).
     timeline: KeptTimeline,
-    /// Every entry closed so far.
+    /// Every entry closed so far that is not in the streamed record.
     entries: Vec<RecordEntry>,
+    streamed: usize,
     /// Each tick's (and window's) histograms per class, refilled in place.
     classes: ClassHistograms,
     cpu_at_last: Duration,
@@ -126,8 +132,9 @@ impl<'p> Collector<'p> {
                 ticks: 0,
                 warmup: false,
             },
-            timeline: KeptTimeline::new(MAX_KEPT),
+            timeline: KeptTimeline::new(MAX_KEPT).telling_only(),
             entries: Vec::new(),
+            streamed: 0,
             classes: ClassHistograms::of(&Recorder::new(statements, transactions, open_loop)),
             cpu_at_last: Duration::ZERO,
             publish: None,
@@ -163,7 +170,7 @@ impl<'p> Collector<'p> {
     /// several repeats; [`MAX_KEPT`] unless told), as wide from the start as a run of
     /// `planned` ticks needs.
     pub fn keep_at_most(mut self, entries: usize, planned: Option<u64>) -> Self {
-        self.timeline = KeptTimeline::planned(entries, planned);
+        self.timeline = KeptTimeline::planned(entries, planned).telling_only();
         self
     }
 
@@ -185,9 +192,14 @@ impl<'p> Collector<'p> {
                 self.flush_window(self.last, end_s, true);
             }
         }
-        let (stream, error, entries) = (&mut self.stream, &mut self.stream_error, &mut self.entries);
-        self.timeline.finish_telling(&mut |entry, h, counts| record(stream, error, entries, entry, h, counts), false);
-        Collected { entries: self.entries, stream_error: self.stream_error }
+        let mut kept = Kept {
+            stream: &mut self.stream,
+            error: &mut self.stream_error,
+            entries: &mut self.entries,
+            streamed: &mut self.streamed,
+        };
+        self.timeline.finish_telling(&mut |entry, h, counts| kept.record(entry, h, counts), false);
+        Collected { entries: self.entries, streamed: self.streamed, stream_error: self.stream_error }
     }
 
     /// The end of the warmup: measured time starts there.
@@ -253,29 +265,39 @@ impl<'p> Collector<'p> {
     }
 }
 
-/// A window too short for its rates to mean anything: under a fifth of the interval (the
-/// milliseconds after the last whole second of a run).
-/// An entry as it closes: kept for the record, and streamed (its record line and its
-/// histograms in the interval log); the first error stops the stream.
-fn record(
-    stream: &mut Option<&mut TimelineFiles>,
-    error: &mut Option<String>,
-    entries: &mut Vec<RecordEntry>,
-    entry: &IntervalStats,
-    h: &ClassHistograms,
-    counts: Option<&Recorder>,
-) {
-    let counts = counts.map(Recorder::counts).unwrap_or_default();
-    let entry = RecordEntry { stats: entry.clone(), counts };
-    if let Some(files) = stream {
-        if let Err(e) = files.append_entry(&entry, h) {
-            *error = Some(e.to_string());
-            *stream = None;
-        }
-    }
-    entries.push(entry);
+/// Where closed entries go: the collector's fields, borrowed apart from its timeline.
+struct Kept<'a, 'p> {
+    stream: &'a mut Option<&'p mut TimelineFiles>,
+    error: &'a mut Option<String>,
+    entries: &'a mut Vec<RecordEntry>,
+    streamed: &'a mut usize,
 }
 
+impl Kept<'_, '_> {
+    /// An entry as it closes: streamed (its record line and its histograms in the interval
+    /// log), or kept in memory when there is no stream; the first error stops the stream,
+    /// and that entry and the later ones are kept.
+    fn record(&mut self, entry: &IntervalStats, h: &ClassHistograms, counts: Option<&Recorder>) {
+        let counts = counts.map(Recorder::counts).unwrap_or_default();
+        let entry = RecordEntry { stats: entry.clone(), counts };
+        if let Some(files) = self.stream {
+            match files.append_entry(&entry, h) {
+                Ok(()) => {
+                    *self.streamed += 1;
+                    return;
+                }
+                Err(e) => {
+                    *self.error = Some(e.to_string());
+                    *self.stream = None;
+                }
+            }
+        }
+        self.entries.push(entry);
+    }
+}
+
+/// A window too short for its rates to mean anything: under a fifth of the interval (the
+/// milliseconds after the last whole second of a run).
 fn is_sliver(span: Duration, every: Duration) -> bool {
     span < every / 5
 }
@@ -310,17 +332,19 @@ impl Sink for Collector<'_> {
             return;
         }
         let warmup = t.due <= self.measured_start();
-        let from_s = self.last.duration_since(self.start).as_secs_f64();
-        let secs = t.until.duration_since(self.last).as_secs_f64();
+        // To the microsecond (the interval log's resolution), from rounded ends: intervals
+        // follow one another exactly.
+        let from_s = micros(self.last.duration_since(self.start).as_secs_f64());
+        let secs = micros(micros(t.until.duration_since(self.start).as_secs_f64()) - from_s);
         // Each class's histogram merged once, for the figures, the streamed log and the kept timeline.
         self.classes.refill(t.recorder);
         let mut stats = interval_stats(t.recorder, &self.classes, self.start, from_s, secs, warmup, &[]);
         stats.threads = self.threads;
         let cpu = t.process_cpu.saturating_sub(self.cpu_at_last);
-        stats.client_cpu_pct = Some(cpu.as_secs_f64() / secs.max(1e-9) * 100.0);
+        stats.client_cpu_pct = Some(thousandths(cpu.as_secs_f64() / secs.max(1e-9) * 100.0));
         stats.backlog = t.backlog;
         if let Some(server) = &t.server {
-            stats.server.clone_from(server);
+            stats.server = server.iter().map(|(k, v)| (k.clone(), thousandths(*v))).collect();
         }
         self.cpu_at_last = t.process_cpu;
         if self.publish_seconds {
@@ -332,10 +356,14 @@ impl Sink for Collector<'_> {
                 self.stream = None;
             }
         }
-        let (stream, error, entries) = (&mut self.stream, &mut self.stream_error, &mut self.entries);
-        let told = &mut |entry: &IntervalStats, h: &ClassHistograms, counts: Option<&Recorder>| {
-            record(stream, error, entries, entry, h, counts)
+        let mut kept = Kept {
+            stream: &mut self.stream,
+            error: &mut self.stream_error,
+            entries: &mut self.entries,
+            streamed: &mut self.streamed,
         };
+        let told =
+            &mut |entry: &IntervalStats, h: &ClassHistograms, counts: Option<&Recorder>| kept.record(entry, h, counts);
         self.timeline.push_telling(stats, &self.classes, Some(t.recorder), told);
         if let Some(every) = self.report_every {
             self.window_tick(t, warmup, every);
@@ -451,6 +479,55 @@ mod tests {
         assert_eq!(collected.entries.len(), 15);
         assert_eq!(collected.entries.iter().filter(|e| e.stats.warmup).count(), 2);
         assert_eq!(measured_events(&collected), events(3, 14) + 1);
+    }
+
+    /// Streamed entries are on disk only (a week-long run stays flat), and the record read
+    /// back holds every one: [`crate::timeline::record::with_streamed_entries`].
+    #[test]
+    fn streamed_entries_stay_on_disk_and_come_back_whole() {
+        use crate::model::record::{Phase, Record, RecordLine, RecordStart, RunOutcome};
+        let dir = tempfile::tempdir().unwrap();
+        let result = dir.path().join("r.json");
+        let mut files = TimelineFiles::create(&result, std::time::SystemTime::now(), None).unwrap();
+        let start = RecordStart {
+            schema: crate::model::record::RECORD_SCHEMA.into(),
+            version: crate::model::record::RECORD_VERSION,
+            started: std::time::SystemTime::UNIX_EPOCH,
+            document: serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap(),
+            statements: Vec::new(),
+            transactions: Vec::new(),
+            open_loop: false,
+            percentiles: Vec::new(),
+            kept_per_phase: 8,
+            entry_histograms: false,
+            thresholds: Vec::new(),
+        };
+        files.write_record(&RecordLine::Start(Box::new(start.clone()))).unwrap();
+        let mut c = Collector::new(&[], &[], false, 1, None).keep_at_most(8, None).stream_to(&mut files);
+        let t0 = Instant::now();
+        c.started(t0, Duration::ZERO, Duration::ZERO);
+        let mut r = crate::recorder::TickRecorder::with_counters(&[], &[], false);
+        for n in 1..=100u32 {
+            let due = t0 + Duration::from_secs(n as u64);
+            r.event(0, MS * n, MS, due);
+            c.tick(&Tick { recorder: &r, until: due, due, process_cpu: Duration::ZERO, backlog: None, server: None });
+            r.reset();
+        }
+        let collected = c.finish();
+        assert!(collected.entries.is_empty() && collected.stream_error.is_none());
+        files.write_record(&RecordLine::PhaseEnd(Box::new(RunOutcome::starting()))).unwrap();
+        files.finish().unwrap();
+        let mut memory = Record::new(start);
+        memory.phases.push(Phase { entries: collected.entries, end: Some(RunOutcome::starting()) });
+        let path = crate::timeline::record_path_for(&result);
+        let whole = crate::timeline::record::with_streamed_entries(memory, &path).unwrap();
+        let entries = &whole.phases[0].entries;
+        assert_eq!(entries.len(), collected.streamed);
+        assert!(entries.len() > 8, "entries widen as the run goes, and each one is recorded once");
+        assert_eq!(entries.iter().map(|e| e.stats.event.count).sum::<u64>(), 100);
+        assert_eq!(entries.iter().map(|e| e.counts.events.as_ref().map_or(0, |_| 1)).sum::<usize>(), entries.len());
+        let end = entries.last().map(|e| e.stats.from_s + e.stats.duration_s);
+        assert_eq!(end, Some(100.0), "intervals to the microsecond, following one another");
     }
 
     #[test]

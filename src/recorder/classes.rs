@@ -2,7 +2,7 @@
 //! entries merge exactly (neighbouring intervals of a long run now; the same interval from
 //! several client hosts later), by adding histograms, never by averaging percentiles.
 
-use super::summary::compact_stats;
+use super::figures::compact_stats;
 use super::Recorder;
 use crate::model::{EncodedHistogram, IntervalStats};
 use crate::stats::{HistogramError, LatencyHistogram, PackedHistogram};

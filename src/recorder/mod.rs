@@ -7,6 +7,7 @@
 //! times (from the actual start) are kept alongside, with the time events waited to start.
 
 pub mod classes;
+pub mod figures;
 pub mod record;
 pub mod sink;
 pub mod summary;

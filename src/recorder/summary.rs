@@ -1,61 +1,16 @@
-//! From recorders and histograms to the result model's summaries (microseconds).
+//! From recorders to the result model's summaries (microseconds): an interval's figures,
+//! the `stats` and `statements` sections. One histogram's figures are [`super::figures`]'s.
+
+pub use super::figures::{class_stats, compact_stats};
+
+use super::figures::micros;
 
 use super::classes::ClassHistograms;
 use super::Recorder;
-use crate::model::{ClassStats, CompactStats, IntervalStats, Scatter, ScatterOf, SlowestEvent, SlowestStatement};
-use crate::stats::LatencyHistogram;
+use crate::model::{ClassStats, IntervalStats, Scatter, ScatterOf, SlowestEvent, SlowestStatement};
 use crate::workload::StatementClass;
 use std::collections::BTreeMap;
 use std::time::Instant;
-
-/// Nanoseconds to microseconds (three decimals keep the nanoseconds).
-fn us(ns: u64) -> f64 {
-    ns as f64 / 1000.0
-}
-
-/// Full statistics of one class or statement over `seconds`, with any extra percentiles.
-pub fn class_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> ClassStats {
-    ClassStats {
-        count: h.count(),
-        min_us: us(h.min_ns()),
-        max_us: us(h.max_ns()),
-        mean_us: h.mean_ns().round() / 1000.0,
-        p50_us: us(h.percentile_ns(50.0)),
-        p95_us: us(h.percentile_ns(95.0)),
-        p99_us: us(h.percentile_ns(99.0)),
-        p999_us: us(h.percentile_ns(99.9)),
-        percentiles_us: extra
-            .iter()
-            .map(|&p| (crate::model::stats::percentile_key(p), us(h.percentile_ns(p))))
-            .collect(),
-        qps: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
-        sum_us: h.sum_ns() as f64 / 1000.0,
-        histogram: h.encode(),
-        rows_affected: None,
-        rollbacks: None,
-        errors: None,
-        skipped: None,
-    }
-}
-
-/// Per-interval statistics (timelines): no histogram, only the numbers, and any `extra`
-/// percentiles (report windows with a --percentile the summaries do not keep).
-pub fn compact_stats(h: &LatencyHistogram, seconds: f64, extra: &[f64]) -> CompactStats {
-    CompactStats {
-        count: h.count(),
-        per_s: if seconds > 0.0 { h.count() as f64 / seconds } else { 0.0 },
-        min_us: us(h.min_ns()),
-        p50_us: us(h.percentile_ns(50.0)),
-        p95_us: us(h.percentile_ns(95.0)),
-        p99_us: us(h.percentile_ns(99.0)),
-        p999_us: us(h.percentile_ns(99.9)),
-        max_us: us(h.max_ns()),
-        percentiles_us: extra
-            .iter()
-            .map(|&p| (crate::model::stats::percentile_key(p), us(h.percentile_ns(p))))
-            .collect(),
-    }
-}
 
 /// A sample as `[seconds since the run started, microseconds]`, in time order: times to the
 /// microsecond and latencies to the nanosecond (what the clocks resolve), no binary noise.
@@ -113,11 +68,11 @@ pub fn interval_stats<C: hdrhistogram::Counter>(
         slowest: r.slowest_statement().map(|(name, latency, at)| SlowestStatement {
             statement: name.to_string(),
             latency_us: latency.as_nanos() as f64 / 1000.0,
-            ended_s: at.saturating_duration_since(start).as_secs_f64(),
+            ended_s: micros(at.saturating_duration_since(start).as_secs_f64()),
         }),
         slowest_event: r.slowest_event.map(|(latency, at)| SlowestEvent {
             latency_us: latency.as_nanos() as f64 / 1000.0,
-            ended_s: at.saturating_duration_since(start).as_secs_f64(),
+            ended_s: micros(at.saturating_duration_since(start).as_secs_f64()),
         }),
         histograms: Default::default(),
     };

@@ -83,6 +83,19 @@ pub fn read_record(path: &Path) -> Result<ReadRecord, ReadRecordError> {
     Ok(ReadRecord { record, lines: count, torn: lines.torn })
 }
 
+/// `memory`'s record with the entries streamed to the record at `path` (a run's collector
+/// keeps none of those in memory, so that a week-long run stays flat): each phase's
+/// streamed entries, then those `memory` holds (after a write error stopped the stream).
+/// The start and the ends are `memory`'s.
+pub fn with_streamed_entries(mut memory: Record, path: &Path) -> Result<Record, ReadRecordError> {
+    let streamed = read_record(path)?.record;
+    for (mine, on_disk) in memory.phases.iter_mut().zip(streamed.phases) {
+        let after_an_error = std::mem::replace(&mut mine.entries, on_disk.entries);
+        mine.entries.extend(after_an_error);
+    }
+    Ok(memory)
+}
+
 /// A record from its file's bytes (`name` says where they came from: a log).
 pub fn parse_record(bytes: &[u8], name: &Path) -> Result<Record, ReadRecordError> {
     use std::io::BufRead;
