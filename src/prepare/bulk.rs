@@ -1,10 +1,10 @@
 //! prepare through the driver's bulk path ([`Connection::bulk_load`]): every table's rows
-//! in parts of [`PART_ROWS`], each drawn from its own random stream (the streams
+//! in parts of [`PART_ROWS`] (parts.rs), each drawn from its own random stream (the streams
 //! `--shard` uses, so the data does not depend on how many loaders or shards loaded it),
 //! loaded by `--threads` loaders at once, within a table as well as across tables. Each
 //! table is finished (index, statistics, mark) by whoever loads its last part.
 
-use super::sharded::{self, Part};
+use super::parts::{self, Part, PART_ROWS};
 use super::{create_sbtest, finish_sbtest, Loaders, PrepareError, PrepareOutcome, PreparePlan, Tables};
 use crate::db::{Connection, Database, Param, RowSource};
 use crate::random::{Distribution, Rng};
@@ -88,14 +88,6 @@ pub(super) async fn load_part<C: Connection>(
     Ok(())
 }
 
-/// The parts of one table of `rows` rows.
-pub(super) fn table_parts(table: u32, rows: u64) -> impl Iterator<Item = Part> {
-    (0..rows.div_ceil(sharded::PART_ROWS)).map(move |number| {
-        let first = number * sharded::PART_ROWS + 1;
-        Part { table, first, last: (first + sharded::PART_ROWS - 1).min(rows), number }
-    })
-}
-
 /// An unsplit prepare on a server: creates every table on `admin` (which holds the lock),
 /// then `plan.threads` loaders take the parts in turn.
 pub(super) fn prepare<D: Database>(
@@ -108,11 +100,11 @@ pub(super) fn prepare<D: Database>(
     for n in 1..=plan.oltp.tables {
         rt.block_on(create_sbtest(&*db, admin, plan, n))?;
     }
-    let parts = Arc::new(sharded::parts(&Tables::Sbtest(plan.clone())));
+    let parts = Arc::new(parts::parts(&Tables::Sbtest(plan.clone())));
     let rows = plan.workload.rows_to_load(&plan.oltp);
     // Parts still to load per table: whoever loads a table's last part finishes it.
     let left: Arc<Vec<AtomicU64>> =
-        Arc::new((0..plan.oltp.tables).map(|_| AtomicU64::new(rows.div_ceil(sharded::PART_ROWS))).collect());
+        Arc::new((0..plan.oltp.tables).map(|_| AtomicU64::new(rows.div_ceil(PART_ROWS))).collect());
     let loaders = plan.threads.clamp(1, (parts.len() as u32).max(1));
     let started = Instant::now();
     let work = Loaders::new(loaders, rows * plan.oltp.tables as u64);
@@ -143,18 +135,4 @@ pub(super) fn prepare<D: Database>(
     }
     let seconds = started.elapsed().as_secs_f64();
     Ok(PrepareOutcome { tables: plan.oltp.tables, rows: rows * plan.oltp.tables as u64, seconds, loaders })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parts_cover_every_row_once() {
-        let parts: Vec<Part> = table_parts(2, 250_001).collect();
-        assert_eq!(parts.len(), 3);
-        assert_eq!((parts[0].first, parts[0].last, parts[0].number), (1, 100_000, 0));
-        assert_eq!((parts[2].first, parts[2].last, parts[2].number), (200_001, 250_001, 2));
-        assert_eq!(table_parts(1, 0).count(), 0);
-    }
 }

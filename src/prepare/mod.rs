@@ -2,6 +2,7 @@
 //! tables ([`tables`]) in parallel; drop only ours.
 
 mod bulk;
+mod parts;
 pub mod sharded;
 pub mod tables;
 
@@ -23,7 +24,7 @@ pub struct PreparePlan {
     pub threads: u32,
     pub seed: u64,
     pub overwrite: bool,
-    /// Load through [`Connection::bulk_load`] in parts of [`sharded::PART_ROWS`] rows, each
+    /// Load through [`Connection::bulk_load`] in parts of [`parts::PART_ROWS`] rows, each
     /// drawn from its own random stream (as `--shard` does); else sysbench's INSERTs.
     pub bulk: bool,
 }
@@ -269,7 +270,7 @@ async fn load_table<D: Database>(
     create_sbtest(db, conn, plan, table).await?;
     if plan.bulk {
         // SQLite: the same parts as the servers load, in this loader's transaction.
-        for part in bulk::table_parts(table, rows) {
+        for part in parts::table_parts(table, rows) {
             bulk::load_part(conn, plan, table, part, loaded).await?;
         }
         return finish_sbtest(db, conn, plan, table).await;
@@ -306,7 +307,7 @@ pub(super) async fn load_sbtest_rows<C: Connection>(
     failure: Option<&Mutex<Option<PrepareError>>>,
 ) -> Result<(), PrepareError> {
     if plan.bulk {
-        let part = sharded::Part { table: n, first, last, number: part };
+        let part = parts::Part { table: n, first, last, number: part };
         return bulk::load_part(conn, plan, n, part, loaded).await;
     }
     let dist = plan.distribution.sampler();

@@ -5,6 +5,7 @@
 //! shards loaded it); shard 0, once all have loaded, builds the secondary indexes, refreshes
 //! the statistics and marks the tables complete, as an unsplit prepare does.
 
+use super::parts::{parts, Part};
 use super::tables;
 use super::{drop_ours, lock, table_status, Loaders, PrepareError, PrepareOutcome, Tables};
 use crate::db::Database;
@@ -12,9 +13,6 @@ use crate::workload::schema::Ownership;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Rows of an sbtest table one part holds.
-pub(super) const PART_ROWS: u64 = 100_000;
 
 /// Shard 0's hold on the database from creating the tables to marking them complete: the
 /// connection holding fairbench's lock (no other prepare or cleanup meanwhile).
@@ -55,37 +53,6 @@ pub fn create<D: Database>(db: &D, what: &Tables) -> Result<Held<D>, PrepareErro
         Ok::<(), PrepareError>(())
     })?;
     Ok(Held { rt, conn })
-}
-
-/// One part of the rows: of sbtest table `table` (1-based) or of the file's table `table`
-/// (0-based), rows `first ..= last`, drawn from stream `stream`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Part {
-    pub table: u32,
-    pub first: u64,
-    pub last: u64,
-    pub number: u64,
-}
-
-/// Every part of every table, table by table; shard I of N loads parts I, I+N, ... so each
-/// shard loads some of every table when there are several.
-pub fn parts(what: &Tables) -> Vec<Part> {
-    let mut out = Vec::new();
-    match what {
-        Tables::Sbtest(plan) => {
-            let rows = plan.workload.rows_to_load(&plan.oltp);
-            for table in 1..=plan.oltp.tables {
-                out.extend(super::bulk::table_parts(table, rows));
-            }
-        }
-        Tables::File(program, _) => {
-            for c in tables::chunks_of(program) {
-                let last = c.first_row + c.rows - 1;
-                out.push(Part { table: c.table as u32, first: c.first_row, last, number: c.number });
-            }
-        }
-    }
-    out
 }
 
 /// This shard's parts, loaded by `threads` loaders.

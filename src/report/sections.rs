@@ -76,7 +76,7 @@ impl Section for Shards {
 
 impl Section for ServerCounters {
     fn text(&self, o: &mut String, d: &ResultDocument, _: &ReportOptions) {
-        super::text::server_counters(o, d);
+        super::server::counters(o, d);
     }
     /// The page lists the counters with the server's conditions.
     fn html(&self, _: &ResultDocument) -> String {

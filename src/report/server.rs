@@ -1,5 +1,5 @@
-//! The server over time, as the text report prints it: each figure its driver follows
-//! (`intervals[].server`), as the median, minimum and maximum over the measured intervals.
+//! The server as the text report prints it: its counters over the measured phase, and each figure its driver
+//! follows over time (`intervals[].server`), as the median, minimum and maximum over the measured intervals.
 
 use crate::model::{ResultDocument, SampledFigure};
 use std::fmt::Write;
@@ -44,6 +44,25 @@ pub fn short(v: f64) -> String {
         _ if a >= 1e4 => format!("{:.1}k", v / 1e3),
         _ if v.fract() == 0.0 || a >= 100.0 => format!("{v:.0}"),
         _ => format!("{v:.1}"),
+    }
+}
+
+/// The counters the driver relates to what was sent (its facts), and any of rollbacks or
+/// deadlocks.
+pub fn counters(o: &mut String, d: &ResultDocument) {
+    let server = &d.conditions.server;
+    let rules = server.facts.as_ref().map(|f| f.counters.as_slice()).unwrap_or_default();
+    let interesting: Vec<String> = server
+        .status_delta
+        .iter()
+        .filter(|(k, _)| {
+            let lower = k.to_ascii_lowercase();
+            rules.iter().any(|r| r.counter == **k) || lower.contains("rollback") || lower.contains("deadlock")
+        })
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    if !interesting.is_empty() {
+        let _ = writeln!(o, "\nServer counters (delta over the measured phase): {}", interesting.join(", "));
     }
 }
 

@@ -239,25 +239,6 @@ fn client_cost(o: &mut String, d: &ResultDocument) {
     }
 }
 
-/// The counters the driver relates to what was sent (its facts), and any of rollbacks or
-/// deadlocks.
-pub(super) fn server_counters(o: &mut String, d: &ResultDocument) {
-    let server = &d.conditions.server;
-    let rules = server.facts.as_ref().map(|f| f.counters.as_slice()).unwrap_or_default();
-    let interesting: Vec<String> = server
-        .status_delta
-        .iter()
-        .filter(|(k, _)| {
-            let lower = k.to_ascii_lowercase();
-            rules.iter().any(|r| r.counter == **k) || lower.contains("rollback") || lower.contains("deadlock")
-        })
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect();
-    if !interesting.is_empty() {
-        let _ = writeln!(o, "\nServer counters (delta over the measured phase): {}", interesting.join(", "));
-    }
-}
-
 /// One row per class: count, min, mean, p50, p95, p99, p99.9, max and any extra percentiles.
 fn class_table(o: &mut String, title: &str, stats: &std::collections::BTreeMap<String, ClassStats>) {
     let _ = writeln!(o, "\n{title}");

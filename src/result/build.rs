@@ -3,9 +3,10 @@
 //! entries hold kept).
 
 use super::repeats::build_repeated;
+use super::Measured;
 use crate::collector::KeptTimeline;
 use crate::model::record::{Phase, Record, RecordEntry, RecordStart, RunOutcome};
-use crate::model::{Criterion, IntervalStats, ResultDocument, RunStatus, ThresholdRecord};
+use crate::model::{Criterion, ResultDocument, RunStatus, ThresholdRecord};
 use crate::recorder::classes::ClassHistograms;
 use crate::recorder::record::{statement_infos, CountsError};
 use crate::recorder::Recorder;
@@ -21,13 +22,6 @@ pub enum BuildError {
     Entry { phase: usize, entry: usize, source: CountsError },
     #[error(transparent)]
     Statements(#[from] CountsError),
-}
-
-/// What a measured phase's entries add up to: totals after warmup, and the timeline the
-/// result keeps (entries merged in pairs as the run's collector did, when it had more).
-pub(super) struct Measured {
-    pub totals: Recorder,
-    pub timeline: Vec<IntervalStats>,
 }
 
 /// The result of the run `record` holds.

@@ -119,6 +119,13 @@ pub fn start(setting: Setting<'_>) -> ResultDocument {
     doc
 }
 
+/// What a measured phase's entries add up to: totals after warmup, and the timeline the
+/// result keeps (entries merged in pairs as the run's collector did, when it had more).
+struct Measured {
+    pub totals: Recorder,
+    pub timeline: Vec<IntervalStats>,
+}
+
 /// What a measured phase adds to the start: its figures from `totals` (measured, after
 /// warmup), its kept `timeline` and how it went.
 fn figures(

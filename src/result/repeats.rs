@@ -2,8 +2,7 @@
 //! repeats' recorders added together (exact percentiles over every repeat); each repeat
 //! keeps its own statistics; the timeline is the repeats' timelines back to back.
 
-use super::build::Measured;
-use super::figures;
+use super::{figures, Measured};
 use crate::model::{metric, repeat, IntervalStats, RepeatRecord, ResultDocument};
 use crate::runner::RunOutcome;
 

@@ -144,7 +144,7 @@ fn queue<C: Connection>(
     let start = Instant::now();
     let values = client.state.values();
     let end = Instant::now();
-    shared.deferred.push(super::deferred::Request { tx, values, queued: end });
+    shared.deferred.push(super::deferred_queue::Request { tx, values, queued: end });
     crate::lock(rec).event(tx, end - intended, end - start, end);
     end - intended
 }
@@ -418,20 +418,4 @@ impl<C: Connection> Client<C> {
     async fn event(&mut self, tx: usize, rec: &Mutex<TickRecorder>, waited: Duration) -> Result<Finished, DbError> {
         self.state.event(&mut self.conn, &mut self.rng, tx, rec, waited).await
     }
-}
-
-/// Executes BEGIN or COMMIT (prepared `handle`, no parameters), timed and recorded as
-/// statement `id`; returns when it ended.
-pub(super) async fn timed_execute<C: Connection>(
-    conn: &mut C,
-    handle: usize,
-    id: usize,
-    rec: &Mutex<TickRecorder>,
-    waited: Duration,
-) -> Result<Instant, DbError> {
-    let t = Instant::now();
-    conn.execute(handle, &[]).await?;
-    let end = Instant::now();
-    crate::lock(rec).statement(id, end - t, waited, end);
-    Ok(end)
 }

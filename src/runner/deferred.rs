@@ -4,64 +4,10 @@
 //! from queued to committed as the transaction's deferred kind (`{name}_deferred`).
 
 use super::client::{self, Admitted, Client, ClientSpec, Job};
-use super::program::ClientValues;
 use super::Shared;
 use crate::db::Database;
 use crate::recorder::TickRecorder;
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
-/// A transaction a client queued.
-pub(super) struct Request {
-    pub tx: usize,
-    /// The client's values as it queued the request.
-    pub values: ClientValues,
-    pub queued: Instant,
-}
-
-/// The run's queue of deferred requests. Its waker works across the workers' runtimes.
-#[derive(Default)]
-pub(crate) struct DeferredQueue {
-    requests: Mutex<VecDeque<Request>>,
-    notify: tokio::sync::Notify,
-}
-
-impl DeferredQueue {
-    pub(super) fn push(&self, r: Request) {
-        crate::lock(&self.requests).push_back(r);
-        self.notify.notify_one();
-    }
-
-    /// Wakes the worker (the run stops).
-    pub(super) fn wake(&self) {
-        self.notify.notify_one();
-    }
-
-    /// Requests still queued: at the end of a run, never executed.
-    pub(super) fn len(&self) -> u64 {
-        crate::lock(&self.requests).len() as u64
-    }
-
-    /// The oldest request; `None` once the run stops (what is queued then stays queued).
-    async fn next(&self, shared: &Shared) -> Option<Request> {
-        loop {
-            if shared.stopping() {
-                return None;
-            }
-            if let Some(r) = crate::lock(&self.requests).pop_front() {
-                return Some(r);
-            }
-            // A push or a stop between the check and here left a permit: no wake is lost.
-            self.notify.notified().await;
-        }
-    }
-
-    /// Puts back a request taken but not executed (the run stopped at the warmup's end).
-    fn put_back(&self, r: Request) {
-        crate::lock(&self.requests).push_front(r);
-    }
-}
 
 /// The deferred worker: connects as client `id`, then executes queued requests in order
 /// until the run stops. Returns its connection still open, as a client does.

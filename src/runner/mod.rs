@@ -10,6 +10,7 @@ pub mod checks;
 mod client;
 pub mod cpu;
 mod deferred;
+mod deferred_queue;
 mod gate;
 pub mod limits;
 mod program;
@@ -132,7 +133,7 @@ pub(crate) struct Shared {
     /// Each client's measured events and their summed latency, added as clients end.
     per_client: Mutex<Vec<ClientTotals>>,
     /// Deferred transactions queued for the deferred worker.
-    deferred: deferred::DeferredQueue,
+    deferred: deferred_queue::DeferredQueue,
 }
 
 impl Shared {

@@ -223,7 +223,6 @@ impl ProgramState {
         rec: &Mutex<TickRecorder>,
         waited: Duration,
     ) -> Result<Finished, DbError> {
-        use super::client::timed_execute;
         let ProgramState { transactions, slots, row, at } = self;
         let t = &mut transactions[tx];
         t.draws.draw(rng, *at, slots);
@@ -457,6 +456,22 @@ impl Slot for Value {
             _ => 0,
         }
     }
+}
+
+/// Executes BEGIN or COMMIT (prepared `handle`, no parameters), timed and recorded as
+/// statement `id`; returns when it ended.
+async fn timed_execute<C: Connection>(
+    conn: &mut C,
+    handle: usize,
+    id: usize,
+    rec: &Mutex<TickRecorder>,
+    waited: Duration,
+) -> Result<Instant, DbError> {
+    let t = Instant::now();
+    conn.execute(handle, &[]).await?;
+    let end = Instant::now();
+    crate::lock(rec).statement(id, end - t, waited, end);
+    Ok(end)
 }
 
 #[cfg(test)]

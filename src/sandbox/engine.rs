@@ -1,8 +1,11 @@
 //! The seam between sandboxes and a database server: what it takes to create, start,
-//! replicate and promote one. One file per engine; [`ENGINES`] lists them.
+//! replicate and promote one, and what every engine's file shares. One file per engine;
+//! engines.rs lists them.
 
+use super::patroni_settings::Settings as PatroniSettings;
+use super::process::Status;
 use super::process::{self, OsUser, Signal};
-use super::{galera, mariadb, patroni, postgres, Node, Sandbox, SandboxError, START_DEADLINE};
+use super::{Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,7 +29,7 @@ pub trait Engine: Sync {
         None
     }
     /// What the manager records in sandbox.json, from the sandbox's first port.
-    fn manager_settings(&self, first_port: u16) -> Option<patroni::Settings> {
+    fn manager_settings(&self, first_port: u16) -> Option<PatroniSettings> {
         let _ = first_port;
         None
     }
@@ -119,31 +122,11 @@ pub trait Engine: Sync {
     fn answers(&self, node: &Node) -> Result<(), DbError>;
 }
 
-/// Every engine sandboxes know (a manager's is the engine it manages).
-pub const ENGINES: [&dyn Engine; 4] = [&mariadb::MariaDb, &postgres::Postgres, &galera::Galera, &patroni::Patroni];
-
-/// The engine `--engine` names, run by `--manager` when given.
-pub fn engine_managed(name: &str, manager: Option<&str>) -> Result<&'static dyn Engine, SandboxError> {
-    let named = |e: &&dyn Engine| e.name() == name || e.aliases().contains(&name);
-    let found = ENGINES.iter().copied().filter(named).find(|e| e.manager() == manager);
-    found.ok_or_else(|| match manager {
-        Some(m) if ENGINES.iter().any(named) => SandboxError::UnknownManager { manager: m.into(), engine: name.into() },
-        _ => {
-            let mut names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
-            names.dedup();
-            SandboxError::UnknownEngine(name.into(), names.join(" or "))
-        }
-    })
-}
-
-/// The engine `--engine` or sandbox.json names, without a manager.
-pub fn engine(name: &str) -> Result<&'static dyn Engine, SandboxError> {
-    engine_managed(name, None)
-}
-
-/// The engine that runs sandbox `sb`'s nodes.
-pub fn of(sb: &Sandbox) -> Result<&'static dyn Engine, SandboxError> {
-    engine_managed(&sb.engine, sb.patroni.as_ref().map(|_| "patroni"))
+/// The server's pid (from its pid file) and state.
+pub fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, Status) {
+    let pid = process::read_pid(&engine.pid_file(node));
+    let status = process::status(pid, engine.process_name(), &engine.process_dir(node));
+    (pid.filter(|_| status != Status::Stopped), status)
 }
 
 /// `name` in PATH or the usual system directories (sbin is often not in a user's PATH).

@@ -74,10 +74,7 @@ impl Galera {
 
     /// Another node of the sandbox runs: this one joins it rather than bootstrapping.
     fn cluster_runs(&self, sb: &Sandbox, node: &Node) -> bool {
-        sb.nodes
-            .iter()
-            .filter(|n| n.name != node.name)
-            .any(|n| super::lifecycle::process_of(self, n).1 == Status::Running)
+        sb.nodes.iter().filter(|n| n.name != node.name).any(|n| super::engine::process_of(self, n).1 == Status::Running)
     }
 
     /// A node that bootstraps after a crash of the whole cluster must be marked safe to.

@@ -1,63 +1,20 @@
 //! The commands on an existing sandbox: ls, kill, start, promote, down.
 
-use super::engine::{self, on, Engine};
+use super::engine::{on, process_of, Engine};
+use super::engines;
+use super::lines::{live_line, NodeLine};
 use super::process::{self, Signal, Status};
 use super::{home, names, verify, Node, Role, Sandbox, SandboxError, START_DEADLINE, STOP_DEADLINE};
 use std::time::Duration;
 
-/// One node as `sandbox ls` shows it.
-#[derive(Clone, Debug)]
-pub struct NodeLine {
-    pub sandbox: String,
-    pub engine: String,
-    pub node: String,
-    /// Read from the server when it runs, else as fairbench last recorded it.
-    pub role: String,
-    pub url: String,
-    pub pid: Option<i32>,
-    pub status: Status,
-}
-
 fn loaded(name: &str) -> Result<(Sandbox, &'static dyn Engine), SandboxError> {
     let sb = Sandbox::load(&home()?, name)?;
-    let engine = engine::of(&sb)?;
+    let engine = engines::of(&sb)?;
     Ok((sb, engine))
-}
-
-/// The server's pid (from its pid file) and state.
-pub(crate) fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, Status) {
-    let pid = process::read_pid(&engine.pid_file(node));
-    let status = process::status(pid, engine.process_name(), &engine.process_dir(node));
-    (pid.filter(|_| status != Status::Stopped), status)
 }
 
 fn send(engine: &dyn Engine, node: &Node, pid: i32, signal: Signal) -> Result<(), SandboxError> {
     engine.signal(node, pid, signal)
-}
-
-/// The node with its recorded role.
-pub(crate) fn recorded_line(engine: &dyn Engine, sb: &Sandbox, node: &Node) -> NodeLine {
-    let (pid, status) = process_of(engine, node);
-    NodeLine {
-        sandbox: sb.name.clone(),
-        engine: sb.engine.clone(),
-        node: node.name.clone(),
-        role: node.role.name().into(),
-        url: engine.url(&node.host, node.port),
-        pid,
-        status,
-    }
-}
-
-/// The node with its role as the running server says.
-fn live_line(engine: &dyn Engine, sb: &Sandbox, node: &Node) -> NodeLine {
-    let mut line = recorded_line(engine, sb, node);
-    if line.status == Status::Running {
-        if let Ok(role) = engine.role(node) {
-            line.role = role.into();
-        }
-    }
-    line
 }
 
 /// Every node of sandbox `name`, or of every sandbox.
@@ -113,7 +70,7 @@ pub fn start(name: &str, nodes: &[String], note: &mut dyn FnMut(String)) -> Resu
             (_, Status::Running) => note(format!("{} is running already", node.name)),
             (Some(pid), Status::Paused) => {
                 send(engine, node, pid, Signal::Cont)?;
-                engine::await_answer(engine, node, None)?;
+                super::engine::await_answer(engine, node, None)?;
                 note(format!("{} resumed (SIGCONT to pid {pid})", node.name));
             }
             _ => {

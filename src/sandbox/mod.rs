@@ -8,17 +8,20 @@
 //! from their pid files and /proc, their role from the servers themselves.
 //!
 //! One file per database ([`mariadb`], [`postgres`]) behind [`Engine`]; a new engine is one
-//! new file plus a line in [`engine::ENGINES`].
+//! new file plus a line in [`engines::ENGINES`].
 
 mod engine;
+mod engines;
 mod etcd;
 mod exec;
 pub mod fault;
 mod galera;
 mod http;
 mod lifecycle;
+mod lines;
 mod mariadb;
 pub mod patroni;
+mod patroni_settings;
 pub mod patronictl;
 mod ports;
 mod postgres;
@@ -29,8 +32,10 @@ mod sql;
 mod up;
 mod verify;
 
-pub use engine::{engine, engine_managed, Engine};
-pub use lifecycle::{down, kill, ls, promote, start, NodeLine};
+pub use engine::Engine;
+pub use engines::{engine, engine_managed};
+pub use lifecycle::{down, kill, ls, promote, start};
+pub use lines::NodeLine;
 pub use mariadb::check_log_bin;
 pub use process::{Signal, Status};
 pub use up::{parse_settings, up, UpOptions};
@@ -158,7 +163,7 @@ pub struct Sandbox {
     pub proxy: Option<proxy::Proxy>,
     /// Patroni's ports and timings (`up --manager patroni`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patroni: Option<patroni::Settings>,
+    pub patroni: Option<patroni_settings::Settings>,
 }
 
 /// `$FAIRBENCH_SANDBOX_HOME`, else `$HOME/.fairbench/sandboxes`; absolute (servers run in

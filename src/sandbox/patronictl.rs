@@ -1,7 +1,8 @@
 //! Patroni's two ways of moving the leader: a planned switchover and a manual failover
 //! through `patronictl`, each waited for until the new leader takes writes.
 
-use super::engine::{self, on};
+use super::engine::on;
+use super::engines;
 use super::patroni::{binary, config_path, leader};
 use super::{home, process, Sandbox, SandboxError, START_DEADLINE};
 use std::time::Instant;
@@ -46,7 +47,7 @@ fn change(sandbox: &str, candidate: &str, action: &str) -> Result<String, Sandbo
 /// Waits until Patroni names `candidate` the leader and a write on it succeeds.
 fn await_leader(sb: &Sandbox, candidate: &str) -> Result<(), SandboxError> {
     let node = sb.node(candidate)?;
-    let engine = engine::of(sb)?;
+    let engine = engines::of(sb)?;
     let token = format!("{candidate}-leads-{}", std::process::id());
     let leads = process::wait_until_fine(START_DEADLINE, || -> Result<_, SandboxError> {
         Ok(match leader(sb)? {

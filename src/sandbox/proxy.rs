@@ -6,7 +6,7 @@
 //! while the old primary is down, and back to the old one when it returns.
 
 use super::engine::{find_binary, Engine};
-use super::lifecycle::NodeLine;
+use super::lines::NodeLine;
 use super::process::{self, Status};
 use super::{Role, Sandbox, SandboxError};
 use std::fmt::Write;

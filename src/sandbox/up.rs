@@ -1,8 +1,10 @@
 //! `sandbox up`: a primary and its replicas created, started, replicating (verified), and a
 //! `fairbench` database on the primary.
 
-use super::engine::{self, on, Engine};
-use super::lifecycle::{self, NodeLine};
+use super::engine::{on, Engine};
+use super::engines;
+use super::lifecycle;
+use super::lines::{recorded_line, NodeLine};
 use super::process;
 use super::{check_name, home, names, ports, verify, Node, Role, Sandbox, SandboxError};
 use std::collections::BTreeMap;
@@ -36,7 +38,7 @@ const MAX_SOCKET_PATH: usize = 107;
 /// the files kept for inspection (or removed: `keep_failed`).
 pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine>, SandboxError> {
     check_name(&opts.name)?;
-    let engine = engine::engine_managed(&opts.engine, opts.manager.as_deref())?;
+    let engine = engines::engine_managed(&opts.engine, opts.manager.as_deref())?;
     let settings = parse_settings(&opts.settings)?;
     super::mariadb::check_log_bin(engine.name(), opts.replicas, &opts.settings)?;
     if opts.replicas > MAX_REPLICAS {
@@ -104,7 +106,7 @@ pub fn up(opts: &UpOptions, note: &mut dyn FnMut(String)) -> Result<Vec<NodeLine
         };
         return Err(SandboxError::Failed(format!("{e} (servers stopped, {files})")));
     }
-    let nodes = sb.nodes.iter().map(|n| lifecycle::recorded_line(engine, &sb, n));
+    let nodes = sb.nodes.iter().map(|n| recorded_line(engine, &sb, n));
     Ok(nodes.chain(super::proxy::lines(&sb, engine)).collect())
 }
 

@@ -4,22 +4,14 @@
 //! check supports it, refuted when any refutes it, otherwise inconclusive; a cell without a
 //! result makes its check inconclusive, never silently absent.
 
+pub use super::cell_result::CellResult;
+
+use super::cell_result::missing;
 use crate::compare::{self, Input, Subject};
 use crate::model::comparison::Verdict;
 use crate::model::criterion::Bound;
 use crate::model::study::{ClaimCheck, ClaimDefinition, StudyCell, StudyClaim};
 use crate::model::{Criterion, ResultDocument, Severity};
-
-/// What a cell has to be judged on.
-pub struct CellResult<'a> {
-    /// Its completed repeats as one result (none: no run completed).
-    pub doc: Option<&'a ResultDocument>,
-    /// Runs that did not complete, and why: `2 of 3 runs failed: ...`.
-    pub trouble: Option<String>,
-    /// A probe cell's completed runs, each its own result with its repeat (a probe's
-    /// figures are one per run, not merged).
-    pub runs: &'a [(u32, ResultDocument)],
-}
 
 /// Every claim of the file on `cells` (in the plan's order) and their results.
 pub fn judge(specs: &[ClaimDefinition], cells: &[StudyCell], results: &[CellResult]) -> Vec<StudyClaim> {
@@ -90,15 +82,6 @@ fn overall(checks: &[ClaimCheck]) -> (Verdict, String) {
         (_, 0, 0) => (Verdict::Supported, format!("supported by all {n} of its checks")),
         (_, 0, _) => (Verdict::Inconclusive, format!("{open} of its {n} checks are inconclusive, none refutes it")),
         _ => (Verdict::Refuted, format!("refuted by {no} of its {n} checks")),
-    }
-}
-
-/// A cell that cannot be judged: no result, or only some of its runs.
-pub(super) fn missing(cell: &StudyCell, r: &CellResult) -> Option<String> {
-    match (r.doc, &r.trouble) {
-        (None, Some(why)) => Some(format!("cell {} has no completed run: {why}", cell.id)),
-        (None, None) => Some(format!("cell {} has not run yet", cell.id)),
-        _ => None,
     }
 }
 

@@ -3,6 +3,7 @@
 //! (cells and the order of their runs), resuming against what a directory already holds,
 //! and the claims judged on the cells' results.
 
+pub mod cell_result;
 pub mod check;
 pub mod claims;
 pub mod cliff;

@@ -5,7 +5,7 @@
 //! below (an outage still open, a heartbeat never seen) refutes it when the bound already
 //! does, else leaves it open.
 
-use super::claims::CellResult;
+use super::cell_result::{missing, CellResult};
 use crate::model::comparison::Verdict;
 use crate::model::criterion::{Bound, Op};
 use crate::model::ha_figure::{HaFigure, HaValue};
@@ -100,9 +100,7 @@ pub fn check(c: &Criterion, figure: HaFigure, cell: &StudyCell, r: &CellResult) 
             (Verdict::Refuted, format!("broken in {} of {} runs: {}", broke.len(), r.runs.len(), broke.join("; ")))
         }
         (true, true, n) if n > 0 => (Verdict::Supported, format!("holds in every run ({})", said.join("; "))),
-        (true, true, _) => {
-            (Verdict::Inconclusive, super::claims::missing(cell, r).unwrap_or_else(|| "no run completed".into()))
-        }
+        (true, true, _) => (Verdict::Inconclusive, missing(cell, r).unwrap_or_else(|| "no run completed".into())),
         (true, false, _) => {
             (Verdict::Inconclusive, format!("not judged in {} run(s): {}", open.len(), open.join("; ")))
         }

@@ -4,7 +4,7 @@
 //! lowest, highest and last points in time order (min/max decimation): every spike and every
 //! dip survives, and the line passes through the same extremes as the full one.
 
-use super::data::{Chart, Series};
+use super::chart::{Chart, Series};
 use serde_json::Value;
 
 /// Buckets per time axis (about one per pixel column of a wide chart).

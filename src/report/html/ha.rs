@@ -1,7 +1,7 @@
 //! A high-availability probe on the single-result page: the nodes, the outages and lost
 //! writes, each replica's lag; charts of every attempt and of lag per second.
 
-use super::data::{sig, Axis, Chart, Mark, Series};
+use super::chart::{sig, Axis, Chart, Mark, Series};
 use super::{esc, table, Cell};
 use crate::model::fault::FaultRecord;
 use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, Outcome};

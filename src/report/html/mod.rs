@@ -4,6 +4,7 @@
 //! Every text that comes from a result goes through [`escape::html`]; the chart data through
 //! [`escape::script_json`]. Documented in docs/report.md.
 
+mod chart;
 mod data;
 mod decimate;
 mod escape;
@@ -23,7 +24,8 @@ pub use tpcc::section as tpcc_section;
 use crate::model::comparison::Comparison;
 use crate::model::sweep::SweepDocument;
 use crate::model::{Finding, ResultDocument};
-use data::{Chart, PageData};
+use chart::Chart;
+use data::PageData;
 use escape::html as esc;
 use std::fmt::Write;
 

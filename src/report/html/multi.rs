@@ -2,7 +2,8 @@
 //! timelines and percentile curves) and a sweep (throughput and p99 against client counts
 //! and against data size).
 
-use super::data::{fit_time_axes, percentile_chart, seconds, sig, times, warmup_ranges, Axis, Chart, Mark, Series};
+use super::chart::{sig, Axis, Chart, Mark, Series};
+use super::data::{fit_time_axes, percentile_chart, seconds, times, warmup_ranges};
 use crate::model::comparison::{Comparison, Significance};
 use crate::model::sweep::SweepDocument;
 use crate::model::{ClassStats, IntervalStats, ResultDocument};

@@ -2,7 +2,7 @@
 //! and unit (I/O reads and writes per second, redo bytes per second, checkpoint age in
 //! bytes...), each figure its driver follows a line.
 
-use super::data::{sig, Axis, Series};
+use super::chart::{sig, Axis, Series};
 use crate::model::{IntervalStats, ResultDocument, SampledFigure};
 use serde_json::Value;
 

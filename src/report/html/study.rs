@@ -3,7 +3,7 @@
 //! per target (dashed: the 95% interval's ends); the cost table; every cell; the runs that
 //! did not complete.
 
-use super::data::{sig, Axis, Chart, Mark, Series};
+use super::chart::{sig, Axis, Chart, Mark, Series};
 use super::escape::html as esc;
 use super::{figures, table, Cell};
 use crate::model::comparison::Estimate;

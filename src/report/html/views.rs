@@ -1,7 +1,8 @@
 //! The three pages: one result, a comparison, a sweep. Each returns its title, its body and
 //! its charts (drawn into the body's figures by report.js).
 
-use super::data::{self, Chart};
+use super::chart::Chart;
+use super::data;
 use super::escape::html as esc;
 use super::multi::{self, reading};
 use super::single::{self, bytes, loop_model, ms3, rate};

@@ -1,26 +1,12 @@
 //! Compiling a workload file's spec for one database: tables, transactions, statements
 //! and checks, with every name checked and every error located in the file.
 
+use super::errors::Errors;
 use super::resolve::{generator, number, substitute};
 use super::*;
 use crate::model::{ColumnDef, ColumnType};
-use crate::workload::spec::{line_col, CheckExpect, KeepSpec, Number, Spec, SpecError, SqlTexts, TableSpec};
+use crate::workload::spec::{CheckExpect, KeepSpec, Number, Spec, SqlTexts, TableSpec};
 use toml::Spanned;
-
-/// Errors, each `file:line:col: message`, collected over the whole file.
-pub(super) struct Errors<'a> {
-    pub(super) file: &'a str,
-    pub(super) text: &'a str,
-    pub(super) list: Vec<String>,
-}
-
-impl Errors<'_> {
-    pub(super) fn at<T>(&mut self, spanned: &Spanned<T>, message: impl std::fmt::Display) {
-        let (line, column) = line_col(self.text, spanned.span().start);
-        let what = message.to_string();
-        self.list.push(SpecError { file: self.file.to_string(), line, column, what }.to_string());
-    }
-}
 
 /// `value` given on the command line as `--set name=value`: an integer, a float or text.
 pub fn scalar_from_text(value: &str) -> Scalar {

@@ -3,6 +3,7 @@
 //! used. The whole file validates before anything runs, and nothing is parsed per event.
 
 mod compile;
+mod errors;
 mod resolve;
 mod rows;
 mod sql;

@@ -1,7 +1,7 @@
 //! What compiling resolves: `{param}`s in numbers and SQL, generators with their bounds,
 //! the steps `repeat` makes, and the names known at a point (for messages).
 
-use super::compile::Errors;
+use super::errors::Errors;
 use super::*;
 use crate::workload::spec::{Number, Repeat, StatementSpec};
 use std::ops::Range;
