@@ -224,7 +224,8 @@ fn failover_cmd<D: Database>(
     let endpoints = &endpoints;
     let urls = &endpoints.urls;
     let targets = targets_of(dbs, endpoints);
-    let nodes = rt.block_on(describe_all(&targets.dbs, &endpoints.names, &targets.urls, common.attempt_timeout));
+    let nodes =
+        rt.block_on(session::describe_all(&targets.dbs, &endpoints.names, &targets.urls, common.attempt_timeout));
     rt.block_on(failover::setup(&targets, common.attempt_timeout))?;
     let mut opts = failover::FailoverOptions {
         rate: common.rate,
@@ -344,7 +345,7 @@ fn lag_cmd<D: Database>(
     let names: Vec<String> =
         std::iter::once("primary".to_string()).chain((1..urls.len()).map(|i| format!("replica{i}"))).collect();
     let rt = crate::local_runtime();
-    let nodes = rt.block_on(describe_all(&dbs, &names, &redacted, common.attempt_timeout));
+    let nodes = rt.block_on(session::describe_all(&dbs, &names, &redacted, common.attempt_timeout));
     let replicas: Vec<(Arc<D>, String)> = dbs[1..].iter().cloned().zip(redacted[1..].iter().cloned()).collect();
     rt.block_on(lag::setup(&*dbs[0], &replicas, common.attempt_timeout))?;
     let mut opts = lag::LagOptions {
@@ -393,19 +394,6 @@ fn lag_cmd<D: Database>(
         Some(r) => finish_recorded(r, (clock, end), faults, common, |_| Ok(ha)),
         None => with_workload(ha, faults, workload, common),
     }
-}
-
-async fn describe_all<D: Database>(
-    dbs: &[Arc<D>],
-    names: &[String],
-    urls: &[String],
-    timeout: Duration,
-) -> Vec<crate::model::ha::NodeRecord> {
-    let mut out = Vec::new();
-    for ((db, name), url) in dbs.iter().zip(names).zip(urls) {
-        out.push(probe::describe(&**db, name, url.clone(), timeout.max(Duration::from_secs(5))).await);
-    }
-    out
 }
 
 /// Without a workload: --time. With one: until the workload ends (a day at most).

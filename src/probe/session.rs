@@ -294,3 +294,17 @@ impl Recording {
         Ok((doc, error))
     }
 }
+
+/// Every node as it describes itself when the probe starts (one that does not answer: said so).
+pub async fn describe_all<D: crate::db::Database>(
+    dbs: &[std::sync::Arc<D>],
+    names: &[String],
+    urls: &[String],
+    timeout: Duration,
+) -> Vec<crate::model::ha::NodeRecord> {
+    let mut out = Vec::new();
+    for ((db, name), url) in dbs.iter().zip(names).zip(urls) {
+        out.push(super::describe(&**db, name, url.clone(), timeout.max(Duration::from_secs(5))).await);
+    }
+    out
+}
