@@ -23,8 +23,10 @@
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
-//! - [`probe`] -> db, model, recorder, runner, stats. High-availability probes: a writer through a
-//!   failover (every attempt recorded) and replica lag from heartbeats.
+//! - [`probe`] -> audit, collector, conditions, db, model, recorder, result, runner, stats, timeline.
+//!   High-availability probes: a writer through a failover (every attempt recorded) and replica
+//!   lag from heartbeats; without a workload, a probe streams its record as a run does and its
+//!   result is `result::build` of it.
 //! - [`shard`] -> db, model, plan, probe, runner. Runs split over client hosts: the barrier in
 //!   the target database, clock offsets, each shard's record of its start.
 //! - [`result`] -> collector, model, plan, recorder, runner, stats, workload. `build(record)`:

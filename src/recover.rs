@@ -1,6 +1,6 @@
 //! `fairbench recover`: a run that never wrote its result (killed, out of memory, a lost
 //! session, a power cut) left its start document (status `running`) and its record up to
-//! the last entry that closed. The result is built from that record as any result is
+//! the last entry that closed (a probe: and its ledger up to its last line). The result is built from that record as any result is
 //! (`result::build`): every closed entry's figures, per statement and per class, exact;
 //! status `incomplete`. What only the run's end reads (server counters after, the tables at
 //! the end, peak memory, per-client fairness) stays missing.
@@ -37,6 +37,8 @@ pub struct Recovered {
     /// Intervals in the intervals file after the record's last entry, and their seconds:
     /// their counts never reached the record, so the result leaves them out.
     pub unrecorded: (usize, f64),
+    /// A probe's ledger as its record holds it (empty for a run).
+    pub ledger: Vec<crate::model::ha_ledger::HaLine>,
 }
 
 /// Rebuilds the result whose start document `started` was read from `path`.
@@ -58,7 +60,8 @@ pub fn recover(started: ResultDocument, path: &Path) -> Result<Recovered, Recove
     let covered_s: f64 =
         phases.iter().filter_map(|p| p.entries.last()).map(|e| e.stats.from_s + e.stats.duration_s).sum();
     let unrecorded = after(&paths_for(path)[0], covered_s)?;
-    Ok(Recovered { doc, record: record_path, entries, torn: read.torn, unrecorded })
+    let ledger = read.record.ha;
+    Ok(Recovered { doc, record: record_path, entries, torn: read.torn, unrecorded, ledger })
 }
 
 /// Intervals in the intervals file that end after `covered_s`, and their seconds.

@@ -6,20 +6,18 @@ use super::run::{default_out, measure_run, save_and_print};
 use super::{connect_options, Error};
 use crate::cli::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 use crate::db::follow::FollowPrimary;
-use crate::db::{Connection as _, Database, TargetUrl};
+use crate::db::{Database, TargetUrl};
 use crate::model::ha::HaRecord;
-use crate::model::{ResultDocument, RunStatus, StatementMode, TargetRecord};
-use crate::model::{RunRequest, TargetRequest};
+use crate::model::{ResultDocument, RunRequest, TargetRequest};
 use crate::plan::ConfigError;
-use crate::probe::{self, failover, lag, Clock, ProbeError};
+use crate::probe::{self, failover, lag, session, Clock, ProbeError};
 use crate::report::Report as _;
-use crate::result::probe::ProbeRun;
 use crate::runner::signal;
 use crate::{audit, sandbox, with_database};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant};
 
 pub(super) fn probe_cmd(args: &ProbeArgs) -> Result<ExitCode, Error> {
     match &args.probe {
@@ -95,12 +93,24 @@ fn check_with(common: &ProbeCommon) -> Result<(), Error> {
 /// replaced.
 fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     let mut doc = super::read_result(&a.result)?;
+    look_again(&mut doc, a)?;
+    doc.audit = audit::audit(&doc);
+    doc.write(&a.result)?;
+    print!("\n{}", crate::report::findings("Audit", &doc.audit));
+    super::say(format_args!("Result updated: {}", a.result.display()));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The rows of the failover probe in `doc` looked up on every node (or those `a` names), the
+/// final primary judged anew: its checks and verification replaced and printed.
+pub(super) fn look_again(doc: &mut ResultDocument, a: &VerifyArgs) -> Result<(), Error> {
     let not_failover = || ConfigError(format!("{} holds no failover probe (ha.failover)", a.result.display()));
     let ha = doc.ha.clone().ok_or_else(not_failover)?;
     let failover = ha.failover.as_ref().ok_or_else(not_failover)?;
     let raw: Vec<String> = match a.targets.is_empty() {
         false => a.targets.clone(),
-        true => ha.nodes.iter().map(|n| n.url.clone()).collect(),
+        // A redacted password is none: --password-file or FAIRBENCH_PASSWORD gives it.
+        true => ha.nodes.iter().map(|n| n.url.replacen(":***@", "@", 1)).collect(),
     };
     let urls = super::nodes_of_one_kind(&raw, a.password_file.as_deref())?;
     if urls.is_empty() {
@@ -130,11 +140,7 @@ fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
         crate::report::ha::verification(&mut text, f);
         print!("{text}");
     }
-    doc.audit = audit::audit(&doc);
-    doc.write(&a.result)?;
-    print!("\n{}", crate::report::findings("Audit", &doc.audit));
-    super::say(format_args!("Result updated: {}", a.result.display()));
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Every endpoint looked up (the first opened as `first`).
@@ -212,45 +218,62 @@ fn failover_cmd<D: Database>(
     let endpoints = &endpoints;
     let urls = &endpoints.urls;
     let targets = targets_of(dbs, endpoints);
-    let nodes = rt.block_on(describe_all(&targets.dbs, &endpoints.names, &targets.urls, common.attempt_timeout));
+    let nodes =
+        rt.block_on(session::describe_all(&targets.dbs, &endpoints.names, &targets.urls, common.attempt_timeout));
     rt.block_on(failover::setup(&targets, common.attempt_timeout))?;
-    let opts = failover::FailoverOptions {
+    let mut opts = failover::FailoverOptions {
         rate: common.rate,
         duration: probe_duration(common),
         attempt_timeout: common.attempt_timeout,
         role_poll: Duration::from_secs_f64(a.role_poll_ms / 1000.0),
         settle_timeout: a.settle_timeout,
         run_id: probe::run_id(),
+        events: None,
     };
     say_start(&opts, &targets, a.role_poll_ms);
+    let own = ("probe.write", failover::insert_sql(&*targets.dbs[0]));
+    let before = before_start(common, &*targets.dbs[0], &urls[0]);
     let clock = Clock::now();
+    let ha = session::ha_record("failover", clock.started_at, nodes, common.with.clone());
+    let mut recording = recording(common, before, own, ha.clone(), clock)?;
+    if let Some(r) = &mut recording {
+        r.streamer.line(session::failover_plan(&opts));
+        opts.events = r.sender.take();
+    }
     let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let targets = Arc::new(targets);
     let (writer_targets, writer_opts) = (targets.clone(), opts.clone());
+    opts.events = None;
     // The workload follows the primary over the targets, as the probe's writer does.
     let writers = targets.writers;
     let load_db = Arc::new(FollowPrimary::new(targets.dbs[..writers].to_vec(), targets.urls[..writers].to_vec()));
-    let (written, workload) = alongside(common, &load_db, (&urls[..writers], &a.targets[0]), move |stop| {
+    let ran = alongside(common, &load_db, (&urls[..writers], &a.targets[0]), recording.as_mut(), move |stop| {
         crate::local_runtime().block_on(failover::write(&writer_targets, &writer_opts, clock, &*stop))
-    })?;
-    let end_us = clock.elapsed_us();
+    });
+    let (written, workload) = ran?;
+    let end = Instant::now();
     let faults = performer.map(sandbox::fault::Performer::finish);
-    let mut record = probe::verdict::record(written.attempts, written.roles, &opts, end_us, written.timing);
-    let lookup_timeout = common.attempt_timeout.max(Duration::from_secs(5));
-    let checked =
-        rt.block_on(probe::check::all(&targets, &record.attempts, opts.run_id, lookup_timeout, opts.settle_timeout));
-    probe::check::apply(&mut record, checked);
-    probe::servers::name(&mut record, &endpoint_names(endpoints, &targets));
-    let own = OwnWrites {
-        statement: "probe.write",
-        sql: failover::insert_sql(&*targets.dbs[0]),
-        latencies: acknowledged_latencies(&record.attempts),
-        errors: record.outcomes.iter().filter(|(k, _)| *k != "acknowledged").map(|(k, v)| (k.clone(), *v)).collect(),
-        started_at: clock.started_at,
-        pacer: written.pacer,
+    let judge = |attempts_and_roles: Option<session::Ledger>| {
+        let verdict = match attempts_and_roles {
+            Some(ledger) => ledger.verdict(Some(clock.us(end)), written.timing.clone()),
+            None => probe::verdict::record(written.attempts, written.roles, &opts, clock.us(end), written.timing),
+        };
+        let mut record = verdict;
+        let lookup_timeout = common.attempt_timeout.max(Duration::from_secs(5));
+        let run_id = opts.run_id;
+        let checked =
+            rt.block_on(probe::check::all(&targets, &record.attempts, run_id, lookup_timeout, opts.settle_timeout));
+        probe::check::apply(&mut record, checked);
+        probe::servers::name(&mut record, &endpoint_names(endpoints, &targets));
+        HaRecord { duration_s: clock.us(end) as f64 / 1e6, failover: Some(record), ..ha }
     };
-    let ha = ha_record("failover", clock, end_us, nodes, common, Some(record), None);
-    finish(ha, faults, workload, common, (&*targets.dbs[0], &urls[0]), own)
+    match recording {
+        // The verdict on the ledger read back from the record.
+        Some(r) => finish_recorded(r, (clock, end), faults, common, |record| {
+            Ok(judge(Some(session::Ledger::of(record).ok_or(ProbeError::NoLedger)?)))
+        }),
+        None => with_workload(judge(None), faults, workload, common),
+    }
 }
 
 /// `dbs` with the nodes the cluster names (each endpoint's own list, Patroni's members)
@@ -304,14 +327,6 @@ fn say_start<D>(opts: &failover::FailoverOptions, targets: &failover::Targets<D>
     ));
 }
 
-fn acknowledged_latencies(attempts: &[crate::model::ha::Attempt]) -> crate::stats::LatencyHistogram {
-    let mut h = crate::stats::LatencyHistogram::new();
-    for a in attempts.iter().filter(|a| a.outcome == crate::model::ha::Outcome::Acknowledged) {
-        h.record_ns(a.took_us * 1000);
-    }
-    h
-}
-
 fn lag_cmd<D: Database>(
     db: Arc<D>,
     urls: &[TargetUrl],
@@ -324,16 +339,17 @@ fn lag_cmd<D: Database>(
     let names: Vec<String> =
         std::iter::once("primary".to_string()).chain((1..urls.len()).map(|i| format!("replica{i}"))).collect();
     let rt = crate::local_runtime();
-    let nodes = rt.block_on(describe_all(&dbs, &names, &redacted, common.attempt_timeout));
+    let nodes = rt.block_on(session::describe_all(&dbs, &names, &redacted, common.attempt_timeout));
     let replicas: Vec<(Arc<D>, String)> = dbs[1..].iter().cloned().zip(redacted[1..].iter().cloned()).collect();
     rt.block_on(lag::setup(&*dbs[0], &replicas, common.attempt_timeout))?;
-    let opts = lag::LagOptions {
+    let mut opts = lag::LagOptions {
         rate: common.rate,
         duration: probe_duration(common),
         poll: Duration::from_secs_f64(a.poll_ms / 1000.0),
         drain: a.drain,
         timeout: common.attempt_timeout,
         run_id: probe::run_id(),
+        events: None,
     };
     super::say(format_args!(
         "probe lag: a heartbeat every {:.1} ms on {}, each replica read every {} ms, run id {}",
@@ -342,15 +358,24 @@ fn lag_cmd<D: Database>(
         a.poll_ms,
         opts.run_id
     ));
+    let before = before_start(common, &*dbs[0], &urls[0]);
     let clock = Clock::now();
+    let ha = session::ha_record("lag", clock.started_at, nodes, common.with.clone());
+    let mut recording = recording(common, before, ("probe.heartbeat", lag::INSERT.into()), ha.clone(), clock)?;
+    if let Some(r) = &mut recording {
+        r.streamer.line(session::lag_plan(&opts));
+        opts.events = r.sender.take();
+    }
     let performer = faults.map(|s| sandbox::fault::perform(s, clock.start)).transpose()?;
     let (primary, readers, lag_opts) = (dbs[0].clone(), dbs[1..].to_vec(), opts.clone());
+    opts.events = None;
     let load_db = Arc::new(FollowPrimary::new(dbs[..1].to_vec(), redacted[..1].to_vec()));
-    let ((written, seen), workload) = alongside(common, &load_db, (&urls[..1], &a.primary), move |stop| {
+    let ran = alongside(common, &load_db, (&urls[..1], &a.primary), recording.as_mut(), move |stop| {
         let stop: std::rc::Rc<dyn Fn() -> bool> = std::rc::Rc::new(move || stop());
         crate::local_runtime().block_on(lag::run(primary, readers, &lag_opts, clock, stop))
-    })?;
-    let end_us = clock.elapsed_us();
+    });
+    let ((written, seen), workload) = ran?;
+    let end = Instant::now();
     let faults = performer.map(sandbox::fault::Performer::finish);
     let replicas = seen
         .iter()
@@ -358,29 +383,11 @@ fn lag_cmd<D: Database>(
         .map(|(s, url)| lag::replica_record(url.clone(), &lag::lags(&written, s), s, &opts))
         .collect();
     let record = lag::record(&written, replicas, &opts);
-    let ha = ha_record("lag", clock, end_us, nodes, common, None, Some(record));
-    let own = OwnWrites {
-        statement: "probe.heartbeat",
-        sql: lag::INSERT.into(),
-        latencies: written.latencies,
-        errors: written.errors,
-        started_at: clock.started_at,
-        pacer: written.pacer,
-    };
-    finish(ha, faults, workload, common, (&*dbs[0], &urls[0]), own)
-}
-
-async fn describe_all<D: Database>(
-    dbs: &[Arc<D>],
-    names: &[String],
-    urls: &[String],
-    timeout: Duration,
-) -> Vec<crate::model::ha::NodeRecord> {
-    let mut out = Vec::new();
-    for ((db, name), url) in dbs.iter().zip(names).zip(urls) {
-        out.push(probe::describe(&**db, name, url.clone(), timeout.max(Duration::from_secs(5))).await);
+    let ha = HaRecord { duration_s: clock.us(end) as f64 / 1e6, lag: Some(record), ..ha };
+    match recording {
+        Some(r) => finish_recorded(r, (clock, end), faults, common, |_| Ok(ha)),
+        None => with_workload(ha, faults, workload, common),
     }
-    out
 }
 
 /// Without a workload: --time. With one: until the workload ends (a day at most).
@@ -388,26 +395,6 @@ fn probe_duration(common: &ProbeCommon) -> Duration {
     match common.with {
         Some(_) => Duration::from_secs(86_400),
         None => common.time,
-    }
-}
-
-fn ha_record(
-    probe: &str,
-    clock: Clock,
-    end_us: u64,
-    nodes: Vec<crate::model::ha::NodeRecord>,
-    common: &ProbeCommon,
-    failover: Option<crate::model::ha::FailoverRecord>,
-    lag: Option<crate::model::ha::LagRecord>,
-) -> HaRecord {
-    HaRecord {
-        probe: probe.into(),
-        started_at: crate::model::rfc3339(clock.started_at),
-        duration_s: end_us as f64 / 1e6,
-        load: common.with.clone(),
-        nodes,
-        failover,
-        lag,
     }
 }
 
@@ -421,6 +408,7 @@ fn alongside<D: Database, T: Send + 'static>(
     common: &ProbeCommon,
     db: &Arc<D>,
     (urls, raw_url): (&[TargetUrl], &str),
+    recording: Option<&mut session::Recording>,
     probe: impl FnOnce(Arc<dyn Fn() -> bool + Send + Sync>) -> T + Send + 'static,
 ) -> Result<(T, Workload), Error> {
     let workload_args = common.with_request(raw_url)?;
@@ -440,98 +428,73 @@ fn alongside<D: Database, T: Send + 'static>(
         done.store(true, Ordering::SeqCst);
         measured.map(|(doc, path)| (doc, path, args))
     });
+    // Without a workload: the probe's events streamed into its record until it ends.
+    if let Some(r) = recording {
+        r.streamer.follow(&r.events, &|| thread.is_finished());
+    }
     let probed = thread.join().map_err(|_| ConfigError("the probe's thread failed (a bug in fairbench)".into()))?;
     signal::uninstall();
     Ok((probed, workload.transpose()?))
 }
 
-/// The probe's own writes: the measured statements of a result without a workload.
-struct OwnWrites {
-    statement: &'static str,
-    sql: String,
-    latencies: crate::stats::LatencyHistogram,
-    errors: std::collections::BTreeMap<String, u64>,
-    started_at: SystemTime,
-    pacer: probe::Pacer,
+/// Without a workload, the probe's record begins: read before the clock starts, then the
+/// start document at the result's path.
+fn before_start<D: Database>(common: &ProbeCommon, db: &D, url: &TargetUrl) -> Option<session::Before> {
+    common.with.is_none().then(|| session::before(db, url))
 }
 
-/// The result: the workload's document with the probe's figures, or the probe's own.
-fn finish<D: Database>(
+fn recording(
+    common: &ProbeCommon,
+    before: Option<session::Before>,
+    (statement, sql): (&'static str, String),
+    ha: HaRecord,
+    clock: Clock,
+) -> Result<Option<session::Recording>, Error> {
+    let Some(before) = before else { return Ok(None) };
+    let path = common.out.clone().unwrap_or_else(|| default_out(&format!("probe-{}", ha.probe)));
+    let start = session::ProbeStart {
+        probe: if ha.probe == "lag" { "lag" } else { "failover" },
+        target: before.target,
+        server: before.server,
+        host: crate::conditions::host::read(),
+        command_line: crate::db::redact::redact_args(std::env::args()),
+        statement,
+        sql,
+        rate: common.rate,
+        time: common.time,
+        started_at: clock.started_at,
+        ha,
+    };
+    Ok(Some(session::Recording::begin(path, start, clock)?))
+}
+
+/// The probe's own result: `build` of its record, judged by `verdict` on the record read back.
+fn finish_recorded(
+    r: session::Recording,
+    at: (Clock, Instant),
+    faults: Option<crate::model::fault::FaultRecord>,
+    common: &ProbeCommon,
+    verdict: impl FnOnce(&crate::model::record::Record) -> Result<HaRecord, ProbeError>,
+) -> Result<Probed, Error> {
+    let path = r.path.clone();
+    let (doc, error) = r.finish(at, faults, verdict)?;
+    if let Some(e) = error {
+        eprintln!("warning: the streamed files stopped at a write error ({e}); the result has every entry");
+    }
+    Ok(Probed { doc, path, workload: None, verbose: common.verbose })
+}
+
+/// With a workload: its document with the probe's figures.
+fn with_workload(
     ha: HaRecord,
     faults: Option<crate::model::fault::FaultRecord>,
     workload: Workload,
     common: &ProbeCommon,
-    (db, url): (&D, &TargetUrl),
-    own: OwnWrites,
 ) -> Result<Probed, Error> {
-    if let Some((mut doc, path, args)) = workload {
-        doc.ha = Some(ha);
-        doc.faults = faults;
-        doc.audit = audit::audit(&doc);
-        return Ok(Probed { doc, path, workload: Some(args), verbose: common.verbose });
-    }
-    let path = common.out.clone().unwrap_or_else(|| default_out(&format!("probe-{}", ha.probe)));
-    let run = probe_run(&ha, db, url, common, own);
-    let mut doc = crate::result::probe::document(run, ha);
+    let (mut doc, path, args) =
+        workload.ok_or(ConfigError("the probe's workload left no result (a bug in fairbench)".into()))?;
+    doc.ha = Some(ha);
     doc.faults = faults;
     doc.audit = audit::audit(&doc);
-    Ok(Probed { doc, path, workload: None, verbose: common.verbose })
-}
-
-/// The probe's own run: conditions read from the first node that answers now.
-fn probe_run<D: Database>(ha: &HaRecord, db: &D, url: &TargetUrl, common: &ProbeCommon, own: OwnWrites) -> ProbeRun {
-    let rt = crate::local_runtime();
-    let server = rt
-        .block_on(async {
-            let mut conn = db.connect().await?;
-            let info = conn.server_info().await?;
-            crate::conditions::server(db, &mut conn, info).await
-        })
-        .unwrap_or_else(|e| crate::model::ServerConditions {
-            replication_role: format!("unknown: unreachable after the probe ({e})"),
-            ..Default::default()
-        });
-    let transport = db.transport();
-    let interrupted = signal::interrupted();
-    ProbeRun {
-        target: TargetRecord {
-            url: url.redacted(),
-            driver: db.dialect(),
-            transport: transport.kind,
-            address: transport.address.clone(),
-            tls: transport.tls,
-            statements: StatementMode::Prepared,
-            nodes: Vec::new(),
-        },
-        server,
-        host: crate::conditions::host::read(),
-        command_line: crate::db::redact::redact_args(std::env::args()),
-        statement: own.statement,
-        sql: own.sql,
-        rate: common.rate,
-        latencies: own.pacer.from_slot.clone(),
-        service: own.latencies,
-        errors: own.errors,
-        measured_s: ha.duration_s,
-        status: if interrupted { RunStatus::Interrupted } else { RunStatus::Completed },
-        failure: None,
-        started_at: own.started_at,
-        ended_at: SystemTime::now(),
-        cpu: client_cpu(ha.duration_s),
-        late: own.pacer.late,
-        skipped: own.pacer.skipped,
-        start_delays: own.pacer.delays,
-    }
-}
-
-fn client_cpu(wall_s: f64) -> crate::runner::ClientCpu {
-    crate::runner::ClientCpu {
-        cpu_s: crate::runner::cpu::process().as_secs_f64(),
-        wall_s,
-        cores: crate::cpu_count(),
-        worker_threads: 1,
-        busiest_worker: 0.0,
-        shared_event_loops: true,
-        host_busy: None,
-    }
+    Ok(Probed { doc, path, workload: Some(args), verbose: common.verbose })
 }

@@ -12,8 +12,20 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
     let started = read_result(&args.result)?;
     let recovered = crate::recover::recover(started, &args.result).map_err(|e| ConfigError(e.to_string()))?;
     let mut doc = recovered.doc;
-    doc.audit = audit::audit(&doc);
     let out = args.out.as_deref().unwrap_or(&args.result);
+    let ledger = crate::probe::session::Ledger::from_lines(&recovered.ledger);
+    let settle = ledger.as_ref().map(|l| l.options.settle_timeout);
+    if let (Some(ledger), Some(ha)) = (ledger, doc.ha.as_mut()) {
+        // A probe that never ended: its verdict from the ledger it left, its rows looked up.
+        let failover = ledger.verdict(None, Default::default());
+        ha.duration_s = failover.attempts.last().map_or(0.0, |a| (a.at_us + a.took_us) as f64 / 1e6);
+        ha.failover = Some(failover);
+    }
+    doc.write(out)?;
+    if let Some(settle) = settle {
+        loss_check(&mut doc, out, settle);
+    }
+    doc.audit = audit::audit(&doc);
     doc.write(out)?;
     let run = &doc.conditions.run;
     println!(
@@ -39,4 +51,28 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
     print!("\n{}", crate::report::findings("Audit", &doc.audit));
     super::say(format_args!("Result saved to {}", out.display()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The recovered ledger's acknowledged writes looked up on the probe's nodes; nodes that
+/// cannot be reached leave the verdict unverified, said so with the command to run later.
+fn loss_check(doc: &mut crate::model::ResultDocument, out: &std::path::Path, settle: std::time::Duration) {
+    let args = crate::cli::VerifyArgs {
+        result: out.to_path_buf(),
+        targets: Vec::new(),
+        password_file: None,
+        settle_timeout: settle,
+        connect: crate::cli::ConnectArgs {
+            connect_timeout: std::time::Duration::from_secs(5),
+            admin_timeout: std::time::Duration::from_secs(30),
+            max_packet: 64 << 20,
+            allow_cleartext_password: false,
+        },
+    };
+    println!("The probe's acknowledged writes, looked up on its nodes:");
+    if let Err(e) = super::probe::look_again(doc, &args) {
+        println!(
+            "The loss check could not run ({e}): the ledger is saved; run `fairbench probe verify {}` (with --target and --password-file as needed) once the nodes answer",
+            out.display()
+        );
+    }
 }

@@ -25,7 +25,7 @@ pub fn merged(records: &[&Record], total_threads: u32) -> Result<Record, Combine
         .collect::<Result<Vec<_>, CombineError>>()?;
     let lead = records[0].end.clone().unwrap_or_default();
     let end = RunEnd { tables_at_end: lead.tables_at_end, checks: lead.checks, ..RunEnd::default() };
-    Ok(Record { start, phases, end: Some(end) })
+    Ok(Record { start, phases, end: Some(end), ha: Vec::new() })
 }
 
 /// The first shard's start, for every client: all threads, every shard's share of the rate.

@@ -14,6 +14,7 @@ pub mod file;
 pub mod finding;
 pub mod ha;
 pub mod ha_figure;
+pub mod ha_ledger;
 pub mod ha_node;
 pub mod ha_servers;
 pub mod kinds;
@@ -300,7 +301,7 @@ pub struct FairnessRecord {
 }
 
 /// The load generator's own cost (issue: a heavy client steals CPU from the server).
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ClientRecord {
     pub cpu_s: f64,
     /// Absent when no event completed (nothing to divide by).

@@ -11,12 +11,15 @@
 //! - `phase_end`: how a measured phase ended (status, server counters before and after,
 //!   client CPU, per-client totals);
 //! - `end`: what is read after the last phase (tables at the end, checks, faults, the
-//!   shard's record, thresholds).
+//!   shard's record, thresholds);
+//! - `ha`: a probe's ledger ([`super::ha_ledger`]): its attempts, role readings, heartbeats
+//!   and, at its end, its verdict; interleaved with its entries.
 //!
 //! A run that was killed leaves a record without its ends: `recover` builds from it what it
 //! holds (status `incomplete`, per-statement figures kept).
 
 use super::fault::FaultRecord;
+use super::ha_ledger::HaLine;
 use super::shard::{ShardRecord, ShardRow};
 use super::{CheckRecord, IntervalStats, ResultDocument, RunStatus, TableSize, WarmupEnd};
 use serde::{Deserialize, Serialize};
@@ -35,6 +38,7 @@ pub enum RecordLine {
     Entry(Box<RecordEntry>),
     PhaseEnd(Box<RunOutcome>),
     End(Box<RunEnd>),
+    Ha(Box<HaLine>),
 }
 
 /// A record read back (or kept while the run goes): its lines in their places.
@@ -44,6 +48,8 @@ pub struct Record {
     /// Each measured phase (one, or one per repeat), in order.
     pub phases: Vec<Phase>,
     pub end: Option<RunEnd>,
+    /// A probe's `ha` lines, in order (none for a run).
+    pub ha: Vec<HaLine>,
 }
 
 /// One measured phase: its entries, and how it ended (none: the run never said).
@@ -241,7 +247,7 @@ pub enum RecordError {
 impl Record {
     /// A record that begins with `start`.
     pub fn new(start: RecordStart) -> Self {
-        Record { start, phases: Vec::new(), end: None }
+        Record { start, phases: Vec::new(), end: None, ha: Vec::new() }
     }
 
     /// Separate runs of one command line (a study's repeats of a cell) as one record of
@@ -286,6 +292,7 @@ impl Record {
                 self.open_phase().end = Some(*o);
             }
             RecordLine::End(e) => self.end = Some(*e),
+            RecordLine::Ha(h) => self.ha.push(*h),
         }
         Ok(())
     }
@@ -297,6 +304,7 @@ impl Record {
             lines.extend(phase.entries.iter().map(|e| RecordLine::Entry(Box::new(e.clone()))));
             lines.extend(phase.end.iter().map(|o| RecordLine::PhaseEnd(Box::new(o.clone()))));
         }
+        lines.extend(self.ha.iter().map(|h| RecordLine::Ha(Box::new(h.clone()))));
         lines.extend(self.end.iter().map(|e| RecordLine::End(Box::new(e.clone()))));
         lines
     }

@@ -7,9 +7,11 @@
 //! brain off the attempts and roles, and [`super::check`] looks the rows up on every node.
 
 use super::roles::{self, Seen};
+use super::stream::{send, ProbeEvent};
 use super::{Clock, Pacer, ProbeError};
 use crate::db::{Connection, Database, DbError, Param};
 use crate::model::ha::{Attempt, NodeRole, Outcome, RoleChange};
+use crate::model::ha_ledger::HaLine;
 use crate::model::ha_node::ProbeTiming;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,6 +28,8 @@ pub struct FailoverOptions {
     /// How long the check after the run waits at most for the nodes to settle.
     pub settle_timeout: Duration,
     pub run_id: i64,
+    /// Where each attempt and role reading is reported as it happens (the probe's record).
+    pub events: super::stream::Events,
 }
 
 /// The endpoints the probe reads: the targets in `--target` order (the writer uses these),
@@ -84,7 +88,7 @@ pub async fn write<D: Database>(
     clock: Clock,
     stop: &dyn Fn() -> bool,
 ) -> Written {
-    let seen = Seen::default();
+    let seen = Seen::reporting(opts.events.clone());
     let done = std::cell::Cell::new(false);
     let watcher_stop = || done.get() || stop();
     let threshold = super::timing::threshold(opts.rate);
@@ -132,6 +136,8 @@ async fn write_all<D: Database>(
         if attempt.outcome == Outcome::Acknowledged {
             pacer.acknowledged();
         }
+        let error = (attempt.outcome != Outcome::Acknowledged).then(|| attempt.outcome.name().to_string());
+        send(&opts.events, ProbeEvent::Write(pacer.done(started, error)));
         attempt.seq = seq;
         attempt.at_us = clock.us(started);
         attempt.took_us = started.elapsed().as_micros() as u64;
@@ -145,6 +151,7 @@ async fn write_all<D: Database>(
         if attempt.code.is_some() && attempts.last().is_some_and(|p| p.code == attempt.code) {
             attempt.message = None;
         }
+        send(&opts.events, ProbeEvent::Line(HaLine::Attempt(attempt.clone())));
         attempts.push(attempt);
     }
     (attempts, pacer)

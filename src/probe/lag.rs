@@ -5,9 +5,11 @@
 //! the first read that showed it or a later one. One client clock times both ends; the
 //! resolution is the poll interval.
 
+use super::stream::{send, ProbeEvent};
 use super::{at, count, Clock, Pacer, ProbeError};
 use crate::db::{Connection, Database, DbError, Param, Value};
 use crate::model::ha::{LagRecord, LagSecond, ReplicaLag};
+use crate::model::ha_ledger::HaLine;
 use crate::stats::LatencyHistogram;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -25,6 +27,8 @@ pub struct LagOptions {
     pub drain: Duration,
     pub timeout: Duration,
     pub run_id: i64,
+    /// Where each heartbeat and each replica's rise is reported as it happens.
+    pub events: super::stream::Events,
 }
 
 pub const INSERT: &str = "INSERT INTO fairbench_heartbeat (run_id, seq, client_us) VALUES (?, ?, ?)";
@@ -98,9 +102,10 @@ pub async fn run<D: Database>(
     let final_seq: Rc<Cell<Option<(u64, Instant)>>> = Rc::new(Cell::new(None));
     let readers: Vec<_> = replicas
         .into_iter()
-        .map(|db| {
+        .enumerate()
+        .map(|(i, db)| {
             let (opts, final_seq) = (opts.clone(), final_seq.clone());
-            tokio::task::spawn_local(async move { read(&*db, &opts, clock, &final_seq).await })
+            tokio::task::spawn_local(async move { read(&*db, (i as u32 + 1, &opts), clock, &final_seq).await })
         })
         .collect();
     let written = write(&*primary, opts, clock, &*stop).await;
@@ -132,27 +137,34 @@ async fn write<D: Database>(db: &D, opts: &LagOptions, clock: Clock, stop: &dyn 
             c.execute(stmt, &[Param::Int(opts.run_id), Param::Int(seq), Param::Int(clock.elapsed_us() as i64)]).await?;
             Ok::<_, DbError>((c, stmt))
         };
-        match tokio::time::timeout(opts.timeout, attempt).await {
+        let error = match tokio::time::timeout(opts.timeout, attempt).await {
             Ok(Ok(live)) => {
                 conn = Some(live);
                 out.latencies.record(sent.elapsed());
                 out.pacer.acknowledged();
                 out.acked.push(Some(clock.elapsed_us()));
+                None
             }
-            Ok(Err(e)) => {
-                count(&mut out.errors, e.code.to_string());
-                out.acked.push(None);
-            }
-            Err(_) => {
-                count(&mut out.errors, "timeout".into());
-                out.acked.push(None);
-            }
+            Ok(Err(e)) => Some(e.code.to_string()),
+            Err(_) => Some("timeout".to_string()),
+        };
+        if let Some(code) = &error {
+            count(&mut out.errors, code.clone());
+            out.acked.push(None);
         }
+        send(&opts.events, ProbeEvent::Write(out.pacer.done(sent, error)));
+        let acked_us = out.acked.last().copied().flatten();
+        send(&opts.events, ProbeEvent::Line(HaLine::Heartbeat { seq: seq as u64, acked_us }));
     }
     out
 }
 
-async fn read<D: Database>(db: &D, opts: &LagOptions, clock: Clock, final_seq: &Cell<Option<(u64, Instant)>>) -> Seen {
+async fn read<D: Database>(
+    db: &D,
+    (replica, opts): (u32, &LagOptions),
+    clock: Clock,
+    final_seq: &Cell<Option<(u64, Instant)>>,
+) -> Seen {
     let sql = format!("SELECT MAX(seq) FROM fairbench_heartbeat WHERE run_id = {}", opts.run_id);
     let mut out = Seen::default();
     let mut conn: Option<(D::Conn, usize)> = None;
@@ -187,6 +199,8 @@ async fn read<D: Database>(db: &D, opts: &LagOptions, clock: Clock, final_seq: &
                     if *n as u64 > highest {
                         highest = *n as u64;
                         out.rises.push((now, highest));
+                        let line = HaLine::Shown { replica, at_us: now, seq: highest };
+                        send(&opts.events, ProbeEvent::Line(line));
                     }
                 }
             }
@@ -278,6 +292,7 @@ mod tests {
             drain: Duration::from_secs(1),
             timeout: Duration::from_secs(1),
             run_id: 1,
+            events: None,
         };
         let r = replica_record("replica1".into(), &l, &seen, &opts);
         assert_eq!((r.lag.count, r.unseen), (3, 1));

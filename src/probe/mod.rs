@@ -11,6 +11,8 @@ pub mod failover;
 pub mod lag;
 pub mod roles;
 pub mod servers;
+pub mod session;
+pub mod stream;
 pub mod timing;
 pub mod verdict;
 
@@ -28,6 +30,18 @@ pub enum ProbeError {
     Db { context: String, source: DbError },
     #[error("{0}")]
     Refused(String),
+    #[error("cannot write the probe's record beside {}: {source}", .path.display())]
+    Files { path: std::path::PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    StartDocument(#[from] crate::model::ResultFileError),
+    #[error("the probe's record read back: {0}")]
+    ReadBack(#[from] crate::timeline::record::ReadRecordError),
+    #[error("the probe's statement: {0}")]
+    Statement(crate::recorder::record::CountsError),
+    #[error("the probe's record holds no ledger of its writes (a bug in fairbench)")]
+    NoLedger,
+    #[error("the probe's result: {0}")]
+    Build(#[from] crate::result::BuildError),
 }
 
 pub(crate) fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> ProbeError {
@@ -213,6 +227,9 @@ pub struct Pacer {
     /// Slots that began later than `stall_after`: (their time, when they began).
     pub late_spans: Vec<(Instant, Instant)>,
     stall_after: Duration,
+    /// How late the current slot started; slots skipped already reported ([`Pacer::done`]).
+    last_delay: Duration,
+    reported_skips: u64,
 }
 
 impl Pacer {
@@ -230,6 +247,8 @@ impl Pacer {
             from_slot: Default::default(),
             late_spans: Vec::new(),
             stall_after: timing::threshold(rate),
+            last_delay: Duration::ZERO,
+            reported_skips: 0,
         }
     }
 
@@ -245,6 +264,7 @@ impl Pacer {
         }
         let delay = Instant::now().saturating_duration_since(self.next);
         self.delays.record(delay);
+        self.last_delay = delay;
         if delay > Duration::from_millis(1) {
             self.late += 1;
         }
@@ -254,6 +274,15 @@ impl Pacer {
         self.slot = self.next;
         self.next += self.interval;
         true
+    }
+
+    /// The current slot's write, which began at `began`, ended now (`error`: why it was not
+    /// acknowledged), as the probe's record takes it.
+    pub fn done(&mut self, began: Instant, error: Option<String>) -> stream::WriteDone {
+        let dropped_before = self.skipped - self.reported_skips;
+        self.reported_skips = self.skipped;
+        let at = Instant::now();
+        stream::WriteDone { at, service: at - began, waited: self.last_delay, dropped_before, error }
     }
 
     /// The current slot's write was acknowledged now.

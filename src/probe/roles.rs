@@ -22,11 +22,16 @@ pub enum Unread {
     NoAnswer(Duration),
 }
 
-/// Role changes as they are seen, from the writer and the watcher (one thread, no locks).
+/// Role changes as they are seen, from the writer and the watcher (one thread, no locks),
+/// each reported as it is recorded.
 #[derive(Default)]
-pub struct Seen(RefCell<Vec<RoleChange>>);
+pub struct Seen(RefCell<Vec<RoleChange>>, super::stream::Events);
 
 impl Seen {
+    pub fn reporting(events: super::stream::Events) -> Seen {
+        Seen(RefCell::default(), events)
+    }
+
     /// Records `reading` of `target` (1-based), whose read began at `began_us`, when it differs
     /// from the last one recorded. A reading that began before the last recorded one of the
     /// same node is older news and is dropped.
@@ -41,7 +46,10 @@ impl Seen {
         if last.is_some_and(|c| (c.role == role && c.node == node) || c.at_us > began_us) {
             return;
         }
-        all.push(RoleChange { at_us: began_us, target, role, evidence, node, address });
+        let change = RoleChange { at_us: began_us, target, role, evidence, node, address };
+        let line = crate::model::ha_ledger::HaLine::Role(change.clone());
+        super::stream::send(&self.1, super::stream::ProbeEvent::Line(line));
+        all.push(change);
     }
 
     /// The role `target` was last read in at or before `at_us` (readings without an answer

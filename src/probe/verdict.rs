@@ -275,6 +275,7 @@ mod tests {
             role_poll: Duration::from_millis(100),
             settle_timeout: Duration::from_secs(1),
             run_id: 7,
+            events: None,
         }
     }
 

@@ -5,6 +5,7 @@
 use super::repeats::build_repeated;
 use super::Measured;
 use crate::collector::KeptTimeline;
+use crate::model::ha_ledger::HaLine;
 use crate::model::record::{Phase, Record, RecordEntry, RecordStart, RunOutcome};
 use crate::model::{Criterion, ResultDocument, RunStatus, ThresholdRecord};
 use crate::recorder::classes::ClassHistograms;
@@ -54,6 +55,14 @@ pub fn build(record: &Record) -> Result<ResultDocument, BuildError> {
         doc.faults = end.faults.clone();
         doc.conditions.run.shard = end.shard.clone();
         doc.shards = end.shards.clone();
+    }
+    // A probe's verdict, made at its end from its ledger read back.
+    let verdict = record.ha.iter().rev().find_map(|l| match l {
+        HaLine::Verdict(ha) => Some(ha),
+        _ => None,
+    });
+    if let Some(ha) = verdict {
+        doc.ha = Some((**ha).clone());
     }
     let criteria = start.thresholds.iter().filter_map(|t| Criterion::threshold(t).ok());
     doc.thresholds = criteria.map(|c| ThresholdRecord::check(&c, doc.metric(&c.metric))).collect();

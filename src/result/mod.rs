@@ -2,7 +2,6 @@
 //! runner reported and what the collector gathered. The document itself is [`crate::model`].
 
 mod client_cost;
-pub mod probe;
 mod repeats;
 pub mod scatter;
 pub mod tpcc;
@@ -77,34 +76,8 @@ pub fn start(setting: Setting<'_>) -> ResultDocument {
         }
         LoopModel::Closed => None,
     };
-    let mut doc = ResultDocument {
-        schema: SCHEMA_NAME.into(),
-        schema_version: SCHEMA_VERSION,
-        fairbench_version: env!("CARGO_PKG_VERSION").into(),
-        target,
-        conditions: conditions(setting, &outcome, 0),
-        stats: BTreeMap::new(),
-        statements: BTreeMap::new(),
-        transactions: BTreeMap::new(),
-        checks: Vec::new(),
-        tallies: Vec::new(),
-        service: None,
-        service_statements: None,
-        open_loop,
-        client_cost: client_cost::record(&outcome.client, 0, 0, 0),
-        fairness: None,
-        errors: Default::default(),
-        intervals: Vec::new(),
-        streamed: Vec::new(),
-        repeats: Vec::new(),
-        repeat_summary: BTreeMap::new(),
-        thresholds: Vec::new(),
-        tpcc: None,
-        ha: None,
-        faults: None,
-        shards: Vec::new(),
-        audit: Vec::new(),
-    };
+    let conditions = conditions(setting, &outcome, 0);
+    let mut doc = empty(target, conditions, open_loop, client_cost::record(&outcome.client, 0, 0, 0));
     // Which kinds of event may roll back as the workload intends: kept with the start.
     // A deferred transaction's executions are a kind of their own, named after it; the
     // transaction's own kind is the queueing, which neither rolls back nor skips.
@@ -124,6 +97,43 @@ pub fn start(setting: Setting<'_>) -> ResultDocument {
 struct Measured {
     pub totals: Recorder,
     pub timeline: Vec<IntervalStats>,
+}
+
+/// A document without figures: where it ran, under which conditions, nothing measured yet.
+pub fn empty(
+    target: TargetRecord,
+    conditions: Conditions,
+    open_loop: Option<OpenLoopRecord>,
+    client_cost: crate::model::ClientRecord,
+) -> ResultDocument {
+    ResultDocument {
+        schema: SCHEMA_NAME.into(),
+        schema_version: SCHEMA_VERSION,
+        fairbench_version: env!("CARGO_PKG_VERSION").into(),
+        target,
+        conditions,
+        stats: BTreeMap::new(),
+        statements: BTreeMap::new(),
+        transactions: BTreeMap::new(),
+        checks: Vec::new(),
+        tallies: Vec::new(),
+        service: None,
+        service_statements: None,
+        open_loop,
+        client_cost,
+        fairness: None,
+        errors: Default::default(),
+        intervals: Vec::new(),
+        streamed: Vec::new(),
+        repeats: Vec::new(),
+        repeat_summary: BTreeMap::new(),
+        thresholds: Vec::new(),
+        tpcc: None,
+        ha: None,
+        faults: None,
+        shards: Vec::new(),
+        audit: Vec::new(),
+    }
 }
 
 /// What a measured phase adds to the start: its figures from `totals` (measured, after
