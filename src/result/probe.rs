@@ -133,6 +133,7 @@ fn run_record(p: &ProbeRun, events: u64) -> RunRecord {
         started_at: crate::model::rfc3339(p.started_at),
         ended_at: crate::model::rfc3339(p.ended_at),
         deferred_left: None,
+        transports: Vec::new(),
         shard: None,
     }
 }
