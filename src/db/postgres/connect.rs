@@ -1,7 +1,8 @@
 //! Opening a PostgreSQL connection: plain TCP and Unix sockets through the lean client
 //! (pg_wire), which bounds every message by `--max-packet` and refuses a cleartext password
 //! over TCP unless allowed; TLS through tokio-postgres, its decrypted bytes through the
-//! frame guard.
+//! frame guard. `?tls=prefer` sends the SSLRequest itself: `N` leaves the same connection to
+//! the lean client in plaintext, `S` to a TLS handshake and tokio-postgres over it.
 
 use super::frame_guard::{FrameVerdict, GuardedTls};
 use super::tls_conn::{error_given, TlsConn};
