@@ -22,8 +22,12 @@ pub fn server_counted_other_load(d: &ResultDocument, sent: &Sent) -> Option<Find
     let phases = d.repeats.len().max(1) as f64;
     let measured_s = d.conditions.run.measured_s.max(1e-3);
     // In flight at each end of each measured phase: one event per client; retried events
-    // resend their statements.
-    let fixed = 10.0 + 2.0 * d.conditions.run.threads as f64 * phases + d.errors.total as f64 * 20.0;
+    // resend their statements; each new connection reads its transport (a SELECT, and
+    // MySQL's SHOW SESSION STATUS), counted when it reconnects during the measured phase.
+    let fixed = 10.0
+        + 2.0 * d.conditions.run.threads as f64 * phases
+        + d.errors.total as f64 * 20.0
+        + 2.0 * d.errors.reconnects as f64;
     let probe = probe_writes(d);
     // The sampler reads the server about once a second, each reading a transaction of its
     // own on servers that count them (PostgreSQL's xact_commit).

@@ -83,6 +83,10 @@ fn outcome(records: &[&Record], phases: &[&Phase]) -> Option<RunOutcome> {
         // Each shard ended its warmup on its own.
         warmup_end: warmup_ends.map(WarmupEnd::pooled),
         deferred_left: ends.iter().map(|o| o.deferred_left).sum(),
+        transports: ends.iter().flat_map(|o| &o.transports).fold(Vec::new(), |mut all, t| {
+            crate::model::TransportSeen::add(&mut all, t);
+            all
+        }),
     })
 }
 

@@ -14,6 +14,7 @@ pub mod follow;
 mod inspected;
 pub mod mysql;
 mod mysql_cluster;
+mod mysql_connect;
 mod mysql_wire;
 mod pg_wire;
 pub mod postgres;
@@ -22,6 +23,7 @@ mod socket;
 pub mod sqlite;
 mod text_sql;
 mod tls;
+mod transport_seen;
 pub mod url;
 mod value;
 
@@ -154,6 +156,9 @@ pub trait Connection: 'static {
     async fn text_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, DbError>;
     /// Product and version.
     async fn server_info(&mut self) -> Result<ServerInfo, DbError>;
+    /// How this connection reached the server, as the server reports it for this session
+    /// (never inferred from the URL): TCP or socket, and its TLS version and cipher.
+    async fn transport_seen(&mut self) -> Result<crate::model::TransportSeen, DbError>;
     /// Server-wide statement counters (MySQL `Com_*`, PostgreSQL `pg_stat_database`), read
     /// without changing them, so deltas around a run count exactly what the run sent.
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError>;

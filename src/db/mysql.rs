@@ -7,6 +7,7 @@
 //! parameters and columns, and closed at once.
 
 use super::ddl::{Generated, Spelling};
+use super::mysql_connect::describe_connect_error;
 use super::mysql_wire::{text_value, ColumnType, ConnectError, Loaded, WireConn, WireLimits};
 use super::text_sql::TextSql;
 use super::{
@@ -16,54 +17,24 @@ use super::{
 use crate::model::ha::RoleReading;
 use crate::model::{SbtestShape, TableDef, TableSize};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, OptsBuilder, Params, Row, SslOpts, Statement, Value};
+use mysql_async::{Conn, Params, Row, Statement, Value};
 use std::collections::BTreeMap;
 use tokio::net::{TcpStream, UnixStream};
 
 pub struct MysqlDatabase {
     opts: mysql_async::Opts,
+    /// `?tls=prefer`: the options without TLS, for a server that offers none.
+    plain: Option<mysql_async::Opts>,
     target: TargetUrl,
     options: ConnectOptions,
 }
 
 impl MysqlDatabase {
     pub fn new(target: &TargetUrl, options: &ConnectOptions) -> Result<Self, DbError> {
-        let mut b = OptsBuilder::default()
-            .ip_or_hostname(target.host.clone())
-            .tcp_port(target.port)
-            .user(Some(target.user.clone()))
-            .db_name(Some(target.database.clone()))
-            // Set explicitly: left unset, mysql_async switches 127.0.0.1 to the Unix socket
-            // and runs `SELECT @@...` on connect, which the server would count as a SELECT.
-            .prefer_socket(false)
-            .max_allowed_packet(Some(options.max_packet))
-            // mysql_clear_password over plain TCP only when the user allows it.
-            .enable_cleartext_plugin(options.allow_cleartext_password || target.tls != TlsMode::Off)
-            .wait_timeout(Some(28_800))
-            .tcp_nodelay(true)
-            .stmt_cache_size(0);
-        if !target.password.is_empty() {
-            b = b.pass(Some(target.password.expose().to_string()));
-        }
-        if let Some(sock) = &target.socket {
-            b = b.socket(Some(sock.to_string_lossy().into_owned()));
-        }
-        match target.tls {
-            TlsMode::Off => {}
-            TlsMode::Require => {
-                b = b.ssl_opts(
-                    SslOpts::default().with_danger_accept_invalid_certs(true).with_danger_skip_domain_validation(true),
-                )
-            }
-            TlsMode::Verify => {
-                let mut ssl = SslOpts::default();
-                if let Some(ca) = &target.ca_file {
-                    ssl = ssl.with_root_certs(vec![ca.clone().into()]);
-                }
-                b = b.ssl_opts(ssl);
-            }
-        }
-        Ok(MysqlDatabase { opts: b.into(), target: target.clone(), options: options.clone() })
+        let opts = super::mysql_connect::opts(target, options, target.tls);
+        // `prefer` and a server that offers no TLS, with an authentication only mysql_async speaks.
+        let plain = (target.tls == TlsMode::Prefer).then(|| super::mysql_connect::opts(target, options, TlsMode::Off));
+        Ok(MysqlDatabase { opts, plain, target: target.clone(), options: options.clone() })
     }
 }
 
@@ -99,16 +70,19 @@ impl Database for MysqlDatabase {
                 limit.as_secs_f64()
             ))
         };
-        if t.tls == TlsMode::Off {
+        let mut opts = &self.opts;
+        if matches!(t.tls, TlsMode::Off | TlsMode::Prefer) {
             let lean =
                 tokio::time::timeout(limit, self.connect_lean()).await.unwrap_or_else(|_| Err(timed_out().into()));
             match lean {
                 Ok(inner) => return Ok(MysqlConnection { inner, text: self.text_mode() }),
                 Err(ConnectError::Db(e)) => return Err(describe_connect_error(e, t)),
-                Err(ConnectError::Unsupported) => {} // mysql_async below
+                // mysql_async below: with TLS when the server offers it under `prefer`.
+                Err(ConnectError::TlsOffered) => {}
+                Err(ConnectError::Unsupported) => opts = self.plain.as_ref().unwrap_or(&self.opts),
             }
         }
-        let conn = match tokio::time::timeout(limit, Conn::new(self.opts.clone())).await {
+        let conn = match tokio::time::timeout(limit, Conn::new(opts.clone())).await {
             Ok(conn) => conn.map_err(|e| describe_connect_error(error(e), t))?,
             Err(_) => return Err(describe_connect_error(timed_out(), t)),
         };
@@ -169,6 +143,7 @@ impl MysqlDatabase {
         let limits = WireLimits {
             max_packet: self.options.max_packet,
             local_infile: self.options.local_infile,
+            prefer_tls: t.tls == TlsMode::Prefer,
             ..WireLimits::default()
         };
         let lost = |e: std::io::Error| ConnectError::Db(DbError::lost(format!("connection lost: {e}")));
@@ -359,6 +334,13 @@ impl Connection for MysqlConnection {
                 name: r.into_iter().next().flatten().unwrap_or_default(),
             })
             .collect())
+    }
+
+    async fn transport_seen(&mut self) -> Result<crate::model::TransportSeen, DbError> {
+        let status = self.pairs(super::transport_seen::MYSQL_TLS_SQL).await?;
+        let host = self.rows(super::transport_seen::MYSQL_HOST_SQL).await?;
+        let host = host.first().and_then(|r| r.first()).and_then(Option::as_deref);
+        Ok(super::transport_seen::mysql(&status, host))
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
@@ -557,28 +539,4 @@ fn error(e: mysql_async::Error) -> DbError {
             e
         }
     }
-}
-
-/// Turns connection failures into advice naming the server.
-fn describe_connect_error(mut err: DbError, t: &TargetUrl) -> DbError {
-    let at = match &t.socket {
-        Some(s) => format!("socket {}", s.display()),
-        None => format!("{}:{}", t.host, t.port),
-    };
-    err.message = match err.code {
-        super::ErrorCode::Mysql(1045) => {
-            format!("access denied for user '{}' at {at}: check the user and password (URL, --password-file, FAIRBENCH_PASSWORD or MYSQL_PWD)", t.user)
-        }
-        super::ErrorCode::Mysql(1049) => format!(
-            "database '{}' does not exist at {at}: create it (CREATE DATABASE {}) or name another in --target",
-            t.database, t.database
-        ),
-        _ => format!(
-            "cannot connect to MySQL at {at}: {}{}",
-            err.message.trim_start_matches("connection lost: "),
-            super::unreachable_hint(&err.message)
-        ),
-    };
-    err.connection_lost = false;
-    err
 }

@@ -417,6 +417,10 @@ impl Connection for SqliteConnection {
         Ok(ServerInfo { product: "SQLite".into(), version: rusqlite::version().to_string() })
     }
 
+    async fn transport_seen(&mut self) -> Result<crate::model::TransportSeen, DbError> {
+        Ok(crate::model::TransportSeen::one(super::TransportKind::Embedded, None))
+    }
+
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {
         // An embedded library keeps no statement counters across connections: what the file
         // itself says is all there is.

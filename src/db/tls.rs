@@ -1,5 +1,7 @@
-//! rustls client configuration for `?tls=require` (encrypt, accept any certificate) and
-//! `?tls=verify` (check the chain against `?ca=FILE` or the public web roots).
+//! rustls client configuration for `?tls=require` (encrypt, accept any certificate),
+//! `?tls=prefer` (the same when the server offers TLS, as libpq's sslmode=prefer, which does
+//! not check the certificate either) and `?tls=verify` (check the chain against `?ca=FILE`
+//! or the public web roots).
 
 use super::{TargetUrl, TlsMode};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -32,7 +34,7 @@ pub fn client_config(target: &TargetUrl) -> Result<Option<ClientConfig>, TlsErro
         .map_err(TlsError::Setup)?;
     let config = match target.tls {
         TlsMode::Off => return Ok(None),
-        TlsMode::Require => builder
+        TlsMode::Prefer | TlsMode::Require => builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
             .with_no_client_auth(),

@@ -171,15 +171,23 @@ impl TargetUrl {
                 "socket" => self.socket = Some(PathBuf::from(&*value)),
                 "tls" | "ssl" | "sslmode" => {
                     self.tls = match &*value {
-                        "off" | "disable" | "false" => TlsMode::Off,
+                        "off" | "disable" | "disabled" | "false" => TlsMode::Off,
+                        "prefer" | "preferred" => TlsMode::Prefer,
                         "require" | "required" | "on" | "true" => TlsMode::Require,
                         "verify" | "verify-full" | "verify_identity" => TlsMode::Verify,
-                        v => return Err(invalid(s, &format!("tls={v}: use tls=require or tls=verify"))),
+                        v => {
+                            let known = "use tls=off, tls=prefer, tls=require or tls=verify";
+                            return Err(invalid(s, &format!("tls={v}: {known}")));
+                        }
                     }
                 }
                 "ca" | "sslrootcert" => self.ca_file = Some(PathBuf::from(&*value)),
                 k => return Err(invalid(s, &format!("unknown option ?{k}= (known: socket, tls, ca)"))),
             }
+        }
+        // As libpq: a Unix socket is never encrypted, and `prefer` then means plaintext.
+        if self.socket.is_some() && self.tls == TlsMode::Prefer {
+            self.tls = TlsMode::Off;
         }
         if self.socket.is_some() && self.tls != TlsMode::Off {
             return Err(invalid(s, "TLS over a Unix socket is not supported: drop ?tls or ?socket"));
@@ -353,6 +361,15 @@ mod tests {
         assert_eq!(t.socket, Some(PathBuf::from("/run/mysqld/mysqld.sock")));
         let t = TargetUrl::parse("postgres://u@h/db?tls=require", no_env).unwrap();
         assert_eq!(t.tls, TlsMode::Require);
+        for prefer in ["tls=prefer", "sslmode=prefer", "tls=preferred"] {
+            let t = TargetUrl::parse(&format!("postgres://u@h/db?{prefer}"), no_env).unwrap();
+            assert_eq!(t.tls, TlsMode::Prefer, "{prefer}");
+        }
+        assert_eq!(TargetUrl::parse("postgres://u@h/db", no_env).unwrap().tls, TlsMode::Off, "the default");
+        let t = TargetUrl::parse("postgres://u@h/db?socket=/run/postgresql&tls=prefer", no_env).unwrap();
+        assert_eq!(t.tls, TlsMode::Off, "a socket is never encrypted: prefer is plaintext there");
+        let e = TargetUrl::parse("mysql://h/db?tls=maybe", no_env).unwrap_err().to_string();
+        assert!(e.contains("tls=prefer"), "{e}");
     }
 
     /// Each holds the password `Se...cr3t` somewhere a naive redactor misses it.

@@ -324,6 +324,11 @@ pub struct RunRecord {
     /// never executed (their queueing was counted as the client's event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deferred_left: Option<u64>,
+    /// How the run's connections reached the server, as the server reported each one:
+    /// one entry per kind (TCP or socket, TLS version and cipher or plaintext) with its
+    /// connections. Absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transports: Vec<crate::model::TransportSeen>,
     /// `--shard I/N`: this run is one shard of a run split over client hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::model::shard::ShardRecord>,

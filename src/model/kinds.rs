@@ -72,7 +72,7 @@ impl StatementMode {
 }
 
 /// How the client reaches the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportKind {
     Tcp,
@@ -98,6 +98,9 @@ impl TransportKind {
 pub enum TlsMode {
     /// No TLS (the default; sockets never use it).
     Off,
+    /// Encrypt when the server offers TLS, else plaintext; the certificate is not checked
+    /// (libpq's sslmode=prefer, MySQL's ssl-mode=PREFERRED).
+    Prefer,
     /// Encrypt, but do not check the certificate (like libpq's sslmode=require).
     Require,
     /// Encrypt and verify the certificate and host name.
@@ -108,6 +111,7 @@ impl TlsMode {
     pub fn name(self) -> &'static str {
         match self {
             TlsMode::Off => "off",
+            TlsMode::Prefer => "prefer",
             TlsMode::Require => "require",
             TlsMode::Verify => "verify",
         }
@@ -129,6 +133,78 @@ impl fmt::Display for Transport {
             TransportKind::Embedded => write!(f, "embedded (in-process), file {}", self.address),
             kind => write!(f, "{} {}, TLS {}", kind.name().to_uppercase(), self.address, self.tls.name()),
         }
+    }
+}
+
+/// One way the run's connections reached the server, as the server reported it for each
+/// connection (PostgreSQL pg_stat_ssl and pg_stat_activity for its own backend; MySQL and
+/// MariaDB the session's Ssl_version and Ssl_cipher and its processlist host), with how many
+/// connections used it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+pub struct TransportSeen {
+    /// `tcp`, `socket` or `embedded`; absent: the server's answer could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TransportKind>,
+    /// The TLS version and cipher (`TLSv1.3 TLS_AES_256_GCM_SHA384`); absent: plaintext.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<String>,
+    /// Connections that used it (reconnections included).
+    pub connections: u32,
+}
+
+impl TransportSeen {
+    /// One connection's transport.
+    pub fn one(kind: TransportKind, tls: Option<String>) -> Self {
+        TransportSeen { kind: Some(kind), tls, connections: 1 }
+    }
+
+    /// A connection whose transport the server did not say.
+    pub fn unread() -> Self {
+        TransportSeen { kind: None, tls: None, connections: 1 }
+    }
+
+    /// `TCP, TLSv1.3 TLS_AES_256_GCM_SHA384`, `socket, plaintext`, `unknown`.
+    pub fn describe(&self) -> String {
+        match (self.kind, &self.tls) {
+            (None, _) => "unknown (the server's answer could not be read)".into(),
+            (Some(TransportKind::Embedded), _) => "embedded".into(),
+            (Some(k), tls) => {
+                let name = if k == TransportKind::Tcp { "TCP" } else { k.name() };
+                format!("{name}, {}", tls.as_deref().map_or("plaintext".to_string(), |t| format!("TLS {t}")))
+            }
+        }
+    }
+
+    /// Adds `seen`'s connections to `all` (one entry per kind).
+    pub fn add(all: &mut Vec<TransportSeen>, seen: &TransportSeen) {
+        match all.iter_mut().find(|t| t.kind == seen.kind && t.tls == seen.tls) {
+            Some(t) => t.connections += seen.connections,
+            None => {
+                all.push(seen.clone());
+                all.sort();
+            }
+        }
+    }
+
+    /// The connections' transports in one line: `all 8 connections: TCP, TLS ...` or
+    /// `6 connections: TCP, TLS ...; 2 connections: TCP, plaintext`; `None`: none recorded.
+    pub fn summary(all: &[TransportSeen]) -> Option<String> {
+        let counted =
+            |t: &TransportSeen| format!("{}: {}", super::plural(t.connections.into(), "connection"), t.describe());
+        match all {
+            [] => None,
+            [one] => Some(format!("all {}", counted(one))),
+            many => Some(many.iter().map(counted).collect::<Vec<_>>().join("; ")),
+        }
+    }
+
+    /// The kinds used, without counts (what a comparison holds against another run):
+    /// `TCP, TLS TLSv1.3 ...`, `TCP, plaintext + TC, TLS ...`; `unknown (not recorded)`.
+    pub fn kinds(all: &[TransportSeen]) -> String {
+        if all.is_empty() {
+            return "unknown (not recorded)".into();
+        }
+        all.iter().map(TransportSeen::describe).collect::<Vec<_>>().join(" + ")
     }
 }
 

@@ -169,6 +169,9 @@ pub struct RunOutcome {
     /// Deferred transactions still queued when the run ended: never executed.
     #[serde(default)]
     pub deferred_left: u64,
+    /// Each connection's transport as the server reported it, counted by kind.
+    #[serde(default)]
+    pub transports: Vec<crate::model::TransportSeen>,
 }
 
 impl RunOutcome {
@@ -189,6 +192,7 @@ impl RunOutcome {
             per_client: Vec::new(),
             warmup_end: None,
             deferred_left: 0,
+            transports: Vec::new(),
         }
     }
 }

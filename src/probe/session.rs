@@ -99,6 +99,7 @@ fn run_record(p: &ProbeStart) -> RunRecord {
         ended_at: crate::model::rfc3339(p.started_at),
         deferred_left: None,
         shard: None,
+        transports: Vec::new(),
     }
 }
 

@@ -89,6 +89,9 @@ fn conditions(o: &mut String, d: &ResultDocument) {
     let _ = writeln!(o, "target:       {}", t.url);
     let transport = Transport { kind: t.transport, address: t.address.clone(), tls: t.tls };
     let _ = writeln!(o, "transport:    {transport}; {}", t.statements.describe());
+    if let Some(seen) = crate::model::TransportSeen::summary(&r.transports) {
+        let _ = writeln!(o, "              as the server saw it: {seen}");
+    }
     let _ = writeln!(o, "distribution: {} (rand seed {})", d.conditions.workload.distribution_description, r.rand_seed);
     let _ = writeln!(o, "load:         {}, {}", plural(r.threads as u64, "client"), r.loop_model_description);
     let _ = writeln!(

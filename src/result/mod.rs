@@ -191,6 +191,7 @@ fn figures(
     run.failure = outcome.failure.clone();
     run.warmup_end = outcome.warmup_end.clone();
     run.deferred_left = defers.then_some(outcome.deferred_left);
+    run.transports = outcome.transports.clone();
     run.started_at = crate::model::rfc3339(outcome.started_at);
     run.ended_at = crate::model::rfc3339(outcome.ended_at);
     doc.tallies = outcome.tallies.clone();
@@ -263,6 +264,7 @@ fn run_record(plan: &RunPlan, outcome: &RunOutcome, events: u64) -> RunRecord {
         started_at: crate::model::rfc3339(outcome.started_at),
         ended_at: crate::model::rfc3339(outcome.ended_at),
         deferred_left: None,
+        transports: outcome.transports.clone(),
         shard: None,
     }
 }

@@ -90,6 +90,7 @@ fn add_outcome(m: &mut RunOutcome, o: &RunOutcome) {
     a.cpu_s += b.cpu_s;
     a.wall_s = wall;
     m.peak_rss_bytes = m.peak_rss_bytes.max(o.peak_rss_bytes);
+    o.transports.iter().for_each(|t| crate::model::TransportSeen::add(&mut m.transports, t));
     // Every repeat's connections are clients of their own.
     m.per_client.extend_from_slice(&o.per_client);
 }

@@ -251,11 +251,11 @@ pub(super) async fn connect_gated<D: Database>(
 ) -> Result<Client<D::Conn>, DbError> {
     let _permit = shared.connect_gate.acquire().await.expect("never closed");
     for _ in 1..CONNECT_ATTEMPTS {
-        if let Ok(result) = tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, id)).await {
+        if let Ok(result) = tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, shared, id)).await {
             return result;
         }
     }
-    tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, id)).await.unwrap_or_else(|_| {
+    tokio::time::timeout(CONNECT_TIMEOUT, connect(db, spec, shared, id)).await.unwrap_or_else(|_| {
         Err(DbError::timeout(format!(
             "no answer within {} s, {CONNECT_ATTEMPTS} times: is the server overloaded by connections?",
             CONNECT_TIMEOUT.as_secs()
@@ -263,8 +263,15 @@ pub(super) async fn connect_gated<D: Database>(
     })
 }
 
-async fn connect<D: Database>(db: &D, spec: &ClientSpec, id: u64) -> Result<Client<D::Conn>, DbError> {
+async fn connect<D: Database>(db: &D, spec: &ClientSpec, shared: &Shared, id: u64) -> Result<Client<D::Conn>, DbError> {
     let mut conn = db.connect().await?;
+    // As the server saw this connection (a lost connection is a failed connect).
+    let seen = match conn.transport_seen().await {
+        Ok(seen) => seen,
+        Err(e) if e.connection_lost => return Err(e),
+        Err(_) => crate::model::TransportSeen::unread(),
+    };
+    crate::model::TransportSeen::add(&mut crate::lock(&shared.transports), &seen);
     let mut rng = Rng::for_client(spec.seed, id);
     let state = ProgramState::prepare(db, &mut conn, &spec.events, id, &mut rng).await?;
     Ok(Client { conn, rng, state, deck: Default::default() })

@@ -134,6 +134,8 @@ pub(crate) struct Shared {
     per_client: Mutex<Vec<ClientTotals>>,
     /// Deferred transactions queued for the deferred worker.
     deferred: deferred_queue::DeferredQueue,
+    /// Each connection's transport as the server reported it, counted by kind.
+    transports: Mutex<Vec<crate::model::TransportSeen>>,
 }
 
 impl Shared {
@@ -242,6 +244,7 @@ pub fn run_with<D: Database>(
     let limit = if status == RunStatus::Failed { AFTER_FAILURE_TIMEOUT } else { plan.admin_timeout };
     let bracketed = bracket.read_after(limit);
     let per_client = std::mem::take(&mut *crate::lock(&shared.per_client));
+    let transports = std::mem::take(&mut *crate::lock(&shared.transports));
     Ok(RunOutcome {
         measured_s: measured.end.saturating_duration_since(measured.from).as_secs_f64(),
         warmup_end: measured.warmup_end,
@@ -256,6 +259,7 @@ pub fn run_with<D: Database>(
         peak_rss_bytes: cpu::max_rss_bytes(),
         per_client,
         deferred_left: shared.deferred.len(),
+        transports,
     })
 }
 
@@ -328,6 +332,7 @@ impl Shared {
             warm_schedule: OnceLock::new(),
             warmup_until: OnceLock::new(),
             per_client: Mutex::new(Vec::new()),
+            transports: Mutex::new(Vec::new()),
             deferred: Default::default(),
             connect_gate: tokio::sync::Semaphore::new(client::CONNECTING_AT_ONCE),
         }

@@ -50,17 +50,21 @@ pub struct WireLimits {
     pub max_columns: usize,
     /// Announce CLIENT_LOCAL_FILES (connections that bulk load).
     pub local_infile: bool,
+    /// `?tls=prefer`: a greeting offering TLS ends the attempt ([`ConnectError::TlsOffered`]).
+    pub prefer_tls: bool,
 }
 
 impl Default for WireLimits {
     fn default() -> Self {
-        WireLimits { max_packet: 64 * 1024 * 1024, max_columns: 4096, local_infile: false }
+        WireLimits { max_packet: 64 * 1024 * 1024, max_columns: 4096, local_infile: false, prefer_tls: false }
     }
 }
 
 pub enum ConnectError {
     /// The server wants an authentication this client does not speak: use mysql_async.
     Unsupported,
+    /// `?tls=prefer` and the server offers TLS, which this client does not speak: use mysql_async.
+    TlsOffered,
     Db(DbError),
 }
 
@@ -135,6 +139,9 @@ impl<S: Socket> WireConn<S> {
             server_version: String::new(),
         };
         let greeting = c.greeting().await?;
+        if limits.prefer_tls && greeting.capabilities & CLIENT_SSL != 0 {
+            return Err(ConnectError::TlsOffered);
+        }
         c.server_version = greeting.server_version.clone();
         c.caps = (CLIENT_LONG_PASSWORD
             | CLIENT_CONNECT_WITH_DB

@@ -88,6 +88,7 @@ async fn connect(script: Vec<u8>, keep_open: bool) -> Result<WireConn<DuplexStre
     match tokio::time::timeout(Duration::from_secs(5), fut).await.expect("the client hung") {
         Ok(c) => Ok(c),
         Err(ConnectError::Unsupported) => Err("unsupported".into()),
+        Err(ConnectError::TlsOffered) => Err("tls offered".into()),
         Err(ConnectError::Db(e)) => Err(e.to_string()),
     }
 }

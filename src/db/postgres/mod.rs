@@ -41,9 +41,13 @@ impl PostgresDatabase {
         }
         let tls =
             super::tls::client_config(target).map_err(|e| DbError::client(super::ClientFault::Tls, e.to_string()))?;
-        if tls.is_some() {
-            config.ssl_mode(tokio_postgres::config::SslMode::Require);
-        }
+        // `prefer` asks the server itself (connect.rs) and hands tokio-postgres a session
+        // already encrypted, or the lean client a plain one.
+        use tokio_postgres::config::SslMode;
+        config.ssl_mode(match target.tls {
+            super::TlsMode::Require | super::TlsMode::Verify => SslMode::Require,
+            super::TlsMode::Off | super::TlsMode::Prefer => SslMode::Disable,
+        });
         Ok(PostgresDatabase { config, tls, target: target.clone(), options: options.clone() })
     }
 }
@@ -240,6 +244,11 @@ impl Connection for PostgresConnection {
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
         self.server().await
+    }
+
+    async fn transport_seen(&mut self) -> Result<crate::model::TransportSeen, DbError> {
+        let rows = self.text_rows(super::transport_seen::POSTGRES_SQL).await?;
+        Ok(super::transport_seen::postgres(rows.first().map_or(&[][..], Vec::as_slice)))
     }
 
     async fn status_counters(&mut self) -> Result<BTreeMap<String, i64>, DbError> {

@@ -32,9 +32,13 @@ pub fn loop_model(d: &ResultDocument) -> String {
 
 fn transport(d: &ResultDocument) -> String {
     let t = &d.target;
-    match t.transport {
-        crate::model::TransportKind::Embedded => format!("{} embedded (in-process)", t.driver.name()),
+    let asked = match t.transport {
+        crate::model::TransportKind::Embedded => return format!("{} embedded (in-process)", t.driver.name()),
         k => format!("{} over {}, TLS {}, {}", t.driver.name(), k.name(), t.tls.name(), t.statements.describe()),
+    };
+    match crate::model::TransportSeen::summary(&d.conditions.run.transports) {
+        Some(seen) => format!("{asked}; as the server saw it: {seen}"),
+        None => asked,
     }
 }
 

@@ -255,6 +255,7 @@ fn synthetic_conditions(
             started_at: "2026-11-22T00:20:39.190Z".into(),
             ended_at: "2026-11-22T01:20:39.190Z".into(),
             deferred_left: None,
+            transports: Vec::new(),
             shard: None,
         },
     }
