@@ -34,3 +34,7 @@ if ! python3 -c 'import kubernetes_validate' >/dev/null 2>&1; then
 fi
 export_test_targets
 cargo test --locked "$@"
+# What a user installs (one `dist` build, ~6 min of 2 cores): the Debian package, installed into a
+# scratch dpkg root, and `cargo install --path .` reusing that build. Skipped when the
+# arguments pick tests.
+if [ $# -eq 0 ]; then bash scripts/test-package.sh; fi
