@@ -259,7 +259,7 @@ fn facts(args: &[String]) -> Result<(BTreeMap<String, String>, Vec<String>), Str
             put("warmup", r.warmup.to_string());
             put("percentile", r.percentile.to_string());
             put("ignore_errors", r.ignore_errors.join(","));
-            put("format", r.format().to_string());
+            put("format", fairbench::model::RunRequest::from(r).format().to_string());
             workload_facts(&mut put, &r.workload);
         }
         Command::Prepare(p) => {

@@ -4,7 +4,6 @@ use super::*;
 use crate::db::sqlite::SqliteDatabase;
 use crate::plan::WorkloadPlan;
 use crate::recorder::sink::Tick;
-use clap::Parser;
 
 /// A sink whose first tick holds the measuring thread for `hold`, as a starved thread on an
 /// overloaded host is held; it keeps each tick's end and event count.
