@@ -26,13 +26,12 @@ pub(super) fn combine_cmd(args: &CombineArgs) -> Result<ExitCode, Error> {
         sources.extend(read(path)?);
     }
     let combined = combine::combine(sources)?;
-    let mut doc = combined.doc;
     let record_path = record_path_for(&args.out);
     write_record(&combined.record, &record_path)
         .map_err(|source| ResultFileError::Write { path: record_path.clone(), source })?;
-    doc.streamed = crate::timeline::describe(&args.out)
+    let streamed = crate::timeline::describe(&args.out)
         .map_err(|source| ResultFileError::Write { path: record_path.clone(), source })?;
-    doc.audit = crate::audit::audit(&doc);
+    let doc = crate::result::finish(combined.doc, crate::result::Ending::streamed(streamed));
     doc.write(&args.out)?;
     if args.json {
         println!("{}", doc.to_json());

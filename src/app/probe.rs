@@ -13,7 +13,7 @@ use crate::plan::ConfigError;
 use crate::probe::{self, failover, lag, session, Clock, ProbeError};
 use crate::report::Report as _;
 use crate::runner::signal;
-use crate::{audit, sandbox, with_database};
+use crate::{sandbox, with_database};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -94,7 +94,7 @@ fn check_with(common: &ProbeCommon) -> Result<(), Error> {
 fn verify_cmd(a: &VerifyArgs) -> Result<ExitCode, Error> {
     let mut doc = super::read_result(&a.result)?;
     look_again(&mut doc, a)?;
-    doc.audit = audit::audit(&doc);
+    let doc = crate::result::finish(doc, crate::result::Ending::default());
     doc.write(&a.result)?;
     print!("\n{}", crate::report::findings("Audit", &doc.audit));
     super::say(format_args!("Result updated: {}", a.result.display()));
@@ -491,10 +491,8 @@ fn with_workload(
     workload: Workload,
     common: &ProbeCommon,
 ) -> Result<Probed, Error> {
-    let (mut doc, path, args) =
+    let (doc, path, args) =
         workload.ok_or(ConfigError("the probe's workload left no result (a bug in fairbench)".into()))?;
-    doc.ha = Some(ha);
-    doc.faults = faults;
-    doc.audit = audit::audit(&doc);
+    let doc = crate::result::finish(doc, crate::result::Ending { ha: Some(ha), faults: Some(faults), streamed: None });
     Ok(Probed { doc, path, workload: Some(args), verbose: common.verbose })
 }

@@ -2,7 +2,6 @@
 //! and saved.
 
 use super::{read_result, Error};
-use crate::audit;
 use crate::cli::RecoverArgs;
 use crate::plan::ConfigError;
 use crate::report::Report as _;
@@ -25,7 +24,7 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
     if let Some(settle) = settle {
         loss_check(&mut doc, out, settle);
     }
-    doc.audit = audit::audit(&doc);
+    let doc = crate::result::finish(doc, crate::result::Ending::default());
     doc.write(out)?;
     let run = &doc.conditions.run;
     println!(

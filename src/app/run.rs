@@ -13,7 +13,7 @@ use crate::plan::{ConfigError, RunPlan};
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
 use crate::timeline::TimelineFiles;
-use crate::{audit, conditions, result};
+use crate::{conditions, result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -261,9 +261,7 @@ impl<D: Database> Session<D> {
             let mut files = TimelineFiles::create(&self.out_path, start.started, planned).map_err(write_error)?;
             let line = RecordLine::Start(Box::new(start.clone()));
             files.write_record(&line).map_err(|e| write_error(e.source))?;
-            let mut doc = start.document.clone();
-            doc.audit = audit::audit(&doc);
-            doc.write(&self.out_path)?;
+            result::finish(start.document.clone(), result::Ending::default()).write(&self.out_path)?;
             self.timeline = Some(files);
         }
         self.record = Some(Record::new(start));
@@ -342,9 +340,7 @@ impl<D: Database> Phases for Session<D> {
             let path = crate::timeline::record_path_for(&s.out_path);
             record = crate::timeline::record::with_streamed_entries(record, &path)?;
         }
-        let mut doc = result::build(&record)?;
-        doc.streamed = streamed;
-        doc.audit = audit::audit(&doc);
+        let doc = result::finish(result::build(&record)?, result::Ending::streamed(streamed));
         Ok((doc, s.out_path))
     }
 }

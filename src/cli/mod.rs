@@ -30,7 +30,7 @@ pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
 pub use study::{
-    probe_args, run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunArgs,
+    probe_args, run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunFlags,
 };
 pub use sweep::{Sweep, SweepArgs};
 pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};

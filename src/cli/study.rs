@@ -19,14 +19,14 @@ pub enum StudyCommand {
     /// claims and writes DIR/study.json and DIR/report.html. Run again on the same DIR, it
     /// resumes: finished runs are kept, killed or interrupted ones run again, and a file
     /// whose cells changed is refused.
-    Run(StudyRunArgs),
+    Run(StudyRunFlags),
     /// The report of a study directory, verdicts first: text on stdout, or --format json,
     /// or --format html.
     Report(StudyReportArgs),
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct StudyRunArgs {
+pub struct StudyRunFlags {
     /// The study file (TOML).
     pub file: PathBuf,
     /// The study's directory [default: fairbench-results/study-<file stem>: study-commit-latency for

@@ -290,9 +290,7 @@ impl Recording {
         self.streamer.line(HaLine::Verdict(Box::new(ha)));
         let end = crate::model::record::RunEnd { faults, ..Default::default() };
         let (record, streamed, error) = self.streamer.finish(end);
-        let mut doc = crate::result::build(&record)?;
-        doc.streamed = streamed;
-        doc.audit = crate::audit::audit(&doc);
+        let doc = crate::result::finish(crate::result::build(&record)?, crate::result::Ending::streamed(streamed));
         Ok((doc, error))
     }
 }

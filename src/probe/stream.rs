@@ -76,8 +76,7 @@ impl Streamer {
                 let mut files = TimelineFiles::create(out, record_start.started, None).map_err(write_error)?;
                 let line = RecordLine::Start(Box::new(record_start.clone()));
                 files.write_record(&line).map_err(|e| write_error(e.source))?;
-                let mut doc = record_start.document.clone();
-                doc.audit = crate::audit::audit(&doc);
+                let doc = crate::result::finish(record_start.document.clone(), crate::result::Ending::default());
                 doc.write(out).map_err(ProbeError::StartDocument)?;
                 Some(files)
             }

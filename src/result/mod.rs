@@ -8,8 +8,10 @@ pub mod tpcc;
 mod workload;
 
 mod build;
+mod finish;
 
 pub use build::{build, BuildError};
+pub use finish::{finish, Ending};
 
 use crate::model::{
     ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, IntervalStats, LoopModel,

@@ -83,11 +83,7 @@ fn cell_result(
         }
     }
     let built = match Record::of_repeats(records) {
-        Some(record) => {
-            let mut d = crate::result::build(&record)?;
-            d.audit = crate::audit::audit(&d);
-            Some(d)
-        }
+        Some(record) => Some(crate::result::finish(crate::result::build(&record)?, crate::result::Ending::default())),
         None => None,
     };
     let trouble = (!trouble.is_empty())

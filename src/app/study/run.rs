@@ -6,7 +6,7 @@ use super::{cell_line, cell_request, conclude, history, measurement, Error, Meas
 use crate::app::live::Job;
 use crate::app::run::measure_run;
 use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
-use crate::cli::StudyRunArgs;
+use crate::cli::StudyRunFlags;
 use crate::db::Database;
 use crate::model::study::{StudyDocument, StudyRun, STUDY_SCHEMA_NAME, STUDY_SCHEMA_VERSION};
 use crate::model::{ResultDocument, RunStatus};
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
-pub(super) fn study_run(args: &StudyRunArgs) -> Result<ExitCode, Error> {
+pub(super) fn study_run(args: &StudyRunFlags) -> Result<ExitCode, Error> {
     let file = StudyFile::load(&args.file)?;
     let plan = StudyPlan::of(&file);
     // A URL target's note is the plan's: nothing was to be set on it.
