@@ -96,3 +96,37 @@ fn mariadb_a_rerun_sends_the_server_the_same_statements() {
         );
     }
 }
+
+/// A result keeps what it was asked to do as typed data, and rerun executes that, not the
+/// command line (kept for display): a line that no longer means anything still reruns, and
+/// options given after `--` replace only themselves.
+#[test]
+fn sqlite_a_rerun_executes_the_recorded_request() {
+    let db = TestDb::new(Kind::Sqlite);
+    let o = db.fairbench(&[
+        "bench",
+        "oltp_point_select",
+        "--table-size=500",
+        "--threads=2",
+        "--events=120",
+        "--time=0",
+        "--out=first.json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let first = db.dir.path().join("first.json");
+    let mut a = read(&first);
+    let request = &a["conditions"]["client"]["request"];
+    let workload = &request["workload"];
+    assert_eq!((request["threads"].as_u64(), workload["table_size"].as_u64()), (Some(2), Some(500)), "{request}");
+    assert_eq!(workload["rand_seed"], a["conditions"]["run"]["rand_seed"], "the seed drawn is the one kept");
+    assert_eq!(request["bench"], true);
+    a["conditions"]["client"]["command_line"] = serde_json::json!(["fairbench", "nosuchcommand", "--nosuch"]);
+    std::fs::write(&first, serde_json::to_string(&a).unwrap()).unwrap();
+    let o = rerun(db.dir.path(), &["first.json", "--out", "second.json", "--", "--threads=3"], None);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = read(&db.dir.path().join("second.json"));
+    let run = &b["conditions"]["run"];
+    assert_eq!((run["threads"].as_u64(), run["events"].as_u64()), (Some(3), Some(120)), "{run}");
+    assert_eq!(run["rand_seed"], a["conditions"]["run"]["rand_seed"]);
+    assert_eq!(b["conditions"]["client"]["request"]["workload"]["table_size"], 500);
+}
