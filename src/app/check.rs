@@ -35,7 +35,7 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
     for d in dialects {
         match compile(&spec, &file, &text, d, &overrides) {
             Ok(p) => compiled.push(p),
-            Err(errors) => failed.push((d, errors)),
+            Err(errors) => failed.push((d, errors.0)),
         }
     }
     // Errors every database shares are the file's own; print each once.

@@ -35,7 +35,7 @@ pub enum LoadError {
     Spec(#[from] SpecError),
     // The CLI prints the first with `error: `; the others get theirs here.
     #[error("{}", .0.join("\nerror: "))]
-    Invalid(Vec<String>),
+    Invalid(crate::workload::program::CompileErrors),
 }
 
 /// Whether a workload argument names a file or a recipe rather than a built-in workload.

@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn a_node_is_a_primary_only_when_it_replicates_from_nobody_and_takes_writes() {
-        let role = |vars: &BTreeMap<String, String>, r: Result<bool, String>| role(vars, r);
+        let role = |vars: &BTreeMap<String, String>, r: Result<bool, &'static str>| role(vars, r);
         let v = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let primary = v(&[("read_only", "OFF"), ("log_bin", "ON")]);
         assert_eq!(role(&primary, Ok(false)).unwrap().role, NodeRole::Primary);
@@ -383,10 +383,10 @@ mod tests {
             NodeRole::Standalone
         );
         assert!(
-            role(&v(&[("read_only", "OFF")]), Err::<bool, String>("denied".into())).is_err(),
+            role(&v(&[("read_only", "OFF")]), Err::<bool, &str>("denied")).is_err(),
             "a writable node of unknown source"
         );
-        let hidden = role(&v(&[("read_only", "ON")]), Err::<bool, String>("denied".into())).unwrap();
+        let hidden = role(&v(&[("read_only", "ON")]), Err::<bool, &str>("denied")).unwrap();
         assert_eq!(hidden.role, NodeRole::ReadOnly);
         assert!(hidden.evidence.contains("not visible to this user: denied"), "{}", hidden.evidence);
         let g = |s: &str, r: &str| {

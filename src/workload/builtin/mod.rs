@@ -57,7 +57,7 @@ pub enum BuiltinError {
     Spec(#[from] SpecError),
     /// The compiler's problems, each `file:line:col: what`.
     #[error("{}", .0.join("; "))]
-    Invalid(Vec<String>),
+    Invalid(crate::workload::program::CompileErrors),
 }
 
 /// Workload `w` compiled for `dialect`: one transaction, named after the workload.

@@ -34,7 +34,7 @@ pub fn compile(
     text: &str,
     dialect: Dialect,
     overrides: &[(String, Scalar)],
-) -> Result<Program, Vec<String>> {
+) -> Result<Program, super::errors::CompileErrors> {
     let mut e = Errors { file, text, list: Vec::new() };
     let mut params: BTreeMap<String, Scalar> =
         spec.params.iter().map(|(k, v)| (k.clone(), v.get_ref().clone())).collect();
@@ -77,7 +77,7 @@ pub fn compile(
     let tallies = c.tallies(spec, dialect);
     let Compiler { e, params, slots, .. } = c;
     if !e.list.is_empty() {
-        return Err(e.list);
+        return Err(super::errors::CompileErrors(e.list));
     }
     Ok(Program {
         name: spec.workload.name.get_ref().clone(),

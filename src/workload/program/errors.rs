@@ -17,3 +17,15 @@ impl Errors<'_> {
         self.list.push(SpecError { file: self.file.to_string(), line, column, what }.to_string());
     }
 }
+
+/// Everything wrong with a workload file, each `file:line:col: message`, in file order: a
+/// file is refused with all of its problems at once, not the first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileErrors(pub Vec<String>);
+
+impl std::ops::Deref for CompileErrors {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.0
+    }
+}

@@ -14,6 +14,7 @@ use super::spec::{Generator, Pause, Scalar};
 use super::{StatementClass, StatementInfo};
 use crate::model::{Dialect, TableDef};
 pub use compile::{compile, scalar_from_text, scalar_text};
+pub use errors::CompileErrors;
 pub use sql::{positional, SqlError};
 use std::collections::BTreeMap;
 

@@ -27,7 +27,7 @@ params = { a = { ids = "acct" } }
 /// `text`, read as the file `file`, compiled for `dialect`: the program, or every error.
 fn compiled(file: &str, text: &str, dialect: Dialect) -> Result<Program, Vec<String>> {
     let spec = super::super::spec::parse(file, text).map_err(|e| vec![e.to_string()])?;
-    compile(&spec, file, text, dialect, &[])
+    compile(&spec, file, text, dialect, &[]).map_err(|e| e.0)
 }
 
 fn errors_of(text: &str) -> Vec<String> {
