@@ -222,7 +222,7 @@ fn tls_is_stated_and_enforced() {
     let e = one_line_error(&["run", "oltp_point_select", &format!("--target={}?tls=verify", db.url)], 2);
     assert!(e.contains("cannot connect to PostgreSQL") && e.to_lowercase().contains("certificate"), "{e}");
     let e = one_line_error(&["run", "oltp_point_select", &format!("--target={}/mysql?tls=require", mysql_base())], 2);
-    assert!(e.contains("SSL") && !e.contains("is the server running"), "{e}");
+    assert!(e.contains("offers no TLS") && e.contains("?tls=prefer") && !e.contains("is the server running"), "{e}");
 }
 
 #[test]
