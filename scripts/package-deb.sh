@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds fairbench with the `dist` profile (fat LTO, one codegen unit, no debug line tables) and
+# Builds fairbench with `cargo install --path . --profile dist` (fat LTO, one codegen unit, no debug line tables) and
 # assembles a Debian package with dpkg-deb alone (no cargo-deb needed):
 #   /usr/bin/fairbench
 #   /usr/share/man/man1/fairbench.1.gz and fairbench-COMMAND.1.gz (from `fairbench man`)
@@ -20,12 +20,13 @@ VERSION=$(cargo metadata --no-deps --format-version 1 --locked --offline 2>/dev/
 ARCH=$(dpkg --print-architecture)
 DEB_VERSION="$VERSION-1"
 
-echo "== building fairbench $VERSION (cargo build --profile dist --locked)" >&2
-cargo build --profile dist --locked --bin fairbench >&2
-BIN="$TARGET_DIR/dist/fairbench"
-
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
+# Built as a user installs it (`cargo install --path . --profile dist`, docs/install.md), so the
+# package holds exactly what that command installs.
+echo "== building fairbench $VERSION (cargo install --path . --profile dist --locked)" >&2
+cargo install --path . --profile dist --locked --root "$STAGE/inst" >&2
+BIN="$STAGE/inst/bin/fairbench"
 ROOT="$STAGE/fairbench_${DEB_VERSION}_$ARCH"
 install -D -m 0755 "$BIN" "$ROOT/usr/bin/fairbench"
 
