@@ -338,9 +338,12 @@ impl Connection for MysqlConnection {
 
     async fn transport_seen(&mut self) -> Result<crate::model::TransportSeen, DbError> {
         let status = self.pairs(super::transport_seen::MYSQL_TLS_SQL).await?;
-        let host = self.rows(super::transport_seen::MYSQL_HOST_SQL).await?;
-        let host = host.first().and_then(|r| r.first()).and_then(Option::as_deref);
-        Ok(super::transport_seen::mysql(&status, host))
+        let kind = match &self.inner {
+            Inner::Unix(_) => crate::model::TransportKind::Socket,
+            // mysql_async carries the connections that negotiated TLS, over TCP.
+            Inner::Tcp(_) | Inner::Async { .. } => crate::model::TransportKind::Tcp,
+        };
+        Ok(super::transport_seen::mysql(&status, kind))
     }
 
     async fn server_info(&mut self) -> Result<ServerInfo, DbError> {
