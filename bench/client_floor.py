@@ -1,6 +1,7 @@
 """Driver of bench/client-floor.sh: sysbench, fairbench and the floor client (the least a
 client can do per query: examples/floor_client/) alternately on the same tables of MariaDB
-and PostgreSQL; per run QPS and CPU per query, per configuration the ratios to sysbench."""
+and PostgreSQL, every one in plaintext as the server saw it; per run QPS and CPU per query, per
+configuration the ratios to sysbench and fairbench's to the floor."""
 import os
 import re
 import sys
@@ -10,6 +11,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import vs_sysbench as vs  # noqa: E402
 from benchlib import (PASSWORD, USER, Table, machine_lines, measure, per, print_header,  # noqa: E402
                       run_driver, spread)
+from transport import Watch, mismatch  # noqa: E402
 
 SCHEMES = {"queries": "mysql", "transactions": "postgres"}  # by what the server counts
 
@@ -18,6 +20,7 @@ FLOOR = "target/release/examples/floor_client"
 WORKLOADS = ["oltp_point_select", "oltp_read_write"]
 THREADS = [8, 64]
 TOOLS = ["sysbench", "fairbench", "floor", "floor-uring", "floor-tokio"]  # the floor client's three loops
+FLOOR_GOAL = 1.1  # issue 64: fairbench's CPU per query at most 1.1x the floor's
 
 
 def floor_run(server, workload, threads, mode):
@@ -26,8 +29,10 @@ def floor_run(server, workload, threads, mode):
     transactions for `extra`), over the client's own seconds."""
     before = server.counter(DB)
     address = f"{SCHEMES[server.counts]}://127.0.0.1:{server.port}"
-    usage = measure([FLOOR, address, USER, DB, str(threads), str(vs.SECONDS),
-                     str(vs.TABLES), str(vs.TABLE_SIZE), "2", mode, workload.removeprefix("oltp_")], env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
+    with Watch(server, DB, expected=threads) as watch:
+        usage = measure([FLOOR, address, USER, DB, str(threads), str(vs.SECONDS), str(vs.TABLES),
+                         str(vs.TABLE_SIZE), "2", mode, workload.removeprefix("oltp_")],
+                        env={**os.environ, "FB_FLOOR_PASSWORD": PASSWORD})
     if usage.rc != 0:
         raise vs.fail("floor_client", usage)
     delta = server.counter_delta(before, server.counter(DB))
@@ -36,19 +41,20 @@ def floor_run(server, workload, threads, mode):
         raise vs.ToolFailed("floor_client printed no count")
     queries, transactions, seconds = int(m[1]), int(m[2]), float(m[3])
     if server.counts == "queries":
-        return vs.Run(delta, seconds, delta - queries, usage)
-    return vs.Run(queries, seconds, delta - transactions, usage)
+        return vs.Run(delta, seconds, delta - queries, usage, watch.result())
+    return vs.Run(queries, seconds, delta - transactions, usage, watch.result())
 
 
 RUNS = Table([("round", 5, "d"), ("tool", 11, ""), ("queries", 9, "d"), ("QPS", 7, ".0f"), ("CPU us/q", 9, ".2f"),
-              ("user", 6, ".2f"), ("sys", 6, ".2f"), ("ctxsw/q", 7, ".2f"), ("extra", 6, "d")], indent="  ")
+              ("user", 6, ".2f"), ("sys", 6, ".2f"), ("ctxsw/q", 7, ".2f"), ("extra", 6, "d"), ("transport", 10, "")], indent="  ")
+OVER_FLOOR = Table([("fairbench over", 15, ""), ("CPU/q", 17, "s"), ("goal", 6, "s"), ("verdict", 13, ""),
+                    ("fairbench's own us/q", 20, "s")], indent="  ")
 RATIOS = Table([("over sysbench's", 15, ""), ("QPS", 17, "s"), ("CPU/q", 17, "s"), ("user/q", 17, "s"),
                 ("sys/q", 17, "s")], indent="  ")
 
 
 def cell(values):
-    s = spread(values)
-    return "n/a" if s is None else f"{s[0]:.2f} ({s[1]:.2f}-{s[2]:.2f})"
+    return cell_of(spread(values))
 
 
 def compare(server, workload, threads, tmp):
@@ -65,8 +71,28 @@ def compare(server, workload, threads, tmp):
             runs[tool] = run
             u = run.usage
             RUNS.row([r + 1, tool, run.queries, run.qps(), run.us_per_query(u.cpu_s), run.us_per_query(u.user_s),
-                      run.us_per_query(u.sys_s), run.per_query(u.ctx_switches), run.extra])
+                      run.us_per_query(u.sys_s), run.per_query(u.ctx_switches), run.extra, run.transport.short()])
         rounds.append(runs)
+    refused = transport_refusal(rounds)
+    if refused:
+        vs.FAILURES.append(f"{server.name} {workload} {threads} threads: no ratio, {refused}")
+        print(f"\n  NO RATIO: {refused}", flush=True)
+        return
+    print_over_sysbench(rounds)
+    print_over_floor(rounds)
+
+
+def transport_refusal(rounds):
+    """Why no ratio may be taken (a round whose tools' connections did not all use the transport
+    the server confirmed for the floor: plaintext), or None."""
+    for r, runs in enumerate(rounds):
+        for tool in TOOLS:
+            if tool != "floor" and (why := mismatch(tool, runs[tool].transport, "floor", runs["floor"].transport)):
+                return f"round {r + 1}: {why}"
+    return None
+
+
+def print_over_sysbench(rounds):
     print()
     RATIOS.header()
     for tool in TOOLS[1:]:
@@ -78,6 +104,23 @@ def compare(server, workload, threads, tmp):
         print(f"  {tool}: its system time alone over sysbench's whole CPU per query: {cell(sys_floor)}")
 
 
+def print_over_floor(rounds):
+    """fairbench's CPU per query over each floor loop's in the same round, against the goal, and
+    what fairbench's own work (recording, timing, the workload) costs per query above it."""
+    print()
+    OVER_FLOOR.header()
+    for floor in TOOLS[2:]:
+        ratios = spread([per(r["fairbench"].metrics()["CPU/query"], r[floor].metrics()["CPU/query"]) for r in rounds])
+        own = spread([r["fairbench"].metrics()["CPU/query"] - r[floor].metrics()["CPU/query"] for r in rounds])
+        verdict = vs.verdict(ratios, ("<=", FLOOR_GOAL))
+        own_us = "n/a" if own is None else f"{own[0]:.2f} ({own[1]:.2f}-{own[2]:.2f})"
+        OVER_FLOOR.row([floor, cell_of(ratios), f"<= {FLOOR_GOAL}", verdict, own_us])
+
+
+def cell_of(s):
+    return "n/a" if s is None else f"{s[0]:.2f} ({s[1]:.2f}-{s[2]:.2f})"
+
+
 def benchmark(servers):
     vs.SECONDS, vs.ROUNDS = (int(a) for a in (sys.argv[1:3] + ["10", "5"][len(sys.argv[1:3]):]))
     workloads = sys.argv[3].split(",") if len(sys.argv) > 3 else WORKLOADS
@@ -87,6 +130,9 @@ def benchmark(servers):
     print_header("The least CPU per query a client spends here: sysbench, fairbench and a bare epoll client", [
         *machine_lines(),
         ("servers", ", ".join(f"{s.name} {s.version()}, TCP 127.0.0.1:{s.port}" for s in servers)),
+        ("transport", "plaintext for every tool (the floor speaks no TLS): " + vs.transport_told()
+         + "; each run's sessions read from the server while it runs (the 'transport' column), and a "
+           "configuration where any tool's differ from the floor's gets NO RATIO"),
         ("runs", f"{', '.join(workloads)}, {vs.SECONDS} s per run, {vs.ROUNDS} rounds (the first tool rotates), "
                  f"{vs.TABLES} tables x {vs.TABLE_SIZE:,} rows prepared once by fairbench, ids uniform"),
         ("floor", "examples/floor_client/: sysbench's prepared statements (read_write: its 20 per "
@@ -115,6 +161,9 @@ def benchmark(servers):
                         compare(server, workload, threads, tmp)
         finally:
             server.drop_db(DB)
+    if vs.FAILURES:
+        print("\nfailed:\n  " + "\n  ".join(vs.FAILURES))
+        sys.exit(1)
 
 
 if __name__ == "__main__":
