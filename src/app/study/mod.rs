@@ -59,7 +59,8 @@ fn cell_request(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32) -> Resu
     let w = &file.workloads[cell.workload];
     let mut argv = vec!["fairbench".to_string(), "run".into()];
     argv.extend(cell_words(file, cell, path, repeat));
-    crate::cli::study_run_args(&argv)
+    crate::cli::run_request(&argv, "study")
+        .map(|(request, _quiet)| request)
         .map_err(|e| ConfigError(format!("{}: workload {:?}: {}", path.display(), w.name, e.0)).into())
 }
 
