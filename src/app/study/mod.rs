@@ -1,9 +1,8 @@
 //! `fairbench study ...`: a study file planned (`plan`), run and resumed (`run`), reported
-//! (`report`). The study's logic (plan, resume, claims) is src/study's; this is where it
-//! meets sandboxes, connections and runs.
+//! (`report`). The study's logic (plan, the lab and its resume, claims) is src/study's;
+//! here a cell becomes a request (or a probe) and the lab's bench measures it.
 
 mod conclude;
-mod history;
 mod plan_text;
 mod preflight;
 mod run;
