@@ -45,7 +45,9 @@
 //!   A/B of one setting.
 //! - [`study`] -> compare, model, random, sandbox. A study file (targets, workloads, matrix,
 //!   repeats, claims), its plan (cells and the order of their runs), its directory (resumed
-//!   only by the same plan), its claims judged on the cells' results.
+//!   only by the same plan), its lab (runs in order, sandboxes started and removed, resume;
+//!   measuring through [`study::lab::Bench`], which the app implements), its claims judged
+//!   on the cells' results.
 //! - [`k8s`] -> nothing. The Kubernetes Indexed Job of `fairbench k8s job`, as typed objects
 //!   written as YAML.
 //! - [`cli`] -> k8s, model, plan, random, workload. Flags, parsed in one place, into typed

@@ -29,9 +29,7 @@ pub use rerun::{recorded_request, Unrepeatable};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
-pub use study::{
-    probe_args, run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunFlags,
-};
+pub use study::{probe_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunFlags};
 pub use sweep::{Sweep, SweepArgs};
 pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;

@@ -59,12 +59,6 @@ pub struct StudyPlanArgs {
     pub file: PathBuf,
 }
 
-/// One of a study's runs as `fairbench run` reads it (`argv` from the program's name on):
-/// its options checked by `run`'s own definition, or the first line of clap's error.
-pub fn run_args(argv: &[String]) -> Result<crate::model::RunRequest, crate::plan::ConfigError> {
-    super::request::run_request(argv, "study").map(|(args, _)| args)
-}
-
 /// A study's probe cell as `fairbench probe` reads it (`argv` from the program's name on).
 pub fn probe_args(argv: &[String]) -> Result<super::ProbeArgs, crate::plan::ConfigError> {
     use clap::Parser;

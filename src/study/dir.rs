@@ -26,6 +26,12 @@ pub enum StudyDirError {
     Unfinished { dir: PathBuf, file: String, round: u32, todo: usize },
 }
 
+/// `fairbench-results/study-<the file's stem>`: the same file resumes in the same place.
+pub fn default_dir(file: &Path) -> PathBuf {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "study".into());
+    PathBuf::from("fairbench-results").join(format!("study-{stem}"))
+}
+
 pub fn document_path(dir: &Path) -> PathBuf {
     dir.join("study.json")
 }

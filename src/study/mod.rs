@@ -1,7 +1,8 @@
 //! Studies: a matrix of runs over targets, workloads, run options and server settings,
 //! repeated, declared in one file (docs/studies.md): the file read and checked, its plan
 //! (cells and the order of their runs), resuming against what a directory already holds,
-//! and the claims judged on the cells' results.
+//! the lab that runs it (sandboxes, cells in order, resume), and the claims judged on
+//! the cells' results.
 
 pub mod cell_result;
 pub mod check;
@@ -11,6 +12,8 @@ pub mod conditions;
 pub mod cost;
 pub mod dir;
 pub mod file;
+pub mod history;
+pub mod lab;
 pub mod noise;
 pub mod plan;
 pub mod probe_claims;

@@ -38,7 +38,7 @@ pub(super) fn conclude(dir: &Path, doc: &mut StudyDocument) -> Result<Vec<(Strin
     // A document written before runs recorded their server, rows and tps: from the results.
     for run in doc.runs.iter_mut().filter(|r| r.status.is_some() && r.server.is_none()) {
         if let Ok(d) = ResultDocument::read(&dir.join(&run.file)) {
-            super::history::note_result(run, &d, None);
+            crate::study::history::note_result(run, &d, None);
         }
     }
     let mut built = Vec::new();

@@ -1,9 +1,8 @@
 //! `fairbench study ...`: a study file planned (`plan`), run and resumed (`run`), reported
-//! (`report`). The study's logic (plan, resume, claims) is src/study's; this is where it
-//! meets sandboxes, connections and runs.
+//! (`report`). The study's logic (plan, the lab and its resume, claims) is src/study's;
+//! here a cell becomes a request (or a probe) and the lab's bench measures it.
 
 mod conclude;
-mod history;
 mod plan_text;
 mod preflight;
 mod run;
@@ -59,7 +58,8 @@ fn cell_request(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32) -> Resu
     let w = &file.workloads[cell.workload];
     let mut argv = vec!["fairbench".to_string(), "run".into()];
     argv.extend(cell_words(file, cell, path, repeat));
-    crate::cli::study_run_args(&argv)
+    crate::cli::run_request(&argv, "study")
+        .map(|(request, _quiet)| request)
         .map_err(|e| ConfigError(format!("{}: workload {:?}: {}", path.display(), w.name, e.0)).into())
 }
 

@@ -8,7 +8,7 @@ use crate::model::{Metric, ResultDocument, TransportKind};
 /// The run's server, rows at start and tps from its result; `built` (when this study
 /// built the run's sandbox) goes with the server's own identity, so that a sandbox rebuilt
 /// with the same port and server id still reads as another server.
-pub(super) fn note_result(run: &mut StudyRun, d: &ResultDocument, built: Option<&str>) {
+pub fn note_result(run: &mut StudyRun, d: &ResultDocument, built: Option<&str>) {
     run.server = server_identity(d).map(|id| match built {
         Some(at) => format!("{id}, sandbox built {at}"),
         None => id,
