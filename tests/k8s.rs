@@ -7,8 +7,8 @@ use std::process::{Command, Output};
 
 const PASSWORD: &str = "s3cr3t-Pw";
 const TARGET: &str = "mysql://sbtest@db.example:3306/sbtest";
-/// The schemas kubernetes-validate bundles for the API version k8s-openapi writes (its
-/// `v1_37` feature, Cargo.toml).
+/// The API version whose schemas the manifest (src/k8s/objects.rs) is checked against:
+/// batch/v1 Job and core/v1 Pod, as Kubernetes 1.37 defines them.
 const KUBERNETES_VERSION: &str = "1.37.0";
 
 /// `fairbench k8s job ARGS` with a password in the environment, as a user's shell may have.

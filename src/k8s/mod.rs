@@ -1,16 +1,16 @@
 //! `fairbench k8s job`: the Kubernetes Indexed Job that runs one command as N shards, built
-//! from typed objects (k8s-openapi) and written as YAML. No I/O here.
+//! from typed objects (objects.rs) and written as YAML. No I/O here.
 //!
 //! Every pod of the Job runs the same command with `--shard N`; each reads its index from
 //! JOB_COMPLETION_INDEX (set by Kubernetes) and the run's shard key from the Job's uid.
 
-use k8s_openapi::api::batch::v1::{Job, JobSpec};
-use k8s_openapi::api::core::v1::{
-    Affinity, Capabilities, Container, EnvVar, EnvVarSource, ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity,
-    PodSpec, PodTemplateSpec, ResourceRequirements, SeccompProfile, SecretKeySelector, SecurityContext,
+mod objects;
+
+use objects::{
+    Affinity, Capabilities, Container, EnvVar, EnvVarSource, Job, JobSpec, LabelSelector, ObjectFieldSelector,
+    ObjectMeta, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, ResourceRequirements, SeccompProfile,
+    SecretKeySelector, SecurityContext,
 };
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use std::collections::BTreeMap;
 
 /// Where each shard writes its result (the log carries it too, between the markers).
@@ -120,70 +120,57 @@ impl JobRequest {
     }
 
     /// The Job object.
-    pub fn job(&self) -> Job {
+    fn job(&self) -> Job {
         let labels = self.labels();
         Job {
+            api_version: "batch/v1",
+            kind: "Job",
             metadata: ObjectMeta {
+                labels: labels.clone(),
                 name: Some(self.name.clone()),
                 namespace: self.namespace.clone(),
-                labels: Some(labels.clone()),
-                ..Default::default()
             },
-            spec: Some(JobSpec {
-                completion_mode: Some("Indexed".into()),
-                completions: Some(self.shards as i32),
-                // All shards at once: they wait for each other at the start barrier.
-                parallelism: Some(self.shards as i32),
+            spec: JobSpec {
                 // A shard retried later would start outside the common start.
-                backoff_limit: Some(0),
+                backoff_limit: 0,
+                completion_mode: "Indexed",
+                completions: self.shards,
+                // All shards at once: they wait for each other at the start barrier.
+                parallelism: self.shards,
                 template: PodTemplateSpec {
-                    metadata: Some(ObjectMeta { labels: Some(labels), ..Default::default() }),
-                    spec: Some(self.pod_spec()),
+                    metadata: ObjectMeta { labels, ..Default::default() },
+                    spec: self.pod_spec(),
                 },
-                ..Default::default()
-            }),
-            ..Default::default()
+            },
         }
     }
 
     fn pod_spec(&self) -> PodSpec {
         // Requests = limits: guaranteed QoS, so a shard's CPU is its own.
-        let resources: BTreeMap<String, Quantity> = BTreeMap::from([
-            ("cpu".to_string(), Quantity(self.cpu.clone())),
-            ("memory".to_string(), Quantity(self.memory.clone())),
-        ]);
+        let resources = BTreeMap::from([("cpu", self.cpu.clone()), ("memory", self.memory.clone())]);
         PodSpec {
-            restart_policy: Some("Never".into()),
-            affinity: Some(self.one_shard_per_node()),
+            affinity: self.one_shard_per_node(),
             containers: vec![Container {
-                name: "fairbench".into(),
-                image: Some(self.image.clone()),
-                args: Some(self.args()),
-                env: Some(self.env()),
-                resources: Some(ResourceRequirements {
-                    requests: Some(resources.clone()),
-                    limits: Some(resources),
-                    ..Default::default()
-                }),
-                security_context: Some(restricted()),
-                ..Default::default()
+                args: self.args(),
+                env: self.env(),
+                image: self.image.clone(),
+                name: "fairbench",
+                resources: ResourceRequirements { limits: resources.clone(), requests: resources },
+                security_context: restricted(),
             }],
-            ..Default::default()
+            restart_policy: "Never",
         }
     }
 
     /// Shards on different nodes: two on one node would share its CPU and network.
     fn one_shard_per_node(&self) -> Affinity {
         Affinity {
-            pod_anti_affinity: Some(PodAntiAffinity {
-                required_during_scheduling_ignored_during_execution: Some(vec![PodAffinityTerm {
-                    label_selector: Some(LabelSelector { match_labels: Some(self.labels()), ..Default::default() }),
-                    topology_key: "kubernetes.io/hostname".into(),
-                    ..Default::default()
-                }]),
-                ..Default::default()
-            }),
-            ..Default::default()
+            pod_anti_affinity: PodAntiAffinity {
+                required_during_scheduling_ignored_during_execution: vec![PodAffinityTerm {
+                    label_selector: LabelSelector { match_labels: self.labels() },
+                    topology_key: "kubernetes.io/hostname",
+                }],
+            },
         }
     }
 
@@ -192,27 +179,20 @@ impl JobRequest {
     fn env(&self) -> Vec<EnvVar> {
         vec![
             EnvVar {
-                name: "FAIRBENCH_PASSWORD".into(),
-                value_from: Some(EnvVarSource {
-                    secret_key_ref: Some(SecretKeySelector {
-                        name: self.secret.clone(),
-                        key: "password".into(),
-                        ..Default::default()
-                    }),
+                name: "FAIRBENCH_PASSWORD",
+                value_from: EnvVarSource {
+                    secret_key_ref: Some(SecretKeySelector { key: "password", name: self.secret.clone() }),
                     ..Default::default()
-                }),
-                ..Default::default()
+                },
             },
             EnvVar {
-                name: "FAIRBENCH_SHARD_KEY".into(),
-                value_from: Some(EnvVarSource {
+                name: "FAIRBENCH_SHARD_KEY",
+                value_from: EnvVarSource {
                     field_ref: Some(ObjectFieldSelector {
-                        field_path: "metadata.labels['batch.kubernetes.io/controller-uid']".into(),
-                        ..Default::default()
+                        field_path: "metadata.labels['batch.kubernetes.io/controller-uid']",
                     }),
                     ..Default::default()
-                }),
-                ..Default::default()
+                },
             },
         ]
     }
@@ -241,11 +221,10 @@ impl JobRequest {
 /// Pod Security "restricted": the pods run where a namespace enforces it.
 fn restricted() -> SecurityContext {
     SecurityContext {
-        allow_privilege_escalation: Some(false),
-        run_as_non_root: Some(true),
-        capabilities: Some(Capabilities { drop: Some(vec!["ALL".into()]), ..Default::default() }),
-        seccomp_profile: Some(SeccompProfile { type_: "RuntimeDefault".into(), ..Default::default() }),
-        ..Default::default()
+        allow_privilege_escalation: false,
+        capabilities: Capabilities { drop: vec!["ALL"] },
+        run_as_non_root: true,
+        seccomp_profile: SeccompProfile { kind: "RuntimeDefault" },
     }
 }
 
