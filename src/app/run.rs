@@ -9,7 +9,7 @@ use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::record::{Record, RecordLine, RecordStart, RunEnd};
 use crate::model::RunRequest;
 use crate::model::{ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode};
-use crate::plan::{ConfigError, RunPlan};
+use crate::plan::RunPlan;
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
 use crate::timeline::TimelineFiles;
@@ -439,9 +439,7 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
 /// The result file's directory exists (or is created), is writable, and has room for the
 /// result of this plan (about 6 KB per measured second plus 1 MB).
 pub(super) fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Error> {
-    let fail = |path: &std::path::Path, e: std::io::Error| {
-        Error::from(ConfigError(format!("cannot write the result to {}: {e} (choose another --out)", path.display())))
-    };
+    let fail = |path: &std::path::Path, source| super::OutputError::ResultUnwritable { path: path.into(), source };
     if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
         return Ok(()); // a device or pipe (/dev/null): written in place
     }
@@ -457,13 +455,9 @@ pub(super) fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Err
     let needed = (1 << 20) + seconds.min(30 * 86_400) * 6_000;
     if let Some(free) = free_bytes(&dir) {
         if free < needed {
-            return Err(ConfigError(format!(
-                "{} has {} MB free; the result of this run needs about {} MB: free space or choose another --out",
-                dir.display(),
-                free >> 20,
-                (needed >> 20).max(1)
-            ))
-            .into());
+            return Err(
+                super::OutputError::NoRoom { dir, free_mb: free >> 20, needed_mb: (needed >> 20).max(1) }.into()
+            );
         }
     }
     Ok(())
