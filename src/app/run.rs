@@ -314,7 +314,7 @@ impl<D: Database> Phases for Session<D> {
         self.entries_on_disk |= collected.streamed > 0;
         // The entries are streamed as they close; in memory they join the record here.
         if let Some(record) = &mut self.record {
-            record.phases.push(crate::model::record::Phase { entries: collected.entries, end: None });
+            record.phases.push(crate::model::record::RecordedPhase { entries: collected.entries, end: None });
         }
         self.record_line(RecordLine::PhaseEnd(Box::new(outcome)));
         Ok(completed)
