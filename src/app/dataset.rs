@@ -14,7 +14,7 @@ use crate::{conditions, LocalRuntime};
 use std::sync::Arc;
 
 /// What `run` reads before measuring.
-pub(super) struct Before {
+pub(super) struct BeforeRun {
     pub server: ServerConditions,
     pub tables: Vec<TableSize>,
     /// Tables present that fairbench did not create.
@@ -47,7 +47,7 @@ pub(super) fn check_dataset<D: Database>(
     plan: &RunPlan,
     target: &TargetUrl,
     bench: bool,
-) -> Result<Before, Error> {
+) -> Result<BeforeRun, Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect()).map_err(|e| match e.code.to_string().as_str() {
         // No database at all (SQLite's file): every table is missing.
@@ -79,7 +79,7 @@ pub(super) fn check_dataset<D: Database>(
     let tables =
         runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
     warn_of_another_size(&tables, &foreign, plan, target);
-    Ok(Before { server, tables, foreign })
+    Ok(BeforeRun { server, tables, foreign })
 }
 
 /// The workload's tables that are there, each with its owner, and the missing ones.

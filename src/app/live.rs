@@ -7,7 +7,7 @@
 use crate::collector::{Progress, Window};
 use crate::metrics::LiveMetrics;
 use crate::model::IntervalStats;
-use crate::report::status::{status_line, RunStage, Status};
+use crate::report::status::{status_line, RunStage, StatusLine};
 use crate::report::{IntervalPrinter, WindowEnd};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,7 +30,7 @@ struct JobState {
     inner: Option<String>,
     /// The current part's warmup.
     warmup_s: u32,
-    status: Status,
+    status: StatusLine,
 }
 
 impl Job {
@@ -47,7 +47,7 @@ impl Job {
             outer: None,
             inner: None,
             warmup_s: 0,
-            status: Status::default(),
+            status: StatusLine::default(),
         })))
     }
 
@@ -106,10 +106,10 @@ impl Job {
         if s.outer.is_some() && s.parts > 1 {
             label.insert(0, format!("{} of {}", s.started_parts, s.parts));
         }
-        s.status = Status {
+        s.status = StatusLine {
             planned_s: time.map(|t| warmup_s as f64 + t.as_secs_f64()),
             part: (!label.is_empty()).then(|| label.join(": ")),
-            ..Status::default()
+            ..StatusLine::default()
         };
         if s.terminal {
             let bar = indicatif::ProgressBar::new_spinner();

@@ -1,7 +1,7 @@
 //! The run command in named phases: plan, check the dataset (bench prepares it), announce,
 //! measure through the collector, read what the run left, build the result, save, print.
 
-use super::dataset::{check_before_run, check_dataset, Before};
+use super::dataset::{check_before_run, check_dataset, BeforeRun};
 use super::live::{Job, LiveProgress};
 use super::{workload_plan, Error};
 use crate::collector::{Collector, Progress};
@@ -77,7 +77,7 @@ pub(super) struct Session<D: Database> {
     plan: RunPlan,
     thresholds: Vec<crate::model::Criterion>,
     out_path: PathBuf,
-    before: Before,
+    before: BeforeRun,
     data_caches: std::collections::BTreeMap<String, u64>,
     progress: LiveProgress,
     job: Job,

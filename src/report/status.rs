@@ -29,7 +29,7 @@ impl RunStage {
 
 /// Everything the line shows; seconds count from the part's start (its warmup included).
 #[derive(Clone, Debug, Default)]
-pub struct Status {
+pub struct StatusLine {
     pub stage: Option<RunStage>,
     pub elapsed_s: f64,
     /// Warmup plus --time; `None` for a run limited by events only.
@@ -51,7 +51,7 @@ pub struct Status {
     pub job_left_s: Option<f64>,
 }
 
-impl Status {
+impl StatusLine {
     /// Takes in one timeline second.
     pub fn second(&mut self, s: &IntervalStats) {
         self.stage = Some(if s.warmup { RunStage::Warmup } else { RunStage::Measuring });
@@ -83,7 +83,7 @@ const BAR: usize = 12;
 /// `measuring [######------] 60 s of 2m 00s, 60 s left | repeat 2 of 3, job ~5m 12s left |
 /// 2,345 tps 46,900 qps p99 3.14 ms (last s) | 0 errors 0 reconnects`: what matters most
 /// first, as a narrow terminal cuts the end.
-pub fn status_line(s: &Status) -> String {
+pub fn status_line(s: &StatusLine) -> String {
     let stage = s.stage.unwrap_or(RunStage::Starting);
     let mut parts = vec![format!("{} {}", stage.word(), progress(s))];
     match (&s.part, s.job_left_s) {
@@ -105,7 +105,7 @@ pub fn status_line(s: &Status) -> String {
 }
 
 /// The bar and the times: `[####------] 54 s of 120 s, 66 s left`, or the time so far.
-fn progress(s: &Status) -> String {
+fn progress(s: &StatusLine) -> String {
     match (s.planned_s, s.left_s()) {
         (Some(planned), Some(left)) if planned > 0.0 => {
             let done = ((s.elapsed_s / planned).clamp(0.0, 1.0) * BAR as f64).round() as usize;
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn the_line_counts_down_and_sums_faults() {
-        let mut s = Status { planned_s: Some(120.0), part: Some("repeat 2 of 3".into()), ..Default::default() };
+        let mut s = StatusLine { planned_s: Some(120.0), part: Some("repeat 2 of 3".into()), ..Default::default() };
         assert_eq!(
             status_line(&s),
             "starting [------------] 0 s of 2m 00s, 2m 00s left | repeat 2 of 3 | 0 errors 0 reconnects"
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn events_only_runs_show_time_so_far_and_open_loops_their_backlog() {
-        let mut s = Status::default();
+        let mut s = StatusLine::default();
         let mut sec = second(4.0, false, 50, 0);
         sec.backlog = Some(1200);
         sec.late = Some(7);

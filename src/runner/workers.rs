@@ -17,7 +17,7 @@ pub(super) struct MeasuringOutcome {
 }
 
 /// The measuring loop's clock: the next tick, and the end of measured time once known.
-struct Clock {
+struct LoopClock {
     next_tick: Instant,
     deadline: Option<Instant>,
     /// When measured time ended, and when this thread noticed (the grace counts from then).
@@ -156,7 +156,7 @@ impl Workers {
             warmup_end: None,
         };
         let deadline = shared.measure_until.get().copied();
-        let mut clock = Clock { next_tick: start + plan.tick(), deadline, stopped_at: None, noticed_at: start };
+        let mut clock = LoopClock { next_tick: start + plan.tick(), deadline, stopped_at: None, noticed_at: start };
         loop {
             let now = Instant::now();
             self.notice_stop(&mut clock, &mut m.status, now);
@@ -196,7 +196,7 @@ impl Workers {
     }
 
     /// Ctrl-C, the deadline or a failure: every client is told to stop.
-    fn notice_stop(&self, clock: &mut Clock, status: &mut RunStatus, now: Instant) {
+    fn notice_stop(&self, clock: &mut LoopClock, status: &mut RunStatus, now: Instant) {
         if clock.stopped_at.is_some() {
             return;
         }
