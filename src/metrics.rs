@@ -98,7 +98,7 @@ impl EncodeMetric for Buckets {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct Phase {
+struct PhaseLabel {
     phase: &'static str,
 }
 
@@ -116,7 +116,7 @@ struct Quantile {
 /// The figures a scrape reads; updated by the collector's thread, read by the server's.
 pub struct LiveMetrics {
     registry: Registry,
-    events: Family<Phase, Counter>,
+    events: Family<PhaseLabel, Counter>,
     statements: Family<Class, Counter>,
     errors: Counter,
     reconnects: Counter,
@@ -190,7 +190,7 @@ impl LiveMetrics {
             self.histograms.get_or_create(&Class { class }).add(histogram);
         }
         let phase = if s.warmup { "warmup" } else { "measured" };
-        self.events.get_or_create(&Phase { phase }).inc_by(s.event.count);
+        self.events.get_or_create(&PhaseLabel { phase }).inc_by(s.event.count);
         let classes = [("read", &s.read), ("write", &s.write), ("commit", &s.commit), ("other", &s.other)];
         for (class, stats) in classes {
             self.statements.get_or_create(&Class { class }).inc_by(stats.count);

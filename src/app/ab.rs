@@ -12,7 +12,6 @@ use crate::model::comparison::Verdict;
 use crate::model::file::write_atomic;
 use crate::model::RunRequest;
 use crate::model::{Criterion, RunStatus};
-use crate::plan::ConfigError;
 use crate::report::{CompareJson, CompareText, Report as _, ReportOptions};
 use crate::with_database;
 use std::path::PathBuf;
@@ -41,11 +40,7 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
     if quiet {
         super::QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    let claims = ab
-        .claims
-        .iter()
-        .map(|c| Criterion::claim(c).map_err(|e| ConfigError(format!("--claim: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
+    let claims = crate::cli::parse_claims(&ab.claims)?;
     let (ta, tb) = (target(&a.target)?, target(&b.target)?);
     let name = super::workload_plan(&a.workload, ta.dialect)?.name().to_string();
     let files = match &ab.out_dir {

@@ -5,7 +5,6 @@ use super::Error;
 use crate::cli::CheckArgs;
 use crate::db::Value;
 use crate::model::Dialect;
-use crate::plan::ConfigError;
 use crate::random::{DistributionSpec, Rng};
 use crate::workload::file::LoadError;
 use crate::workload::generate::{Context, Draw, DrawError, Drawn, ScopeDraws};
@@ -24,10 +23,7 @@ pub fn check_cmd(args: &CheckArgs) -> Result<ExitCode, Error> {
         false => args
             .dialect
             .iter()
-            .map(|d| {
-                Dialect::from_name(d)
-                    .ok_or_else(|| ConfigError(format!("--dialect {d:?}: use mysql, postgres or sqlite")))
-            })
+            .map(|d| Dialect::from_name(d).ok_or_else(|| super::UsageError::UnknownDialect { given: d.clone() }))
             .collect::<Result<Vec<_>, _>>()?,
     };
     let mut compiled = Vec::new();

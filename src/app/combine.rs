@@ -4,7 +4,7 @@
 
 use super::{with_facts, Error};
 use crate::cli::CombineArgs;
-use crate::combine::{self, Source};
+use crate::combine::{self, ShardInput};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::report::{Report, ReportOptions, TextReport};
 use crate::timeline::record::{parse_record, read_record, record_path_for, write_record};
@@ -50,7 +50,7 @@ pub(super) fn combine_cmd(args: &CombineArgs) -> Result<ExitCode, Error> {
 }
 
 /// A result file and the record beside it, or every result and record marked in a log.
-fn read(path: &Path) -> Result<Vec<Source>, Error> {
+fn read(path: &Path) -> Result<Vec<ShardInput>, Error> {
     let text = crate::model::file::read_text(path)?;
     let marked = combine::marked(&text);
     if marked.is_empty() {
@@ -60,7 +60,7 @@ fn read(path: &Path) -> Result<Vec<Source>, Error> {
             true => Some(read_record(&record_path)?.record),
             false => None,
         };
-        return Ok(vec![Source { name: path.display().to_string(), doc: with_facts(doc), record }]);
+        return Ok(vec![ShardInput { name: path.display().to_string(), doc: with_facts(doc), record }]);
     }
     let records = combine::marked_records(&text);
     if !records.is_empty() && records.len() != marked.len() {
@@ -86,7 +86,7 @@ fn read(path: &Path) -> Result<Vec<Source>, Error> {
                 }
                 None => None,
             };
-            Ok(Source { name, doc: with_facts(doc), record })
+            Ok(ShardInput { name, doc: with_facts(doc), record })
         })
         .collect()
 }

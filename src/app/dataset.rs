@@ -2,19 +2,19 @@
 //! the run says (bench prepares them when all are missing); then the server's conditions
 //! and the dataset's size, and a workload file's `before_run` checks.
 
-use super::{do_prepare, hints, Error, LoadSettings};
+use super::{do_prepare, hints, DatasetError, Error, LoadSettings};
 use crate::db::{Connection as _, Database, TableInfo, TargetUrl};
 use crate::model::RunRequest;
 use crate::model::{ServerConditions, TableSize};
-use crate::plan::{ConfigError, RunPlan, WorkloadPlan};
-use crate::prepare::{self, PrepareError};
+use crate::plan::{RunPlan, WorkloadPlan};
+use crate::prepare;
 use crate::runner;
 use crate::workload::schema::Ownership;
 use crate::{conditions, LocalRuntime};
 use std::sync::Arc;
 
 /// What `run` reads before measuring.
-pub(super) struct Before {
+pub(super) struct BeforeRun {
     pub server: ServerConditions,
     pub tables: Vec<TableSize>,
     /// Tables present that fairbench did not create.
@@ -30,12 +30,11 @@ pub(super) fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &Tar
     let results = runner::checks::run(db, &f.program.run_checks, plan.admin_timeout);
     match results.iter().find(|c| !c.passed) {
         None => Ok(()),
-        Some(c) => Err(PrepareError::Refused(format!(
-            "check {:?} fails before the run ({}): the tables do not fit this run's parameters; prepare them with the same --set, `{}`",
-            c.name,
-            c.detail(),
-            hints::prepare(&plan.workload, target, true)
-        ))
+        Some(c) => Err(DatasetError::CheckFailsBeforeRun {
+            check: c.name.clone(),
+            detail: c.detail(),
+            prepare: hints::prepare(&plan.workload, target, true),
+        }
         .into()),
     }
 }
@@ -48,15 +47,14 @@ pub(super) fn check_dataset<D: Database>(
     plan: &RunPlan,
     target: &TargetUrl,
     bench: bool,
-) -> Result<Before, Error> {
+) -> Result<BeforeRun, Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect()).map_err(|e| match e.code.to_string().as_str() {
         // No database at all (SQLite's file): every table is missing.
-        "SQLITE_CANTOPEN" => Error::from(ConfigError(format!(
-            "{}: run `{}` first",
-            e.message,
-            hints::prepare(&plan.workload, target, false)
-        ))),
+        "SQLITE_CANTOPEN" => Error::from(DatasetError::NoDatabase {
+            problem: e.message.clone(),
+            prepare: hints::prepare(&plan.workload, target, false),
+        }),
         _ => Error::from(e),
     })?;
     let server_at = format!("the server at {}", db.transport().address);
@@ -81,7 +79,7 @@ pub(super) fn check_dataset<D: Database>(
     let tables =
         runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
     warn_of_another_size(&tables, &foreign, plan, target);
-    Ok(Before { server, tables, foreign })
+    Ok(BeforeRun { server, tables, foreign })
 }
 
 /// The workload's tables that are there, each with its owner, and the missing ones.
@@ -116,25 +114,18 @@ fn read_tables<D: Database>(
 /// Why a run cannot start with tables missing: another tool's tables are in the way, or
 /// fairbench's are not all there (fewer tables, an interrupted prepare: the hint rebuilds
 /// them all).
-fn missing_tables(present: &Present, missing: &[String], plan: &RunPlan, target: &TargetUrl) -> ConfigError {
+fn missing_tables(present: &Present, missing: &[String], plan: &RunPlan, target: &TargetUrl) -> DatasetError {
+    let (table, url) = (missing[0].clone(), target.redacted());
     if let Some((t, _)) = present.iter().find(|(_, o)| *o == Ownership::Foreign) {
-        return ConfigError(format!(
-            "table {} does not exist in {}, and {} there was not created by fairbench: prepare in another database",
-            missing[0],
-            target.redacted(),
-            t.name
-        ));
+        return DatasetError::ForeignTableInTheWay { table, target: url, foreign: t.name.clone() };
     }
-    let there = match present.len() {
-        0 => String::new(),
-        n => format!(" ({n} of {} are)", n + missing.len()),
-    };
-    ConfigError(format!(
-        "table {} does not exist in {}{there}: run `{}` first",
-        missing[0],
-        target.redacted(),
-        hints::prepare(&plan.workload, target, !present.is_empty())
-    ))
+    DatasetError::TableMissing {
+        table,
+        target: url,
+        present: present.len(),
+        missing: missing.len(),
+        prepare: hints::prepare(&plan.workload, target, !present.is_empty()),
+    }
 }
 
 /// Every table is complete, and fairbench writes only tables it created (sysbench's own
@@ -143,25 +134,20 @@ fn may_be_used(present: &Present, args: &RunRequest, plan: &RunPlan, target: &Ta
     // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
     let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
     if args.allow_foreign_tables && !foreign_allowed {
-        return Err(
-            ConfigError("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only".into()).into()
-        );
+        return Err(DatasetError::ForeignTablesOfFile.into());
     }
     for (t, owner) in present {
         let refusal = match owner {
-            Ownership::Incomplete => format!(
-                "table {} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `{}`",
-                t.name,
-                hints::prepare(&plan.workload, target, true)
-            ),
-            Ownership::Foreign if plan.workload.writes() && !foreign_allowed => format!(
-                "{} writes, and table {} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench, or give --allow-foreign-tables to write sbtest tables another tool prepared)",
-                plan.workload.name(),
-                t.name
-            ),
+            Ownership::Incomplete => DatasetError::TableIncomplete {
+                table: t.name.clone(),
+                prepare: hints::prepare(&plan.workload, target, true),
+            },
+            Ownership::Foreign if plan.workload.writes() && !foreign_allowed => {
+                DatasetError::ForeignTableWritten { workload: plan.workload.name().to_string(), table: t.name.clone() }
+            }
             Ownership::Complete | Ownership::Foreign => continue,
         };
-        return Err(PrepareError::Refused(refusal).into());
+        return Err(refusal.into());
     }
     Ok(present.iter().filter(|(_, o)| *o == Ownership::Foreign).map(|(t, _)| t.name.clone()).collect())
 }

@@ -2,13 +2,13 @@
 //! performed on the run's own clock (the runner's start, as the collector publishes it), so
 //! that the faults and the run's timeline share one zero.
 
-use super::Error;
+use super::{Error, UsageError};
 use crate::collector::{Progress, Window};
 use crate::db::TargetUrl;
 use crate::model::fault::FaultRecord;
 use crate::model::request::FaultRequest;
 use crate::model::IntervalStats;
-use crate::plan::{ConfigError, RunPlan};
+use crate::plan::RunPlan;
 use crate::recorder::classes::ClassHistograms;
 use crate::sandbox::fault::{self, Performer, Schedule};
 use std::time::{Duration, Instant};
@@ -20,12 +20,10 @@ pub(super) fn schedule(args: &FaultRequest, first: &TargetUrl, end: Duration) ->
     let name = match (&args.sandbox, fault::needs_sandbox(text)?) {
         (Some(n), _) => Some(n.clone()),
         (None, false) => None,
-        (None, true) => Some(fault::owning(&first.host, first.port).ok_or_else(|| {
-            ConfigError(format!(
-                "--fault acts on a sandbox, and none has a node at {}:{}: name it with --sandbox (exec 'COMMAND' @T steps need none)",
-                first.host, first.port
-            ))
-        })?),
+        (None, true) => Some(
+            fault::owning(&first.host, first.port)
+                .ok_or_else(|| UsageError::FaultWithoutSandbox { host: first.host.clone(), port: first.port })?,
+        ),
     };
     Ok(Some(fault::check(text, name.as_deref(), end)?))
 }
@@ -35,15 +33,14 @@ pub(super) fn for_run(args: &FaultRequest, plan: &RunPlan, first: &TargetUrl) ->
     if args.fault.is_none() {
         return Ok(None);
     }
-    let refuse = |why: &str| Err(ConfigError(format!("--fault {why}")).into());
     if plan.repeats > 1 {
-        return refuse("acts once, on one measured phase: it cannot go with --repeat");
+        return Err(UsageError::FaultWithRepeat.into());
     }
     if plan.shard.is_some() {
-        return refuse("acts from one process: give it to a probe beside the shards, not to a shard");
+        return Err(UsageError::FaultOnShard.into());
     }
     let Some(time) = plan.stop.time else {
-        return refuse("needs the run's end: give --time");
+        return Err(UsageError::FaultWithoutTime.into());
     };
     schedule(args, first, Duration::from_secs(u64::from(plan.warmup_s)) + time)
 }

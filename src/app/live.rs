@@ -7,7 +7,7 @@
 use crate::collector::{Progress, Window};
 use crate::metrics::LiveMetrics;
 use crate::model::IntervalStats;
-use crate::report::status::{status_line, Phase, Status};
+use crate::report::status::{status_line, RunStage, StatusLine};
 use crate::report::{IntervalPrinter, WindowEnd};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,7 +30,7 @@ struct JobState {
     inner: Option<String>,
     /// The current part's warmup.
     warmup_s: u32,
-    status: Status,
+    status: StatusLine,
 }
 
 impl Job {
@@ -47,7 +47,7 @@ impl Job {
             outer: None,
             inner: None,
             warmup_s: 0,
-            status: Status::default(),
+            status: StatusLine::default(),
         })))
     }
 
@@ -106,10 +106,10 @@ impl Job {
         if s.outer.is_some() && s.parts > 1 {
             label.insert(0, format!("{} of {}", s.started_parts, s.parts));
         }
-        s.status = Status {
+        s.status = StatusLine {
             planned_s: time.map(|t| warmup_s as f64 + t.as_secs_f64()),
             part: (!label.is_empty()).then(|| label.join(": ")),
-            ..Status::default()
+            ..StatusLine::default()
         };
         if s.terminal {
             let bar = indicatif::ProgressBar::new_spinner();
@@ -179,9 +179,9 @@ pub(super) struct LiveProgress {
 }
 
 impl LiveProgress {
-    fn phase(&mut self, phase: Phase) {
+    fn stage(&mut self, stage: RunStage) {
         let mut s = self.job.state();
-        s.status.phase = Some(phase);
+        s.status.stage = Some(stage);
         s.draw();
     }
 }
@@ -191,7 +191,7 @@ impl Progress for LiveProgress {
         let printer = &mut self.printer;
         self.job.above(|| printer.started());
         let warmup = self.job.state().warmup_s > 0;
-        self.phase(if warmup { Phase::Warmup } else { Phase::Measuring });
+        self.stage(if warmup { RunStage::Warmup } else { RunStage::Measuring });
     }
 
     fn second(&mut self, stats: &IntervalStats, histograms: &crate::recorder::classes::ClassHistograms) {
@@ -214,6 +214,6 @@ impl Progress for LiveProgress {
     }
 
     fn stopped(&mut self) {
-        self.phase(Phase::Collecting);
+        self.stage(RunStage::Collecting);
     }
 }

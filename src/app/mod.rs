@@ -6,6 +6,7 @@ mod check;
 mod combine;
 mod compare;
 mod dataset;
+mod error;
 mod faults;
 mod hints;
 mod k8s;
@@ -33,19 +34,33 @@ use crate::db::follow::FollowPrimary;
 use crate::db::{Database, DbError, Dialect, TargetUrl, UrlError};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::model::{RunRequest, TargetRequest, WorkloadRequest};
-use crate::plan::{ConfigError, WorkloadPlan};
+use crate::plan::{ConfigError, PlanError, WorkloadPlan};
 use crate::prepare::PrepareError;
 use crate::runner::RunError;
 use crate::with_database;
 use crate::workload::{self, Workload};
+pub use error::{DatasetError, OutputError, UsageError};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Everything a command can fail with. The exit code is decided here, from the type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A refusal as its message only (the probe's and the study's commands, for now).
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Flags(#[from] crate::cli::FlagError),
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error(transparent)]
+    Recover(#[from] crate::recover::RecoverError),
     #[error(transparent)]
     Target(#[from] UrlError),
     #[error(transparent)]
@@ -216,11 +231,7 @@ fn connect_options(args: &TargetRequest) -> crate::db::ConnectOptions {
 /// FAIRBENCH_PASSWORD, then MYSQL_PWD / PGPASSWORD.
 fn target(args: &TargetRequest) -> Result<TargetUrl, Error> {
     if args.targets.len() > 1 {
-        return Err(ConfigError(
-            "this command takes one --target; several (the nodes of one replicated database) are for run and bench"
-                .into(),
-        )
-        .into());
+        return Err(UsageError::OneTarget.into());
     }
     parse_target(args.target(), args)
 }
@@ -236,10 +247,7 @@ fn nodes_of_one_kind(raw: &[String], password_file: Option<&std::path::Path>) ->
     let parse = |u: &String| TargetUrl::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
     let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
     if urls.iter().any(|u| u.dialect != urls[0].dialect) {
-        return Err(ConfigError(
-            "several --target are the nodes of one replicated database: all mysql:// or all postgres://".into(),
-        )
-        .into());
+        return Err(UsageError::MixedNodes.into());
     }
     Ok(urls)
 }
@@ -248,10 +256,7 @@ fn nodes_of_one_kind(raw: &[String], password_file: Option<&std::path::Path>) ->
 fn targets(args: &TargetRequest) -> Result<Vec<TargetUrl>, Error> {
     let urls = nodes_of_one_kind(&args.targets, args.password_file.as_deref())?;
     if urls.len() > 1 && urls[0].embedded() {
-        return Err(ConfigError(
-            "several --target are the nodes of one replicated database: all mysql:// or all postgres://".into(),
-        )
-        .into());
+        return Err(UsageError::MixedNodes.into());
     }
     Ok(urls)
 }
@@ -285,17 +290,17 @@ fn man_page(command: Option<&str>) -> Result<String, Error> {
     let cmd = match command {
         None => top,
         Some(name) => {
-            let names: Vec<String> = top.get_subcommands().map(|c| c.get_name().to_string()).collect();
+            let known: Vec<String> = top.get_subcommands().map(|c| c.get_name().to_string()).collect();
             let sub = top
                 .find_subcommand(name)
                 .cloned()
-                .ok_or_else(|| ConfigError(format!("no command {name:?}: the commands are {}", names.join(", "))))?;
+                .ok_or_else(|| UsageError::NoSuchCommand { name: name.to_string(), known })?;
             // clap names take &'static str: the page's name is leaked once per process.
             sub.name(&*Box::leak(format!("fairbench-{name}").into_boxed_str()))
         }
     };
     let mut out = Vec::new();
-    clap_mangen::Man::new(cmd).render(&mut out).map_err(|e| ConfigError(format!("cannot render the manual: {e}")))?;
+    clap_mangen::Man::new(cmd).render(&mut out).map_err(OutputError::Manual)?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
@@ -330,9 +335,7 @@ fn list(show: Option<&str>) -> Result<String, Error> {
         if let Some(text) = recipes::find(name) {
             return Ok(text.to_string());
         }
-        let w = Workload::parse(name).ok_or_else(|| {
-            ConfigError(format!("{name:?} is neither a built-in workload nor a recipe (see `fairbench list`)"))
-        })?;
+        let w = Workload::parse(name).ok_or_else(|| UsageError::NotAWorkloadOrRecipe { name: name.to_string() })?;
         let params = crate::workload::builtin::params(w, &crate::workload::OltpOptions::default());
         let shown: Vec<String> =
             params.iter().map(|(k, v)| format!("{k}={}", crate::workload::program::scalar_text(v))).collect();
@@ -366,4 +369,28 @@ fn list(show: Option<&str>) -> Result<String, Error> {
          See `fairbench run --help`.\n",
     );
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{list, man_page, target, targets, Error, TargetRequest, UsageError};
+
+    fn nodes(urls: &[&str]) -> TargetRequest {
+        TargetRequest { targets: urls.iter().map(|u| u.to_string()).collect(), ..Default::default() }
+    }
+
+    #[test]
+    fn the_commands_refusals_are_typed() {
+        let two = nodes(&["mysql://root@127.0.0.1:3306/a", "mysql://root@127.0.0.1:3307/a"]);
+        assert!(matches!(target(&two), Err(Error::Usage(UsageError::OneTarget))));
+        let mixed = nodes(&["mysql://root@127.0.0.1:3306/a", "postgres://u@127.0.0.1:5432/a"]);
+        assert!(matches!(targets(&mixed), Err(Error::Usage(UsageError::MixedNodes))));
+        let e = list(Some("oltp_nosuch")).unwrap_err();
+        assert!(matches!(&e, Error::Usage(UsageError::NotAWorkloadOrRecipe { name }) if name == "oltp_nosuch"));
+        let e = man_page(Some("runn")).unwrap_err();
+        assert!(
+            matches!(&e, Error::Usage(UsageError::NoSuchCommand { known, .. }) if known.iter().any(|k| k == "run"))
+        );
+        assert!(e.to_string().starts_with("no command \"runn\": the commands are "), "{e}");
+    }
 }

@@ -3,13 +3,12 @@
 
 use super::{read_result, Error};
 use crate::cli::RecoverArgs;
-use crate::plan::ConfigError;
 use crate::report::Report as _;
 use std::process::ExitCode;
 
 pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
     let started = read_result(&args.result)?;
-    let recovered = crate::recover::recover(started, &args.result).map_err(|e| ConfigError(e.to_string()))?;
+    let recovered = crate::recover::recover(started, &args.result)?;
     let mut doc = recovered.doc;
     let out = args.out.as_deref().unwrap_or(&args.result);
     let ledger = crate::probe::session::Ledger::from_lines(&recovered.ledger);

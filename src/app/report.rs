@@ -1,13 +1,12 @@
 //! `fairbench report` (HTML) and `fairbench export` (CSV): read result files, render.
 
-use super::Error;
+use super::{Error, UsageError};
 use crate::cli::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 use crate::compare::{self, Input};
 use crate::model::comparison::COMPARISON_SCHEMA_NAME;
 use crate::model::file::{self, write_atomic};
 use crate::model::sweep::{SweepDocument, SWEEP_SCHEMA_NAME};
 use crate::model::{ResultDocument, ResultFileError};
-use crate::plan::ConfigError;
 use crate::report::html::{self, HtmlInput};
 use crate::report::{CompareText, CsvReport, HtmlReport, Report as _, ReportOptions, TextReport};
 use std::path::Path;
@@ -103,22 +102,18 @@ pub(super) fn show_text(path: &Path, opts: &ReportOptions) -> Result<String, Err
 
 pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
     if args.under_test.is_some() && args.files.len() < 2 {
-        return Err(ConfigError("report: --under-test names what differs between several results".into()).into());
+        return Err(UsageError::UnderTestAlone.into());
     }
     let names: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     if args.text {
         let [file] = args.files.as_slice() else {
-            return Err(ConfigError("report --text prints one file: give one".into()).into());
+            return Err(UsageError::TextOneFile.into());
         };
         return show_cmd(&ShowArgs { file: file.clone(), verbose: false, percentile: 95.0 });
     }
     let mut loaded = args.files.iter().map(|p| load(p)).collect::<Result<Vec<_>, _>>()?;
     if let Some(i) = loaded.iter().position(|l| matches!(l, Loaded::Comparison(_))) {
-        return Err(ConfigError(format!(
-            "report: {} is a comparison; give the result files it compares (or `fairbench show` it)",
-            names[i]
-        ))
-        .into());
+        return Err(UsageError::ReportComparison { file: names[i].clone() }.into());
     }
     let page = match loaded.as_mut_slice() {
         [Loaded::Sweep(sweep)] => HtmlReport { file: &names[0] }.render(&**sweep, &ReportOptions::default()),
@@ -132,7 +127,7 @@ pub(super) fn report_cmd(args: &ReportArgs) -> Result<ExitCode, Error> {
         }
         many => {
             if many.iter().any(|l| matches!(l, Loaded::Sweep(_))) {
-                return Err(ConfigError("report: a sweep file is reported on its own".into()).into());
+                return Err(UsageError::SweepNotAlone.into());
             }
             let inputs: Vec<Input> = loaded
                 .into_iter()

@@ -6,18 +6,13 @@
 use super::{read_result, Error};
 use crate::cli::RerunArgs;
 use crate::model::{RunRequest, WorkloadFileRecord};
-use crate::plan::ConfigError;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub(super) fn rerun_cmd(args: &RerunArgs) -> Result<ExitCode, Error> {
     let doc = read_result(&args.result)?;
     if doc.conditions.run.shard.is_some() || !doc.shards.is_empty() {
-        return Err(ConfigError(format!(
-            "{} is a shard's or a combined result: rerun every shard (its recorded command line on each client host, with a new --shard-key) and combine them",
-            args.result.display()
-        ))
-        .into());
+        return Err(super::UsageError::RerunShard { result: args.result.clone() }.into());
     }
     let file = doc.conditions.workload.file.as_ref();
     let replaced = match file {
@@ -96,7 +91,7 @@ fn recorded_workload(f: &WorkloadFileRecord, result: &Path) -> Result<Option<Pat
     }
     let copy = PathBuf::from(format!("{}.workload.toml", result.with_extension("").display()));
     std::fs::write(&copy, &f.content)
-        .map_err(|e| ConfigError(format!("cannot write the recorded workload file to {}: {e}", copy.display())))?;
+        .map_err(|source| super::OutputError::WorkloadCopy { path: copy.clone(), source })?;
     super::say(format_args!(
         "note: {} is not the workload file that ran (changed or gone): running the recorded one, written to {}",
         f.path,

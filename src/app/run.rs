@@ -1,7 +1,7 @@
 //! The run command in named phases: plan, check the dataset (bench prepares it), announce,
 //! measure through the collector, read what the run left, build the result, save, print.
 
-use super::dataset::{check_before_run, check_dataset, Before};
+use super::dataset::{check_before_run, check_dataset, BeforeRun};
 use super::live::{Job, LiveProgress};
 use super::{workload_plan, Error};
 use crate::collector::{Collector, Progress};
@@ -9,7 +9,7 @@ use crate::db::{Connection as _, Database, TargetUrl};
 use crate::model::record::{Record, RecordLine, RecordStart, RunEnd};
 use crate::model::RunRequest;
 use crate::model::{ResultDocument, ResultFileError, RunStatus, ServerConditions, StatementMode};
-use crate::plan::{ConfigError, RunPlan};
+use crate::plan::RunPlan;
 use crate::report::{IntervalPrinter, JsonReport, Report, ReportOptions, SysbenchReport, TextReport};
 use crate::runner::{self, RunError};
 use crate::timeline::TimelineFiles;
@@ -77,7 +77,7 @@ pub(super) struct Session<D: Database> {
     plan: RunPlan,
     thresholds: Vec<crate::model::Criterion>,
     out_path: PathBuf,
-    before: Before,
+    before: BeforeRun,
     data_caches: std::collections::BTreeMap<String, u64>,
     progress: LiveProgress,
     job: Job,
@@ -314,7 +314,7 @@ impl<D: Database> Phases for Session<D> {
         self.entries_on_disk |= collected.streamed > 0;
         // The entries are streamed as they close; in memory they join the record here.
         if let Some(record) = &mut self.record {
-            record.phases.push(crate::model::record::Phase { entries: collected.entries, end: None });
+            record.phases.push(crate::model::record::RecordedPhase { entries: collected.entries, end: None });
         }
         self.record_line(RecordLine::PhaseEnd(Box::new(outcome)));
         Ok(completed)
@@ -439,9 +439,7 @@ fn announce(plan: &RunPlan, server: &ServerConditions, transport: &crate::model:
 /// The result file's directory exists (or is created), is writable, and has room for the
 /// result of this plan (about 6 KB per measured second plus 1 MB).
 pub(super) fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Error> {
-    let fail = |path: &std::path::Path, e: std::io::Error| {
-        Error::from(ConfigError(format!("cannot write the result to {}: {e} (choose another --out)", path.display())))
-    };
+    let fail = |path: &std::path::Path, source| super::OutputError::ResultUnwritable { path: path.into(), source };
     if std::fs::metadata(out).is_ok_and(|m| !m.is_file()) {
         return Ok(()); // a device or pipe (/dev/null): written in place
     }
@@ -457,13 +455,9 @@ pub(super) fn check_out(out: &std::path::Path, plan: &RunPlan) -> Result<(), Err
     let needed = (1 << 20) + seconds.min(30 * 86_400) * 6_000;
     if let Some(free) = free_bytes(&dir) {
         if free < needed {
-            return Err(ConfigError(format!(
-                "{} has {} MB free; the result of this run needs about {} MB: free space or choose another --out",
-                dir.display(),
-                free >> 20,
-                (needed >> 20).max(1)
-            ))
-            .into());
+            return Err(
+                super::OutputError::NoRoom { dir, free_mb: free >> 20, needed_mb: (needed >> 20).max(1) }.into()
+            );
         }
     }
     Ok(())

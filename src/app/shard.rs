@@ -5,7 +5,7 @@ use super::{Error, LoadSettings};
 use crate::db::Database;
 use crate::model::PrepareRequest;
 use crate::model::ResultDocument;
-use crate::plan::{ConfigError, RunPlan, ShardPlan, WorkloadPlan};
+use crate::plan::{RunPlan, ShardPlan, WorkloadPlan};
 use crate::prepare::sharded;
 use crate::shard::{Barrier, ShardRun};
 use std::sync::Arc;
@@ -83,7 +83,7 @@ pub(super) fn prepare<D: Database>(
 ) -> Result<(), Error> {
     let Some(plan) = args.shard.plan(settings.threads, None)? else { return Ok(()) };
     if args.shard.print_result {
-        return Err(ConfigError("--print-result: prepare writes no result (run and bench do)".into()).into());
+        return Err(super::UsageError::PrintResultOfPrepare.into());
     }
     let plan = crate::shard::keyed(plan, &crate::db::redact::redact_args(std::env::args()));
     if args.workload.rand_seed == 0 {
@@ -107,7 +107,7 @@ pub(super) fn prepare<D: Database>(
     if let Some(held) = held {
         let waited = barrier.wait_all("loaded", Duration::from_secs(7 * 86_400))?;
         if !waited.is_empty() {
-            return Err(ConfigError(format!("shards {waited:?} never finished loading")).into());
+            return Err(crate::shard::BarrierError::NeverLoaded { shards: waited }.into());
         }
         abort_on_error(&mut barrier, sharded::finish(&*db, held, &what).map_err(Error::from))?;
         barrier.clean_up();

@@ -10,7 +10,6 @@ use crate::model::sweep::{
     cache_cliff, saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION,
 };
 use crate::model::{file::write_atomic, plural, RunStatus};
-use crate::plan::ConfigError;
 use crate::with_database;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -38,10 +37,7 @@ fn sweep_points<D: Database>(
     let name = workload_plan(&first.workload, target.dialect)?.name().to_string();
     let file_workload = crate::workload::file::is_file(&first.workload.workload);
     if file_workload && sweep.sizes_given {
-        return Err(ConfigError(
-            "sweep: --tables and --table-size lists apply to the sysbench workloads; a workload file's sizes are its --set parameters".into(),
-        )
-        .into());
+        return Err(super::UsageError::SweepSizesOfFile.into());
     }
     let out = sweep.out.clone().unwrap_or_else(|| default_out(&format!("sweep-{name}")));
     db.create_if_missing()?;

@@ -1,10 +1,9 @@
 //! `fairbench verify WORKLOAD`: a workload file's checks on the tables as they are now (after
 //! a crash, a failover or a run elsewhere), each printed as a run's report prints it.
 
-use super::{say, Error};
+use super::{say, Error, UsageError};
 use crate::cli::VerifyTablesArgs;
 use crate::db::{Database, TargetUrl};
-use crate::plan::ConfigError;
 use crate::workload;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,16 +12,12 @@ use std::time::Duration;
 /// the workload's own transactions change what they check).
 pub fn verify_cmd<D: Database>(db: &D, args: &VerifyTablesArgs, target: &TargetUrl) -> Result<ExitCode, Error> {
     if !workload::file::is_file(&args.workload) {
-        return Err(ConfigError(format!(
-            "verify {:?}: a workload file PATH.toml or a recipe name (see `fairbench list`); built-in workloads have no checks",
-            args.workload
-        ))
-        .into());
+        return Err(UsageError::VerifyBuiltin { workload: args.workload.clone() }.into());
     }
     let f = workload::file::load(std::path::Path::new(&args.workload), target.dialect, &args.set)?;
     let checks = &f.program.checks;
     if checks.is_empty() {
-        return Err(ConfigError(format!("{} declares no check to run", args.workload)).into());
+        return Err(UsageError::NoChecks { workload: args.workload.clone() }.into());
     }
     // A server that cannot be reached is one error, not one per check.
     let results = crate::runner::checks::try_run(db, checks, Duration::from_secs(600))?;

@@ -2,8 +2,8 @@
 //! sides (each side's options are parsed by `run`'s own definition, as sweep's points are),
 //! plus compare's --claim, --threshold and --under-test for the comparison that follows.
 
+use super::FlagError;
 use crate::model::RunRequest;
-use crate::plan::ConfigError;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -38,7 +38,7 @@ pub struct Ab {
 }
 
 impl AbArgs {
-    pub fn ab(&self) -> Result<Ab, ConfigError> {
+    pub fn ab(&self) -> Result<Ab, FlagError> {
         let (mut targets, mut shared) = (Vec::new(), Vec::new());
         let (mut out_dir, mut claims, mut thresholds, mut under_test) = (None, Vec::new(), Vec::new(), None);
         let mut it = self.args.iter();
@@ -50,7 +50,7 @@ impl AbArgs {
             }
             let value = match inline {
                 Some(v) => v,
-                None => it.next().cloned().ok_or_else(|| ConfigError(format!("ab: {name} needs a value")))?,
+                None => it.next().cloned().ok_or_else(|| super::sweep::missing_value("ab", name))?,
             };
             match name {
                 "--target" => targets.push(value),
@@ -58,16 +58,15 @@ impl AbArgs {
                 "--claim" => claims.push(value),
                 "--threshold" => thresholds.push(value),
                 "--under-test" => under_test = Some(value),
-                _ => return Err(ConfigError("ab: --out names one file; give --out-dir for both results".into())),
+                _ => return Err(FlagError::AbOutFile),
             }
         }
-        let targets: [String; 2] = targets.try_into().map_err(|t: Vec<String>| {
-            ConfigError(format!("ab: give exactly two --target URLs, A then B (got {})", t.len()))
-        })?;
+        let targets: [String; 2] =
+            targets.try_into().map_err(|t: Vec<String>| FlagError::AbTargets { given: t.len() })?;
         let seeded = shared.iter().any(|a| a.starts_with("--rand-seed") || a.starts_with("--rand_seed"));
         let mut argv = vec!["fairbench".to_string(), "run".to_string()];
         argv.extend(shared);
-        let (base, quiet) = super::request::run_request(&argv, "ab")?;
+        let (base, quiet) = super::request::parse_request(&argv, "ab")?;
         Ok(Ab { targets, out_dir, claims, thresholds, under_test, base, seeded, quiet })
     }
 }
@@ -91,7 +90,7 @@ impl Ab {
 mod tests {
     use super::*;
 
-    fn ab(args: &[&str]) -> Result<Ab, ConfigError> {
+    fn ab(args: &[&str]) -> Result<Ab, FlagError> {
         AbArgs { args: args.iter().map(|s| s.to_string()).collect() }.ab()
     }
 
@@ -118,9 +117,10 @@ mod tests {
 
     #[test]
     fn one_target_or_a_single_out_file_is_one_line() {
-        let e = ab(&["oltp_read_only", "--target", "sqlite://a.db"]).unwrap_err().0;
-        assert!(e.contains("exactly two --target URLs") && e.contains("got 1"), "{e}");
-        let e = ab(&["oltp_read_only", "--target=a", "--target=b", "--out=x.json"]).unwrap_err().0;
-        assert!(e.contains("--out-dir"), "{e}");
+        let e = ab(&["oltp_read_only", "--target", "sqlite://a.db"]).unwrap_err();
+        assert!(matches!(e, FlagError::AbTargets { given: 1 }), "{e:?}");
+        assert!(e.to_string().contains("exactly two --target URLs") && e.to_string().contains("got 1"), "{e}");
+        let e = ab(&["oltp_read_only", "--target=a", "--target=b", "--out=x.json"]).unwrap_err();
+        assert!(matches!(e, FlagError::AbOutFile) && e.to_string().contains("--out-dir"), "{e}");
     }
 }

@@ -1,8 +1,8 @@
 //! `fairbench compare`'s flags.
 
-use super::parse_thresholds;
+use super::{parse_thresholds, FlagError};
 use crate::model::Criterion;
-use crate::plan::ConfigError;
+use crate::plan::PlanError;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -34,11 +34,16 @@ pub struct CompareArgs {
 }
 
 impl CompareArgs {
-    pub fn claims(&self) -> Result<Vec<Criterion>, ConfigError> {
-        self.claims.iter().map(|c| Criterion::claim(c).map_err(|e| ConfigError(format!("--claim: {e}")))).collect()
+    pub fn claims(&self) -> Result<Vec<Criterion>, FlagError> {
+        parse_claims(&self.claims)
     }
 
-    pub fn thresholds(&self) -> Result<Vec<Criterion>, ConfigError> {
+    pub fn thresholds(&self) -> Result<Vec<Criterion>, PlanError> {
         parse_thresholds(&self.thresholds)
     }
+}
+
+/// `--claim`s (compare's and ab's): each `METRIC OP NUMBER[UNIT|x]`.
+pub fn parse_claims(given: &[String]) -> Result<Vec<Criterion>, FlagError> {
+    given.iter().map(|c| Criterion::claim(c).map_err(FlagError::Claim)).collect()
 }

@@ -4,6 +4,7 @@
 
 mod ab;
 mod compare;
+mod error;
 mod k8s;
 mod probe;
 mod report;
@@ -20,11 +21,12 @@ mod values;
 
 pub use crate::plan::parse_thresholds;
 pub use ab::{Ab, AbArgs};
-pub use compare::CompareArgs;
+pub use compare::{parse_claims, CompareArgs};
+pub use error::FlagError;
 pub use k8s::{pod_run, JobArgs, K8sArgs, K8sCommand};
 pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
-pub use request::{overlay, run_request};
+pub use request::{overlay, parse_request, run_request};
 pub use rerun::{recorded_request, Unrepeatable};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};

@@ -3,6 +3,7 @@
 //! text that is not argv (a study's options, `probe --with`, `rerun`'s replacements) is
 //! parsed here too, by `run`'s own definition, so it means what the same `run` line means.
 
+use super::FlagError;
 use super::{Cli, Command, ConnectArgs, FaultArgs, PrepareArgs, RunArgs, ShardArgs, TargetArgs, WorkloadArgs};
 use crate::model::request::{ConnectRequest, FaultRequest, ShardRequest};
 use crate::model::{PrepareRequest, RunRequest, TargetRequest, WorkloadRequest};
@@ -141,14 +142,20 @@ impl From<&PrepareArgs> for PrepareRequest {
 
 /// `argv` (from the program's name on) as the `run` it spells, for `command` (named in
 /// errors): the request and whether `--quiet` was given.
-pub fn run_request(argv: &[String], command: &str) -> Result<(RunRequest, bool), ConfigError> {
+pub fn parse_request(argv: &[String], command: &str) -> Result<(RunRequest, bool), FlagError> {
     let (args, quiet, _) = parse_run(argv, command)?;
     Ok(((&args).into(), quiet))
 }
 
+/// [`parse_request`] with its error as a message: for cli/probe.rs and cli/study.rs until
+/// they take the typed error.
+pub fn run_request(argv: &[String], command: &str) -> Result<(RunRequest, bool), ConfigError> {
+    parse_request(argv, command).map_err(|e| ConfigError(e.to_string()))
+}
+
 /// `base` with the `run` options in `words` (no workload) put over it: only the options
 /// `words` gives change; the rest stays as `base` has it.
-pub fn overlay(base: &RunRequest, words: &[String], command: &str) -> Result<RunRequest, ConfigError> {
+pub fn overlay(base: &RunRequest, words: &[String], command: &str) -> Result<RunRequest, FlagError> {
     let mut argv = vec!["fairbench".to_string(), "run".into(), base.workload.workload.clone()];
     argv.extend(words.iter().cloned());
     let (args, _, given) = parse_run(&argv, command)?;
@@ -161,11 +168,11 @@ pub fn overlay(base: &RunRequest, words: &[String], command: &str) -> Result<Run
 }
 
 /// Parses `argv` as `run`: its flags, `--quiet`, and the ids of the options given on it.
-fn parse_run(argv: &[String], command: &str) -> Result<(RunArgs, bool, Vec<String>), ConfigError> {
+fn parse_run(argv: &[String], command: &str) -> Result<(RunArgs, bool, Vec<String>), FlagError> {
     let matches = Cli::command().try_get_matches_from(argv).map_err(|e| {
         let text = e.to_string();
-        let first = text.lines().next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
-        ConfigError(format!("{command}: {first} ({command} takes the options of `fairbench run`)"))
+        let problem = text.lines().next().unwrap_or("invalid options").trim_start_matches("error: ").to_string();
+        FlagError::NotRunOptions { command: command.to_string(), problem }
     })?;
     let given = match matches.subcommand() {
         Some(("run" | "bench", sub)) => sub
@@ -173,9 +180,13 @@ fn parse_run(argv: &[String], command: &str) -> Result<(RunArgs, bool, Vec<Strin
             .filter(|id| sub.value_source(id.as_str()) == Some(ValueSource::CommandLine))
             .map(|id| id.to_string())
             .collect(),
-        _ => return Err(ConfigError(format!("{command}: not a run: {}", argv.get(1).map_or("", String::as_str)))),
+        _ => {
+            let given = argv.get(1).cloned().unwrap_or_default();
+            return Err(FlagError::NotARun { command: command.to_string(), given });
+        }
     };
-    let cli = Cli::from_arg_matches(&matches).map_err(|e| ConfigError(format!("{command}: {e}")))?;
+    let cli = Cli::from_arg_matches(&matches)
+        .map_err(|source| FlagError::Unreadable { command: command.to_string(), source })?;
     match cli.command {
         Command::Run(args) | Command::Bench(args) => Ok((args, cli.quiet, given)),
         _ => unreachable!("matched as run"),
@@ -208,11 +219,14 @@ mod tests {
 
     #[test]
     fn a_bare_run_line_is_the_default_request() {
-        let (r, quiet) = run_request(&words(&["fairbench", "run", "oltp_read_only"]), "test").unwrap();
+        let (r, quiet) = parse_request(&words(&["fairbench", "run", "oltp_read_only"]), "test").unwrap();
         let mut expected = RunRequest::new("oltp_read_only");
         // The environment may name the target (FAIRBENCH_TARGET).
         expected.target.targets = r.target.targets.clone();
         assert_eq!((r, quiet), (expected, false));
+        let e = parse_request(&words(&["fairbench", "list"]), "sweep").unwrap_err();
+        assert!(matches!(&e, FlagError::NotARun { given, .. } if given == "list"), "{e:?}");
+        assert_eq!(e.to_string(), "sweep: not a run: list");
     }
 
     #[test]
@@ -223,7 +237,9 @@ mod tests {
         base.shard.shard_timeout = 7;
         let r = overlay(&base, &words(&["--table-size=900", "--shard-timeout", "9", "--ps=off"]), "test").unwrap();
         assert_eq!((r.threads, r.workload.oltp.table_size, r.shard.shard_timeout, r.target.ps), (8, 900, 9, false));
-        let e = overlay(&base, &words(&["--nosuch=1"]), "rerun").unwrap_err().0;
+        let e = overlay(&base, &words(&["--nosuch=1"]), "rerun").unwrap_err();
+        assert!(matches!(&e, FlagError::NotRunOptions { command, .. } if command == "rerun"), "{e:?}");
+        let e = e.to_string();
         assert!(e.starts_with("rerun: unexpected argument '--nosuch'") && !e.contains('\n'), "{e}");
     }
 }

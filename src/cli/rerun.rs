@@ -18,7 +18,7 @@ pub fn recorded_request(
 ) -> Result<(RunRequest, bool), Unrepeatable> {
     let line = overridden(rebuilt(recorded, seed, target, out, workload)?, overrides);
     let bench = line.get(1).is_some_and(|c| c == "bench");
-    let (request, _) = super::request::run_request(&line, "rerun").map_err(|e| Unrepeatable::NoLongerParses(e.0))?;
+    let (request, _) = super::request::parse_request(&line, "rerun").map_err(Unrepeatable::NoLongerParses)?;
     Ok((request, bench))
 }
 
@@ -62,7 +62,7 @@ pub enum Unrepeatable {
     #[error("it was written by `fairbench {0}`, which rerun does not repeat: run that command again")]
     OtherCommand(String),
     #[error("its command line no longer parses: {0}")]
-    NoLongerParses(String),
+    NoLongerParses(super::FlagError),
 }
 
 /// The recorded command line to run again: fairbench's word order, `run` or `bench`, the

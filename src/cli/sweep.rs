@@ -2,8 +2,8 @@
 //! --table-size and --tables. Each point's options are parsed by `run`'s own definition, so
 //! a point means exactly what the same `run` line means.
 
+use super::FlagError;
 use crate::model::RunRequest;
-use crate::plan::ConfigError;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -37,7 +37,7 @@ pub struct Sweep {
 }
 
 impl SweepArgs {
-    pub fn sweep(&self) -> Result<Sweep, ConfigError> {
+    pub fn sweep(&self) -> Result<Sweep, FlagError> {
         let mut shared = Vec::new();
         let (mut threads, mut tables, mut sizes, mut out) = (None, None, None, None);
         let mut it = self.args.iter();
@@ -55,14 +55,14 @@ impl SweepArgs {
             };
             let value = match inline {
                 Some(v) => v,
-                None => it.next().cloned().ok_or_else(|| ConfigError(format!("{name} needs a value")))?,
+                None => it.next().cloned().ok_or_else(|| missing_value("sweep", name))?,
             };
             *slot = Some((name.to_string(), value));
         }
         let sizes_given = tables.is_some() || sizes.is_some();
         let mut argv = vec!["fairbench".to_string(), "run".to_string()];
         argv.extend(shared);
-        let (base, quiet) = super::request::run_request(&argv, "sweep")?;
+        let (base, quiet) = super::request::parse_request(&argv, "sweep")?;
         Ok(Sweep {
             threads: list(threads, 1)?,
             tables: list(tables, 1)?,
@@ -83,17 +83,16 @@ pub(super) fn split_flag(arg: &str) -> (&str, Option<String>) {
     }
 }
 
-/// `fairbench run ...` as `run` reads it, for a command (`sweep`, `ab`) that takes run's
-/// options: its arguments and --quiet, or the first line of clap's error.
-fn list<T: std::str::FromStr + Ord + Copy>(given: Option<(String, String)>, default: T) -> Result<Vec<T>, ConfigError> {
+pub(super) fn missing_value(command: &'static str, flag: &str) -> FlagError {
+    FlagError::MissingValue { command, flag: flag.to_string() }
+}
+
+/// A flag's comma-separated list of numbers (sorted, each once), or `default` alone.
+fn list<T: std::str::FromStr + Ord + Copy>(given: Option<(String, String)>, default: T) -> Result<Vec<T>, FlagError> {
     let Some((name, value)) = given else { return Ok(vec![default]) };
     let mut out = value
         .split(',')
-        .map(|v| {
-            v.trim()
-                .parse::<T>()
-                .map_err(|_| ConfigError(format!("{name}: {v:?} is not a whole number (a list: 1,2,4)")))
-        })
+        .map(|v| v.trim().parse::<T>().map_err(|_| FlagError::NotAList { flag: name.clone(), value: v.to_string() }))
         .collect::<Result<Vec<T>, _>>()?;
     out.sort();
     out.dedup();
@@ -124,7 +123,7 @@ impl Sweep {
 mod tests {
     use super::*;
 
-    fn sweep(args: &[&str]) -> Result<Sweep, ConfigError> {
+    fn sweep(args: &[&str]) -> Result<Sweep, FlagError> {
         SweepArgs { args: args.iter().map(|s| s.to_string()).collect() }.sweep()
     }
 
@@ -143,9 +142,12 @@ mod tests {
 
     #[test]
     fn bad_lists_and_options_are_one_line() {
-        let e = sweep(&["oltp_read_only", "--threads", "1,two"]).unwrap_err().0;
-        assert!(e.contains("\"two\" is not a whole number"), "{e}");
-        let e = sweep(&["oltp_read_only", "--nosuch=1"]).unwrap_err().0;
+        let e = sweep(&["oltp_read_only", "--threads", "1,two"]).unwrap_err();
+        assert!(matches!(&e, FlagError::NotAList { flag, value } if flag == "--threads" && value == "two"), "{e:?}");
+        assert!(e.to_string().contains("\"two\" is not a whole number"), "{e}");
+        let e = sweep(&["oltp_read_only", "--threads"]).unwrap_err();
+        assert!(matches!(e, FlagError::MissingValue { command: "sweep", .. }), "{e:?}");
+        let e = sweep(&["oltp_read_only", "--nosuch=1"]).unwrap_err().to_string();
         assert!(e.starts_with("sweep: unexpected argument '--nosuch'") && !e.contains('\n'), "{e}");
     }
 }

@@ -485,7 +485,7 @@ mod tests {
     /// back holds every one: [`crate::timeline::record::with_streamed_entries`].
     #[test]
     fn streamed_entries_stay_on_disk_and_come_back_whole() {
-        use crate::model::record::{Phase, Record, RecordLine, RecordStart, RunOutcome};
+        use crate::model::record::{Record, RecordLine, RecordStart, RecordedPhase, RunOutcome};
         let dir = tempfile::tempdir().unwrap();
         let result = dir.path().join("r.json");
         let mut files = TimelineFiles::create(&result, std::time::SystemTime::now(), None).unwrap();
@@ -518,7 +518,7 @@ mod tests {
         files.write_record(&RecordLine::PhaseEnd(Box::new(RunOutcome::starting()))).unwrap();
         files.finish().unwrap();
         let mut memory = Record::new(start);
-        memory.phases.push(Phase { entries: collected.entries, end: Some(RunOutcome::starting()) });
+        memory.phases.push(RecordedPhase { entries: collected.entries, end: Some(RunOutcome::starting()) });
         let path = crate::timeline::record_path_for(&result);
         let whole = crate::timeline::record::with_streamed_entries(memory, &path).unwrap();
         let entries = &whole.phases[0].entries;

@@ -52,7 +52,7 @@ pub enum CombineError {
 /// A shard's result and record, and where they came from (files, or a log's n-th marked
 /// result); a result without its record is refused once the results are found to belong
 /// together.
-pub struct Source {
+pub struct ShardInput {
     pub name: String,
     pub doc: ResultDocument,
     pub record: Option<Record>,
@@ -89,7 +89,7 @@ fn between<'a>(text: &'a str, begin: &str, end: &str) -> Vec<&'a str> {
 
 /// One result of the shards in `sources`, which must be every shard of one run, each once
 /// (or one combined result, built again from its record).
-pub fn combine(mut sources: Vec<Source>) -> Result<Combined, CombineError> {
+pub fn combine(mut sources: Vec<ShardInput>) -> Result<Combined, CombineError> {
     if let [one] = &sources[..] {
         if !one.doc.shards.is_empty() {
             let one = sources.pop().expect("one");
@@ -112,7 +112,7 @@ pub fn combine(mut sources: Vec<Source>) -> Result<Combined, CombineError> {
 }
 
 /// Every source is a shard of the same run, and every shard of it is there once.
-fn shard_records(sources: &[Source]) -> Result<Vec<ShardRecord>, CombineError> {
+fn shard_records(sources: &[ShardInput]) -> Result<Vec<ShardRecord>, CombineError> {
     if sources.is_empty() {
         return Err(CombineError::NothingGiven);
     }
@@ -148,7 +148,7 @@ fn shard_records(sources: &[Source]) -> Result<Vec<ShardRecord>, CombineError> {
 }
 
 /// What must be the same for shards to be one run: the workload, the target, the settings.
-fn same_run(sources: &[Source]) -> Result<(), CombineError> {
+fn same_run(sources: &[ShardInput]) -> Result<(), CombineError> {
     let facts = |d: &ResultDocument| -> Vec<(&'static str, String)> {
         let (c, r) = (&d.conditions, &d.conditions.run);
         let shard = r.shard.as_ref();
@@ -188,7 +188,7 @@ fn same_run(sources: &[Source]) -> Result<(), CombineError> {
     Ok(())
 }
 
-fn row(s: &Source) -> ShardRow {
+fn row(s: &ShardInput) -> ShardRow {
     let d = &s.doc;
     let stat = |k: &str| d.stats.get(k).cloned().unwrap_or_default();
     ShardRow {

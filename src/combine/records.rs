@@ -5,7 +5,7 @@
 
 use super::timeline::{group, merge_group};
 use super::CombineError;
-use crate::model::record::{ClientCpu, Phase, Record, RecordEntry, RecordStart, RunEnd, RunOutcome};
+use crate::model::record::{ClientCpu, Record, RecordEntry, RecordStart, RecordedPhase, RunEnd, RunOutcome};
 use crate::model::{RunStatus, WarmupEnd};
 use crate::recorder::classes::ClassHistograms;
 use crate::recorder::record::statement_infos;
@@ -19,8 +19,8 @@ pub fn merged(records: &[&Record], total_threads: u32) -> Result<Record, Combine
     let empty = Recorder::new(&statements, &start.transactions, start.open_loop);
     let phases = (0..records.iter().map(|r| r.phases.len()).max().unwrap_or(0))
         .map(|p| {
-            let of: Vec<&Phase> = records.iter().filter_map(|r| r.phases.get(p)).collect();
-            Ok(Phase { entries: entries(&of, &empty)?, end: outcome(records, &of) })
+            let of: Vec<&RecordedPhase> = records.iter().filter_map(|r| r.phases.get(p)).collect();
+            Ok(RecordedPhase { entries: entries(&of, &empty)?, end: outcome(records, &of) })
         })
         .collect::<Result<Vec<_>, CombineError>>()?;
     let lead = records[0].end.clone().unwrap_or_default();
@@ -44,7 +44,7 @@ fn start(records: &[&Record], total_threads: u32) -> RecordStart {
 }
 
 /// The phase's entries of every shard, grouped by the stretch they cover, each group one.
-fn entries(phases: &[&Phase], empty: &Recorder) -> Result<Vec<RecordEntry>, CombineError> {
+fn entries(phases: &[&RecordedPhase], empty: &Recorder) -> Result<Vec<RecordEntry>, CombineError> {
     let timelines: Vec<&[RecordEntry]> = phases.iter().map(|p| p.entries.as_slice()).collect();
     let mut merged = Vec::new();
     for members in group(&timelines, |e| &e.stats) {
@@ -62,7 +62,7 @@ fn entries(phases: &[&Phase], empty: &Recorder) -> Result<Vec<RecordEntry>, Comb
 /// How the phase went for the run: from the first start to the last end, the worst status,
 /// every client's totals; the server's counters as the leading shard read them. None when a
 /// shard's phase never ended (the merged phase then never did either).
-fn outcome(records: &[&Record], phases: &[&Phase]) -> Option<RunOutcome> {
+fn outcome(records: &[&Record], phases: &[&RecordedPhase]) -> Option<RunOutcome> {
     let ends: Vec<&RunOutcome> = phases.iter().map(|p| p.end.as_ref()).collect::<Option<_>>()?;
     let lead = ends[0];
     let failures: Vec<String> =

@@ -155,7 +155,7 @@ fn repeat_values(m: &Metric, d: &ResultDocument) -> Option<Vec<f64>> {
     if d.repeats.len() < MIN_REPEATS {
         return None;
     }
-    d.repeats.iter().map(|r| m.value(&r.measured(d.conditions.run.cost_per_hour))).collect()
+    d.repeats.iter().map(|r| m.value(&r.metric_source(d.conditions.run.cost_per_hour))).collect()
 }
 
 /// `m` per full measured second, weighted by the events behind it.

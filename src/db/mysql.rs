@@ -8,7 +8,7 @@
 
 use super::ddl::{Generated, Spelling};
 use super::mysql_connect::describe_connect_error;
-use super::mysql_wire::{text_value, ColumnType, ConnectError, Loaded, WireConn, WireLimits};
+use super::mysql_wire::{text_value, ColumnFormat, ConnectError, LoadOutcome, WireConn, WireLimits};
 use super::text_sql::TextSql;
 use super::{
     ConnectOptions, Connection, Database, DbError, Dialect, Executed, KeptRow, Param, RowPick, RowSource, ServerInfo,
@@ -309,12 +309,12 @@ impl Connection for MysqlConnection {
         let loaded = match &mut self.inner {
             Inner::Tcp(w) => w.load_data_local(table, columns, rows).await?,
             Inner::Unix(w) => w.load_data_local(table, columns, rows).await?,
-            Inner::Async { .. } => Loaded::Refused,
+            Inner::Async { .. } => LoadOutcome::Refused,
         };
         match loaded {
-            Loaded::Rows(n) => Ok(n),
+            LoadOutcome::Rows(n) => Ok(n),
             // Refused before any row was read: the same rows go as INSERTs.
-            Loaded::Refused => super::bulk::insert_rows(self, Dialect::Mysql, table, columns, rows).await,
+            LoadOutcome::Refused => super::bulk::insert_rows(self, Dialect::Mysql, table, columns, rows).await,
         }
     }
 
@@ -497,10 +497,10 @@ async fn finish<P: mysql_async::prelude::Protocol>(
 async fn query_async(conn: &mut Conn, sql: &str, row: Option<&mut KeptRow<'_>>) -> Result<Executed, DbError> {
     let result = conn.query_iter(sql).await.map_err(error)?;
     finish(result, row, |first, out| {
-        let types: Vec<ColumnType> = first
+        let types: Vec<ColumnFormat> = first
             .columns_ref()
             .iter()
-            .map(|c| ColumnType { charset: c.character_set(), kind: c.column_type() as u8, flags: c.flags().bits() })
+            .map(|c| ColumnFormat { charset: c.character_set(), kind: c.column_type() as u8, flags: c.flags().bits() })
             .collect();
         for (v, c) in first.unwrap().into_iter().zip(&types) {
             let bytes = match &v {

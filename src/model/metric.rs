@@ -133,7 +133,7 @@ impl Metric {
     }
 
     /// The metric's value in a measurement (µs for latency and CPU, per second for rates).
-    pub fn value(&self, m: &Measured<'_>) -> Option<f64> {
+    pub fn value(&self, m: &MetricSource<'_>) -> Option<f64> {
         let rate = |class: &str| m.stats.get(class).map(|s| s.qps);
         match self {
             Metric::Qps => rate("total"),
@@ -279,7 +279,7 @@ fn show_number(v: f64) -> String {
 }
 
 /// What metrics are read from: a whole result or one repeat.
-pub struct Measured<'a> {
+pub struct MetricSource<'a> {
     pub stats: &'a BTreeMap<String, ClassStats>,
     pub statements: &'a BTreeMap<String, ClassStats>,
     pub transactions: &'a BTreeMap<String, ClassStats>,
@@ -290,7 +290,7 @@ pub struct Measured<'a> {
     pub ha: Option<&'a HaRecord>,
 }
 
-impl Measured<'_> {
+impl MetricSource<'_> {
     fn class(&self, name: &str) -> Option<&ClassStats> {
         self.stats.get(name).or_else(|| self.statements.get(name)).or_else(|| self.transactions.get(name))
     }

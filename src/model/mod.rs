@@ -42,7 +42,7 @@ pub use facts::{CommitFlush, Counted, CounterRule, Durability, SampleKind, Sampl
 pub use file::{pretty_json, ResultFileError};
 pub use finding::{Finding, Severity};
 pub use kinds::*;
-pub use metric::{Measured, Metric};
+pub use metric::{Metric, MetricSource};
 pub use repeat::{RepeatRecord, Spread};
 pub use request::{PrepareRequest, RunRequest, TargetRequest, WorkloadRequest};
 pub use statement_class::{StatementClass, LATENCY_CLASSES};
@@ -147,8 +147,8 @@ pub struct ResultDocument {
 
 impl ResultDocument {
     /// What metrics read: the whole result (every repeat merged).
-    pub fn measured(&self) -> Measured<'_> {
-        Measured {
+    pub fn metric_source(&self) -> MetricSource<'_> {
+        MetricSource {
             stats: &self.stats,
             statements: &self.statements,
             transactions: &self.transactions,
@@ -161,7 +161,7 @@ impl ResultDocument {
 
     /// A metric's value over the whole result.
     pub fn metric(&self, m: &Metric) -> Option<f64> {
-        m.value(&self.measured())
+        m.value(&self.metric_source())
     }
 }
 

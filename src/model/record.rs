@@ -46,7 +46,7 @@ pub enum RecordLine {
 pub struct Record {
     pub start: RecordStart,
     /// Each measured phase (one, or one per repeat), in order.
-    pub phases: Vec<Phase>,
+    pub phases: Vec<RecordedPhase>,
     pub end: Option<RunEnd>,
     /// A probe's `ha` lines, in order (none for a run).
     pub ha: Vec<HaLine>,
@@ -54,7 +54,7 @@ pub struct Record {
 
 /// One measured phase: its entries, and how it ended (none: the run never said).
 #[derive(Clone, Debug, Default)]
-pub struct Phase {
+pub struct RecordedPhase {
     pub entries: Vec<RecordEntry>,
     pub end: Option<RunOutcome>,
 }
@@ -314,9 +314,9 @@ impl Record {
     }
 
     /// The phase lines go to: the last one unless it has ended (each `--repeat` is a phase).
-    fn open_phase(&mut self) -> &mut Phase {
+    fn open_phase(&mut self) -> &mut RecordedPhase {
         if self.phases.last().is_none_or(|p| p.end.is_some()) {
-            self.phases.push(Phase::default());
+            self.phases.push(RecordedPhase::default());
         }
         self.phases.last_mut().expect("just pushed")
     }

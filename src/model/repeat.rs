@@ -3,7 +3,7 @@
 //! percentiles are exact over every repeat), and `repeat_summary` gives each headline
 //! metric's median and spread between repeats, the evidence compare's intervals use.
 
-use super::metric::{Measured, Metric};
+use super::metric::{Metric, MetricSource};
 use super::{ClassStats, ClientRecord, ErrorRecord, RunStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -32,8 +32,8 @@ pub struct RepeatRecord {
 }
 
 impl RepeatRecord {
-    pub fn measured(&self, cost_per_hour: Option<f64>) -> Measured<'_> {
-        Measured {
+    pub fn metric_source(&self, cost_per_hour: Option<f64>) -> MetricSource<'_> {
+        MetricSource {
             stats: &self.stats,
             statements: &self.statements,
             transactions: &self.transactions,
@@ -90,7 +90,7 @@ pub fn summarize(repeats: &[RepeatRecord], metrics: &[Metric], cost_per_hour: Op
     metrics
         .iter()
         .filter_map(|m| {
-            let values: Option<Vec<f64>> = repeats.iter().map(|r| m.value(&r.measured(cost_per_hour))).collect();
+            let values: Option<Vec<f64>> = repeats.iter().map(|r| m.value(&r.metric_source(cost_per_hour))).collect();
             Some((m.to_string(), Spread::of(values?)?))
         })
         .collect()

@@ -1,13 +1,15 @@
 //! A validated run: what the flags mean once checked, as plain data (no I/O).
 
+mod error;
 mod request;
 
 use crate::model::RetryPolicy;
 pub use crate::model::{Arrival, LoopModel};
-use crate::random::{DistributionError, DistributionSpec};
+use crate::random::DistributionSpec;
 use crate::workload::file::FileWorkload;
 use crate::workload::program::Program;
-use crate::workload::{OltpOptions, OptionsError, StatementInfo, Workload};
+use crate::workload::{OltpOptions, StatementInfo, Workload};
+pub use error::PlanError;
 pub use request::{parse_thresholds, MAX_RATE};
 use std::sync::Arc;
 use std::time::Duration;
@@ -102,33 +104,14 @@ pub struct StopCondition {
 /// Longest --time and --warmup accepted: ten years (Instant arithmetic stays far from overflow).
 pub const MAX_TIME: Duration = Duration::from_secs(10 * 365 * 86_400);
 
-/// Flags or options that cannot make a valid plan (bad input: exit 2).
+/// A refusal as its message only: what the probe's and the study's command files still
+/// return (their own typed errors are to come); everything else returns a typed error.
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
 
-impl From<String> for ConfigError {
-    fn from(s: String) -> Self {
-        ConfigError(s)
-    }
-}
-
-impl From<&str> for ConfigError {
-    fn from(s: &str) -> Self {
-        ConfigError(s.into())
-    }
-}
-
-// A ConfigError is its message: the bad --rand-* flag's, as the distribution words it.
-impl From<DistributionError> for ConfigError {
-    fn from(e: DistributionError) -> Self {
-        ConfigError(e.to_string())
-    }
-}
-
-// The same for a bad built-in workload option.
-impl From<OptionsError> for ConfigError {
-    fn from(e: OptionsError) -> Self {
+impl From<PlanError> for ConfigError {
+    fn from(e: PlanError) -> Self {
         ConfigError(e.to_string())
     }
 }
@@ -230,54 +213,50 @@ impl RunPlan {
         Some(total.as_nanos().div_ceil(self.tick().as_nanos()) as u64)
     }
 
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), PlanError> {
         if let Some(o) = self.workload.oltp() {
             o.validate()?;
         }
         self.distribution.validate()?;
         if self.threads == 0 && self.shard.is_none() {
-            return Err("--threads must be at least 1".into());
+            return Err(PlanError::NoThreads);
         }
         if self.repeats == 0 {
-            return Err("--repeat must be at least 1".into());
+            return Err(PlanError::NoRepeats);
         }
         if self.cost_per_hour.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
-            return Err("--cost-per-hour must be a price above 0".into());
+            return Err(PlanError::CostPerHour);
         }
         if self.stop.time.is_some_and(|t| t > MAX_TIME) || self.warmup_s as u64 > MAX_TIME.as_secs() {
-            return Err(format!("--time and --warmup must be at most {} s (ten years)", MAX_TIME.as_secs()).into());
+            return Err(PlanError::TooLong);
         }
         if !(self.percentile > 0.0 && self.percentile <= 100.0) {
-            return Err("--percentile must be in (0, 100]".into());
+            return Err(PlanError::Percentile { given: self.percentile });
         }
-        if let Some(p) = self.percentiles.iter().find(|p| !(**p > 0.0 && **p <= 100.0)) {
-            return Err(format!("--percentiles: {p} is not in (0, 100]").into());
+        if let Some(&p) = self.percentiles.iter().find(|p| !(**p > 0.0 && **p <= 100.0)) {
+            return Err(PlanError::Percentiles { given: p });
         }
         if let LoopModel::Open { rate, max_backlog, .. } = self.loop_model {
             if !(rate > 0.0 && rate.is_finite()) {
-                return Err("--rate must be a positive number of events per second".into());
+                return Err(PlanError::RateNotPositive { rate });
             }
             if max_backlog == 0 {
-                return Err("--max-backlog must be at least 1 event".into());
+                return Err(PlanError::NoBacklog);
             }
         }
         if let Some(s) = &self.shard {
             if s.index >= s.count {
-                return Err(format!("--shard {}/{}: the index runs from 0 to {}", s.index, s.count, s.count - 1).into());
+                return Err(PlanError::ShardOutOfRange { index: s.index, count: s.count });
             }
             if self.repeats > 1 {
-                return Err("--repeat with --shard: run the sharded run once per repeat and combine each (compare takes the combined results)".into());
+                return Err(PlanError::ShardRepeat);
             }
             if self.threads == 0 || s.total_threads < s.count {
-                return Err(format!(
-                    "--threads {} over {} shards: every shard needs at least one client",
-                    s.total_threads, s.count
-                )
-                .into());
+                return Err(PlanError::ShardWithoutClients { threads: s.total_threads, count: s.count });
             }
         }
         if self.report_interval.is_some_and(|r| r < MIN_TICK) {
-            return Err("--report-interval must be at least 0.01 s (omit it for no interval lines)".into());
+            return Err(PlanError::ReportIntervalTooShort);
         }
         Ok(())
     }
@@ -285,7 +264,46 @@ impl RunPlan {
 
 #[cfg(test)]
 mod tests {
-    use super::share;
+    use super::{share, PlanError, RunPlan};
+    use crate::model::{Dialect, RunRequest};
+    use std::time::Duration;
+
+    /// The plan of `oltp_read_only` on SQLite with `change` made to its request.
+    fn plan(change: impl FnOnce(&mut RunRequest)) -> Result<RunPlan, PlanError> {
+        let mut r = RunRequest::new("oltp_read_only");
+        change(&mut r);
+        let workload = r.workload.builtin(Dialect::Sqlite)?;
+        r.plan(Dialect::Sqlite, workload)
+    }
+
+    #[test]
+    fn each_refusal_is_its_own_variant() {
+        assert!(plan(|_| {}).is_ok());
+        let e = plan(|r| r.rate = Some(-5.0)).unwrap_err();
+        assert!(matches!(e, PlanError::RateNotPositive { rate } if rate == -5.0), "{e:?}");
+        assert!(matches!(plan(|r| r.rate = Some(1e10)), Err(PlanError::RateAboveMax { .. })));
+        let e = plan(|r| (r.rate, r.time) = (Some(1e-300), Some(2))).unwrap_err();
+        assert!(matches!(e, PlanError::RateTooLow { time: Some(t), .. } if t == Duration::from_secs(2)), "{e:?}");
+        assert!(e.to_string().starts_with("--rate 1e-300 is too low for --time 2 s:"), "{e}");
+        let e = plan(|r| r.workload.workload = "oltp_read_wirte".into()).unwrap_err();
+        assert!(matches!(e, PlanError::UnknownWorkload { nearest: Some("oltp_read_write"), .. }), "{e:?}");
+        assert!(e.to_string().contains("did you mean oltp_read_write? "), "{e}");
+        let e = plan(|r| r.shard.shard = Some("3/2".into())).unwrap_err();
+        assert!(matches!(e, PlanError::ShardOutOfRange { index: 3, count: 2 }), "{e:?}");
+        let e = plan(|r| r.shard.shard = Some("half".into())).unwrap_err();
+        assert!(matches!(e, PlanError::ShardSyntax { ref given } if given == "half"), "{e:?}");
+        let e = plan(|r| (r.rate, r.arrival) = (Some(10.0), "burst".into())).unwrap_err();
+        assert!(matches!(e, PlanError::UnknownArrival { ref given } if given == "burst"), "{e:?}");
+        let e = plan(|r| r.ignore_errors = vec!["nope".into()]).unwrap_err();
+        assert!(matches!(e, PlanError::UnknownErrorCode { dialect: Dialect::Sqlite, .. }), "{e:?}");
+        assert!(matches!(plan(|r| r.percentile = 150.0), Err(PlanError::Percentile { given }) if given == 150.0));
+        assert!(matches!(plan(|r| r.threads = 0), Err(PlanError::NoThreads)));
+        assert!(matches!(plan(|r| r.workload.set = vec!["x=1".into()]), Err(PlanError::SetOnBuiltin)));
+        let mut sharded = RunRequest::new("oltp_read_only");
+        sharded.shard.shard = Some("0/2".into());
+        let e = sharded.shard.refuse_in("sweep").unwrap_err();
+        assert!(matches!(e, PlanError::ShardRefused { command: "sweep" }), "{e:?}");
+    }
 
     #[test]
     fn shares_are_contiguous_disjoint_and_cover_the_total() {

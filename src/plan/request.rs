@@ -2,7 +2,7 @@
 //! percentiles, the errors to retry, a shard's share, the thresholds.
 
 use crate::model::request::RunRequest;
-use crate::plan::{Arrival, ConfigError, LoopModel, RunPlan, StopCondition, WorkloadPlan};
+use crate::plan::{Arrival, LoopModel, PlanError, RunPlan, StopCondition, WorkloadPlan};
 use std::time::Duration;
 
 mod shard;
@@ -19,13 +19,13 @@ impl RunRequest {
     }
 
     /// The `--threshold`s, parsed.
-    pub fn thresholds(&self) -> Result<Vec<crate::model::Criterion>, ConfigError> {
+    pub fn thresholds(&self) -> Result<Vec<crate::model::Criterion>, PlanError> {
         parse_thresholds(&self.thresholds)
     }
 
     /// The validated run plan of `workload` for a target of `dialect` (which decides what
     /// error codes mean).
-    pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, ConfigError> {
+    pub fn plan(&self, dialect: crate::model::Dialect, workload: WorkloadPlan) -> Result<RunPlan, PlanError> {
         // sysbench: --events=0 is no limit.
         let events = self.events.filter(|&n| n > 0);
         let time = match (self.time, events) {
@@ -39,7 +39,7 @@ impl RunRequest {
             check_rate(rate, time)?;
         }
         if self.percentile != 0.0 && !(1.0..=100.0).contains(&self.percentile) {
-            return Err(ConfigError(format!("--percentile {} is not between 1 and 100", self.percentile)));
+            return Err(PlanError::Percentile { given: self.percentile });
         }
         // sysbench's 0 (none) leaves the interval lines and P columns at their default.
         let percentile = if self.percentile == 0.0 { 95.0 } else { self.percentile };
@@ -72,7 +72,7 @@ impl RunRequest {
                     arrival: match self.arrival.as_str() {
                         "fixed" => Arrival::Fixed,
                         "poisson" => Arrival::Poisson,
-                        a => return Err(ConfigError(format!("unknown --arrival {a:?}: use fixed or poisson"))),
+                        a => return Err(PlanError::UnknownArrival { given: a.to_string() }),
                     },
                     max_backlog: self.max_backlog.unwrap_or_else(|| (share(rate) * 10.0).ceil().max(1.0) as u64),
                 },
@@ -101,55 +101,28 @@ pub const MAX_RATE: f64 = 1e9;
 
 /// `--rate` within what a run of `time` can honour: at least one arrival within the
 /// measured time (without --time: within the longest run), at most [`MAX_RATE`].
-fn check_rate(rate: f64, time: Option<Duration>) -> Result<(), ConfigError> {
+fn check_rate(rate: f64, time: Option<Duration>) -> Result<(), PlanError> {
     if !(rate.is_finite() && rate > 0.0) {
-        return Err(ConfigError(format!("--rate {} is not a positive number of events per second", short(rate))));
+        return Err(PlanError::RateNotPositive { rate });
     }
     if rate > MAX_RATE {
-        return Err(ConfigError(format!(
-            "--rate {} is above {} events per second, the most the schedule can represent (one event per nanosecond)",
-            short(rate),
-            short(MAX_RATE)
-        )));
+        return Err(PlanError::RateAboveMax { rate });
     }
-    let (span, named) = match time {
-        Some(t) => (t, format!("--time {} s", t.as_secs())),
-        None => (crate::plan::MAX_TIME, format!("the longest run ({} s)", crate::plan::MAX_TIME.as_secs())),
-    };
-    let min = 1.0 / span.as_secs_f64();
-    if rate < min {
-        return Err(ConfigError(format!(
-            "--rate {} is too low for {named}: arrivals {} s apart, so the run may measure none (at least {} events per second)",
-            short(rate),
-            short(1.0 / rate),
-            short(min)
-        )));
+    let span = time.unwrap_or(crate::plan::MAX_TIME);
+    if rate < 1.0 / span.as_secs_f64() {
+        return Err(PlanError::RateTooLow { rate, time });
     }
     Ok(())
 }
 
-/// A number for a message: plain when moderate, otherwise in exponent notation.
-fn short(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() || (1e-3..1e7).contains(&x.abs()) {
-        let plain = format!("{x:.4}");
-        let plain = if plain.contains('.') { plain.trim_end_matches('0').trim_end_matches('.') } else { &plain };
-        plain.to_string()
-    } else {
-        format!("{x:.3e}").replace(".000e", "e")
-    }
-}
-
 /// `--threshold`s: each `METRIC OP NUMBER[UNIT]`.
-pub fn parse_thresholds(given: &[String]) -> Result<Vec<crate::model::Criterion>, ConfigError> {
-    given
-        .iter()
-        .map(|t| crate::model::Criterion::threshold(t).map_err(|e| ConfigError(format!("--threshold: {e}"))))
-        .collect()
+pub fn parse_thresholds(given: &[String]) -> Result<Vec<crate::model::Criterion>, PlanError> {
+    given.iter().map(|t| crate::model::Criterion::threshold(t).map_err(PlanError::Threshold)).collect()
 }
 
 /// `--ignore-errors`: codes of the target's dialect, `all` (every server error, as sysbench)
 /// or `none`; empty: the dialect's defaults.
-fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crate::model::RetryPolicy, ConfigError> {
+fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crate::model::RetryPolicy, PlanError> {
     use crate::model::{ErrorCode, RetryPolicy};
     let words: Vec<&str> = if given.is_empty() {
         dialect.default_retry_codes().to_vec()
@@ -161,13 +134,10 @@ fn retry_policy(dialect: crate::model::Dialect, given: &[String]) -> Result<crat
         match w.to_ascii_lowercase().as_str() {
             "all" => policy.all_server_errors = true,
             "none" => {}
-            _ => policy.codes.push(ErrorCode::parse(dialect, w).ok_or_else(|| {
-                format!(
-                    "--ignore-errors: {w:?} is not a {} error code (e.g. {}), `all` or `none`",
-                    dialect.name(),
-                    dialect.default_retry_codes().join(", ")
-                )
-            })?),
+            _ => policy.codes.push(
+                ErrorCode::parse(dialect, w)
+                    .ok_or_else(|| PlanError::UnknownErrorCode { given: w.to_string(), dialect })?,
+            ),
         }
     }
     Ok(policy)

@@ -1,4 +1,4 @@
-//! The live status line of a run, as text: what phase, how far (a bar, elapsed and left),
+//! The live status line of a run, as text: what stage, how far (a bar, elapsed and left),
 //! the last second's rates and p99, errors and reconnects so far, an open loop's backlog,
 //! and where the whole job is (which repeat, sweep point or A/B turn; its time left).
 
@@ -7,7 +7,7 @@ use crate::model::IntervalStats;
 
 /// What a run is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub enum RunStage {
     /// Clients connecting, nothing measured yet.
     Starting,
     Warmup,
@@ -16,21 +16,21 @@ pub enum Phase {
     Collecting,
 }
 
-impl Phase {
+impl RunStage {
     fn word(self) -> &'static str {
         match self {
-            Phase::Starting => "starting",
-            Phase::Warmup => "warmup",
-            Phase::Measuring => "measuring",
-            Phase::Collecting => "collecting",
+            RunStage::Starting => "starting",
+            RunStage::Warmup => "warmup",
+            RunStage::Measuring => "measuring",
+            RunStage::Collecting => "collecting",
         }
     }
 }
 
 /// Everything the line shows; seconds count from the part's start (its warmup included).
 #[derive(Clone, Debug, Default)]
-pub struct Status {
-    pub phase: Option<Phase>,
+pub struct StatusLine {
+    pub stage: Option<RunStage>,
     pub elapsed_s: f64,
     /// Warmup plus --time; `None` for a run limited by events only.
     pub planned_s: Option<f64>,
@@ -51,10 +51,10 @@ pub struct Status {
     pub job_left_s: Option<f64>,
 }
 
-impl Status {
+impl StatusLine {
     /// Takes in one timeline second.
     pub fn second(&mut self, s: &IntervalStats) {
-        self.phase = Some(if s.warmup { Phase::Warmup } else { Phase::Measuring });
+        self.stage = Some(if s.warmup { RunStage::Warmup } else { RunStage::Measuring });
         self.elapsed_s = s.from_s + s.duration_s;
         // The run's last sliver of an entry: its rates would be noise.
         self.entry_s = self.entry_s.max(s.duration_s);
@@ -83,16 +83,16 @@ const BAR: usize = 12;
 /// `measuring [######------] 60 s of 2m 00s, 60 s left | repeat 2 of 3, job ~5m 12s left |
 /// 2,345 tps 46,900 qps p99 3.14 ms (last s) | 0 errors 0 reconnects`: what matters most
 /// first, as a narrow terminal cuts the end.
-pub fn status_line(s: &Status) -> String {
-    let phase = s.phase.unwrap_or(Phase::Starting);
-    let mut parts = vec![format!("{} {}", phase.word(), progress(s))];
+pub fn status_line(s: &StatusLine) -> String {
+    let stage = s.stage.unwrap_or(RunStage::Starting);
+    let mut parts = vec![format!("{} {}", stage.word(), progress(s))];
     match (&s.part, s.job_left_s) {
         (Some(part), Some(left)) => parts.push(format!("{part}, job ~{} left", duration(left))),
         (Some(part), None) => parts.push(part.clone()),
         (None, Some(left)) => parts.push(format!("job ~{} left", duration(left))),
         (None, None) => {}
     }
-    if matches!(phase, Phase::Warmup | Phase::Measuring) {
+    if matches!(stage, RunStage::Warmup | RunStage::Measuring) {
         let p99 = s.p99_ms.map_or(String::new(), |ms| format!(" p99 {}", millis(ms)));
         parts.push(format!("{} tps {} qps{p99} (last s)", thousands(s.tps), thousands(s.qps)));
     }
@@ -105,7 +105,7 @@ pub fn status_line(s: &Status) -> String {
 }
 
 /// The bar and the times: `[####------] 54 s of 120 s, 66 s left`, or the time so far.
-fn progress(s: &Status) -> String {
+fn progress(s: &StatusLine) -> String {
     match (s.planned_s, s.left_s()) {
         (Some(planned), Some(left)) if planned > 0.0 => {
             let done = ((s.elapsed_s / planned).clamp(0.0, 1.0) * BAR as f64).round() as usize;
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn the_line_counts_down_and_sums_faults() {
-        let mut s = Status { planned_s: Some(120.0), part: Some("repeat 2 of 3".into()), ..Default::default() };
+        let mut s = StatusLine { planned_s: Some(120.0), part: Some("repeat 2 of 3".into()), ..Default::default() };
         assert_eq!(
             status_line(&s),
             "starting [------------] 0 s of 2m 00s, 2m 00s left | repeat 2 of 3 | 0 errors 0 reconnects"
@@ -178,7 +178,7 @@ mod tests {
             "measuring [######------] 60 s of 2m 00s, 60 s left | repeat 2 of 3, job ~5m 12s left \
              | 2,345 tps 46,900 qps p99 3.14 ms (last s) | 3 errors 0 reconnects"
         );
-        s.phase = Some(Phase::Collecting);
+        s.stage = Some(RunStage::Collecting);
         assert!(status_line(&s).starts_with("collecting [######------]"));
         assert!(!status_line(&s).contains("tps"));
         // A sliver at the run's end keeps the last whole second's rates.
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn events_only_runs_show_time_so_far_and_open_loops_their_backlog() {
-        let mut s = Status::default();
+        let mut s = StatusLine::default();
         let mut sec = second(4.0, false, 50, 0);
         sec.backlog = Some(1200);
         sec.late = Some(7);

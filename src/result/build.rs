@@ -3,10 +3,10 @@
 //! entries hold kept).
 
 use super::repeats::build_repeated;
-use super::Measured;
+use super::PhaseTotals;
 use crate::collector::KeptTimeline;
 use crate::model::ha_ledger::HaLine;
-use crate::model::record::{Phase, Record, RecordEntry, RecordStart, RunOutcome};
+use crate::model::record::{Record, RecordEntry, RecordStart, RecordedPhase, RunOutcome};
 use crate::model::{Criterion, ResultDocument, RunStatus, ThresholdRecord};
 use crate::recorder::classes::ClassHistograms;
 use crate::recorder::record::{statement_infos, CountsError};
@@ -70,7 +70,7 @@ pub fn build(record: &Record) -> Result<ResultDocument, BuildError> {
 }
 
 /// A phase's entries added up; `Err` names the entry (0-based) that does not fit.
-fn measured(start: &RecordStart, empty: &Recorder, phase: &Phase) -> Result<Measured, (usize, CountsError)> {
+fn measured(start: &RecordStart, empty: &Recorder, phase: &RecordedPhase) -> Result<PhaseTotals, (usize, CountsError)> {
     let mut totals = empty.clone();
     let mut entry_counts = empty.clone();
     let mut kept = KeptTimeline::new(start.kept_per_phase);
@@ -86,12 +86,12 @@ fn measured(start: &RecordStart, empty: &Recorder, phase: &Phase) -> Result<Meas
         true => kept.finish_with_histograms(),
         false => kept.finish(),
     };
-    Ok(Measured { totals, timeline })
+    Ok(PhaseTotals { totals, timeline })
 }
 
 /// How a phase whose end was never recorded went, as far as its entries tell: measured
 /// time and client CPU from its measured entries, the end where the last entry ended.
-fn never_ended(started_at: std::time::SystemTime, entries: &[RecordEntry], measured: &Measured) -> RunOutcome {
+fn never_ended(started_at: std::time::SystemTime, entries: &[RecordEntry], measured: &PhaseTotals) -> RunOutcome {
     let measured_entries = entries.iter().map(|e| &e.stats).filter(|s| !s.warmup);
     let (measured_s, cpu_s) = measured_entries.fold((0.0, 0.0), |(secs, cpu), s| {
         (secs + s.duration_s, cpu + s.client_cpu_pct.unwrap_or(0.0) / 100.0 * s.duration_s)

@@ -96,7 +96,7 @@ pub fn start(setting: Setting<'_>) -> ResultDocument {
 
 /// What a measured phase's entries add up to: totals after warmup, and the timeline the
 /// result keeps (entries merged in pairs as the run's collector did, when it had more).
-struct Measured {
+struct PhaseTotals {
     pub totals: Recorder,
     pub timeline: Vec<IntervalStats>,
 }

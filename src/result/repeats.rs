@@ -2,7 +2,7 @@
 //! repeats' recorders added together (exact percentiles over every repeat); each repeat
 //! keeps its own statistics; the timeline is the repeats' timelines back to back.
 
-use super::{figures, Measured};
+use super::{figures, PhaseTotals};
 use crate::model::{metric, repeat, IntervalStats, RepeatRecord, ResultDocument};
 use crate::runner::RunOutcome;
 
@@ -11,13 +11,13 @@ use crate::runner::RunOutcome;
 pub(super) fn build_repeated(
     start: &ResultDocument,
     extra: &[f64],
-    mut runs: Vec<(RunOutcome, Measured)>,
+    mut runs: Vec<(RunOutcome, PhaseTotals)>,
 ) -> ResultDocument {
     if runs.len() <= 1 {
         let (outcome, measured) = runs.pop().expect("at least one run");
         return figures(start, extra, outcome, &measured.totals, measured.timeline);
     }
-    let mut merged: Option<(RunOutcome, Measured)> = None;
+    let mut merged: Option<(RunOutcome, PhaseTotals)> = None;
     let mut records = Vec::with_capacity(runs.len());
     let mut offset = 0.0;
     for (i, (outcome, mut collected)) in runs.into_iter().enumerate() {
@@ -31,9 +31,10 @@ pub(super) fn build_repeated(
         }
         offset = collected.timeline.last().map_or(offset, |s: &IntervalStats| s.from_s + s.duration_s);
         merged = Some(match merged {
-            None => {
-                (outcome.clone(), Measured { totals: collected.totals.clone(), timeline: collected.timeline.clone() })
-            }
+            None => (
+                outcome.clone(),
+                PhaseTotals { totals: collected.totals.clone(), timeline: collected.timeline.clone() },
+            ),
             Some((mut m, mut c)) => {
                 add_outcome(&mut m, &outcome);
                 c.totals.add(&collected.totals);

@@ -6,7 +6,7 @@ use crate::model::tpcc::{
 };
 use crate::model::{ClassStats, ResultDocument};
 use crate::stats::histogram::LatencyHistogram;
-use crate::workload::generate::{nurand_c, Phase};
+use crate::workload::generate::{nurand_c, DrawnFor};
 
 /// The tally that counts New-Orders in the database (the change in the sum of D_NEXT_O_ID).
 pub const NEW_ORDERS_TALLY: &str = "new_orders";
@@ -55,7 +55,7 @@ pub fn figures(doc: &ResultDocument) -> Option<TpccRecord> {
         nopm_database: from_database.map(|n| if minutes > 0.0 { n as f64 / minutes } else { 0.0 }),
         tpm: per_minute(total),
         c_load: Some(C_LOAD),
-        c_run: Some(nurand_c(doc.conditions.run.rand_seed, 255, Phase::Run)),
+        c_run: Some(nurand_c(doc.conditions.run.rand_seed, 255, DrawnFor::Run)),
         mix_ok: total > 0 && !types.iter().any(TpccTypeRecord::below_minimum),
         response_times_ok: None,
         types,

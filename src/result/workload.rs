@@ -48,15 +48,15 @@ pub fn record(plan: &RunPlan, begin_sql: [&str; 2]) -> WorkloadRecord {
 
 /// What the measured statements are, by name: SQL as sent (table 1's of a set), class and
 /// command (for the server's counters).
-struct Sent {
+struct StatementCatalog {
     sql: BTreeMap<String, String>,
     classes: BTreeMap<String, String>,
     commands: BTreeMap<String, SqlCommand>,
 }
 
-fn statements_sent(p: &Program, begin_sql: [&str; 2]) -> Sent {
+fn statements_sent(p: &Program, begin_sql: [&str; 2]) -> StatementCatalog {
     let (infos, ids) = p.measured();
-    let mut sent = Sent { sql: BTreeMap::new(), classes: BTreeMap::new(), commands: BTreeMap::new() };
+    let mut sent = StatementCatalog { sql: BTreeMap::new(), classes: BTreeMap::new(), commands: BTreeMap::new() };
     let mut add = |id: usize, sql: &str, command: SqlCommand| {
         let name = &infos[id].name;
         sent.sql.insert(name.clone(), sql.to_string());

@@ -34,7 +34,7 @@ pub struct Client<C> {
 
 /// What an execution runs and how it is recorded.
 #[derive(Clone, Copy)]
-pub(super) struct Job<'a> {
+pub(super) struct Execution<'a> {
     /// The transaction.
     pub tx: usize,
     /// The kind it is recorded as: `tx` itself, or its deferred kind.
@@ -113,7 +113,7 @@ async fn run_events<D: Database>(
             queue(&shared, &rec, client, tx, intended)
         } else {
             // Not boxed: a box per event would allocate in the hot loop (reconnecting is boxed).
-            let job = Job { tx, kind: tx, act_as: None };
+            let job = Execution { tx, kind: tx, act_as: None };
             let Some(latency) = run_to_success(&db, &spec, &shared, id, &rec, client, job, intended).await else {
                 return;
             };
@@ -161,7 +161,7 @@ pub(super) async fn run_to_success<D: Database>(
     id: u64,
     rec: &Mutex<TickRecorder>,
     client: &mut Client<D::Conn>,
-    job: Job<'_>,
+    job: Execution<'_>,
     intended: Instant,
 ) -> Option<Duration> {
     // Closed loop: `intended` was read from the clock just now (next_due, keyed or
@@ -217,13 +217,13 @@ pub(super) async fn admit<'a>(
     measured_arrival: bool,
     intended: &mut Instant,
 ) -> Admitted<'a> {
-    use super::gate::Entry;
+    use super::gate::GatePass;
     loop {
         match shared.gate.enter() {
-            Entry::Measured if spec.open_loop && !measured_arrival => return Admitted::Next,
-            Entry::Measured => return Admitted::Run { measured: true, warmup_event: None },
-            Entry::Warmup(busy) => return Admitted::Run { measured: false, warmup_event: Some(busy) },
-            Entry::Closed => {
+            GatePass::Measured if spec.open_loop && !measured_arrival => return Admitted::Next,
+            GatePass::Measured => return Admitted::Run { measured: true, warmup_event: None },
+            GatePass::Warmup(busy) => return Admitted::Run { measured: false, warmup_event: Some(busy) },
+            GatePass::Closed => {
                 shared.gate.wait(|| shared.stopping()).await;
                 if shared.stopping() {
                     return Admitted::Next;
@@ -365,7 +365,7 @@ async fn next_due(shared: &Shared, timers: Option<&ClientTimers>) -> std::io::Re
 /// repetitions counted. Returns its latency.
 fn record_ended(
     rec: &Mutex<TickRecorder>,
-    job: Job,
+    job: Execution,
     finished: Finished,
     intended: Instant,
     attempt: Instant,

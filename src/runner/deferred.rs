@@ -3,7 +3,7 @@
 //! connection, executes the transaction as the client that queued it and records the time
 //! from queued to committed as the transaction's deferred kind (`{name}_deferred`).
 
-use super::client::{self, Admitted, Client, ClientSpec, Job};
+use super::client::{self, Admitted, Client, ClientSpec, Execution};
 use super::Shared;
 use crate::db::Database;
 use crate::recorder::TickRecorder;
@@ -40,7 +40,7 @@ pub(super) async fn work<D: Database>(
             }
         };
         let kind = spec.events.deferred_kind(request.tx).unwrap_or(request.tx);
-        let job = Job { tx: request.tx, kind, act_as: Some(&request.values) };
+        let job = Execution { tx: request.tx, kind, act_as: Some(&request.values) };
         let ran = client::run_to_success(&db, &spec, &shared, id, &rec, &mut client, job, request.queued).await;
         drop(busy);
         if ran.is_none() {

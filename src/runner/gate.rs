@@ -19,7 +19,7 @@ pub struct WarmupGate {
 }
 
 /// What a client may do with the event it is about to start.
-pub enum Entry<'a> {
+pub enum GatePass<'a> {
     /// Run it as a measured event.
     Measured,
     /// Run it as a warmup event; the gate waits for it while the guard lives.
@@ -49,9 +49,9 @@ impl WarmupGate {
     }
 
     #[inline]
-    pub fn enter(&self) -> Entry<'_> {
+    pub fn enter(&self) -> GatePass<'_> {
         if self.measuring.load(Ordering::Acquire) {
-            return Entry::Measured;
+            return GatePass::Measured;
         }
         // Counted before `closing` is read, and `close` sets it before reading the count
         // (both SeqCst): either the measuring thread waits for this event, or the event
@@ -59,9 +59,9 @@ impl WarmupGate {
         self.busy.fetch_add(1, Ordering::SeqCst);
         if self.closing.load(Ordering::SeqCst) {
             self.busy.fetch_sub(1, Ordering::SeqCst);
-            return Entry::Closed;
+            return GatePass::Closed;
         }
-        Entry::Warmup(Busy(&self.busy))
+        GatePass::Warmup(Busy(&self.busy))
     }
 
     /// Waits until the gate opens or `stopping` says the run ended.
@@ -100,16 +100,16 @@ mod tests {
     fn a_closed_gate_admits_no_warmup_event_and_counts_those_in_flight() {
         let gate = WarmupGate::new(true);
         let first = gate.enter();
-        assert!(matches!(first, Entry::Warmup(_)));
+        assert!(matches!(first, GatePass::Warmup(_)));
         gate.close();
         assert_eq!(gate.in_flight(), 1);
-        assert!(matches!(gate.enter(), Entry::Closed));
+        assert!(matches!(gate.enter(), GatePass::Closed));
         assert_eq!(gate.in_flight(), 1, "a refused event is not in flight");
         drop(first);
         assert_eq!(gate.in_flight(), 0);
         gate.open();
-        assert!(matches!(gate.enter(), Entry::Measured));
-        assert!(matches!(WarmupGate::new(false).enter(), Entry::Measured));
+        assert!(matches!(gate.enter(), GatePass::Measured));
+        assert!(matches!(WarmupGate::new(false).enter(), GatePass::Measured));
     }
 
     #[test]

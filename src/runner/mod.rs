@@ -125,9 +125,9 @@ pub(crate) struct Shared {
     /// Limits concurrent connection attempts (see client::CONNECTING_AT_ONCE).
     connect_gate: tokio::sync::Semaphore,
     /// Open loop only: the measured phase's arrivals, from its start.
-    schedule: OnceLock<schedule::Schedule>,
+    schedule: OnceLock<schedule::ArrivalSchedule>,
     /// Open loop with a warmup: the warmup's arrivals, from the run's start.
-    warm_schedule: OnceLock<schedule::Schedule>,
+    warm_schedule: OnceLock<schedule::ArrivalSchedule>,
     /// The warmup's planned end (with a warmup).
     warmup_until: OnceLock<Instant>,
     /// Each client's measured events and their summed latency, added as clients end.
@@ -271,7 +271,7 @@ fn schedule(
     rate: f64,
     arrival: crate::plan::Arrival,
     max_backlog: u64,
-) -> schedule::Schedule {
+) -> schedule::ArrivalSchedule {
     let (seed, phase) = match &plan.shard {
         Some(s) => (
             plan.rand_seed ^ (s.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -280,7 +280,7 @@ fn schedule(
         None => (plan.rand_seed, Duration::ZERO),
     };
     let phase = if arrival == crate::plan::Arrival::Fixed { phase } else { Duration::ZERO };
-    schedule::Schedule::new(start + phase, rate, arrival, max_backlog, seed)
+    schedule::ArrivalSchedule::new(start + phase, rate, arrival, max_backlog, seed)
 }
 
 impl Shared {
@@ -309,7 +309,7 @@ impl Shared {
 
     /// The arrivals clients take now: the measured phase's once it began, else the warmup's.
     /// The flag says which.
-    fn arrivals(&self) -> Option<(&schedule::Schedule, bool)> {
+    fn arrivals(&self) -> Option<(&schedule::ArrivalSchedule, bool)> {
         match self.schedule.get() {
             Some(s) => Some((s, true)),
             None => self.warm_schedule.get().map(|s| (s, false)),

@@ -7,15 +7,15 @@ use crate::random::Rng;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-pub struct Schedule {
+pub struct ArrivalSchedule {
     start: Instant,
     rate: f64,
     arrival: Arrival,
     max_backlog: u64,
-    state: Mutex<State>,
+    state: Mutex<Cursor>,
 }
 
-struct State {
+struct Cursor {
     index: u64,
     /// Intended start of event `index`, as an offset from `start`.
     next: Duration,
@@ -23,7 +23,7 @@ struct State {
 }
 
 /// The event a client should run next.
-pub struct Slot {
+pub struct DueEvent {
     pub intended: Instant,
     /// Events skipped because the backlog was full.
     pub dropped: u64,
@@ -38,17 +38,17 @@ const NEVER: Duration = Duration::from_secs(100 * 365 * 86_400);
 /// expected number) rather than drawn one by one under the lock.
 const DROP_IN_ONE_STEP: f64 = 1000.0;
 
-impl Schedule {
+impl ArrivalSchedule {
     pub fn new(start: Instant, rate: f64, arrival: Arrival, max_backlog: u64, seed: u64) -> Self {
-        let mut state = State { index: 0, next: Duration::ZERO, rng: Rng::seeded(seed ^ 0x5eed_a771_7a15) };
+        let mut state = Cursor { index: 0, next: Duration::ZERO, rng: Rng::seeded(seed ^ 0x5eed_a771_7a15) };
         if arrival == Arrival::Poisson {
             state.next = exponential(&mut state.rng, rate);
         }
-        Schedule { start, rate, arrival, max_backlog, state: Mutex::new(state) }
+        ArrivalSchedule { start, rate, arrival, max_backlog, state: Mutex::new(state) }
     }
 
     /// Takes the next event, dropping overdue ones beyond the backlog bound.
-    pub fn claim(&self, now: Instant) -> Slot {
+    pub fn claim(&self, now: Instant) -> DueEvent {
         let mut s = crate::lock(&self.state);
         let elapsed = now.saturating_duration_since(self.start);
         let mut dropped = 0;
@@ -81,7 +81,7 @@ impl Schedule {
         }
         let intended = self.start + s.next;
         self.advance(&mut s);
-        Slot { intended, dropped }
+        DueEvent { intended, dropped }
     }
 
     /// Events due by `now` and not yet taken by a client: how far the clients are behind.
@@ -104,7 +104,7 @@ impl Schedule {
         (elapsed.as_secs_f64() * self.rate).floor() as u64
     }
 
-    fn advance(&self, s: &mut State) {
+    fn advance(&self, s: &mut Cursor) {
         s.index = s.index.saturating_add(1);
         s.next = match self.arrival {
             Arrival::Fixed => seconds(s.index as f64 / self.rate),
@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn backlog_counts_due_events_not_taken() {
         let start = Instant::now();
-        let s = Schedule::new(start, 100.0, Arrival::Fixed, 1000, 1);
+        let s = ArrivalSchedule::new(start, 100.0, Arrival::Fixed, 1000, 1);
         // 1 s in: events 0..=100 are due, none taken.
         assert_eq!(s.backlog(start + Duration::from_secs(1)), 101);
         for _ in 0..60 {
@@ -144,7 +144,7 @@ mod tests {
     #[test]
     fn fixed_spacing_and_bounded_backlog() {
         let start = Instant::now();
-        let s = Schedule::new(start, 100.0, Arrival::Fixed, 50, 1);
+        let s = ArrivalSchedule::new(start, 100.0, Arrival::Fixed, 50, 1);
         let a = s.claim(start);
         let b = s.claim(start);
         assert_eq!(a.intended, start);
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn poisson_has_the_right_mean_rate() {
         let start = Instant::now();
-        let s = Schedule::new(start, 1000.0, Arrival::Poisson, u64::MAX / 4, 7);
+        let s = ArrivalSchedule::new(start, 1000.0, Arrival::Poisson, u64::MAX / 4, 7);
         let mut last = start;
         for _ in 0..100_000 {
             last = s.claim(start).intended;
@@ -174,7 +174,7 @@ mod tests {
         for arrival in [Arrival::Fixed, Arrival::Poisson] {
             for rate in [1e-300, 1e-9, 1e9, 1e20, 1e300] {
                 for backlog in [1, u64::MAX] {
-                    let s = Schedule::new(start, rate, arrival, backlog, 3);
+                    let s = ArrivalSchedule::new(start, rate, arrival, backlog, 3);
                     let first = s.claim(start);
                     let second = s.claim(later);
                     assert!(second.intended >= first.intended, "{rate} {arrival:?} {backlog}");
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn a_long_poisson_stall_drops_its_arrivals_in_one_step() {
         let start = Instant::now();
-        let s = Schedule::new(start, 1e9, Arrival::Poisson, 1000, 5);
+        let s = ArrivalSchedule::new(start, 1e9, Arrival::Poisson, 1000, 5);
         // An hour behind at a billion a second: 3.6e12 arrivals, skipped without drawing each.
         let slot = s.claim(start + Duration::from_secs(3600));
         let expected = 3600.0 * 1e9;

@@ -100,15 +100,15 @@ pub struct ClientTimers(Rc<Timers>);
 
 struct Timers {
     fd: AsyncFd<OwnedFd>,
-    state: RefCell<State>,
+    state: RefCell<TimerState>,
 }
 
 #[derive(Default)]
-struct State {
+struct TimerState {
     /// Deadlines with the sleeper's slot and generation; entries of sleepers gone since
     /// (their generation moved on) are skipped when they come up.
     due: BinaryHeap<Reverse<(Instant, usize, u64)>>,
-    slots: Vec<Slot>,
+    slots: Vec<Sleeper>,
     free: Vec<usize>,
     /// When the timerfd fires next, if armed.
     armed: Option<Instant>,
@@ -119,7 +119,7 @@ struct State {
 }
 
 #[derive(Default)]
-struct Slot {
+struct Sleeper {
     generation: u64,
     waker: Option<Waker>,
 }
@@ -184,7 +184,7 @@ impl Timers {
     }
 }
 
-impl State {
+impl TimerState {
     fn wake_due(&mut self, now: Instant) {
         while let Some(&Reverse((at, slot, generation))) = self.due.peek() {
             if at > now {
@@ -244,7 +244,7 @@ impl Future for Sleep {
             },
             None => {
                 let slot = state.free.pop().unwrap_or_else(|| {
-                    state.slots.push(Slot::default());
+                    state.slots.push(Sleeper::default());
                     state.slots.len() - 1
                 });
                 let generation = state.slots[slot].generation;

@@ -7,7 +7,7 @@ use super::*;
 type CpuMark = (Duration, Vec<Duration>, Option<(u64, u64)>);
 
 /// What the measuring loop saw.
-pub(super) struct Measured {
+pub(super) struct MeasuringOutcome {
     pub status: RunStatus,
     /// When measured time began (the warmup's end, between events) and ended.
     pub from: Instant,
@@ -17,7 +17,7 @@ pub(super) struct Measured {
 }
 
 /// The measuring loop's clock: the next tick, and the end of measured time once known.
-struct Clock {
+struct LoopClock {
     next_tick: Instant,
     deadline: Option<Instant>,
     /// When measured time ended, and when this thread noticed (the grace counts from then).
@@ -144,14 +144,19 @@ impl Workers {
         warmup: Duration,
         sink: &mut dyn Sink,
         warmed_up: &mut dyn FnMut(),
-    ) -> Measured {
+    ) -> MeasuringOutcome {
         let shared = &self.shared;
         let (mut merged, mut spare) = (empty.clone(), empty.clone());
         let cpu_mark = warmup.is_zero().then(|| self.cpu_reading());
-        let mut m =
-            Measured { status: RunStatus::Completed, from: start + warmup, end: start, cpu_mark, warmup_end: None };
+        let mut m = MeasuringOutcome {
+            status: RunStatus::Completed,
+            from: start + warmup,
+            end: start,
+            cpu_mark,
+            warmup_end: None,
+        };
         let deadline = shared.measure_until.get().copied();
-        let mut clock = Clock { next_tick: start + plan.tick(), deadline, stopped_at: None, noticed_at: start };
+        let mut clock = LoopClock { next_tick: start + plan.tick(), deadline, stopped_at: None, noticed_at: start };
         loop {
             let now = Instant::now();
             self.notice_stop(&mut clock, &mut m.status, now);
@@ -191,7 +196,7 @@ impl Workers {
     }
 
     /// Ctrl-C, the deadline or a failure: every client is told to stop.
-    fn notice_stop(&self, clock: &mut Clock, status: &mut RunStatus, now: Instant) {
+    fn notice_stop(&self, clock: &mut LoopClock, status: &mut RunStatus, now: Instant) {
         if clock.stopped_at.is_some() {
             return;
         }
@@ -230,7 +235,7 @@ impl Workers {
         (merged, spare): (&mut TickRecorder, &mut TickRecorder),
         sink: &mut dyn Sink,
         warmed_up: &mut dyn FnMut(),
-        m: &mut Measured,
+        m: &mut MeasuringOutcome,
     ) {
         let gate = &self.shared.gate;
         gate.close();
@@ -272,7 +277,7 @@ impl Workers {
 
     /// The client's CPU over the measured phase; joins workers that ended and gives the
     /// others a moment.
-    pub(super) fn finish(self, m: &Measured, blocking: bool) -> ClientCpu {
+    pub(super) fn finish(self, m: &MeasuringOutcome, blocking: bool) -> ClientCpu {
         let mut worker_cpu = Vec::with_capacity(self.handles.len());
         let mut running = Vec::new();
         let workers = self.handles.len() as u32;

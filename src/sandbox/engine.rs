@@ -3,7 +3,7 @@
 //! engines.rs lists them.
 
 use super::patroni_settings::Settings as PatroniSettings;
-use super::process::Status;
+use super::process::ProcessStatus;
 use super::process::{self, OsUser, Signal};
 use super::{Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
@@ -123,10 +123,10 @@ pub trait Engine: Sync {
 }
 
 /// The server's pid (from its pid file) and state.
-pub fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, Status) {
+pub fn process_of(engine: &dyn Engine, node: &Node) -> (Option<i32>, ProcessStatus) {
     let pid = process::read_pid(&engine.pid_file(node));
     let status = process::status(pid, engine.process_name(), &engine.process_dir(node));
-    (pid.filter(|_| status != Status::Stopped), status)
+    (pid.filter(|_| status != ProcessStatus::Stopped), status)
 }
 
 /// `name` in PATH or the usual system directories (sbin is often not in a user's PATH).

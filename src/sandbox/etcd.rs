@@ -2,7 +2,7 @@
 //! ports from the sandbox's port block, its data in `<sandbox>/etcd/`. Started before the
 //! Patroni nodes, stopped after them.
 
-use super::process::{self, Signal, Status};
+use super::process::{self, ProcessStatus, Signal};
 use super::{http, Sandbox, SandboxError, START_DEADLINE, STOP_DEADLINE};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,10 +27,10 @@ pub fn log_file(sb: &Sandbox) -> PathBuf {
 }
 
 /// etcd's pid and state.
-pub fn state(sb: &Sandbox) -> (Option<i32>, Status) {
+pub fn state(sb: &Sandbox) -> (Option<i32>, ProcessStatus) {
     let pid = process::read_pid(&pid_file(sb));
     let status = process::status(pid, "etcd", &dir(sb));
-    (pid.filter(|_| status != Status::Stopped), status)
+    (pid.filter(|_| status != ProcessStatus::Stopped), status)
 }
 
 fn healthy(ports: Ports) -> bool {
@@ -41,7 +41,7 @@ fn healthy(ports: Ports) -> bool {
 /// Starts etcd (`binary`) unless it runs, and waits until it says it is healthy; true when
 /// started.
 pub fn start(sb: &Sandbox, binary: &Path, ports: Ports) -> Result<bool, SandboxError> {
-    if state(sb).1 == Status::Running {
+    if state(sb).1 == ProcessStatus::Running {
         return Ok(false);
     }
     let d = dir(sb);
@@ -68,7 +68,7 @@ pub fn start(sb: &Sandbox, binary: &Path, ports: Ports) -> Result<bool, SandboxE
 pub fn stop(sb: &Sandbox) -> Result<bool, SandboxError> {
     let (Some(pid), _) = state(sb) else { return Ok(false) };
     process::send(pid, Signal::Term, "etcd", &dir(sb))?;
-    let gone = || state(sb).1 == Status::Stopped;
+    let gone = || state(sb).1 == ProcessStatus::Stopped;
     if !process::wait_until(STOP_DEADLINE, gone) {
         process::send(pid, Signal::Kill, "etcd", &dir(sb))?;
         process::wait_until(Duration::from_secs(10), gone);

@@ -9,7 +9,7 @@
 
 use super::engine::{await_answer, log_file, make_node_dir, on, Engine};
 use super::mariadb::MariaDb;
-use super::process::{self, OsUser, Status};
+use super::process::{self, OsUser, ProcessStatus};
 use super::{sql, Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,10 @@ impl Galera {
 
     /// Another node of the sandbox runs: this one joins it rather than bootstrapping.
     fn cluster_runs(&self, sb: &Sandbox, node: &Node) -> bool {
-        sb.nodes.iter().filter(|n| n.name != node.name).any(|n| super::engine::process_of(self, n).1 == Status::Running)
+        sb.nodes
+            .iter()
+            .filter(|n| n.name != node.name)
+            .any(|n| super::engine::process_of(self, n).1 == ProcessStatus::Running)
     }
 
     /// A node that bootstraps after a crash of the whole cluster must be marked safe to.

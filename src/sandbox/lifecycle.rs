@@ -3,7 +3,7 @@
 use super::engine::{on, process_of, Engine};
 use super::engines;
 use super::lines::{live_line, NodeLine};
-use super::process::{self, Signal, Status};
+use super::process::{self, ProcessStatus, Signal};
 use super::{home, names, verify, Node, Role, Sandbox, SandboxError, START_DEADLINE, STOP_DEADLINE};
 use std::time::Duration;
 
@@ -44,10 +44,10 @@ pub fn kill(name: &str, nodes: &[String], signal: Signal) -> Result<Vec<String>,
         };
         send(engine, node, pid, signal)?;
         let (wanted, within) = match signal {
-            Signal::Kill => (Status::Stopped, Duration::from_secs(10)),
-            Signal::Term => (Status::Stopped, STOP_DEADLINE),
-            Signal::Stop => (Status::Paused, Duration::from_secs(10)),
-            Signal::Cont => (Status::Running, Duration::from_secs(10)),
+            Signal::Kill => (ProcessStatus::Stopped, Duration::from_secs(10)),
+            Signal::Term => (ProcessStatus::Stopped, STOP_DEADLINE),
+            Signal::Stop => (ProcessStatus::Paused, Duration::from_secs(10)),
+            Signal::Cont => (ProcessStatus::Running, Duration::from_secs(10)),
         };
         process::wait_until(within, || process_of(engine, node).1 == wanted);
         let now = process_of(engine, node).1.name();
@@ -67,8 +67,8 @@ pub fn start(name: &str, nodes: &[String], note: &mut dyn FnMut(String)) -> Resu
     engine.start_shared(&sb)?;
     for node in &chosen {
         match process_of(engine, node) {
-            (_, Status::Running) => note(format!("{} is running already", node.name)),
-            (Some(pid), Status::Paused) => {
+            (_, ProcessStatus::Running) => note(format!("{} is running already", node.name)),
+            (Some(pid), ProcessStatus::Paused) => {
                 send(engine, node, pid, Signal::Cont)?;
                 super::engine::await_answer(engine, node, None)?;
                 note(format!("{} resumed (SIGCONT to pid {pid})", node.name));
@@ -81,14 +81,14 @@ pub fn start(name: &str, nodes: &[String], note: &mut dyn FnMut(String)) -> Resu
     }
     for replica in sb.nodes.iter().filter(|r| r.role == Role::Replica) {
         let Some(source) = sb.source_of(replica) else { continue };
-        let running = |n: &Node| process_of(engine, n).1 == Status::Running;
+        let running = |n: &Node| process_of(engine, n).1 == ProcessStatus::Running;
         let touched = chosen.iter().any(|c| c.name == replica.name || c.name == source.name);
         if touched && running(replica) && running(source) {
             verify::replication(engine, &sb, source, replica)?;
             note(format!("Verified: {} replicates from {}", replica.name, source.name));
         }
     }
-    if sb.proxy.is_some() && super::proxy::state(&sb).1 != Status::Running {
+    if sb.proxy.is_some() && super::proxy::state(&sb).1 != ProcessStatus::Running {
         super::proxy::start(&sb, engine)?;
         note("Started the proxy (HAProxy)".into());
     }
@@ -108,7 +108,7 @@ pub fn promote(name: &str, node: &str, note: &mut dyn FnMut(String)) -> Result<V
             n.role.name()
         )));
     }
-    if process_of(engine, &n).1 != Status::Running {
+    if process_of(engine, &n).1 != ProcessStatus::Running {
         return Err(SandboxError::Failed(format!(
             "{node} is not running: start it first with `fairbench sandbox start {name} --node {node}`"
         )));
@@ -165,10 +165,10 @@ pub fn down(name: &str, note: &mut dyn FnMut(String)) -> Result<(), SandboxError
 pub(crate) fn stop(engine: &dyn Engine, node: &Node) -> Result<Option<&'static str>, SandboxError> {
     let (Some(pid), status) = process_of(engine, node) else { return Ok(None) };
     send(engine, node, pid, Signal::Term)?;
-    if status == Status::Paused {
+    if status == ProcessStatus::Paused {
         send(engine, node, pid, Signal::Cont)?;
     }
-    let gone = || process_of(engine, node).1 == Status::Stopped;
+    let gone = || process_of(engine, node).1 == ProcessStatus::Stopped;
     if process::wait_until(STOP_DEADLINE, gone) {
         return Ok(Some("SIGTERM"));
     }

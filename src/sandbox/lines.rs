@@ -1,7 +1,7 @@
 //! A node as the sandbox commands list it (`sandbox ls`, `up`, `start`, `promote`).
 
 use super::engine::{process_of, Engine};
-use super::process::Status;
+use super::process::ProcessStatus;
 use super::{Node, Sandbox};
 
 /// One node as `sandbox ls` shows it.
@@ -14,7 +14,7 @@ pub struct NodeLine {
     pub role: String,
     pub url: String,
     pub pid: Option<i32>,
-    pub status: Status,
+    pub status: ProcessStatus,
 }
 
 /// The node with its recorded role.
@@ -34,7 +34,7 @@ pub fn recorded_line(engine: &dyn Engine, sb: &Sandbox, node: &Node) -> NodeLine
 /// The node with its role as the running server says.
 pub fn live_line(engine: &dyn Engine, sb: &Sandbox, node: &Node) -> NodeLine {
     let mut line = recorded_line(engine, sb, node);
-    if line.status == Status::Running {
+    if line.status == ProcessStatus::Running {
         if let Ok(role) = engine.role(node) {
             line.role = role.into();
         }

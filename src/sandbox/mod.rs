@@ -37,7 +37,7 @@ pub use engines::{engine, engine_managed};
 pub use lifecycle::{down, kill, ls, promote, start};
 pub use lines::NodeLine;
 pub use mariadb::check_log_bin;
-pub use process::{Signal, Status};
+pub use process::{ProcessStatus, Signal};
 pub use up::{parse_settings, up, UpOptions};
 
 use std::collections::BTreeMap;

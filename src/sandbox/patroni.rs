@@ -11,7 +11,7 @@
 use super::engine::{await_answer, find_binary, log_file, make_node_dir, Engine};
 pub use super::patroni_settings::Settings;
 use super::postgres::Postgres;
-use super::process::{self, OsUser, Signal, Status};
+use super::process::{self, OsUser, ProcessStatus, Signal};
 use super::{http, sql, Node, Sandbox, SandboxError, START_DEADLINE};
 use crate::db::DbError;
 use serde_json::json;
@@ -170,7 +170,7 @@ impl Patroni {
     /// The node's postmaster (Patroni starts it detached: it outlives a killed Patroni).
     fn postmaster(node: &Node) -> Option<i32> {
         let pid = process::read_pid(&node.data_dir().join("postmaster.pid"));
-        (process::status(pid, "postgres", &node.data_dir()) != Status::Stopped).then_some(pid).flatten()
+        (process::status(pid, "postgres", &node.data_dir()) != ProcessStatus::Stopped).then_some(pid).flatten()
     }
 
     /// Waits until Patroni's REST API says PostgreSQL runs (`GET /health`: 200).

@@ -104,7 +104,7 @@ impl Postgres {
     pub(super) fn clear_stale_lock_files(&self, node: &Node) -> Result<(), SandboxError> {
         let file = self.pid_file(node);
         let data = node.data_dir();
-        if process::status(process::read_pid(&file), self.process_name(), &data) != process::Status::Stopped {
+        if process::status(process::read_pid(&file), self.process_name(), &data) != process::ProcessStatus::Stopped {
             return Ok(());
         }
         if !process::wait_until(START_DEADLINE, || process::server_pids(self.process_name(), &data).is_empty()) {

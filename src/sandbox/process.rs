@@ -9,19 +9,19 @@ use std::time::{Duration, Instant};
 
 /// What `sandbox ls` shows for a node's server process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
+pub enum ProcessStatus {
     Running,
     Stopped,
     /// SIGSTOPped: the process exists but does nothing (/proc state `T`).
     Paused,
 }
 
-impl Status {
+impl ProcessStatus {
     pub fn name(self) -> &'static str {
         match self {
-            Status::Running => "running",
-            Status::Stopped => "stopped",
-            Status::Paused => "paused",
+            ProcessStatus::Running => "running",
+            ProcessStatus::Stopped => "stopped",
+            ProcessStatus::Paused => "paused",
         }
     }
 }
@@ -74,22 +74,22 @@ pub fn read_pid(file: &Path) -> Option<i32> {
 /// The state of `pid` when it is still the server: a process named `comm` working in `cwd`
 /// (both servers work in their data directory; a pid file left by a crash may name a pid
 /// reused since by another program). Zombies count as stopped.
-pub fn status(pid: Option<i32>, comm: &str, cwd: &Path) -> Status {
-    let Some(pid) = pid else { return Status::Stopped };
+pub fn status(pid: Option<i32>, comm: &str, cwd: &Path) -> ProcessStatus {
+    let Some(pid) = pid else { return ProcessStatus::Stopped };
     let at = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
     if at.is_none() || at != std::fs::canonicalize(cwd).ok() {
-        return Status::Stopped;
+        return ProcessStatus::Stopped;
     }
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return Status::Stopped };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return ProcessStatus::Stopped };
     // "PID (COMM) S ...": the name may hold spaces and parentheses, the state follows the last ')'.
-    let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { return Status::Stopped };
+    let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { return ProcessStatus::Stopped };
     if &stat[open + 1..close] != comm {
-        return Status::Stopped;
+        return ProcessStatus::Stopped;
     }
     match stat[close + 1..].trim_start().chars().next() {
-        Some('T') | Some('t') => Status::Paused,
-        Some('Z') | Some('X') | None => Status::Stopped,
-        Some(_) => Status::Running,
+        Some('T') | Some('t') => ProcessStatus::Paused,
+        Some('Z') | Some('X') | None => ProcessStatus::Stopped,
+        Some(_) => ProcessStatus::Running,
     }
 }
 
@@ -99,7 +99,7 @@ pub fn status(pid: Option<i32>, comm: &str, cwd: &Path) -> Status {
 pub fn server_pids(comm: &str, cwd: &Path) -> Vec<i32> {
     let pids = std::fs::read_dir("/proc").into_iter().flatten().flatten();
     let pids = pids.filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok());
-    pids.filter(|&p| status(Some(p), comm, cwd) != Status::Stopped).collect()
+    pids.filter(|&p| status(Some(p), comm, cwd) != ProcessStatus::Stopped).collect()
 }
 
 /// Sends `signal` to the server `pid` (named `comm`, working in `cwd`). TERM goes to the

@@ -7,7 +7,7 @@
 
 use super::engine::{find_binary, Engine};
 use super::lines::NodeLine;
-use super::process::{self, Status};
+use super::process::{self, ProcessStatus};
 use super::{Role, Sandbox, SandboxError};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -109,17 +109,17 @@ fn await_writer_on_primary(sb: &Sandbox, engine: &dyn Engine, p: &Proxy) -> Resu
 }
 
 /// The proxy's pid and state.
-pub fn state(sb: &Sandbox) -> (Option<i32>, Status) {
+pub fn state(sb: &Sandbox) -> (Option<i32>, ProcessStatus) {
     let pid = process::read_pid(&pid_file(sb));
     let status = process::status(pid, "haproxy", &dir(sb));
-    (pid.filter(|_| status != Status::Stopped), status)
+    (pid.filter(|_| status != ProcessStatus::Stopped), status)
 }
 
 /// Stops it (TERM); true when it ran.
 pub fn stop(sb: &Sandbox) -> Result<bool, SandboxError> {
     let (Some(pid), _) = state(sb) else { return Ok(false) };
     process::send(pid, process::Signal::Term, "haproxy", &dir(sb))?;
-    process::wait_until(Duration::from_secs(10), || state(sb).1 == Status::Stopped);
+    process::wait_until(Duration::from_secs(10), || state(sb).1 == ProcessStatus::Stopped);
     Ok(true)
 }
 

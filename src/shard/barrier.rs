@@ -28,6 +28,8 @@ pub enum BarrierError {
     Db { context: String, source: DbError },
     #[error("{0}")]
     Failed(String),
+    #[error("shards {shards:?} never finished loading")]
+    NeverLoaded { shards: Vec<u32> },
 }
 
 fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> BarrierError {

@@ -10,7 +10,7 @@
 //! - **Timelines** (one run per side, per-second series): neighbouring seconds are correlated, so
 //!   a circular moving-block bootstrap resamples whole blocks, keeping that dependence inside
 //!   each block. Its raw percentile interval under-covers on short correlated series (86% at
-//!   n = 60, AR(1) φ = 0.5), so its scale is corrected; see `Series::variances`.
+//!   n = 60, AR(1) φ = 0.5), so its scale is corrected; see `WeightedSeries::variances`.
 
 /// Which evidence an interval came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,7 +130,7 @@ impl SplitMix64 {
 }
 
 /// A weighted series prepared for circular block resampling.
-struct Series {
+struct WeightedSeries {
     n: usize,
     block: usize,
     /// Prefix sums, over the series followed by its first `block` points again (a circular block
@@ -141,8 +141,8 @@ struct Series {
     z: Vec<f64>,
 }
 
-impl Series {
-    fn new(points: &[(f64, f64)]) -> Option<Series> {
+impl WeightedSeries {
+    fn new(points: &[(f64, f64)]) -> Option<WeightedSeries> {
         let pts: Vec<(f64, f64)> = points.iter().copied().filter(|&(_, w)| w != 0.0).collect();
         if pts.len() < MIN_POINTS || pts.iter().any(|&(v, w)| !v.is_finite() || !w.is_finite() || w < 0.0) {
             return None;
@@ -159,7 +159,7 @@ impl Series {
         let (wv, w) = (prefix(&|v, w| w * v), prefix(&|_, w| w));
         let (m, wbar) = (wv[n] / w[n], w[n] / n as f64);
         let z = prefix(&|v, w| w * (v - m) / wbar);
-        m.is_finite().then_some(Series { n, block, wv, w, z })
+        m.is_finite().then_some(WeightedSeries { n, block, wv, w, z })
     }
 
     fn mean(&self) -> f64 {
@@ -234,7 +234,7 @@ fn interval(est: f64, reps: &mut [f64], (target, boot, df): (f64, f64, f64)) -> 
 /// None with fewer than 10 weighted points a side, a negative or non-finite weight, a non-finite
 /// value, or a baseline mean (or a resampled one) that is 0 or of the other sign.
 pub fn ratio_from_timelines(base: &[(f64, f64)], other: &[(f64, f64)], seed: u64) -> Option<Interval> {
-    let (b, o) = (Series::new(base)?, Series::new(other)?);
+    let (b, o) = (WeightedSeries::new(base)?, WeightedSeries::new(other)?);
     let (mb, est) = (b.mean(), o.mean() / b.mean());
     let mut rng = SplitMix64(seed);
     let mut reps = Vec::with_capacity(REPLICATES);
@@ -256,7 +256,7 @@ pub fn ratio_from_timelines(base: &[(f64, f64)], other: &[(f64, f64)], seed: u64
 /// One side's weighted mean from its per-second series (method and rules as
 /// [`ratio_from_timelines`]).
 pub fn value_from_timeline(series: &[(f64, f64)], seed: u64) -> Option<Interval> {
-    let s = Series::new(series)?;
+    let s = WeightedSeries::new(series)?;
     let mut rng = SplitMix64(seed);
     let mut reps: Vec<f64> = (0..REPLICATES).map(|_| s.resample(&mut rng)).collect();
     let (low, high) = interval(s.mean(), &mut reps, s.variances());

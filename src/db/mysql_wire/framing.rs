@@ -14,7 +14,7 @@ pub(super) fn too_large(len: usize, limit: usize, phase: &str, max_packet: bool)
 }
 
 /// What the next packet is, from its first byte.
-pub(super) enum Kind {
+pub(super) enum PacketKind {
     /// An EOF or OK terminator (0xfe and short) or an ERR (0xff): read it.
     Status,
     /// A row or column definition: skip it unread.
@@ -184,16 +184,16 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads the next header and classifies the packet by its first byte.
-    pub(super) async fn next_kind(&mut self) -> Result<(usize, Kind), DbError> {
+    pub(super) async fn next_kind(&mut self) -> Result<(usize, PacketKind), DbError> {
         let len = self.header().await?;
         if len == 0 {
-            return Ok((0, Kind::Data));
+            return Ok((0, PacketKind::Data));
         }
         self.fill(1).await?;
         let kind = match self.inbox.buf[self.inbox.start] {
-            0xfe if len < MAX_FRAME => Kind::Status,
-            0xff => Kind::Status,
-            _ => Kind::Data,
+            0xfe if len < MAX_FRAME => PacketKind::Status,
+            0xff => PacketKind::Status,
+            _ => PacketKind::Data,
         };
         Ok((len, kind))
     }
@@ -203,11 +203,11 @@ impl<S: Socket> WireConn<S> {
     pub(super) async fn skip_unless_status(&mut self, phase: &str) -> Result<Option<&[u8]>, DbError> {
         let (len, kind) = self.next_kind().await?;
         match kind {
-            Kind::Data => {
+            PacketKind::Data => {
                 self.skip_payload(len).await?;
                 Ok(None)
             }
-            Kind::Status => {
+            PacketKind::Status => {
                 let p = self.payload(len, STATUS_LIMIT, phase).await?;
                 if p[0] == 0xff {
                     return Err(err_packet(p));

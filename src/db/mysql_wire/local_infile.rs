@@ -19,7 +19,7 @@ const PACKET: usize = 1024 * 1024;
 
 /// What a load did.
 #[derive(Debug)]
-pub enum Loaded {
+pub enum LoadOutcome {
     /// Rows the server counted.
     Rows(u64),
     /// The server (or this connection) does not take LOCAL INFILE: load another way.
@@ -33,9 +33,9 @@ impl<S: Socket> WireConn<S> {
         table: &str,
         columns: &[&str],
         rows: &mut dyn RowSource,
-    ) -> Result<Loaded, DbError> {
+    ) -> Result<LoadOutcome, DbError> {
         if self.caps & CLIENT_LOCAL_FILES == 0 {
-            return Ok(Loaded::Refused);
+            return Ok(LoadOutcome::Refused);
         }
         let file = format!("fairbench-{table}");
         let sql =
@@ -47,7 +47,7 @@ impl<S: Socket> WireConn<S> {
                 let e = err_packet(p);
                 self.finished();
                 let refused = matches!(e.code, ErrorCode::Mysql(c) if REFUSALS.contains(&c));
-                return if refused { Ok(Loaded::Refused) } else { Err(e) };
+                return if refused { Ok(LoadOutcome::Refused) } else { Err(e) };
             }
             Some(0xfb) if p[1..] == *file.as_bytes() => {}
             Some(0xfb) => {
@@ -81,7 +81,7 @@ impl<S: Socket> WireConn<S> {
                 ),
             ));
         }
-        Ok(Loaded::Rows(sent))
+        Ok(LoadOutcome::Rows(sent))
     }
 
     /// Encodes and sends every row in packets of about PACKET bytes; returns the rows sent.

@@ -21,11 +21,11 @@ mod tests;
 pub use super::socket::Socket;
 use super::socket::{Inbox, READ_BUFFER};
 use super::{ClientFault, DbError, Executed, KeptRow, Param};
-use framing::{too_large, Kind};
+use framing::{too_large, PacketKind};
 use packets::*;
 
-pub use local_infile::Loaded;
-pub use packets::{text_value, ColumnType};
+pub use local_infile::LoadOutcome;
+pub use packets::{text_value, ColumnFormat};
 
 /// The protocol's frame limit: a payload this long continues in the next frame.
 const MAX_FRAME: usize = 0xff_ffff;
@@ -89,7 +89,7 @@ struct Prepared {
     columns: Vec<String>,
     /// Their types, from prepare and refreshed whenever an execution's reply carries them:
     /// with MARIADB_CLIENT_CACHE_METADATA the server sends them only when they changed.
-    types: Vec<ColumnType>,
+    types: Vec<ColumnFormat>,
 }
 
 pub struct WireConn<S: Socket> {
@@ -311,7 +311,7 @@ impl<S: Socket> WireConn<S> {
                 }
                 let (len, kind) = self.next_kind().await?;
                 match kind {
-                    Kind::Data if want_row => {
+                    PacketKind::Data if want_row => {
                         let p = self.payload(len, max_packet, phase).await?;
                         let values = match format {
                             RowFormat::Binary(_) => binary_row(p, &types),
@@ -324,11 +324,11 @@ impl<S: Socket> WireConn<S> {
                         want_row = row.as_ref().is_some_and(|r| r.wants());
                         done.rows += 1;
                     }
-                    Kind::Data => {
+                    PacketKind::Data => {
                         self.skip_payload(len).await?;
                         done.rows += 1;
                     }
-                    Kind::Status => {
+                    PacketKind::Status => {
                         let p = self.payload(len, STATUS_LIMIT, phase).await?;
                         if p[0] == 0xff {
                             return Err(err_packet(p));
@@ -352,7 +352,7 @@ impl<S: Socket> WireConn<S> {
         (columns, follows): (usize, bool),
         want_row: bool,
         phase: &str,
-    ) -> Result<Vec<ColumnType>, DbError> {
+    ) -> Result<Vec<ColumnFormat>, DbError> {
         let cached = stmt.filter(|_| self.cache_metadata);
         match (follows, cached) {
             (true, Some(s)) => {
@@ -379,14 +379,14 @@ impl<S: Socket> WireConn<S> {
     }
 
     /// Reads `n` column definitions (and the EOF after them without CLIENT_DEPRECATE_EOF).
-    async fn read_definitions(&mut self, n: usize, phase: &str) -> Result<Vec<ColumnType>, DbError> {
+    async fn read_definitions(&mut self, n: usize, phase: &str) -> Result<Vec<ColumnFormat>, DbError> {
         let mut types = Vec::with_capacity(n);
         for _ in 0..n {
             let p = self.read_packet(STATUS_LIMIT, phase).await?;
             if matches!(p.first(), Some(0xff)) {
                 return Err(err_packet(p));
             }
-            types.push(ColumnType::parse(p).map_err(|m| malformed(phase, m))?);
+            types.push(ColumnFormat::parse(p).map_err(|m| malformed(phase, m))?);
         }
         self.eof_after_definitions(n, phase).await?;
         Ok(types)
@@ -429,7 +429,7 @@ impl<S: Socket> WireConn<S> {
         for _ in 0..ok.columns {
             let p = self.read_packet(STATUS_LIMIT, PHASE).await?;
             columns.push(column_name(p).map_err(|m| malformed(PHASE, m))?);
-            types.push(ColumnType::parse(p).map_err(|m| malformed(PHASE, m))?);
+            types.push(ColumnFormat::parse(p).map_err(|m| malformed(PHASE, m))?);
         }
         self.eof_after_definitions(ok.columns as usize, PHASE).await?;
         self.finished();

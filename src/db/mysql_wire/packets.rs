@@ -220,7 +220,7 @@ pub fn more_results(caps: u32, p: &[u8]) -> Result<bool, Malformed> {
 
 /// What decoding a binary-protocol value needs from its column definition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ColumnType {
+pub struct ColumnFormat {
     pub charset: u16,
     pub kind: u8,
     pub flags: u16,
@@ -229,9 +229,9 @@ pub struct ColumnType {
 const BINARY_CHARSET: u16 = 63;
 const UNSIGNED_FLAG: u16 = 0x20;
 
-impl ColumnType {
+impl ColumnFormat {
     /// A column definition packet (protocol 4.1).
-    pub fn parse(p: &[u8]) -> Result<ColumnType, Malformed> {
+    pub fn parse(p: &[u8]) -> Result<ColumnFormat, Malformed> {
         let mut r = Reader::new(p);
         for _ in 0..6 {
             r.lenenc_bytes("a column definition cut short")?; // catalog, schema, tables, names
@@ -241,7 +241,7 @@ impl ColumnType {
         r.u32("a column definition cut short")?;
         let kind = r.u8("a column definition cut short")?;
         let flags = r.u16("a column definition cut short")?;
-        Ok(ColumnType { charset, kind, flags })
+        Ok(ColumnFormat { charset, kind, flags })
     }
 }
 
@@ -256,7 +256,7 @@ pub fn column_name(p: &[u8]) -> Result<String, Malformed> {
 }
 
 /// A binary-protocol result row (COM_STMT_EXECUTE) as values.
-pub fn binary_row(p: &[u8], columns: &[ColumnType]) -> Result<Vec<Value>, Malformed> {
+pub fn binary_row(p: &[u8], columns: &[ColumnFormat]) -> Result<Vec<Value>, Malformed> {
     let mut r = Reader::new(p);
     if r.u8("an empty row")? != 0 {
         return Err(Malformed("a binary row without its 0x00 header"));
@@ -417,7 +417,7 @@ pub fn text_row(p: &[u8], columns: usize) -> Result<Vec<Option<String>>, Malform
 
 /// A text-protocol row (COM_QUERY) as values typed by the column definitions, like
 /// [`binary_row`]'s: integers, floats, NULL, bytes for binary columns, text otherwise.
-pub fn text_values(p: &[u8], columns: &[ColumnType]) -> Result<Vec<Value>, Malformed> {
+pub fn text_values(p: &[u8], columns: &[ColumnFormat]) -> Result<Vec<Value>, Malformed> {
     let mut r = Reader::new(p);
     let mut row = Vec::with_capacity(columns.len());
     for c in columns {
@@ -430,7 +430,7 @@ pub fn text_values(p: &[u8], columns: &[ColumnType]) -> Result<Vec<Value>, Malfo
 }
 
 /// One text-protocol value (`None`: NULL) as the value the binary protocol would give.
-pub fn text_value(v: Option<&[u8]>, c: &ColumnType) -> Result<Value, Malformed> {
+pub fn text_value(v: Option<&[u8]>, c: &ColumnFormat) -> Result<Value, Malformed> {
     let Some(b) = v else { return Ok(Value::Null) };
     let text = || std::str::from_utf8(b).map_err(|_| Malformed("a number that is not text"));
     Ok(match c.kind {

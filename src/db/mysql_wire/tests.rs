@@ -437,7 +437,7 @@ impl RowSource for Awkward {
 
 /// A LOAD DATA LOCAL INFILE against a server announcing `caps` that replies `reply`: the
 /// outcome and what the client sent after its handshake.
-async fn load(caps: u32, reply: Vec<u8>) -> (Result<Loaded, DbError>, Vec<u8>) {
+async fn load(caps: u32, reply: Vec<u8>) -> (Result<LoadOutcome, DbError>, Vec<u8>) {
     let mut script = pkt(0, &greeting_with(10, "mysql_native_password", caps));
     script.extend(pkt(2, OK));
     script.extend(reply);
@@ -460,7 +460,7 @@ async fn local_infile_sends_escaped_rows_for_the_file_it_named() {
     let mut reply = pkt(1, b"\xfbfairbench-t");
     reply.extend(pkt(4, &[0, 2, 0, 2, 0, 0, 0]));
     let (r, sent) = load(CAPS | CLIENT_LOCAL_FILES, reply).await;
-    assert!(matches!(r, Ok(Loaded::Rows(2))), "{r:?}");
+    assert!(matches!(r, Ok(LoadOutcome::Rows(2))), "{r:?}");
     let query = b"LOAD DATA LOCAL INFILE 'fairbench-t' INTO TABLE t CHARACTER SET binary (a, b, c)";
     let mut expected = pkt(0, &[&[3u8][..], query].concat());
     expected.extend(pkt(2, b"1\ta\\tb\\nc\\\\d\t\\N\n2\t\t\\N\n"));
@@ -474,9 +474,9 @@ async fn local_infile_refused_by_the_server_or_not_negotiated() {
     err.extend(1148u16.to_le_bytes());
     err.extend(b"#42000The used command is not allowed with this MariaDB version");
     let (r, _) = load(CAPS | CLIENT_LOCAL_FILES, pkt(1, &err)).await;
-    assert!(matches!(r, Ok(Loaded::Refused)), "{r:?}");
+    assert!(matches!(r, Ok(LoadOutcome::Refused)), "{r:?}");
     let (r, sent) = load(CAPS, Vec::new()).await;
-    assert!(matches!(r, Ok(Loaded::Refused)), "{r:?}");
+    assert!(matches!(r, Ok(LoadOutcome::Refused)), "{r:?}");
     assert!(sent.is_empty(), "nothing sent without the capability");
 }
 

@@ -1,32 +1,28 @@
 //! A workload's request: the built-in it names with its options, its distribution, its seed.
 
 use crate::model::request::{WorkloadRequest, MAX_SEED};
-use crate::plan::{ConfigError, WorkloadPlan};
+use crate::plan::{PlanError, WorkloadPlan};
 use crate::random::{DistributionKind, DistributionSpec};
 use crate::workload::{OltpOptions, Workload};
 
 impl WorkloadRequest {
-    pub fn workload(&self) -> Result<Workload, ConfigError> {
-        Workload::parse(&self.workload).ok_or_else(|| {
-            let guess =
-                crate::workload::nearest(&self.workload).map(|n| format!("did you mean {n}? ")).unwrap_or_default();
-            ConfigError(format!(
-                "unknown workload {:?}: {guess}(`fairbench list` shows them all; a workload file ends in .toml)",
-                self.workload
-            ))
+    pub fn workload(&self) -> Result<Workload, PlanError> {
+        Workload::parse(&self.workload).ok_or_else(|| PlanError::UnknownWorkload {
+            name: self.workload.clone(),
+            nearest: crate::workload::nearest(&self.workload),
         })
     }
 
     /// The built-in workload named, with its options, compiled for `dialect` (a file is
     /// loaded by the caller).
-    pub fn builtin(&self, dialect: crate::model::Dialect) -> Result<WorkloadPlan, ConfigError> {
+    pub fn builtin(&self, dialect: crate::model::Dialect) -> Result<WorkloadPlan, PlanError> {
         if !self.set.is_empty() {
-            return Err("--set overrides a workload file's [params]; built-in workloads take their own flags".into());
+            return Err(PlanError::SetOnBuiltin);
         }
         let (workload, oltp) = (self.workload()?, self.oltp());
         oltp.validate()?;
         let program = crate::workload::builtin::program(workload, &oltp, dialect)
-            .map_err(|e| ConfigError(format!("{}: these options leave nothing to run ({e})", workload.name())))?;
+            .map_err(|source| PlanError::NothingToRun { workload: workload.name(), source })?;
         Ok(WorkloadPlan::Sysbench { workload, oltp, program: std::sync::Arc::new(program) })
     }
 
@@ -34,12 +30,11 @@ impl WorkloadRequest {
         self.oltp.clone()
     }
 
-    pub fn distribution(&self) -> Result<DistributionSpec, ConfigError> {
+    pub fn distribution(&self) -> Result<DistributionSpec, PlanError> {
         let default = if self.sysbench_defaults { "special" } else { "uniform" };
         let name = self.rand_type.as_deref().unwrap_or(default);
-        let kind = DistributionKind::parse(name).ok_or_else(|| {
-            format!("unknown --rand-type {name:?}: use uniform, gaussian, special, pareto or zipfian")
-        })?;
+        let kind =
+            DistributionKind::parse(name).ok_or_else(|| PlanError::UnknownDistribution { given: name.to_string() })?;
         let spec = DistributionSpec {
             kind,
             spec_iter: self.rand_spec_iter,

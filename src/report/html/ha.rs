@@ -2,7 +2,7 @@
 //! writes, each replica's lag; charts of every attempt and of lag per second.
 
 use super::chart::{sig, Axis, Chart, Mark, Series};
-use super::{esc, table, Cell};
+use super::{esc, table, TableCell};
 use crate::model::fault::FaultRecord;
 use crate::model::ha::{FailoverRecord, HaRecord, LagRecord, Outcome};
 use crate::model::outage::OutageViews;
@@ -22,11 +22,11 @@ pub fn section(h: &HaRecord, views: Option<&OutageViews>) -> String {
                 (None, None) => "unknown".into(),
             };
             vec![
-                Cell::text(&n.name),
-                Cell::text(&n.url),
-                Cell::text(&format!("{} {}", n.product, n.version)),
-                Cell::text(&n.role),
-                Cell::text(&durability),
+                TableCell::text(&n.name),
+                TableCell::text(&n.url),
+                TableCell::text(&format!("{} {}", n.product, n.version)),
+                TableCell::text(&n.role),
+                TableCell::text(&durability),
             ]
         })
         .collect();
@@ -60,17 +60,17 @@ fn failover(f: &FailoverRecord) -> String {
         .map(|o| {
             let errors: Vec<String> = o.errors.iter().map(|(k, v)| format!("{v} {k}")).collect();
             vec![
-                Cell::num(format!("{:.3}", o.from_us as f64 / 1e6)),
-                Cell::num(o.to_us.map_or("never".into(), |t| format!("{:.3}", t as f64 / 1e6))),
-                Cell::num(format!("{:.0}", o.duration_ms)),
-                Cell::text(&format!(
+                TableCell::num(format!("{:.3}", o.from_us as f64 / 1e6)),
+                TableCell::num(o.to_us.map_or("never".into(), |t| format!("{:.3}", t as f64 / 1e6))),
+                TableCell::num(format!("{:.0}", o.duration_ms)),
+                TableCell::text(&format!(
                     "target{}{} -> {}{}",
                     o.target_before,
                     o.node_before.as_ref().map_or(String::new(), |n| format!(" ({n})")),
                     o.target_after.map_or("-".into(), |t| format!("target{t}")),
                     o.node_after.as_ref().map_or(String::new(), |n| format!(" ({n})"))
                 )),
-                Cell::text(&errors.join(", ")),
+                TableCell::text(&errors.join(", ")),
             ]
         })
         .collect();
@@ -156,11 +156,11 @@ fn checks(f: &FailoverRecord) -> String {
                 (None, r) => r.as_ref().map_or("unknown".into(), |r| r.describe()),
             };
             vec![
-                Cell::text(&format!("target{} {}", c.target, c.node)),
-                Cell::text(&role),
-                Cell::num(c.present.to_string()),
-                Cell::num(c.missing.to_string()),
-                Cell::num(c.unacknowledged_present.to_string()),
+                TableCell::text(&format!("target{} {}", c.target, c.node)),
+                TableCell::text(&role),
+                TableCell::num(c.present.to_string()),
+                TableCell::num(c.missing.to_string()),
+                TableCell::num(c.unacknowledged_present.to_string()),
             ]
         })
         .collect();
@@ -172,14 +172,14 @@ fn lag(l: &LagRecord) -> String {
         .replicas
         .iter()
         .map(|r| {
-            let ms = |us: f64| Cell::num(format!("{:.1}", us / 1000.0));
+            let ms = |us: f64| TableCell::num(format!("{:.1}", us / 1000.0));
             vec![
-                Cell::text(&r.node),
-                Cell::num(r.lag.count.to_string()),
+                TableCell::text(&r.node),
+                TableCell::num(r.lag.count.to_string()),
                 ms(r.lag.p50_us),
                 ms(r.lag.p99_us),
                 ms(r.lag.max_us),
-                Cell::num(r.unseen.to_string()),
+                TableCell::num(r.unseen.to_string()),
             ]
         })
         .collect();
@@ -221,11 +221,11 @@ pub fn faults_section(f: &FaultRecord) -> String {
         .iter()
         .map(|e| {
             vec![
-                Cell::num(format!("{:.3}", e.planned_ms as f64 / 1000.0)),
-                Cell::text(&e.label()),
-                Cell::num(secs(e.at_us)),
-                Cell::num(secs(e.done_us)),
-                Cell::text(&format!("{}: {}", e.outcome, e.detail)),
+                TableCell::num(format!("{:.3}", e.planned_ms as f64 / 1000.0)),
+                TableCell::text(&e.label()),
+                TableCell::num(secs(e.at_us)),
+                TableCell::num(secs(e.done_us)),
+                TableCell::text(&format!("{}: {}", e.outcome, e.detail)),
             ]
         })
         .collect();

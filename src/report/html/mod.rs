@@ -98,35 +98,35 @@ window.addEventListener('unhandledrejection',function(e){errs.push('unhandled re
 document.addEventListener('securitypolicyviolation',function(e){csp.push(e.violatedDirective+' '+e.blockedURI);put();});})();";
 
 /// One table cell: escaped content with an optional class.
-pub struct Cell {
+pub struct TableCell {
     html: String,
     class: String,
     strong: bool,
 }
 
-impl Cell {
-    pub fn text(s: &str) -> Cell {
-        Cell { html: esc(s), class: String::new(), strong: false }
+impl TableCell {
+    pub fn text(s: &str) -> TableCell {
+        TableCell { html: esc(s), class: String::new(), strong: false }
     }
     /// A number, right-aligned.
-    pub fn num(s: String) -> Cell {
-        Cell { html: esc(&s), class: "n".into(), strong: false }
+    pub fn num(s: String) -> TableCell {
+        TableCell { html: esc(&s), class: "n".into(), strong: false }
     }
-    pub fn code(s: &str) -> Cell {
-        Cell { html: format!("<code>{}</code>", esc(s)), class: String::new(), strong: false }
+    pub fn code(s: &str) -> TableCell {
+        TableCell { html: format!("<code>{}</code>", esc(s)), class: String::new(), strong: false }
     }
     /// Markup built by the caller from escaped parts.
-    pub fn raw(html: String) -> Cell {
-        Cell { html, class: String::new(), strong: false }
+    pub fn raw(html: String) -> TableCell {
+        TableCell { html, class: String::new(), strong: false }
     }
-    pub fn class(mut self, c: &str) -> Cell {
+    pub fn class(mut self, c: &str) -> TableCell {
         if !self.class.is_empty() {
             self.class.push(' ');
         }
         self.class.push_str(c);
         self
     }
-    pub fn strong(mut self) -> Cell {
+    pub fn strong(mut self) -> TableCell {
         self.strong = true;
         self
     }
@@ -141,7 +141,7 @@ impl Cell {
 }
 
 /// A table with a header row.
-pub fn table(head: &[&str], rows: Vec<Vec<Cell>>, class: &str) -> String {
+pub fn table(head: &[&str], rows: Vec<Vec<TableCell>>, class: &str) -> String {
     let mut o = format!("<div class=\"scroll\"><table class=\"{}\"><thead><tr>", esc(class));
     for h in head {
         let _ = write!(o, "<th>{}</th>", esc(h));

@@ -2,7 +2,7 @@
 //! the full conditions (collapsible; the server's variables and counters filterable).
 
 use super::escape::html as esc;
-use super::{details, kv_table, table, Cell};
+use super::{details, kv_table, table, TableCell};
 use crate::model::stats::trim_float;
 use crate::model::{ClassStats, Metric, ResultDocument};
 use std::fmt::Write;
@@ -109,16 +109,16 @@ pub fn latency_table(d: &ResultDocument) -> String {
     )
 }
 
-fn stats_row(name: &str, s: &ClassStats) -> Vec<Cell> {
+fn stats_row(name: &str, s: &ClassStats) -> Vec<TableCell> {
     vec![
-        Cell::text(name),
-        Cell::num(s.count.to_string()),
-        Cell::num(format!("{:.1}", s.qps)),
-        Cell::num(ms3(s.p50_us)),
-        Cell::num(ms3(s.p95_us)),
-        Cell::num(ms3(s.p99_us)).strong(),
-        Cell::num(ms3(s.p999_us)),
-        Cell::num(ms3(s.max_us)),
+        TableCell::text(name),
+        TableCell::num(s.count.to_string()),
+        TableCell::num(format!("{:.1}", s.qps)),
+        TableCell::num(ms3(s.p50_us)),
+        TableCell::num(ms3(s.p95_us)),
+        TableCell::num(ms3(s.p99_us)).strong(),
+        TableCell::num(ms3(s.p999_us)),
+        TableCell::num(ms3(s.max_us)),
     ]
 }
 
@@ -136,9 +136,9 @@ pub fn thresholds(d: &ResultDocument) -> String {
                 _ => "not measured".into(),
             };
             vec![
-                Cell::text(&t.threshold),
-                Cell::text(&value),
-                if t.passed { Cell::text("pass").class("pass") } else { Cell::text("FAIL").class("fail") },
+                TableCell::text(&t.threshold),
+                TableCell::text(&value),
+                if t.passed { TableCell::text("pass").class("pass") } else { TableCell::text("FAIL").class("fail") },
             ]
         })
         .collect();
@@ -150,35 +150,37 @@ pub fn repeats(d: &ResultDocument) -> String {
     if d.repeats.is_empty() {
         return String::new();
     }
-    let mut rows: Vec<Vec<Cell>> = d
+    let mut rows: Vec<Vec<TableCell>> = d
         .repeats
         .iter()
         .map(|r| {
             let ev = r.stats.get("event").cloned().unwrap_or_default();
             vec![
-                Cell::text(&format!("repeat {}", r.index)),
-                Cell::text(r.status.name()),
-                Cell::num(format!("{:.1}", r.measured_s)),
-                Cell::num(format!("{:.1}", ev.qps)),
-                Cell::num(ms3(ev.p99_us)),
+                TableCell::text(&format!("repeat {}", r.index)),
+                TableCell::text(r.status.name()),
+                TableCell::num(format!("{:.1}", r.measured_s)),
+                TableCell::num(format!("{:.1}", ev.qps)),
+                TableCell::num(ms3(ev.p99_us)),
             ]
         })
         .collect();
     if let Some(tps) = d.repeat_summary.get("tps") {
         let p99 = d.repeat_summary.get("p99");
         rows.push(vec![
-            Cell::text("median").strong(),
-            Cell::text(""),
-            Cell::text(""),
-            Cell::num(format!("{:.1}", tps.median)).strong(),
-            Cell::num(p99.map_or("-".into(), |s| ms3(s.median))).strong(),
+            TableCell::text("median").strong(),
+            TableCell::text(""),
+            TableCell::text(""),
+            TableCell::num(format!("{:.1}", tps.median)).strong(),
+            TableCell::num(p99.map_or("-".into(), |s| ms3(s.median))).strong(),
         ]);
         rows.push(vec![
-            Cell::text("spread (min to max, cv)"),
-            Cell::text(""),
-            Cell::text(""),
-            Cell::num(format!("{:.1} to {:.1}, {:.1}%", tps.min, tps.max, tps.cv * 100.0)),
-            Cell::num(p99.map_or("-".into(), |s| format!("{} to {}, {:.1}%", ms3(s.min), ms3(s.max), s.cv * 100.0))),
+            TableCell::text("spread (min to max, cv)"),
+            TableCell::text(""),
+            TableCell::text(""),
+            TableCell::num(format!("{:.1} to {:.1}, {:.1}%", tps.min, tps.max, tps.cv * 100.0)),
+            TableCell::num(
+                p99.map_or("-".into(), |s| format!("{} to {}, {:.1}%", ms3(s.min), ms3(s.max), s.cv * 100.0)),
+            ),
         ]);
     }
     format!(
@@ -198,7 +200,8 @@ pub fn errors(d: &ResultDocument) -> String {
         if e.reconnects == 1 { "" } else { "s" }
     );
     if !e.by_code.is_empty() {
-        let rows = e.by_code.iter().map(|(code, n)| vec![Cell::text(code), Cell::num(n.to_string())]).collect();
+        let rows =
+            e.by_code.iter().map(|(code, n)| vec![TableCell::text(code), TableCell::num(n.to_string())]).collect();
         o.push_str(&table(&["code", "count"], rows, "num"));
     }
     o.push_str("</section>");
@@ -298,10 +301,10 @@ fn server(d: &ResultDocument) -> String {
         .iter()
         .map(|k| {
             vec![
-                Cell::text(k),
-                Cell::num(show(&s.status_before, k)),
-                Cell::num(show(&s.status_after, k)),
-                Cell::num(show(&s.status_delta, k)).strong(),
+                TableCell::text(k),
+                TableCell::num(show(&s.status_before, k)),
+                TableCell::num(show(&s.status_after, k)),
+                TableCell::num(show(&s.status_delta, k)).strong(),
             ]
         })
         .collect();
@@ -387,12 +390,12 @@ fn workload(d: &ResultDocument) -> String {
         ));
     }
     let mut o = kv_table(&rows, None);
-    let sql: Vec<Vec<Cell>> = w
+    let sql: Vec<Vec<TableCell>> = w
         .statements_sql
         .iter()
         .map(|(k, sql)| {
             let class = w.statement_classes.get(k).map_or("", |s| s.as_str());
-            vec![Cell::text(k), Cell::text(class), Cell::code(sql)]
+            vec![TableCell::text(k), TableCell::text(class), TableCell::code(sql)]
         })
         .collect();
     o.push_str(&table(&["statement", "class", "SQL"], sql, ""));
@@ -409,11 +412,15 @@ fn workload(d: &ResultDocument) -> String {
             .iter()
             .map(|c| {
                 vec![
-                    Cell::text(&c.name),
-                    Cell::code(&c.sql),
-                    Cell::text(c.value.as_deref().unwrap_or("-")),
-                    if c.passed { Cell::text("pass").class("pass") } else { Cell::text("FAIL").class("fail") },
-                    Cell::text(c.error.as_deref().unwrap_or("")),
+                    TableCell::text(&c.name),
+                    TableCell::code(&c.sql),
+                    TableCell::text(c.value.as_deref().unwrap_or("-")),
+                    if c.passed {
+                        TableCell::text("pass").class("pass")
+                    } else {
+                        TableCell::text("FAIL").class("fail")
+                    },
+                    TableCell::text(c.error.as_deref().unwrap_or("")),
                 ]
             })
             .collect();
@@ -439,11 +446,11 @@ fn dataset(d: &ResultDocument) -> String {
         list.iter()
             .map(|t| {
                 vec![
-                    Cell::text(when),
-                    Cell::text(&t.name),
-                    Cell::num(format!("{}{}", t.rows, if t.rows_exact { "" } else { " (estimate)" })),
-                    Cell::num(bytes(t.data_bytes)),
-                    Cell::num(bytes(t.index_bytes)),
+                    TableCell::text(when),
+                    TableCell::text(&t.name),
+                    TableCell::num(format!("{}{}", t.rows, if t.rows_exact { "" } else { " (estimate)" })),
+                    TableCell::num(bytes(t.data_bytes)),
+                    TableCell::num(bytes(t.index_bytes)),
                 ]
             })
             .collect::<Vec<_>>()

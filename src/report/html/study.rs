@@ -5,7 +5,7 @@
 
 use super::chart::{sig, Axis, Chart, Mark, Series};
 use super::escape::html as esc;
-use super::{figures, table, Cell};
+use super::{figures, table, TableCell};
 use crate::model::comparison::Estimate;
 use crate::model::study::{CellFigures, StudyCell, StudyDocument};
 use crate::model::RunStatus;
@@ -86,14 +86,14 @@ fn verdicts(d: &StudyDocument) -> String {
             .iter()
             .map(|k| {
                 vec![
-                    Cell::text(&match &k.baseline_cell {
+                    TableCell::text(&match &k.baseline_cell {
                         Some(b) => format!("{} vs {b}", k.cell),
                         None => k.cell.clone(),
                     }),
-                    Cell::text(&k.at),
-                    Cell::text(k.verdict.name()).class(k.verdict.name()),
-                    Cell::text(&k.reason),
-                    Cell::text(&k.undermined_by.join(", ")),
+                    TableCell::text(&k.at),
+                    TableCell::text(k.verdict.name()).class(k.verdict.name()),
+                    TableCell::text(&k.reason),
+                    TableCell::text(&k.undermined_by.join(", ")),
                 ]
             })
             .collect();
@@ -206,9 +206,9 @@ fn lines(ch: &mut Chart, d: &StudyDocument, axis: &str, scale: f64, pick: Pick) 
 
 fn cells(d: &StudyDocument) -> String {
     let cell = |(i, v): (usize, String)| match i {
-        6 | 7 => Cell::num(v),
-        9 => Cell::code(&v),
-        _ => Cell::text(&v),
+        6 | 7 => TableCell::num(v),
+        9 => TableCell::code(&v),
+        _ => TableCell::text(&v),
     };
     let rows = cell_rows(d).into_iter().map(|r| r.into_iter().enumerate().map(cell).collect()).collect();
     let rounds = d.cells.iter().filter(|f| f.rounds.len() >= 2).map(|f| format!("{} {}", f.cell, rounds_words(f)));
@@ -231,13 +231,16 @@ fn conditions(d: &StudyDocument) -> String {
     for t in &d.conditions {
         let _ = write!(o, "<h3>{}</h3><p>{}</p>", esc(&t.target), esc(&condition_summary(t)));
         if !t.cells.is_empty() {
-            let rows = t.cells.iter().map(|(c, g)| vec![Cell::text(c), Cell::text(&cell_conditions(g))]).collect();
+            let rows =
+                t.cells.iter().map(|(c, g)| vec![TableCell::text(c), TableCell::text(&cell_conditions(g))]).collect();
             o.push_str(&table(&["cell", "differs from the target's other cells"], rows, ""));
         }
-        let shared: Vec<Vec<Cell>> = t
+        let shared: Vec<Vec<TableCell>> = t
             .common
             .iter()
-            .flat_map(|(g, m)| m.iter().map(move |(k, v)| vec![Cell::text(g), Cell::text(k), Cell::code(v)]))
+            .flat_map(|(g, m)| {
+                m.iter().map(move |(k, v)| vec![TableCell::text(g), TableCell::text(k), TableCell::code(v)])
+            })
             .collect();
         let _ = write!(
             o,
@@ -269,12 +272,12 @@ fn cell_reports(d: &StudyDocument, cell_docs: &[(String, crate::model::ResultDoc
 }
 
 fn probes(d: &StudyDocument) -> String {
-    let rows: Vec<Vec<Cell>> = crate::report::study::probe_rows(d)
+    let rows: Vec<Vec<TableCell>> = crate::report::study::probe_rows(d)
         .into_iter()
         .map(|r| {
             r.iter()
                 .enumerate()
-                .map(|(i, v)| if (3..8).contains(&i) { Cell::num(v.clone()) } else { Cell::text(v) })
+                .map(|(i, v)| if (3..8).contains(&i) { TableCell::num(v.clone()) } else { TableCell::text(v) })
                 .collect()
         })
         .collect();
@@ -304,7 +307,7 @@ fn costs(d: &StudyDocument) -> String {
         .map(|row| {
             row.iter()
                 .enumerate()
-                .map(|(i, v)| if i == 3 || i == 4 { Cell::num(v.clone()).strong() } else { Cell::text(v) })
+                .map(|(i, v)| if i == 3 || i == 4 { TableCell::num(v.clone()).strong() } else { TableCell::text(v) })
                 .collect()
         })
         .collect();
@@ -316,16 +319,16 @@ fn costs(d: &StudyDocument) -> String {
 }
 
 fn runs(d: &StudyDocument) -> String {
-    let missing: Vec<Vec<Cell>> = d
+    let missing: Vec<Vec<TableCell>> = d
         .runs
         .iter()
         .filter(|r| r.status != Some(RunStatus::Completed))
         .map(|r| {
             vec![
-                Cell::text(&r.cell),
-                Cell::num(r.repeat.to_string()),
-                Cell::text(r.status.map_or("not run", |s| s.name())).class("fail"),
-                Cell::text(r.failure.as_deref().unwrap_or("")),
+                TableCell::text(&r.cell),
+                TableCell::num(r.repeat.to_string()),
+                TableCell::text(r.status.map_or("not run", |s| s.name())).class("fail"),
+                TableCell::text(r.failure.as_deref().unwrap_or("")),
             ]
         })
         .collect();
@@ -334,7 +337,7 @@ fn runs(d: &StudyDocument) -> String {
     if !missing.is_empty() {
         o.push_str(&table(&["cell", "repeat", "status", "why"], missing, ""));
     }
-    let every = d.runs.iter().map(|r| repeat_row(r).iter().map(|v| Cell::text(v)).collect()).collect();
+    let every = d.runs.iter().map(|r| repeat_row(r).iter().map(|v| TableCell::text(v)).collect()).collect();
     let _ = write!(
         o,
         "<details><summary>Every run: its server (by its own identity) and its rows as it began</summary>{}</details>",

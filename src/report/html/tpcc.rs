@@ -1,7 +1,7 @@
 //! The TPC-C-like figures on the single-result page: tpmC, NOPM, each type against the
 //! specification.
 
-use super::{esc, table, Cell};
+use super::{esc, table, TableCell};
 use crate::model::tpcc::TpccRecord;
 
 pub fn section(t: &TpccRecord) -> String {
@@ -15,17 +15,17 @@ pub fn section(t: &TpccRecord) -> String {
         .map(|ty| {
             let below = ty.min_share_pct.is_some_and(|m| ty.share_pct < m);
             let over = t.response_times_ok.is_some() && ty.p90_ms > ty.p90_limit_ms;
-            let mark = |c: Cell, bad: bool| if bad { c.class("fail") } else { c };
+            let mark = |c: TableCell, bad: bool| if bad { c.class("fail") } else { c };
             vec![
-                Cell::text(&ty.spec_name),
-                Cell::num(ty.count.to_string()),
-                Cell::num(format!("{:.1}", ty.per_minute)),
-                mark(Cell::num(format!("{:.2}", ty.share_pct)), below),
-                Cell::num(ty.min_share_pct.map_or("-".into(), |m| format!("{m:.0}"))),
-                mark(Cell::num(format!("{:.1}", ty.p90_ms)), over),
-                Cell::num(format!("{:.0}", ty.p90_limit_ms)),
-                Cell::num(ty.rollbacks.to_string()),
-                Cell::num(ty.errors.to_string()),
+                TableCell::text(&ty.spec_name),
+                TableCell::num(ty.count.to_string()),
+                TableCell::num(format!("{:.1}", ty.per_minute)),
+                mark(TableCell::num(format!("{:.2}", ty.share_pct)), below),
+                TableCell::num(ty.min_share_pct.map_or("-".into(), |m| format!("{m:.0}"))),
+                mark(TableCell::num(format!("{:.1}", ty.p90_ms)), over),
+                TableCell::num(format!("{:.0}", ty.p90_limit_ms)),
+                TableCell::num(ty.rollbacks.to_string()),
+                TableCell::num(ty.errors.to_string()),
             ]
         })
         .collect();

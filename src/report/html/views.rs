@@ -6,7 +6,7 @@ use super::data;
 use super::escape::html as esc;
 use super::multi::{self, reading};
 use super::single::{self, bytes, loop_model, ms3, rate};
-use super::{details, figures, findings, severity_counts, table, Cell};
+use super::{details, figures, findings, severity_counts, table, TableCell};
 use crate::model::comparison::Comparison;
 use crate::model::stats::trim_float;
 use crate::model::sweep::SweepDocument;
@@ -101,19 +101,19 @@ fn side_by_side(labels: &[String], files: &[&str], docs: &[&ResultDocument]) -> 
         .map(|(i, d)| {
             let k = &d.conditions;
             vec![
-                Cell::text(&labels[i]).strong(),
-                Cell::text(files.get(i).copied().unwrap_or("")),
-                Cell::text(&k.workload.name),
-                Cell::text(&format!("{} {}", k.server.product, k.server.version)),
-                Cell::num(k.run.threads.to_string()),
-                Cell::text(&loop_model(d)),
-                Cell::num(format!("{:.1}", k.run.measured_s)),
-                Cell::num(d.repeats.len().max(1).to_string()),
-                Cell::num(rate(stat(d, "total").qps)),
-                Cell::num(rate(stat(d, "event").qps)),
-                Cell::num(ms3(stat(d, "event").p95_us)),
-                Cell::num(ms3(stat(d, "event").p99_us)),
-                Cell::text(&severity_counts(&d.audit)),
+                TableCell::text(&labels[i]).strong(),
+                TableCell::text(files.get(i).copied().unwrap_or("")),
+                TableCell::text(&k.workload.name),
+                TableCell::text(&format!("{} {}", k.server.product, k.server.version)),
+                TableCell::num(k.run.threads.to_string()),
+                TableCell::text(&loop_model(d)),
+                TableCell::num(format!("{:.1}", k.run.measured_s)),
+                TableCell::num(d.repeats.len().max(1).to_string()),
+                TableCell::num(rate(stat(d, "total").qps)),
+                TableCell::num(rate(stat(d, "event").qps)),
+                TableCell::num(ms3(stat(d, "event").p95_us)),
+                TableCell::num(ms3(stat(d, "event").p99_us)),
+                TableCell::text(&severity_counts(&d.audit)),
             ]
         })
         .collect();
@@ -153,11 +153,11 @@ fn metrics(labels: &[String], c: &Comparison) -> String {
                 (Some(v), None) => format!("{v}"),
                 _ => "-".into(),
             };
-            let mut r = vec![Cell::code(&m.metric), Cell::text(&m.better)];
-            r.extend(m.values.iter().map(|v| Cell::num(show(*v))));
+            let mut r = vec![TableCell::code(&m.metric), TableCell::text(&m.better)];
+            r.extend(m.values.iter().map(|v| TableCell::num(show(*v))));
             for side in 1..labels.len() {
                 let Some(rr) = m.ratios.iter().find(|r| r.side == side) else {
-                    r.extend([Cell::num("-".into()), Cell::text("no ratio")]);
+                    r.extend([TableCell::num("-".into()), TableCell::text("no ratio")]);
                     continue;
                 };
                 let text = match &rr.interval {
@@ -165,7 +165,7 @@ fn metrics(labels: &[String], c: &Comparison) -> String {
                     None => format!("{:.3}x", rr.ratio),
                 };
                 let says = reading(rr.significance, rr.interval.is_some());
-                r.extend([Cell::num(text), Cell::text(says).class(&says.replace([' ', ':'], "-"))]);
+                r.extend([TableCell::num(text), TableCell::text(says).class(&says.replace([' ', ':'], "-"))]);
             }
             r
         })
@@ -210,8 +210,8 @@ fn verdict(labels: &[String], c: &Comparison) -> String {
                 .differences
                 .iter()
                 .map(|d| {
-                    let mut r = vec![Cell::code(&d.key)];
-                    r.extend(d.values.iter().map(|v| Cell::text(v.as_deref().unwrap_or("(absent)"))));
+                    let mut r = vec![TableCell::code(&d.key)];
+                    r.extend(d.values.iter().map(|v| TableCell::text(v.as_deref().unwrap_or("(absent)"))));
                     r
                 })
                 .collect();
@@ -246,9 +246,9 @@ fn differences(labels: &[String], c: &Comparison) -> String {
             .iter()
             .map(|d| {
                 let base = d.values.first().cloned().flatten();
-                let mut r = vec![Cell::code(&d.key)];
+                let mut r = vec![TableCell::code(&d.key)];
                 for (i, v) in d.values.iter().enumerate() {
-                    let cell = Cell::text(v.as_deref().unwrap_or("(absent)"));
+                    let cell = TableCell::text(v.as_deref().unwrap_or("(absent)"));
                     r.push(if i > 0 && *v != base && d.matters() { cell.class("differs") } else { cell });
                 }
                 r
@@ -269,11 +269,11 @@ fn claims(labels: &[String], c: &Comparison) -> String {
             .iter()
             .map(|k| {
                 vec![
-                    Cell::code(&k.claim),
-                    Cell::text(labels.get(k.side).map_or("?", |s| s.as_str())),
-                    Cell::text(k.verdict.name()).class(k.verdict.name()),
-                    Cell::text(&k.reason),
-                    Cell::text(&k.undermined_by.join(", ")),
+                    TableCell::code(&k.claim),
+                    TableCell::text(labels.get(k.side).map_or("?", |s| s.as_str())),
+                    TableCell::text(k.verdict.name()).class(k.verdict.name()),
+                    TableCell::text(&k.reason),
+                    TableCell::text(&k.undermined_by.join(", ")),
                 ]
             })
             .collect();
@@ -289,10 +289,14 @@ fn claims(labels: &[String], c: &Comparison) -> String {
             .iter()
             .map(|t| {
                 vec![
-                    Cell::code(&t.check.threshold),
-                    Cell::text(labels.get(t.side).map_or("?", |s| s.as_str())),
-                    Cell::num(t.check.value.map_or("not measured".into(), |v| format!("{v}"))),
-                    if t.check.passed { Cell::text("pass").class("pass") } else { Cell::text("FAIL").class("fail") },
+                    TableCell::code(&t.check.threshold),
+                    TableCell::text(labels.get(t.side).map_or("?", |s| s.as_str())),
+                    TableCell::num(t.check.value.map_or("not measured".into(), |v| format!("{v}"))),
+                    if t.check.passed {
+                        TableCell::text("pass").class("pass")
+                    } else {
+                        TableCell::text("FAIL").class("fail")
+                    },
                 ]
             })
             .collect();
@@ -409,17 +413,17 @@ fn sweep_table(s: &SweepDocument) -> String {
             let saturated =
                 s.saturation.iter().any(|x| (x.tables, x.table_size, x.threads) == (p.tables, p.table_size, p.threads));
             vec![
-                Cell::num(p.tables.to_string()),
-                Cell::num(p.table_size.to_string()),
-                Cell::num(p.threads.to_string()),
-                Cell::num(format!("{:.1}", stat("total").qps)),
-                Cell::num(format!("{:.1}", stat("event").qps)),
-                Cell::num(ms3(stat("event").p95_us)),
-                Cell::num(ms3(stat("event").p99_us)),
-                Cell::num(bytes(ds.total_bytes)),
-                Cell::text(&cache),
-                Cell::text(r.conditions.run.status.name()),
-                if saturated { Cell::text("saturation").class("sat") } else { Cell::text("") },
+                TableCell::num(p.tables.to_string()),
+                TableCell::num(p.table_size.to_string()),
+                TableCell::num(p.threads.to_string()),
+                TableCell::num(format!("{:.1}", stat("total").qps)),
+                TableCell::num(format!("{:.1}", stat("event").qps)),
+                TableCell::num(ms3(stat("event").p95_us)),
+                TableCell::num(ms3(stat("event").p99_us)),
+                TableCell::num(bytes(ds.total_bytes)),
+                TableCell::text(&cache),
+                TableCell::text(r.conditions.run.status.name()),
+                if saturated { TableCell::text("saturation").class("sat") } else { TableCell::text("") },
             ]
         })
         .collect();

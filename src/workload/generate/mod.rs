@@ -103,18 +103,18 @@ enum Kind {
 
 /// Whether values are drawn for a population (prepare) or for a run: NURand's C differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub enum DrawnFor {
     Load,
     Run,
 }
 
 /// NURand's C for `a` under `seed`: in 0..=a, the same for every client of a run. For A =
 /// 255, C_LOAD while loading, and in a run a C_RUN drawn from the values the rule allows.
-pub fn nurand_c(seed: u64, a: u32, phase: Phase) -> u32 {
+pub fn nurand_c(seed: u64, a: u32, drawn_for: DrawnFor) -> u32 {
     let mut rng = Rng::seeded(seed ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4E55_5241_4E44);
-    match (a, phase) {
-        (255, Phase::Load) => C_LOAD,
-        (255, Phase::Run) => {
+    match (a, drawn_for) {
+        (255, DrawnFor::Load) => C_LOAD,
+        (255, DrawnFor::Run) => {
             let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(C_LOAD, c)).collect();
             allowed[rng.uniform(0, allowed.len() as u32 - 1) as usize]
         }
@@ -192,13 +192,13 @@ impl Draw {
         unique: Option<&Arc<UniqueSequence>>,
         seed: u64,
     ) -> Result<Draw, DrawError> {
-        let setup = Setup { program, run, unique, seed, phase: Phase::Run };
+        let setup = Setup { program, run, unique, seed, drawn_for: DrawnFor::Run };
         Ok(Draw { kind: setup.kind(g)?, buf: String::new() })
     }
 
     /// `g` as prepare draws a column's values with `seed` (NURand's C_LOAD).
     pub fn for_column(g: &Generator, program: &Program, run: &DistributionSpec, seed: u64) -> Result<Draw, DrawError> {
-        let setup = Setup { program, run, unique: None, seed, phase: Phase::Load };
+        let setup = Setup { program, run, unique: None, seed, drawn_for: DrawnFor::Load };
         Ok(Draw { kind: setup.kind(g)?, buf: String::new() })
     }
 
@@ -257,7 +257,7 @@ struct Setup<'a> {
     run: &'a DistributionSpec,
     unique: Option<&'a Arc<UniqueSequence>>,
     seed: u64,
-    phase: Phase,
+    drawn_for: DrawnFor,
 }
 
 /// A compiled number (a `"{param}"` left is a program that was not compiled).
@@ -317,7 +317,7 @@ impl Setup<'_> {
                 let span = y.checked_sub(x).filter(|s| (0..=u32::MAX as i64 - 1).contains(s));
                 let span = span.ok_or(DrawError::NurandRange { x, y })?;
                 let a = u32::try_from(a).map_err(|_| DrawError::NurandA(a))?;
-                Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a, self.phase) }
+                Kind::NuRand { a, x, span: span as u32, c: nurand_c(self.seed, a, self.drawn_for) }
             }
             Generator::ByClient(_)
             | Generator::Shuffled(_)

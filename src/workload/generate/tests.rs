@@ -268,9 +268,9 @@ fn nurand_stays_in_range_is_skewed_and_its_c_follows_the_seed() {
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let top_tenth: u32 = sorted[..100].iter().sum();
     assert!(top_tenth > 20_000, "the busiest 100 of 1000 values drew {top_tenth} of 100000");
-    assert_eq!(nurand_c(42, 255, Phase::Run), nurand_c(42, 255, Phase::Run));
-    assert!(nurand_c(42, 1023, Phase::Run) <= 1023 && nurand_c(42, 8191, Phase::Run) <= 8191);
-    assert!((1..50).any(|s| nurand_c(s, 255, Phase::Run) != nurand_c(42, 255, Phase::Run)), "C follows the seed");
+    assert_eq!(nurand_c(42, 255, DrawnFor::Run), nurand_c(42, 255, DrawnFor::Run));
+    assert!(nurand_c(42, 1023, DrawnFor::Run) <= 1023 && nurand_c(42, 8191, DrawnFor::Run) <= 8191);
+    assert!((1..50).any(|s| nurand_c(s, 255, DrawnFor::Run) != nurand_c(42, 255, DrawnFor::Run)), "C follows the seed");
     // Another client of the same run: another stream, the same C (the same hot values).
     let other = draw(42, 1);
     let hottest = (0..1000).max_by_key(|&v| counts[v]).unwrap();
@@ -345,8 +345,8 @@ fn a_keyed_draw_is_the_same_for_every_row_of_a_group_in_any_table() {
 /// 65..119 but not 96 or 112, whatever the seed, and every such value is drawn by some seed.
 #[test]
 fn c_run_keeps_the_delta_rule_against_c_load() {
-    assert_eq!((nurand_c(1, 255, Phase::Load), nurand_c(99, 255, Phase::Load)), (C_LOAD, C_LOAD));
-    let runs: std::collections::BTreeSet<u32> = (0..20_000).map(|s| nurand_c(s, 255, Phase::Run)).collect();
+    assert_eq!((nurand_c(1, 255, DrawnFor::Load), nurand_c(99, 255, DrawnFor::Load)), (C_LOAD, C_LOAD));
+    let runs: std::collections::BTreeSet<u32> = (0..20_000).map(|s| nurand_c(s, 255, DrawnFor::Run)).collect();
     assert!(runs.iter().all(|&c| c_run_allowed(C_LOAD, c) && c <= 255), "{runs:?}");
     let allowed: Vec<u32> = (0..=255).filter(|&c| c_run_allowed(C_LOAD, c)).collect();
     assert_eq!(runs.len(), allowed.len(), "every allowed C_RUN is drawn");
@@ -370,5 +370,5 @@ fn c_run_keeps_the_delta_rule_against_c_load() {
         assert_eq!(column.draw(&mut rng, Context::default()), Drawn::Int(expected as i64));
     }
     // The other constants follow the seed alike in both phases.
-    assert_eq!(nurand_c(5, 1023, Phase::Load), nurand_c(5, 1023, Phase::Run));
+    assert_eq!(nurand_c(5, 1023, DrawnFor::Load), nurand_c(5, 1023, DrawnFor::Run));
 }

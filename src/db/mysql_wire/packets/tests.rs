@@ -76,7 +76,7 @@ fn rows_must_match_their_columns() {
 
 #[test]
 fn binary_rows_decode_every_type() {
-    let t = |kind: u8| ColumnType { charset: 45, kind, flags: 0 };
+    let t = |kind: u8| ColumnFormat { charset: 45, kind, flags: 0 };
     let types = [t(0x08), t(0x03), t(0x05), t(0xfd), t(0xf6), t(0x0c), t(0x08)];
     let mut p = vec![0x00, 0b0000_0000, 0b0000_0001]; // column 6 (bit 8) is NULL
     p.extend_from_slice(&(-5i64).to_le_bytes());
@@ -107,7 +107,7 @@ fn binary_rows_decode_every_type() {
 
 #[test]
 fn text_rows_decode_like_binary_rows() {
-    let t = |kind: u8, charset: u16, flags: u16| ColumnType { charset, kind, flags };
+    let t = |kind: u8, charset: u16, flags: u16| ColumnFormat { charset, kind, flags };
     let types = [
         t(0x08, 63, 0),
         t(0x03, 63, 0),
@@ -171,8 +171,8 @@ proptest! {
         let _ = Greeting::parse(&bytes);
         let _ = more_results(0, &bytes);
         let _ = more_results(CLIENT_DEPRECATE_EOF, &bytes);
-        let _ = ColumnType::parse(&bytes);
-        let types: Vec<ColumnType> = bytes.iter().take(n % 12).map(|&b| ColumnType { charset: 33, kind: b, flags: 0 }).collect();
+        let _ = ColumnFormat::parse(&bytes);
+        let types: Vec<ColumnFormat> = bytes.iter().take(n % 12).map(|&b| ColumnFormat { charset: 33, kind: b, flags: 0 }).collect();
         let _ = binary_row(&bytes, &types);
         let _ = text_values(&bytes, &types);
         let _ = result_header(&bytes, 4096, true);

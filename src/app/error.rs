@@ -1,0 +1,86 @@
+//! What the commands themselves refuse: one variant per problem, each its one line.
+
+use std::path::PathBuf;
+
+/// A command given what it does not do (bad input: exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error("this command takes one --target; several (the nodes of one replicated database) are for run and bench")]
+    OneTarget,
+    #[error("several --target are the nodes of one replicated database: all mysql:// or all postgres://")]
+    MixedNodes,
+    #[error("no command {name:?}: the commands are {}", known.join(", "))]
+    NoSuchCommand { name: String, known: Vec<String> },
+    #[error("{name:?} is neither a built-in workload nor a recipe (see `fairbench list`)")]
+    NotAWorkloadOrRecipe { name: String },
+    #[error("--dialect {given:?}: use mysql, postgres or sqlite")]
+    UnknownDialect { given: String },
+    #[error("verify {workload:?}: a workload file PATH.toml or a recipe name (see `fairbench list`); built-in workloads have no checks")]
+    VerifyBuiltin { workload: String },
+    #[error("{workload} declares no check to run")]
+    NoChecks { workload: String },
+    #[error("sweep: --tables and --table-size lists apply to the sysbench workloads; a workload file's sizes are its --set parameters")]
+    SweepSizesOfFile,
+    #[error("{} is a shard's or a combined result: rerun every shard (its recorded command line on each client host, with a new --shard-key) and combine them", .result.display())]
+    RerunShard { result: PathBuf },
+    #[error("report: --under-test names what differs between several results")]
+    UnderTestAlone,
+    #[error("report --text prints one file: give one")]
+    TextOneFile,
+    #[error("report: {file} is a comparison; give the result files it compares (or `fairbench show` it)")]
+    ReportComparison { file: String },
+    #[error("report: a sweep file is reported on its own")]
+    SweepNotAlone,
+    #[error("--print-result: prepare writes no result (run and bench do)")]
+    PrintResultOfPrepare,
+    #[error("--fault acts on a sandbox, and none has a node at {host}:{port}: name it with --sandbox (exec 'COMMAND' @T steps need none)")]
+    FaultWithoutSandbox { host: String, port: u16 },
+    #[error("--fault acts once, on one measured phase: it cannot go with --repeat")]
+    FaultWithRepeat,
+    #[error("--fault acts from one process: give it to a probe beside the shards, not to a shard")]
+    FaultOnShard,
+    #[error("--fault needs the run's end: give --time")]
+    FaultWithoutTime,
+}
+
+/// The tables a run needs are not there, or not the run's to use (exit 2). `prepare` is the
+/// command line that makes them.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// No database at all (SQLite's file): every table is missing.
+    #[error("{problem}: run `{prepare}` first")]
+    NoDatabase { problem: String, prepare: String },
+    #[error("table {table} does not exist in {target}{}: run `{prepare}` first", present_of(*.present, *.missing))]
+    TableMissing { table: String, target: String, present: usize, missing: usize, prepare: String },
+    #[error("table {table} does not exist in {target}, and {foreign} there was not created by fairbench: prepare in another database")]
+    ForeignTableInTheWay { table: String, target: String, foreign: String },
+    #[error("--allow-foreign-tables applies to the sysbench workloads' sbtest tables only")]
+    ForeignTablesOfFile,
+    #[error("table {table} is not completely prepared (an interrupted prepare, or an older fairbench): rebuild it with `{prepare}`")]
+    TableIncomplete { table: String, prepare: String },
+    #[error("{workload} writes, and table {table} was not created by fairbench: fairbench modifies only tables it created (prepare them with fairbench, or give --allow-foreign-tables to write sbtest tables another tool prepared)")]
+    ForeignTableWritten { workload: String, table: String },
+    #[error("check {check:?} fails before the run ({detail}): the tables do not fit this run's parameters; prepare them with the same --set, `{prepare}`")]
+    CheckFailsBeforeRun { check: String, detail: String, prepare: String },
+}
+
+/// " (2 of 5 are)" when some of the tables are there.
+fn present_of(present: usize, missing: usize) -> String {
+    match present {
+        0 => String::new(),
+        n => format!(" ({n} of {} are)", n + missing),
+    }
+}
+
+/// A file a command writes cannot be written (exit 2: found before anything is measured).
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("cannot write the result to {}: {source} (choose another --out)", .path.display())]
+    ResultUnwritable { path: PathBuf, source: std::io::Error },
+    #[error("{} has {free_mb} MB free; the result of this run needs about {needed_mb} MB: free space or choose another --out", .dir.display())]
+    NoRoom { dir: PathBuf, free_mb: u64, needed_mb: u64 },
+    #[error("cannot write the recorded workload file to {}: {source}", .path.display())]
+    WorkloadCopy { path: PathBuf, source: std::io::Error },
+    #[error("cannot render the manual: {0}")]
+    Manual(std::io::Error),
+}
