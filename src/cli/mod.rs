@@ -22,16 +22,14 @@ pub use crate::plan::parse_thresholds;
 pub use ab::{Ab, AbArgs};
 pub use compare::CompareArgs;
 pub use k8s::{pod_run, JobArgs, K8sArgs, K8sCommand};
-pub use probe::{FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
+pub use probe::{probe_request, FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
 pub use request::{overlay, run_request};
 pub use rerun::{recorded_request, Unrepeatable};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};
 pub use shard::ShardArgs;
-pub use study::{
-    probe_args, run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunFlags,
-};
+pub use study::{run_args as study_run_args, StudyArgs, StudyCommand, StudyPlanArgs, StudyReportArgs, StudyRunFlags};
 pub use sweep::{Sweep, SweepArgs};
 pub use tools::{CheckArgs, CompletionsArgs, ListArgs, ManArgs};
 pub use values::MAX_SEED;
