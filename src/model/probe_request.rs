@@ -91,15 +91,6 @@ pub struct VerifyRequest {
 }
 
 impl ProbeRequest {
-    /// `failover`, `lag` or `verify`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            ProbeRequest::Failover(_) => "failover",
-            ProbeRequest::Lag(_) => "lag",
-            ProbeRequest::Verify(_) => "verify",
-        }
-    }
-
     /// The options of a probe that writes (None: `verify`).
     pub fn common(&self) -> Option<&ProbeOptions> {
         match self {
