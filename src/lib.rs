@@ -23,10 +23,12 @@
 //! - [`conditions`] -> db, model. Reads the server and host the run depends on.
 //! - [`runner`] -> db, model, plan, random, recorder, workload. Workers, clients, the run loop.
 //! - [`prepare`] -> db, model, random, workload. Creates, loads and drops fairbench's tables.
-//! - [`probe`] -> audit, collector, conditions, db, model, recorder, result, runner, stats, timeline.
+//! - [`probe`] -> audit, collector, conditions, db, model, recorder, result, runner, sandbox, stats, timeline.
 //!   High-availability probes: a writer through a failover (every attempt recorded) and replica
-//!   lag from heartbeats; without a workload, a probe streams its record as a run does and its
-//!   result is `result::build` of it.
+//!   lag from heartbeats, run from a [`model::ProbeRequest`] (nodes opened, faults scheduled on
+//!   the probe's clock, the result finished once); without a workload, a probe streams its
+//!   record as a run does and its result is `result::build` of it. A `--with` workload runs in
+//!   the command surface's run session, lent as a [`probe::Host`].
 //! - [`shard`] -> db, model, plan, probe, runner. Runs split over client hosts: the barrier in
 //!   the target database, clock offsets, each shard's record of its start.
 //! - [`result`] -> audit, collector, model, plan, recorder, runner, stats, workload.

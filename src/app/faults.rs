@@ -1,6 +1,6 @@
-//! `--fault` on run, bench and the probes: the schedule checked before anything starts, and
-//! performed on the run's own clock (the runner's start, as the collector publishes it), so
-//! that the faults and the run's timeline share one zero.
+//! `--fault` on run and bench: the schedule checked before anything starts (as a probe's
+//! is, [`crate::probe::faults`]), and performed on the run's own clock (the runner's start,
+//! as the collector publishes it), so that the faults and the run's timeline share one zero.
 
 use super::{Error, UsageError};
 use crate::collector::{Progress, Window};
@@ -12,21 +12,6 @@ use crate::plan::RunPlan;
 use crate::recorder::classes::ClassHistograms;
 use crate::sandbox::fault::{self, Performer, Schedule};
 use std::time::{Duration, Instant};
-
-/// The schedule for a run or probe ending at `end`: its sandbox (named, or the one with a
-/// node at the first target's port), every node known, every step before `end`.
-pub(super) fn schedule(args: &FaultRequest, first: &TargetUrl, end: Duration) -> Result<Option<Schedule>, Error> {
-    let Some(text) = &args.fault else { return Ok(None) };
-    let name = match (&args.sandbox, fault::needs_sandbox(text)?) {
-        (Some(n), _) => Some(n.clone()),
-        (None, false) => None,
-        (None, true) => Some(
-            fault::owning(&first.host, first.port)
-                .ok_or_else(|| UsageError::FaultWithoutSandbox { host: first.host.clone(), port: first.port })?,
-        ),
-    };
-    Ok(Some(fault::check(text, name.as_deref(), end)?))
-}
 
 /// A run's schedule: one measured phase with a known end (warmup and --time), one process.
 pub(super) fn for_run(args: &FaultRequest, plan: &RunPlan, first: &TargetUrl) -> Result<Option<Schedule>, Error> {
@@ -42,7 +27,7 @@ pub(super) fn for_run(args: &FaultRequest, plan: &RunPlan, first: &TargetUrl) ->
     let Some(time) = plan.stop.time else {
         return Err(UsageError::FaultWithoutTime.into());
     };
-    schedule(args, first, Duration::from_secs(u64::from(plan.warmup_s)) + time)
+    Ok(crate::probe::faults::schedule(args, first, Duration::from_secs(u64::from(plan.warmup_s)) + time)?)
 }
 
 /// A reader of the run's published progress that starts the schedule when the run starts

@@ -13,7 +13,6 @@ mod k8s;
 mod live;
 mod own_tables;
 mod probe;
-mod probe_nodes;
 mod recover;
 mod report;
 mod rerun;
@@ -79,6 +78,8 @@ pub enum Error {
     ResultFile(#[from] ResultFileError),
     #[error(transparent)]
     Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProbeError),
     #[error(transparent)]
     Shard(#[from] crate::shard::BarrierError),
     #[error(transparent)]
@@ -167,7 +168,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Recover(args) => recover::recover_cmd(&args),
         Command::Rerun(args) => rerun::rerun_cmd(&args),
         Command::Check(args) => check::check_cmd(&args),
-        Command::Probe(args) => probe::probe_cmd(&args),
+        // A bad --with is bad input: refused here, before any server is touched.
+        Command::Probe(args) => probe::probe_cmd(&args.request()?),
         Command::Sandbox(args) => sandbox::sandbox_cmd(&args),
         Command::Study(args) => study::study_cmd(&args),
         Command::K8s(args) => k8s::k8s_cmd(&args),

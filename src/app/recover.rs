@@ -54,23 +54,19 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
 /// The recovered ledger's acknowledged writes looked up on the probe's nodes; nodes that
 /// cannot be reached leave the verdict unverified, said so with the command to run later.
 fn loss_check(doc: &mut crate::model::ResultDocument, out: &std::path::Path, settle: std::time::Duration) {
-    let args = crate::cli::VerifyArgs {
+    let request = crate::model::probe_request::VerifyRequest {
         result: out.to_path_buf(),
         targets: Vec::new(),
         password_file: None,
-        settle_timeout: settle,
-        connect: crate::cli::ConnectArgs {
-            connect_timeout: std::time::Duration::from_secs(5),
-            admin_timeout: std::time::Duration::from_secs(30),
-            max_packet: 64 << 20,
-            allow_cleartext_password: false,
-        },
+        settle_timeout_s: settle.as_secs_f64(),
+        connect: crate::model::request::ConnectRequest { connect_timeout: 5.0, ..Default::default() },
     };
     println!("The probe's acknowledged writes, looked up on its nodes:");
-    if let Err(e) = super::probe::look_again(doc, &args) {
-        println!(
+    match crate::probe::look_again(doc, &request) {
+        Ok(()) => print!("{}", super::probe::verification(doc)),
+        Err(e) => println!(
             "The loss check could not run ({e}): the ledger is saved; run `fairbench probe verify {}` (with --target and --password-file as needed) once the nodes answer",
             out.display()
-        );
+        ),
     }
 }

@@ -2,6 +2,9 @@
 
 use super::values::{seconds, ValueError};
 use super::ConnectArgs;
+use crate::model::probe_request::{FailoverRequest, LagRequest, ProbeOptions, VerifyRequest};
+use crate::model::{ProbeRequest, RunRequest};
+use crate::plan::ConfigError;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -139,11 +142,69 @@ fn poll_ms(s: &str) -> Result<f64, ValueError> {
     }
 }
 
+/// A probe's flags as its request: the one place they become data, `--with` parsed here,
+/// once, into the run it spells.
+impl ProbeArgs {
+    pub fn request(&self) -> Result<ProbeRequest, ConfigError> {
+        Ok(match &self.probe {
+            Probe::Failover(a) => ProbeRequest::Failover(FailoverRequest {
+                targets: a.targets.clone(),
+                nodes: a.nodes.clone(),
+                patroni_api: a.patroni_api.clone(),
+                role_poll_ms: a.role_poll_ms,
+                settle_timeout_s: a.settle_timeout.as_secs_f64(),
+                common: a.common.options(&a.targets[0])?,
+            }),
+            Probe::Lag(a) => ProbeRequest::Lag(LagRequest {
+                primary: a.primary.clone(),
+                replicas: a.replicas.clone(),
+                poll_ms: a.poll_ms,
+                drain_s: a.drain.as_secs_f64(),
+                common: a.common.options(&a.primary)?,
+            }),
+            Probe::Verify(a) => ProbeRequest::Verify(VerifyRequest {
+                result: a.result.clone(),
+                targets: a.targets.clone(),
+                password_file: a.password_file.clone(),
+                settle_timeout_s: a.settle_timeout.as_secs_f64(),
+                connect: (&a.connect).into(),
+            }),
+        })
+    }
+}
+
+/// A probe's command line (`argv` from the program's name on: a study's probe cell) as its
+/// request; clap's first line when it does not parse.
+pub fn probe_request(argv: &[String]) -> Result<ProbeRequest, ConfigError> {
+    use clap::Parser;
+    let cli = super::Cli::try_parse_from(argv)
+        .map_err(|e| ConfigError(e.to_string().lines().next().unwrap_or("").to_string()))?;
+    match cli.command {
+        super::Command::Probe(p) => p.request(),
+        _ => Err(ConfigError("a study's probe cell is a probe".into())),
+    }
+}
+
 impl ProbeCommon {
+    /// The options every probe shares, `--with` as the run it spells on `raw_url`.
+    fn options(&self, raw_url: &str) -> Result<ProbeOptions, ConfigError> {
+        Ok(ProbeOptions {
+            rate: self.rate,
+            time_s: self.time.as_secs_f64(),
+            attempt_timeout_s: self.attempt_timeout.as_secs_f64(),
+            out: self.out.clone(),
+            password_file: self.password_file.clone(),
+            connect: (&self.connect).into(),
+            faults: (&self.faults).into(),
+            verbose: self.verbose,
+            with: self.with_request(raw_url)?,
+            with_text: self.with.clone(),
+        })
+    }
+
     /// `--with` as the `bench` it spells, on the probe's first node `raw_url`: the probe's
     /// --time unless it gives one, the probe's --out. Parsed here, once, into a request.
-    pub fn with_request(&self, raw_url: &str) -> Result<Option<crate::model::RunRequest>, crate::plan::ConfigError> {
-        use crate::plan::ConfigError;
+    fn with_request(&self, raw_url: &str) -> Result<Option<RunRequest>, ConfigError> {
         let Some(with) = self.with.as_deref() else { return Ok(None) };
         let words: Vec<&str> = with.split_whitespace().collect();
         if words.iter().any(|w| *w == "--target" || w.starts_with("--target=")) {
@@ -165,6 +226,46 @@ impl ProbeCommon {
         if request.faults.fault.is_some() {
             return Err(ConfigError("--fault goes on the probe, not inside --with".into()));
         }
-        Ok(Some(request))
+        Ok(Some(RunRequest { bench: true, ..request }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(words: &[&str]) -> Vec<String> {
+        words.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn failover_with(with: &str) -> Result<ProbeRequest, ConfigError> {
+        let url = "mysql://root@127.0.0.1:3306/x";
+        probe_request(&line(&["fairbench", "probe", "failover", "--target", url, "--time", "30", "--with", with]))
+    }
+
+    #[test]
+    fn with_is_parsed_once_into_the_run_it_spells() {
+        let ProbeRequest::Failover(f) = failover_with("oltp_write_only --threads 8 --table-size 1000").unwrap() else {
+            panic!("a failover probe")
+        };
+        let run = f.common.with.expect("--with parsed");
+        assert_eq!((run.workload.workload.as_str(), run.threads, run.time), ("oltp_write_only", 8, Some(30)));
+        assert_eq!((run.workload.oltp.table_size, run.bench), (1000, true));
+        assert_eq!(run.target.targets, ["mysql://root@127.0.0.1:3306/x"]);
+        assert_eq!(f.common.with_text.as_deref(), Some("oltp_write_only --threads 8 --table-size 1000"));
+        let ProbeRequest::Failover(f) = failover_with("oltp_read_only --time 5").unwrap() else { panic!() };
+        assert_eq!(f.common.with.unwrap().time, Some(5), "its own --time wins");
+    }
+
+    #[test]
+    fn a_bad_with_is_refused_in_one_line() {
+        for (with, said) in [
+            ("oltp_read_only --target sqlite://x.db", "without --target"),
+            ("oltp_read_only --nosuch 1", "--with \"oltp_read_only --nosuch 1\": unexpected argument"),
+            ("oltp_read_only --fault kill", "--fault goes on the probe"),
+        ] {
+            let e = failover_with(with).unwrap_err().0;
+            assert!(e.contains(said) && !e.contains('\n'), "{with}: {e}");
+        }
     }
 }

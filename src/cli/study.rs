@@ -58,14 +58,3 @@ pub struct StudyPlanArgs {
     /// The study file (TOML).
     pub file: PathBuf,
 }
-
-/// A study's probe cell as `fairbench probe` reads it (`argv` from the program's name on).
-pub fn probe_args(argv: &[String]) -> Result<super::ProbeArgs, crate::plan::ConfigError> {
-    use clap::Parser;
-    let cli = super::Cli::try_parse_from(argv)
-        .map_err(|e| crate::plan::ConfigError(e.to_string().lines().next().unwrap_or("").to_string()))?;
-    match cli.command {
-        super::Command::Probe(p) => Ok(p),
-        _ => Err(crate::plan::ConfigError("a study's probe cell is a probe".into())),
-    }
-}

@@ -5,16 +5,29 @@
 //! outage instead of failing on it. What a node is (durability, replication) comes from its
 //! driver (`Database::server_facts`).
 
+mod alongside;
 pub mod check;
 pub mod discover;
+mod ending;
 pub mod failover;
+mod failover_probe;
+pub mod faults;
+mod host;
 pub mod lag;
+mod lag_probe;
+mod nodes;
+mod orchestrate;
 pub mod roles;
 pub mod servers;
 pub mod session;
 pub mod stream;
 pub mod timing;
 pub mod verdict;
+mod verify;
+
+pub use host::{Host, Notice, Probed};
+pub use orchestrate::run;
+pub use verify::{look_again, verify};
 
 use crate::db::{Connection, Database, DbError};
 use crate::model::ha::NodeRecord;
@@ -42,6 +55,30 @@ pub enum ProbeError {
     NoLedger,
     #[error("the probe's result: {0}")]
     Build(#[from] crate::result::BuildError),
+    #[error(transparent)]
+    Target(#[from] crate::db::UrlError),
+    #[error(transparent)]
+    Connect(#[from] DbError),
+    #[error(transparent)]
+    Fault(#[from] crate::sandbox::SandboxError),
+    #[error("several --target are the nodes of one replicated database: all mysql:// or all postgres://")]
+    MixedKinds,
+    #[error("--node {0}: a node of the same database as --target (one kind)")]
+    NodeOfAnotherKind(String),
+    #[error("--fault acts on a sandbox, and none has a node at {host}:{port}: name it with --sandbox (exec 'COMMAND' @T steps need none)")]
+    NoSandboxAt { host: String, port: u16 },
+    #[error("cannot start the probe's thread: {0}")]
+    Thread(std::io::Error),
+    #[error("the probe's thread failed (a bug in fairbench)")]
+    ThreadFailed,
+    #[error("the probe's workload left no result (a bug in fairbench)")]
+    NoWorkloadResult,
+    #[error("probe verify makes no new result")]
+    VerifyMakesNoResult,
+    #[error("{} holds no failover probe (ha.failover)", .0.display())]
+    NotFailover(std::path::PathBuf),
+    #[error("name the nodes to look on with --target")]
+    NoNodes,
 }
 
 pub(crate) fn at(context: impl Into<String>) -> impl FnOnce(DbError) -> ProbeError {

@@ -253,6 +253,10 @@ pub fn before<D: crate::db::Database>(db: &D, url: &crate::db::TargetUrl) -> Bef
     Before { target, server }
 }
 
+/// A probe's result built from its record: the document, the files streamed beside it, and
+/// their first write error.
+pub type Built = (ResultDocument, Vec<crate::model::StreamedFile>, Option<String>);
+
 /// A probe's record being made: where its events come from, and the sender the probe
 /// thread takes.
 pub struct Recording {
@@ -275,14 +279,14 @@ impl Recording {
     }
 
     /// The probe stopped at `end`: its phase ends, `verdict` judges the record read back, and
-    /// the result is `result::build` of the record (the streamed files named); the first
-    /// write error of the streamed files, if any.
+    /// the result is `result::build` of the record (not yet finished); the streamed files,
+    /// and their first write error, if any.
     pub fn finish(
         mut self,
         (clock, end): (super::Clock, std::time::Instant),
         faults: Option<crate::model::fault::FaultRecord>,
         verdict: impl FnOnce(&Record) -> Result<HaRecord, super::ProbeError>,
-    ) -> Result<(ResultDocument, Option<String>), super::ProbeError> {
+    ) -> Result<Built, super::ProbeError> {
         let measured_s = clock.us(end) as f64 / 1e6;
         let outcome = outcome(clock.started_at, measured_s, crate::runner::signal::interrupted());
         self.streamer.end_phase(end, outcome);
@@ -290,8 +294,7 @@ impl Recording {
         self.streamer.line(HaLine::Verdict(Box::new(ha)));
         let end = crate::model::record::RunEnd { faults, ..Default::default() };
         let (record, streamed, error) = self.streamer.finish(end);
-        let doc = crate::result::finish(crate::result::build(&record)?, crate::result::Ending::streamed(streamed));
-        Ok((doc, error))
+        Ok((crate::result::build(&record)?, streamed, error))
     }
 }
 

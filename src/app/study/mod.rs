@@ -72,10 +72,10 @@ struct Place<'a> {
 }
 
 /// What a cell measures: a run, as its request; or a probe with that run beside it
-/// (`--with`), as the probe's flags.
+/// (`--with`), as the probe's request.
 enum Measurement {
     Run(RunRequest),
-    Probe(crate::cli::ProbeArgs),
+    Probe(crate::model::ProbeRequest),
 }
 
 /// The cell's `repeat` at `place`: its run (with its target's faults), or its probe.
@@ -89,7 +89,7 @@ fn measurement(
 ) -> Result<Measurement, Error> {
     if file.workloads[cell.workload].probe.is_some() {
         let line = cell_line(file, plan, cell, path, repeat, place);
-        return Ok(Measurement::Probe(crate::cli::probe_args(&line).map_err(|e| refused(file, cell, path, e))?));
+        return Ok(Measurement::Probe(crate::cli::probe_request(&line).map_err(|e| refused(file, cell, path, e))?));
     }
     let mut run = cell_request(file, cell, path, repeat)?;
     run.target.targets = vec![place.nodes.first().cloned().unwrap_or_default()];

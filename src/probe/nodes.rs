@@ -3,10 +3,16 @@
 //! belongs to), so that roles are watched and rows are read on each node itself and never
 //! only through the proxy or DNS name the writer used.
 
-use super::Error;
-use crate::db::TargetUrl;
-use crate::plan::ConfigError;
+use super::failover::Targets;
+use super::servers::EndpointNames;
+use super::ProbeError;
+use crate::db::{ConnectOptions, Database, TargetUrl};
+use crate::model::probe_request::ProbeOptions;
+use crate::model::request::ConnectRequest;
 use crate::sandbox;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Clone)]
 pub(super) struct Endpoints {
@@ -32,8 +38,8 @@ impl Endpoints {
 pub(super) fn endpoints(
     targets: Vec<TargetUrl>,
     nodes: &[String],
-    password_file: Option<&std::path::Path>,
-) -> Result<Endpoints, Error> {
+    password_file: Option<&Path>,
+) -> Result<Endpoints, ProbeError> {
     let writers = targets.len();
     let sandbox_nodes = sandbox_nodes(&targets[0]);
     let label = |u: &TargetUrl| sandbox_nodes.iter().find(|(_, h, p)| same(h, *p, u)).map(|(n, _, _)| n.clone());
@@ -47,9 +53,7 @@ pub(super) fn endpoints(
         let (name, raw) = split_name(given).unwrap_or((format!("node{}", i + 1), given.as_str()));
         let url = TargetUrl::parse_with_password_file(raw, password_file, |k| std::env::var(k).ok())?;
         if url.dialect != e.urls[0].dialect {
-            return Err(
-                ConfigError(format!("--node {name}: a node of the same database as --target (one kind)")).into()
-            );
+            return Err(ProbeError::NodeOfAnotherKind(name));
         }
         e.push(name, url);
     }
@@ -112,4 +116,55 @@ fn sandbox_nodes(url: &TargetUrl) -> Vec<(String, String, u16)> {
     let Some(name) = sandbox::fault::owning(&url.host, url.port) else { return Vec::new() };
     let Ok(sb) = sandbox::home().and_then(|home| sandbox::Sandbox::load(&home, &name)) else { return Vec::new() };
     sb.nodes.iter().map(|n| (n.name.clone(), n.host.clone(), n.port)).collect()
+}
+
+/// The nodes of one replicated database (passwords from `password_file`, then the
+/// environment): all of one kind.
+pub(super) fn of_one_kind(raw: &[String], password_file: Option<&Path>) -> Result<Vec<TargetUrl>, ProbeError> {
+    let parse = |u: &String| TargetUrl::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
+    let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
+    match urls.iter().all(|u| u.dialect == urls[0].dialect) {
+        true => Ok(urls),
+        false => Err(ProbeError::MixedKinds),
+    }
+}
+
+/// How connections are opened: the request's deadlines and limits.
+pub(super) fn connect_options(c: &ConnectRequest) -> ConnectOptions {
+    ConnectOptions {
+        connect_timeout: Duration::from_secs_f64(c.connect_timeout),
+        max_packet: c.max_packet,
+        allow_cleartext_password: c.allow_cleartext_password,
+        ..ConnectOptions::default()
+    }
+}
+
+/// A probe's connections: it must see an outage as it happens, not after the default 10 s.
+pub(super) fn probe_options(common: &ProbeOptions) -> ConnectOptions {
+    let mut options = connect_options(&common.connect);
+    options.connect_timeout = options.connect_timeout.min(common.attempt_timeout());
+    options
+}
+
+/// `first` and the other nodes of `urls` (of the same kind) opened.
+pub(super) fn open_all<D: Database>(
+    first: Arc<D>,
+    urls: &[TargetUrl],
+    options: &ConnectOptions,
+) -> Result<Vec<Arc<D>>, ProbeError> {
+    let mut dbs = vec![first];
+    for u in &urls[1..] {
+        dbs.push(Arc::new(D::open(u, options)?));
+    }
+    Ok(dbs)
+}
+
+/// The endpoints as the failover probe reads them.
+pub(super) fn targets_of<D>(dbs: Vec<Arc<D>>, e: &Endpoints) -> Targets<D> {
+    Targets { dbs, urls: e.urls.iter().map(TargetUrl::redacted).collect(), writers: e.writers, dialled: e.dialled() }
+}
+
+/// How the servers behind the endpoints are named ([`super::servers::name`]).
+pub(super) fn endpoint_names<D>(e: &Endpoints, t: &Targets<D>) -> EndpointNames {
+    EndpointNames { labels: e.labels.clone(), writers: e.writers, dialled: t.dialled.clone(), urls: t.urls.clone() }
 }
