@@ -41,6 +41,9 @@ pub enum UsageError {
     FaultOnShard,
     #[error("--fault needs the run's end: give --time")]
     FaultWithoutTime,
+    /// A study cell whose options or probe line do not parse.
+    #[error("{}: workload {workload:?}: {source}", path.display())]
+    StudyCell { path: PathBuf, workload: String, source: crate::cli::FlagError },
 }
 
 /// The tables a run needs are not there, or not the run's to use (exit 2). `prepare` is the

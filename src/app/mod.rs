@@ -33,7 +33,7 @@ use crate::db::follow::FollowPrimary;
 use crate::db::{Database, DbError, Dialect, TargetUrl, UrlError};
 use crate::model::{ResultDocument, ResultFileError};
 use crate::model::{RunRequest, TargetRequest, WorkloadRequest};
-use crate::plan::{ConfigError, PlanError, WorkloadPlan};
+use crate::plan::{PlanError, WorkloadPlan};
 use crate::prepare::PrepareError;
 use crate::runner::RunError;
 use crate::with_database;
@@ -45,9 +45,6 @@ use std::sync::Arc;
 /// Everything a command can fail with. The exit code is decided here, from the type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A refusal as its message only (the probe's and the study's commands, for now).
-    #[error(transparent)]
-    Config(#[from] ConfigError),
     #[error(transparent)]
     Plan(#[from] PlanError),
     #[error(transparent)]

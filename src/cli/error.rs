@@ -22,4 +22,18 @@ pub enum FlagError {
     AbTargets { given: usize },
     #[error("--claim: {0}")]
     Claim(CriterionError),
+    /// A study's probe cell that clap refuses: its first line.
+    #[error("{problem}")]
+    NotProbeOptions { problem: String },
+    #[error("a study's probe cell is a probe")]
+    ProbeCellNotAProbe,
+    #[error("--with takes a workload and its options without --target: it runs on the probe's targets (failover: on whichever takes writes; lag: on the primary)")]
+    TargetInsideWith,
+    #[error("--fault goes on the probe, not inside --with")]
+    FaultInsideWith,
+    /// `--with`'s run options that do not make a run.
+    #[error("--with {with:?}: {}", source.to_string().trim_start_matches("--with: "))]
+    With { with: String, source: Box<FlagError> },
+    #[error("{0}")]
+    Plan(#[from] crate::plan::PlanError),
 }

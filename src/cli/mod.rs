@@ -26,7 +26,7 @@ pub use error::FlagError;
 pub use k8s::{pod_run, JobArgs, K8sArgs, K8sCommand};
 pub use probe::{probe_request, FailoverArgs, LagArgs, Probe, ProbeArgs, ProbeCommon, VerifyArgs};
 pub use report::{ExportArgs, ExportWhat, ReportArgs, ShowArgs};
-pub use request::{overlay, parse_request, run_request};
+pub use request::{overlay, parse_request};
 pub use rerun::{recorded_request, Unrepeatable};
 pub use results::{AuditArgs, CombineArgs, RecoverArgs, RerunArgs};
 pub use sandbox::{SandboxArgs, SandboxCommand};

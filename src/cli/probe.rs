@@ -2,9 +2,9 @@
 
 use super::values::{seconds, ValueError};
 use super::ConnectArgs;
+use super::FlagError;
 use crate::model::probe_request::{FailoverRequest, LagRequest, ProbeOptions, VerifyRequest};
 use crate::model::{ProbeRequest, RunRequest};
-use crate::plan::ConfigError;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -145,7 +145,7 @@ fn poll_ms(s: &str) -> Result<f64, ValueError> {
 /// A probe's flags as its request: the one place they become data, `--with` parsed here,
 /// once, into the run it spells.
 impl ProbeArgs {
-    pub fn request(&self) -> Result<ProbeRequest, ConfigError> {
+    pub fn request(&self) -> Result<ProbeRequest, FlagError> {
         Ok(match &self.probe {
             Probe::Failover(a) => ProbeRequest::Failover(FailoverRequest {
                 targets: a.targets.clone(),
@@ -175,19 +175,19 @@ impl ProbeArgs {
 
 /// A probe's command line (`argv` from the program's name on: a study's probe cell) as its
 /// request; clap's first line when it does not parse.
-pub fn probe_request(argv: &[String]) -> Result<ProbeRequest, ConfigError> {
+pub fn probe_request(argv: &[String]) -> Result<ProbeRequest, FlagError> {
     use clap::Parser;
     let cli = super::Cli::try_parse_from(argv)
-        .map_err(|e| ConfigError(e.to_string().lines().next().unwrap_or("").to_string()))?;
+        .map_err(|e| FlagError::NotProbeOptions { problem: e.to_string().lines().next().unwrap_or("").to_string() })?;
     match cli.command {
         super::Command::Probe(p) => p.request(),
-        _ => Err(ConfigError("a study's probe cell is a probe".into())),
+        _ => Err(FlagError::ProbeCellNotAProbe),
     }
 }
 
 impl ProbeCommon {
     /// The options every probe shares, `--with` as the run it spells on `raw_url`.
-    fn options(&self, raw_url: &str) -> Result<ProbeOptions, ConfigError> {
+    fn options(&self, raw_url: &str) -> Result<ProbeOptions, FlagError> {
         Ok(ProbeOptions {
             rate: self.rate,
             time_s: self.time.as_secs_f64(),
@@ -204,13 +204,11 @@ impl ProbeCommon {
 
     /// `--with` as the `bench` it spells, on the probe's first node `raw_url`: the probe's
     /// --time unless it gives one, the probe's --out. Parsed here, once, into a request.
-    fn with_request(&self, raw_url: &str) -> Result<Option<RunRequest>, ConfigError> {
+    fn with_request(&self, raw_url: &str) -> Result<Option<RunRequest>, FlagError> {
         let Some(with) = self.with.as_deref() else { return Ok(None) };
         let words: Vec<&str> = with.split_whitespace().collect();
         if words.iter().any(|w| *w == "--target" || w.starts_with("--target=")) {
-            return Err(ConfigError(
-                "--with takes a workload and its options without --target: it runs on the probe's targets (failover: on whichever takes writes; lag: on the primary)".into(),
-            ));
+            return Err(FlagError::TargetInsideWith);
         }
         let mut argv: Vec<String> = ["fairbench", "bench"].iter().chain(&words).map(|s| s.to_string()).collect();
         if !words.iter().any(|w| *w == "--time" || w.starts_with("--time=")) {
@@ -220,11 +218,11 @@ impl ProbeCommon {
             argv.extend(["--out".into(), out.display().to_string()]);
         }
         argv.extend(["--target".into(), raw_url.to_string()]);
-        let (request, _) = super::request::run_request(&argv, "--with")
-            .map_err(|e| ConfigError(format!("--with {with:?}: {}", e.0.trim_start_matches("--with: "))))?;
+        let (request, _) = super::request::parse_request(&argv, "--with")
+            .map_err(|e| FlagError::With { with: with.to_string(), source: Box::new(e) })?;
         request.shard.refuse_in("probe --with")?;
         if request.faults.fault.is_some() {
-            return Err(ConfigError("--fault goes on the probe, not inside --with".into()));
+            return Err(FlagError::FaultInsideWith);
         }
         Ok(Some(RunRequest { bench: true, ..request }))
     }
@@ -238,7 +236,7 @@ mod tests {
         words.iter().map(|s| s.to_string()).collect()
     }
 
-    fn failover_with(with: &str) -> Result<ProbeRequest, ConfigError> {
+    fn failover_with(with: &str) -> Result<ProbeRequest, FlagError> {
         let url = "mysql://root@127.0.0.1:3306/x";
         probe_request(&line(&["fairbench", "probe", "failover", "--target", url, "--time", "30", "--with", with]))
     }
@@ -259,13 +257,14 @@ mod tests {
 
     #[test]
     fn a_bad_with_is_refused_in_one_line() {
-        for (with, said) in [
-            ("oltp_read_only --target sqlite://x.db", "without --target"),
-            ("oltp_read_only --nosuch 1", "--with \"oltp_read_only --nosuch 1\": unexpected argument"),
-            ("oltp_read_only --fault kill", "--fault goes on the probe"),
-        ] {
-            let e = failover_with(with).unwrap_err().0;
-            assert!(e.contains(said) && !e.contains('\n'), "{with}: {e}");
-        }
+        let e = failover_with("oltp_read_only --target sqlite://x.db").unwrap_err();
+        assert!(matches!(e, FlagError::TargetInsideWith), "{e}");
+        let e = failover_with("oltp_read_only --fault kill").unwrap_err();
+        assert!(matches!(e, FlagError::FaultInsideWith), "{e}");
+        let e = failover_with("oltp_read_only --nosuch 1").unwrap_err();
+        assert!(matches!(e, FlagError::With { .. }), "{e}");
+        let said = e.to_string();
+        assert!(said.starts_with("--with \"oltp_read_only --nosuch 1\": unexpected argument"), "{said}");
+        assert!(!said.contains('\n'), "{said}");
     }
 }

@@ -7,7 +7,6 @@ use super::FlagError;
 use super::{Cli, Command, ConnectArgs, FaultArgs, PrepareArgs, RunArgs, ShardArgs, TargetArgs, WorkloadArgs};
 use crate::model::request::{ConnectRequest, FaultRequest, ShardRequest};
 use crate::model::{PrepareRequest, RunRequest, TargetRequest, WorkloadRequest};
-use crate::plan::ConfigError;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
@@ -145,12 +144,6 @@ impl From<&PrepareArgs> for PrepareRequest {
 pub fn parse_request(argv: &[String], command: &str) -> Result<(RunRequest, bool), FlagError> {
     let (args, quiet, _) = parse_run(argv, command)?;
     Ok(((&args).into(), quiet))
-}
-
-/// [`parse_request`] with its error as a message: for cli/probe.rs and cli/study.rs until
-/// they take the typed error.
-pub fn run_request(argv: &[String], command: &str) -> Result<(RunRequest, bool), ConfigError> {
-    parse_request(argv, command).map_err(|e| ConfigError(e.to_string()))
 }
 
 /// `base` with the `run` options in `words` (no workload) put over it: only the options

@@ -104,18 +104,6 @@ pub struct StopCondition {
 /// Longest --time and --warmup accepted: ten years (Instant arithmetic stays far from overflow).
 pub const MAX_TIME: Duration = Duration::from_secs(10 * 365 * 86_400);
 
-/// A refusal as its message only: what the probe's and the study's command files still
-/// return (their own typed errors are to come); everything else returns a typed error.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
-
-impl From<PlanError> for ConfigError {
-    fn from(e: PlanError) -> Self {
-        ConfigError(e.to_string())
-    }
-}
-
 /// Everything `run` needs, validated.
 #[derive(Clone, Debug)]
 pub struct RunPlan {

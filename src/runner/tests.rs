@@ -38,7 +38,7 @@ fn one_statement(dir: &std::path::Path, sql: &str, options: &[&str]) -> (SqliteD
     let url = format!("sqlite://{}", dir.join("one.db").display());
     let mut argv = vec!["fairbench", "run", file.to_str().unwrap(), "--target", &url];
     argv.extend_from_slice(options);
-    let (args, _) = crate::cli::run_request(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "test").unwrap();
+    let (args, _) = crate::cli::parse_request(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>(), "test").unwrap();
     let target = crate::db::url::TargetUrl::parse(&url, |_| None).unwrap();
     let db = SqliteDatabase::new(&target).unwrap();
     db.create_if_missing().unwrap();

@@ -7,10 +7,10 @@ mod plan_text;
 mod preflight;
 mod run;
 
+use super::error::UsageError;
 use super::Error;
 use crate::cli::{StudyArgs, StudyCommand};
 use crate::model::RunRequest;
-use crate::plan::ConfigError;
 use crate::study::file::ProbeKind;
 use crate::study::plan::Cell;
 use crate::study::{StudyFile, StudyPlan};
@@ -58,9 +58,9 @@ fn cell_request(file: &StudyFile, cell: &Cell, path: &Path, repeat: u32) -> Resu
     let w = &file.workloads[cell.workload];
     let mut argv = vec!["fairbench".to_string(), "run".into()];
     argv.extend(cell_words(file, cell, path, repeat));
-    crate::cli::run_request(&argv, "study")
+    crate::cli::parse_request(&argv, "study")
         .map(|(request, _quiet)| request)
-        .map_err(|e| ConfigError(format!("{}: workload {:?}: {}", path.display(), w.name, e.0)).into())
+        .map_err(|source| UsageError::StudyCell { path: path.to_path_buf(), workload: w.name.clone(), source }.into())
 }
 
 /// Where a cell runs: its target's nodes (the first takes the workload and is where its
@@ -102,8 +102,9 @@ fn measurement(
     Ok(Measurement::Run(run))
 }
 
-fn refused(file: &StudyFile, cell: &Cell, path: &Path, e: ConfigError) -> Error {
-    ConfigError(format!("{}: workload {:?}: {}", path.display(), file.workloads[cell.workload].name, e.0)).into()
+fn refused(file: &StudyFile, cell: &Cell, path: &Path, source: crate::cli::FlagError) -> Error {
+    let workload = file.workloads[cell.workload].name.clone();
+    UsageError::StudyCell { path: path.to_path_buf(), workload, source }.into()
 }
 
 /// A cell's run as the command line it is, for display and for a probe: `run` (with
