@@ -49,9 +49,7 @@ fn again(recorded: &RunRequest, seed: u64, args: &RerunArgs, workload: Option<&P
     run.out = args.out.clone();
     run.target.targets = match &args.target {
         Some(t) => vec![t.clone()],
-        None => {
-            run.target.targets.iter().map(|t| t.replacen(":***@", "@", 1).replacen(":%2A%2A%2A@", "@", 1)).collect()
-        }
+        None => run.target.targets.iter().map(|t| crate::model::request::without_redacted_password(t)).collect(),
     };
     if let Some(new) = workload {
         run.workload.workload = new.display().to_string();

@@ -210,6 +210,43 @@ mod tests {
         a.iter().map(|s| s.to_string()).collect()
     }
 
+    /// Every name a request's schema gives a field, at any depth.
+    fn field_names(v: &serde_json::Value, into: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Object(props)) = map.get("properties") {
+                    into.extend(props.keys().cloned());
+                }
+                map.values().for_each(|inner| field_names(inner, into));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|inner| field_names(inner, into)),
+            _ => {}
+        }
+    }
+
+    /// `overlay` copies a given option by its id into the request's field of that name: an
+    /// option of `run` without such a field would be dropped from every sweep point, `ab`
+    /// side and rerun override without a word.
+    #[test]
+    fn every_run_option_names_a_request_field() {
+        let schema = serde_json::to_value(schemars::schema_for!(RunRequest)).unwrap();
+        let mut fields = std::collections::BTreeSet::new();
+        field_names(&schema, &mut fields);
+        let cli = Cli::command();
+        let run = cli.find_subcommand("run").expect("run is a command");
+        // Not the request's: the workload's name is the request's own field, the rest are
+        // clap's, printing flags handled before a request exists, or parsed into others.
+        let not_fields = ["help", "version"];
+        let missing: Vec<String> = run
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .filter(|id| !not_fields.contains(&id.as_str()) && !fields.contains(id))
+            .collect();
+        assert!(missing.is_empty(), "run options with no RunRequest field of their name: {missing:?}");
+        assert!(run.get_arguments().count() > 40 && fields.contains("threads") && fields.contains("rand_seed"));
+        assert!(!fields.contains("no_such_option"));
+    }
+
     #[test]
     fn a_bare_run_line_is_the_default_request() {
         let (r, quiet) = parse_request(&words(&["fairbench", "run", "oltp_read_only"]), "test").unwrap();

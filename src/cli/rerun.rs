@@ -99,7 +99,7 @@ fn rebuilt(
             Some((old, new)) if arg == old => new.display().to_string(),
             // A sysbench line's redacted --mysql-password became an encoded `***` in the URL.
             _ if target.is_none() && (flag == "--target" || arg.contains("://")) => {
-                arg.replacen(":***@", "@", 1).replacen(":%2A%2A%2A@", "@", 1)
+                crate::model::request::without_redacted_password(&arg)
             }
             _ => arg.clone(),
         };

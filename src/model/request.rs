@@ -109,6 +109,13 @@ pub struct TargetRequest {
     pub ps: bool,
 }
 
+/// A recorded target URL made usable again: the `***` that stood for its password (or its
+/// percent-encoded form, from a sysbench line's redacted `--mysql-password`) taken out, so
+/// the password comes from where it always does (`--password-file`, the environment).
+pub fn without_redacted_password(url: &str) -> String {
+    url.replacen(":***@", "@", 1).replacen(":%2A%2A%2A@", "@", 1)
+}
+
 impl Default for TargetRequest {
     fn default() -> Self {
         TargetRequest {
