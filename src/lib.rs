@@ -33,8 +33,8 @@
 //!   the target database, clock offsets, each shard's record of its start.
 //! - [`result`] -> audit, collector, model, plan, recorder, runner, stats, workload.
 //!   `build(record)`: the one way a result document is made, from a run's record (and the
-//!   figures some workloads report: TPC-C-like tpmC from histograms); `finish`: the one
-//!   last step (streamed files, a probe's figures beside a workload, the audit).
+//!   figures some workloads report: TPC-C-like tpmC from histograms); `complete`: build then
+//!   finish, the one last step (streamed files, a probe's figures beside a workload, the audit).
 //! - [`recover`] -> model, result, timeline. The record of a run that never ended, built.
 //! - [`combine`] -> collector, model, recorder, result. The shards of one run as one: their
 //!   records merged (histograms summed exactly, timelines entry by entry) and built; a row

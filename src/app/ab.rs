@@ -91,7 +91,8 @@ fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> R
     let [sa, sb] = sides;
     let mut inputs = Vec::new();
     for side in [sa, sb] {
-        let (doc, path) = side.finish()?;
+        let (closed, path) = side.finish()?;
+        let doc = closed.complete()?;
         doc.write(&path)?;
         super::say(format_args!("Result saved to {}", path.display()));
         inputs.push(Input { file: path.display().to_string(), doc });

@@ -72,7 +72,7 @@ impl Host for Commands {
         db: Arc<D>,
         request: &RunRequest,
         urls: &[TargetUrl],
-    ) -> Result<(ResultDocument, PathBuf), Error> {
+    ) -> Result<(crate::result::Closed, PathBuf), Error> {
         let job = super::live::Job::new(0);
         measure_run(db, request, urls, request.bench, request.out.as_deref(), &job)
     }

@@ -25,15 +25,16 @@ pub(super) fn run_cmd<D: Database>(
     bench: bool,
 ) -> Result<ExitCode, Error> {
     let job = Job::new(0);
-    let (doc, out_path) = measure_run(db, args, targets, bench, args.out.as_deref(), &job)?;
+    let (closed, out_path) = measure_run(db, args, targets, bench, args.out.as_deref(), &job)?;
     drop(job);
+    let doc = closed.complete()?;
     if args.shard.print_result {
         super::shard::print_marked(&doc, &out_path);
     }
     save_and_print(&doc, &out_path, args)
 }
 
-/// A run up to its result document (not yet saved) and where it goes (`out`, else the
+/// A run up to its closed record (its result not yet completed nor saved) and where it goes (`out`, else the
 /// default file): `run` and `bench` save and print it, `sweep` gathers one per point.
 /// `db`: the targets as one ([`super::follow`]).
 pub(super) fn measure_run<D: Database>(
@@ -43,7 +44,7 @@ pub(super) fn measure_run<D: Database>(
     bench: bool,
     out: Option<&std::path::Path>,
     job: &Job,
-) -> Result<(ResultDocument, PathBuf), Error> {
+) -> Result<(result::Closed, PathBuf), Error> {
     let mut session = Session::open(db, args, targets, bench, out, job)?;
     let repeats = session.plan.repeats;
     job.expect_parts(repeats);
@@ -64,8 +65,8 @@ pub(super) trait Phases {
     fn plan(&self) -> &RunPlan;
     /// One more measured phase (after its warmup); false when it did not complete.
     fn measure_next(&mut self) -> Result<bool, Error>;
-    /// What the phases measured, as a result document (not yet saved), and where it goes.
-    fn finish(self: Box<Self>) -> Result<(ResultDocument, PathBuf), Error>;
+    /// What the phases measured, as a closed record (its result not yet completed), and where it goes.
+    fn finish(self: Box<Self>) -> Result<(result::Closed, PathBuf), Error>;
 }
 
 /// A run planned, its dataset checked (bench prepares it) and announced, measured phase by
@@ -261,7 +262,7 @@ impl<D: Database> Session<D> {
             let mut files = TimelineFiles::create(&self.out_path, start.started, planned).map_err(write_error)?;
             let line = RecordLine::Start(Box::new(start.clone()));
             files.write_record(&line).map_err(|e| write_error(e.source))?;
-            result::finish(start.document.clone(), result::Ending::default()).write(&self.out_path)?;
+            result::complete(result::Basis::Start(&start), result::Ending::default())?.write(&self.out_path)?;
             self.timeline = Some(files);
         }
         self.record = Some(Record::new(start));
@@ -320,7 +321,7 @@ impl<D: Database> Phases for Session<D> {
         Ok(completed)
     }
 
-    fn finish(self: Box<Self>) -> Result<(ResultDocument, PathBuf), Error> {
+    fn finish(self: Box<Self>) -> Result<(result::Closed, PathBuf), Error> {
         let mut s = *self;
         let end = s.read_end();
         s.record_line(RecordLine::End(Box::new(end)));
@@ -340,8 +341,7 @@ impl<D: Database> Phases for Session<D> {
             let path = crate::timeline::record_path_for(&s.out_path);
             record = crate::timeline::record::with_streamed_entries(record, &path)?;
         }
-        let doc = result::finish(result::build(&record)?, result::Ending::streamed(streamed));
-        Ok((doc, s.out_path))
+        Ok((result::Closed { record, streamed }, s.out_path))
     }
 }
 

@@ -150,7 +150,7 @@ fn measure_to_file(measurement: Measurement, out: &Path, job: &Job) -> Result<Re
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);
     with_database!(&urls[0], &options, |db| {
-        let (doc, _) = measure_run(follow(db, &urls, &options)?, &args, &urls, true, Some(out), job)?;
+        let doc = measure_run(follow(db, &urls, &options)?, &args, &urls, true, Some(out), job)?.0.complete()?;
         doc.write(out)?;
         Ok(doc)
     })
