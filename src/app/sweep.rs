@@ -2,10 +2,10 @@
 //! run on it, one file with every point's full result, a table and the saturation point.
 
 use super::live::Job;
-use super::run::{check_out, default_out, measure_run};
 use super::{connect_options, do_prepare, follow, targets, workload_plan, Error, LoadSettings};
 use crate::cli::{Sweep, SweepArgs};
 use crate::db::{Database, TargetUrl};
+use crate::measure::{check_out, default_out, measure_run};
 use crate::model::sweep::{
     cache_cliff, saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION,
 };

@@ -4,10 +4,10 @@
 
 use super::{cell_line, cell_request, conclude, measurement, Error, Measurement, Place};
 use crate::app::live::Job;
-use crate::app::run::measure_run;
 use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
 use crate::cli::StudyRunFlags;
 use crate::db::Database;
+use crate::measure::measure_run;
 use crate::model::ResultDocument;
 use crate::runner::signal;
 use crate::study::dir;
