@@ -28,13 +28,18 @@
 //!   lag from heartbeats, run from a [`model::ProbeRequest`] (nodes opened, faults scheduled on
 //!   the probe's clock, the result finished once); without a workload, a probe streams its
 //!   record as a run does and its result is `result::build` of it. A `--with` workload runs in
-//!   the command surface's run session, lent as a [`probe::Host`].
+//!   the command surface's run session (the [`measure`] room's), lent as a [`probe::Host`].
 //! - [`shard`] -> db, model, plan, probe, runner. Runs split over client hosts: the barrier in
 //!   the target database, clock offsets, each shard's record of its start.
 //! - [`result`] -> audit, collector, model, plan, recorder, runner, stats, workload.
 //!   `build(record)`: the one way a result document is made, from a run's record (and the
-//!   figures some workloads report: TPC-C-like tpmC from histograms); `finish`: the one
-//!   last step (streamed files, a probe's figures beside a workload, the audit).
+//!   figures some workloads report: TPC-C-like tpmC from histograms); `complete`: build then
+//!   finish, the one last step (streamed files, a probe's figures beside a workload, the audit).
+//! - [`measure`] -> collector, conditions, db, metrics, model, plan, prepare, probe, recorder, result, runner, sandbox, shard, timeline, workload.
+//!   A [`model::RunRequest`] measured end
+//!   to end: dataset checks, plan, runner, collector, the record streamed and closed
+//!   ([`result::Closed`]), `--metrics-listen`; what it says goes through a
+//!   [`measure::Observer`], which the app implements (this room prints nothing).
 //! - [`recover`] -> model, result, timeline. The record of a run that never ended, built.
 //! - [`combine`] -> collector, model, recorder, result. The shards of one run as one: their
 //!   records merged (histograms summed exactly, timelines entry by entry) and built; a row
@@ -66,6 +71,7 @@ pub mod compare;
 pub mod conditions;
 pub mod db;
 pub mod k8s;
+pub mod measure;
 pub mod metrics;
 pub mod model;
 pub mod plan;

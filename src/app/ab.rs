@@ -3,11 +3,11 @@
 //! alike; both results saved, then compared as `compare` would.
 
 use super::live::Job;
-use super::run::{check_out, default_out, Phases, Session};
 use super::{connect_options, follow, target, Error};
 use crate::cli::{parse_thresholds, AbArgs};
 use crate::compare::{self, Input, Subject};
 use crate::db::{Database, TargetUrl};
+use crate::measure::{check_out, default_out, Phases, Session};
 use crate::model::comparison::Verdict;
 use crate::model::file::write_atomic;
 use crate::model::RunRequest;
@@ -70,7 +70,7 @@ pub(super) fn ab_cmd(args: &AbArgs) -> Result<ExitCode, Error> {
 fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> Result<ExitCode, Error> {
     let [(a, ta), (b, tb)] = &plan.sides;
     let job = Job::new(0);
-    let mut sides: [Box<dyn Phases>; 2] = [
+    let mut sides: [Box<dyn Phases<Error> + '_>; 2] = [
         Box::new(Session::open(da, a, std::slice::from_ref(ta), true, Some(&plan.files[0]), &job)?),
         Box::new(Session::open(db, b, std::slice::from_ref(tb), true, Some(&plan.files[1]), &job)?),
     ];
@@ -87,11 +87,11 @@ fn alternate<A: Database, B: Database>(da: Arc<A>, db: Arc<B>, plan: &Plan) -> R
             }
         }
     }
-    drop(job);
     let [sa, sb] = sides;
     let mut inputs = Vec::new();
     for side in [sa, sb] {
-        let (doc, path) = side.finish()?;
+        let (closed, path) = side.finish()?;
+        let doc = closed.complete()?;
         doc.write(&path)?;
         super::say(format_args!("Result saved to {}", path.display()));
         inputs.push(Input { file: path.display().to_string(), doc });

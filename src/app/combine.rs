@@ -31,7 +31,8 @@ pub(super) fn combine_cmd(args: &CombineArgs) -> Result<ExitCode, Error> {
         .map_err(|source| ResultFileError::Write { path: record_path.clone(), source })?;
     let streamed = crate::timeline::describe(&args.out)
         .map_err(|source| ResultFileError::Write { path: record_path.clone(), source })?;
-    let doc = crate::result::finish(combined.doc, crate::result::Ending::streamed(streamed));
+    let doc =
+        crate::result::complete(crate::result::Basis::Built(combined.doc), crate::result::Ending::streamed(streamed))?;
     doc.write(&args.out)?;
     if args.json {
         println!("{}", doc.to_json());

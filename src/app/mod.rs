@@ -5,10 +5,7 @@ mod ab;
 mod check;
 mod combine;
 mod compare;
-mod dataset;
 mod error;
-mod faults;
-mod hints;
 mod k8s;
 mod live;
 mod own_tables;
@@ -31,6 +28,7 @@ use crate::audit;
 use crate::cli::{Cli, Command};
 use crate::db::follow::FollowPrimary;
 use crate::db::{Database, DbError, Dialect, TargetUrl, UrlError};
+pub use crate::measure::DatasetError;
 use crate::model::{ResultDocument, ResultFileError};
 use crate::model::{RunRequest, TargetRequest, WorkloadRequest};
 use crate::plan::{PlanError, WorkloadPlan};
@@ -38,7 +36,7 @@ use crate::prepare::PrepareError;
 use crate::runner::RunError;
 use crate::with_database;
 use crate::workload::{self, Workload};
-pub use error::{DatasetError, OutputError, UsageError};
+pub use error::{OutputError, UsageError};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -55,6 +53,8 @@ pub enum Error {
     Dataset(#[from] DatasetError),
     #[error(transparent)]
     Output(#[from] OutputError),
+    #[error(transparent)]
+    Refused(#[from] crate::measure::Refusal),
     #[error(transparent)]
     Recover(#[from] crate::recover::RecoverError),
     #[error(transparent)]
@@ -276,11 +276,7 @@ pub(super) fn follow<D: Database>(
 
 /// The workload named on the command line: a built-in, or a file compiled for `dialect`.
 fn workload_plan(args: &WorkloadRequest, dialect: Dialect) -> Result<WorkloadPlan, Error> {
-    if !workload::file::is_file(&args.workload) {
-        return Ok(args.builtin(dialect)?);
-    }
-    let f = workload::file::load(std::path::Path::new(&args.workload), dialect, &args.set)?;
-    Ok(WorkloadPlan::File(Arc::new(f)))
+    crate::measure::workload_plan(args, dialect)
 }
 
 /// The roff manual page of fairbench, or of one of its commands, from the flag definitions.

@@ -2,9 +2,10 @@
 //! by its room (src/probe), the result saved and printed. A workload given with `--with` runs
 //! in this surface's run session ([`measure_run`]), lent to the probe as its [`Host`].
 
-use super::run::{default_out, measure_run, save_and_print};
+use super::run::save_and_print;
 use super::Error;
 use crate::db::{Database, TargetUrl};
+use crate::measure::{default_out, measure_run};
 use crate::model::probe_request::VerifyRequest;
 use crate::model::{ProbeRequest, ResultDocument, RunRequest};
 use crate::probe::{Host, Notice, Probed};
@@ -72,7 +73,7 @@ impl Host for Commands {
         db: Arc<D>,
         request: &RunRequest,
         urls: &[TargetUrl],
-    ) -> Result<(ResultDocument, PathBuf), Error> {
+    ) -> Result<(crate::result::Closed, PathBuf), Error> {
         let job = super::live::Job::new(0);
         measure_run(db, request, urls, request.bench, request.out.as_deref(), &job)
     }

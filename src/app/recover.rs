@@ -23,7 +23,7 @@ pub(super) fn recover_cmd(args: &RecoverArgs) -> Result<ExitCode, Error> {
     if let Some(settle) = settle {
         loss_check(&mut doc, out, settle);
     }
-    let doc = crate::result::finish(doc, crate::result::Ending::default());
+    let doc = crate::result::complete(crate::result::Basis::Built(doc), crate::result::Ending::default())?;
     doc.write(out)?;
     let run = &doc.conditions.run;
     println!(

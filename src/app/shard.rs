@@ -5,57 +5,13 @@ use super::{Error, LoadSettings};
 use crate::db::Database;
 use crate::model::PrepareRequest;
 use crate::model::ResultDocument;
-use crate::plan::{RunPlan, ShardPlan, WorkloadPlan};
+use crate::plan::{ShardPlan, WorkloadPlan};
 use crate::prepare::sharded;
-use crate::shard::{Barrier, ShardRun};
+use crate::shard::Barrier;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::combine::{BEGIN, END, RECORD_BEGIN, RECORD_END};
-
-/// `--shard I/N`: joins the barrier in the target database (the plan's key filled in).
-pub(super) fn join<D: Database>(
-    db: Arc<D>,
-    plan: &mut RunPlan,
-    seed_given: bool,
-) -> Result<Option<ShardRun<D>>, Error> {
-    let Some(shard) = plan.shard.take() else { return Ok(None) };
-    let shard = crate::shard::keyed(shard, &crate::db::redact::redact_args(std::env::args()));
-    // Every shard draws from the same run's streams (each from its own clients' part).
-    if !seed_given {
-        plan.rand_seed = crate::shard::seed_of(&shard.key);
-    }
-    plan.shard = Some(shard.clone());
-    let host = crate::conditions::host::read().hostname;
-    Ok(Some(ShardRun::new(Barrier::join(db, &shard, &host)?)))
-}
-
-/// Runs `check` (the dataset's) for a shard. `bench` prepares missing tables on shard 0
-/// only: the other shards wait until it has them ready. A shard whose check fails calls the
-/// run off for all.
-pub(super) fn dataset_checked<D: Database, T>(
-    shard: &mut ShardRun<D>,
-    bench: bool,
-    check: impl FnOnce() -> Result<T, Error>,
-) -> Result<T, Error> {
-    let barrier = shard.barrier();
-    let (leads, index) = (barrier.plan.leads(), barrier.plan.index);
-    if bench && !leads {
-        barrier.wait_for(0, "dataset", &|| false)?;
-    }
-    match check() {
-        Ok(before) => {
-            if bench && leads {
-                barrier.arrive("dataset")?;
-            }
-            Ok(before)
-        }
-        Err(e) => {
-            barrier.abort(&format!("shard {index} could not start: {e}"));
-            Err(e)
-        }
-    }
-}
 
 /// The result on stdout between the markers `fairbench combine` looks for in a log.
 /// The result, then the record it was built from (its file's bytes, base64 in lines of 76),

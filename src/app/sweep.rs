@@ -2,10 +2,10 @@
 //! run on it, one file with every point's full result, a table and the saturation point.
 
 use super::live::Job;
-use super::run::{check_out, default_out, measure_run};
 use super::{connect_options, do_prepare, follow, targets, workload_plan, Error, LoadSettings};
 use crate::cli::{Sweep, SweepArgs};
 use crate::db::{Database, TargetUrl};
+use crate::measure::{check_out, default_out, measure_run};
 use crate::model::sweep::{
     cache_cliff, saturation, SweepDocument, SweepPoint, SWEEP_SCHEMA_NAME, SWEEP_SCHEMA_VERSION,
 };
@@ -108,7 +108,7 @@ fn measure_points<D: Database>(
             // Each point streams its timeline beside the sweep file, under a name of its own.
             let point = out.with_extension("").display().to_string() + &format!("-t{threads}-{tables}x{size}.json");
             let point = std::path::PathBuf::from(point);
-            let (result, _) = measure_run(db.clone(), &args, targets, file_workload, Some(&point), &job)?;
+            let result = measure_run(db.clone(), &args, targets, file_workload, Some(&point), &job)?.0.complete()?;
             // The document written when the point started measuring: the sweep file holds
             // the point now (its streamed timeline stays beside it).
             let _ = std::fs::remove_file(&point);

@@ -1,9 +1,10 @@
 //! prepare and cleanup: the commands that create, load and drop fairbench's tables, and
 //! the loading a run or a sweep does before it measures.
 
-use super::{hints, own_tables, quiet, say, shard, Error};
+use super::{own_tables, quiet, say, shard, Error};
 use crate::cli::CleanupArgs;
 use crate::db::{Database, TargetUrl};
+use crate::measure::hints;
 use crate::model::PrepareRequest;
 use crate::plan::WorkloadPlan;
 use crate::prepare::{self, PrepareError, PreparePlan};

@@ -12,7 +12,7 @@ use crate::model::ha::{HaRecord, NodeRecord};
 use crate::model::ha_ledger::HaLine;
 use crate::model::probe_request::ProbeOptions;
 use crate::model::record::Record;
-use crate::model::{ResultDocument, RunRequest};
+use crate::model::RunRequest;
 use crate::runner::signal;
 use crate::sandbox::fault::{self, Performer, Schedule};
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ pub(super) struct Own {
 pub(super) type Stop = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// The workload's result beside a probe, where it goes, and its request.
-pub(super) type Workload = Option<(ResultDocument, PathBuf, RunRequest)>;
+pub(super) type Workload = Option<(crate::result::Closed, PathBuf, RunRequest)>;
 
 /// How long a probe writes: without a workload, its time; with one, until the workload
 /// ends (a day at most).
@@ -121,7 +121,7 @@ impl Started {
             let measured = host.measure(db.clone(), request, urls);
             // The probe ends with the workload.
             done.store(true, Ordering::SeqCst);
-            measured.map(|(doc, path)| (doc, path, request.clone()))
+            measured.map(|(closed, path)| (closed, path, request.clone()))
         });
         if let Some(r) = &mut self.recording {
             r.streamer.follow(&r.events, &|| thread.is_finished());
@@ -151,11 +151,11 @@ impl Started {
                 }
                 (Unfinished::Recorded { doc, streamed }, path, None)
             }
-            (None, Some((doc, path, request))) => {
-                (Unfinished::Beside { doc, ha: judge(ha, None)?, faults }, path, Some(request))
+            (None, Some((closed, path, request))) => {
+                (Unfinished::Beside { closed, ha: judge(ha, None)?, faults }, path, Some(request))
             }
             (None, None) => return Err(ProbeError::NoWorkloadResult),
         };
-        Ok(Probed { doc: unfinished.finish(), path, workload })
+        Ok(Probed { doc: unfinished.finish()?, path, workload })
     }
 }

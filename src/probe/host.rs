@@ -15,13 +15,14 @@ pub trait Host {
     type Error: From<ProbeError>;
 
     /// The `--with` workload measured as a run against `db` (the nodes `urls` as one): its
-    /// result, finished as a run's, not yet saved, and where it goes.
+    /// record closed (the probe completes its result, its own figures in it), and where the
+    /// result goes.
     fn measure<D: Database>(
         &self,
         db: Arc<D>,
         request: &RunRequest,
         urls: &[TargetUrl],
-    ) -> Result<(ResultDocument, PathBuf), Self::Error>;
+    ) -> Result<(crate::result::Closed, PathBuf), Self::Error>;
 
     /// Where a result goes when the request names no file (`name`: `probe-failover`, ...).
     fn default_out(&self, name: &str) -> PathBuf;

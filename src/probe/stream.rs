@@ -76,7 +76,10 @@ impl Streamer {
                 let mut files = TimelineFiles::create(out, record_start.started, None).map_err(write_error)?;
                 let line = RecordLine::Start(Box::new(record_start.clone()));
                 files.write_record(&line).map_err(|e| write_error(e.source))?;
-                let doc = crate::result::finish(record_start.document.clone(), crate::result::Ending::default());
+                let doc = crate::result::complete(
+                    crate::result::Basis::Start(&record_start),
+                    crate::result::Ending::default(),
+                )?;
                 doc.write(out).map_err(ProbeError::StartDocument)?;
                 Some(files)
             }

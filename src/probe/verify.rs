@@ -16,7 +16,7 @@ use std::time::Duration;
 /// anew: its audit replaced.
 pub fn verify(mut doc: ResultDocument, request: &VerifyRequest) -> Result<ResultDocument, ProbeError> {
     look_again(&mut doc, request)?;
-    Ok(Unfinished::Verified(doc).finish())
+    Ok(Unfinished::Verified(doc).finish()?)
 }
 
 /// The rows of the failover probe in `doc` looked up on every node (or those `request`

@@ -11,7 +11,7 @@ mod build;
 mod finish;
 
 pub use build::{build, BuildError};
-pub use finish::{finish, Ending};
+pub use finish::{complete, Basis, Closed, Ending};
 
 use crate::model::{
     ClientConditions, Conditions, DatasetConditions, Dialect, ErrorRecord, HostFacts, IntervalStats, LoopModel,

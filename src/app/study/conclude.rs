@@ -83,7 +83,9 @@ fn cell_result(
         }
     }
     let built = match Record::of_repeats(records) {
-        Some(record) => Some(crate::result::finish(crate::result::build(&record)?, crate::result::Ending::default())),
+        Some(record) => {
+            Some(crate::result::complete(crate::result::Basis::Record(&record), crate::result::Ending::default())?)
+        }
         None => None,
     };
     let trouble = (!trouble.is_empty())

@@ -4,10 +4,10 @@
 
 use super::{cell_line, cell_request, conclude, measurement, Error, Measurement, Place};
 use crate::app::live::Job;
-use crate::app::run::measure_run;
 use crate::app::{connect_options, do_prepare, follow, say, targets, workload_plan, LoadSettings};
 use crate::cli::StudyRunFlags;
 use crate::db::Database;
+use crate::measure::measure_run;
 use crate::model::ResultDocument;
 use crate::runner::signal;
 use crate::study::dir;
@@ -150,7 +150,7 @@ fn measure_to_file(measurement: Measurement, out: &Path, job: &Job) -> Result<Re
     let urls = targets(&args.target)?;
     let options = connect_options(&args.target);
     with_database!(&urls[0], &options, |db| {
-        let (doc, _) = measure_run(follow(db, &urls, &options)?, &args, &urls, true, Some(out), job)?;
+        let doc = measure_run(follow(db, &urls, &options)?, &args, &urls, true, Some(out), job)?.0.complete()?;
         doc.write(out)?;
         Ok(doc)
     })

@@ -2,7 +2,7 @@
 //! is, [`crate::probe::faults`]), and performed on the run's own clock (the runner's start,
 //! as the collector publishes it), so that the faults and the run's timeline share one zero.
 
-use super::{Error, UsageError};
+use super::{Failure, Refusal};
 use crate::collector::{Progress, Window};
 use crate::db::TargetUrl;
 use crate::model::fault::FaultRecord;
@@ -14,18 +14,22 @@ use crate::sandbox::fault::{self, Performer, Schedule};
 use std::time::{Duration, Instant};
 
 /// A run's schedule: one measured phase with a known end (warmup and --time), one process.
-pub(super) fn for_run(args: &FaultRequest, plan: &RunPlan, first: &TargetUrl) -> Result<Option<Schedule>, Error> {
+pub(super) fn for_run<E: Failure>(
+    args: &FaultRequest,
+    plan: &RunPlan,
+    first: &TargetUrl,
+) -> Result<Option<Schedule>, E> {
     if args.fault.is_none() {
         return Ok(None);
     }
     if plan.repeats > 1 {
-        return Err(UsageError::FaultWithRepeat.into());
+        return Err(Refusal::FaultWithRepeat.into());
     }
     if plan.shard.is_some() {
-        return Err(UsageError::FaultOnShard.into());
+        return Err(Refusal::FaultOnShard.into());
     }
     let Some(time) = plan.stop.time else {
-        return Err(UsageError::FaultWithoutTime.into());
+        return Err(Refusal::FaultWithoutTime.into());
     };
     Ok(crate::probe::faults::schedule(args, first, Duration::from_secs(u64::from(plan.warmup_s)) + time)?)
 }
@@ -35,13 +39,19 @@ pub(super) fn for_run(args: &FaultRequest, plan: &RunPlan, first: &TargetUrl) ->
 /// `inner`.
 pub(super) struct FaultReader<'a> {
     inner: &'a mut (dyn Progress + Send),
+    /// Where a schedule that could not start is told.
+    warn: &'a (dyn Fn(std::fmt::Arguments<'_>) + Sync),
     schedule: Option<Schedule>,
     performer: Option<Performer>,
 }
 
 impl<'a> FaultReader<'a> {
-    pub fn new(inner: &'a mut (dyn Progress + Send), schedule: Option<Schedule>) -> Self {
-        FaultReader { inner, schedule, performer: None }
+    pub fn new(
+        inner: &'a mut (dyn Progress + Send),
+        schedule: Option<Schedule>,
+        warn: &'a (dyn Fn(std::fmt::Arguments<'_>) + Sync),
+    ) -> Self {
+        FaultReader { inner, warn, schedule, performer: None }
     }
 
     /// What was performed (steps not reached when the run ended: not performed).
@@ -56,7 +66,7 @@ impl Progress for FaultReader<'_> {
             // The run is under way: it goes on without its faults rather than lose its numbers.
             match fault::perform(s, at) {
                 Ok(p) => self.performer = Some(p),
-                Err(e) => eprintln!("warning: no fault was performed: {e}"),
+                Err(e) => (self.warn)(format_args!("no fault was performed: {e}")),
             }
         }
         self.inner.started(at);

@@ -2,7 +2,7 @@
 //! the run says (bench prepares them when all are missing); then the server's conditions
 //! and the dataset's size, and a workload file's `before_run` checks.
 
-use super::{do_prepare, hints, DatasetError, Error, LoadSettings};
+use super::{hints, DatasetError, Failure, Observer};
 use crate::db::{Connection as _, Database, TableInfo, TargetUrl};
 use crate::model::RunRequest;
 use crate::model::{ServerConditions, TableSize};
@@ -25,7 +25,7 @@ pub(super) struct BeforeRun {
 type Present = Vec<(TableInfo, Ownership)>;
 
 /// A workload file's `before_run` checks: one that fails refuses the run, naming it.
-pub(super) fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &TargetUrl) -> Result<(), Error> {
+pub(super) fn check_before_run<D: Database, E: Failure>(db: &D, plan: &RunPlan, target: &TargetUrl) -> Result<(), E> {
     let WorkloadPlan::File(f) = &plan.workload else { return Ok(()) };
     let results = runner::checks::run(db, &f.program.run_checks, plan.admin_timeout);
     match results.iter().find(|c| !c.passed) {
@@ -41,31 +41,31 @@ pub(super) fn check_before_run<D: Database>(db: &D, plan: &RunPlan, target: &Tar
 
 /// The tables exist (bench prepares them when all are missing) and may be written; then
 /// the server's conditions and the dataset's size before the run.
-pub(super) fn check_dataset<D: Database>(
+pub(super) fn check_dataset<D: Database, O: Observer>(
     db: Arc<D>,
     args: &RunRequest,
     plan: &RunPlan,
     target: &TargetUrl,
-    bench: bool,
-) -> Result<BeforeRun, Error> {
+    (bench, observer): (bool, &O),
+) -> Result<BeforeRun, O::Error> {
     let rt = crate::local_runtime();
     let mut admin = rt.block_on(db.connect()).map_err(|e| match e.code.to_string().as_str() {
         // No database at all (SQLite's file): every table is missing.
-        "SQLITE_CANTOPEN" => Error::from(DatasetError::NoDatabase {
+        "SQLITE_CANTOPEN" => O::Error::from(DatasetError::NoDatabase {
             problem: e.message.clone(),
             prepare: hints::prepare(&plan.workload, target, false),
         }),
-        _ => Error::from(e),
+        _ => O::Error::from(e),
     })?;
     let server_at = format!("the server at {}", db.transport().address);
-    let (present, missing) = read_tables(&rt, &*db, &mut admin, plan, &server_at)?;
+    let (present, missing) = read_tables::<D, O::Error>(&rt, &*db, &mut admin, plan, &server_at)?;
     if !missing.is_empty() {
         if !(bench && present.is_empty()) {
             return Err(missing_tables(&present, &missing, plan, target).into());
         }
-        do_prepare(db.clone(), &plan.workload, &LoadSettings::for_run(args, plan, false), target)?;
+        observer.prepare(db.clone(), args, plan, target)?;
     }
-    let foreign = may_be_used(&present, args, plan, target)?;
+    let foreign = may_be_used::<O::Error>(&present, args, plan, target)?;
     let limit = plan.admin_timeout;
     let info = runner::bounded_result(&rt, limit, &server_at, "reading its version", admin.server_info())?;
     let server = runner::bounded_result(
@@ -78,18 +78,18 @@ pub(super) fn check_dataset<D: Database>(
     let (table_names, rows) = (plan.workload.table_names(), plan.workload.declared_rows());
     let tables =
         runner::bounded_result(&rt, limit, &server_at, "reading table sizes", admin.table_sizes(&table_names, rows))?;
-    warn_of_another_size(&tables, &foreign, plan, target);
+    warn_of_another_size(&tables, &foreign, plan, target, observer);
     Ok(BeforeRun { server, tables, foreign })
 }
 
 /// The workload's tables that are there, each with its owner, and the missing ones.
-fn read_tables<D: Database>(
+fn read_tables<D: Database, E: Failure>(
     rt: &LocalRuntime,
     db: &D,
     admin: &mut D::Conn,
     plan: &RunPlan,
     server_at: &str,
-) -> Result<(Present, Vec<String>), Error> {
+) -> Result<(Present, Vec<String>), E> {
     let limit = plan.admin_timeout;
     Ok(match &plan.workload {
         WorkloadPlan::Sysbench { oltp, .. } => {
@@ -130,7 +130,12 @@ fn missing_tables(present: &Present, missing: &[String], plan: &RunPlan, target:
 
 /// Every table is complete, and fairbench writes only tables it created (sysbench's own
 /// may be another tool's with --allow-foreign-tables). Returns the foreign ones.
-fn may_be_used(present: &Present, args: &RunRequest, plan: &RunPlan, target: &TargetUrl) -> Result<Vec<String>, Error> {
+fn may_be_used<E: Failure>(
+    present: &Present,
+    args: &RunRequest,
+    plan: &RunPlan,
+    target: &TargetUrl,
+) -> Result<Vec<String>, E> {
     // Only sysbench's own tables may be someone else's: a workload file's are fairbench's.
     let foreign_allowed = args.allow_foreign_tables && matches!(plan.workload, WorkloadPlan::Sysbench { .. });
     if args.allow_foreign_tables && !foreign_allowed {
@@ -154,18 +159,24 @@ fn may_be_used(present: &Present, args: &RunRequest, plan: &RunPlan, target: &Ta
 
 /// fairbench's sysbench tables of another size than this run says: measured anyway (the
 /// audit weighs it), with the command that rebuilds them at this size.
-fn warn_of_another_size(tables: &[TableSize], foreign: &[String], plan: &RunPlan, target: &TargetUrl) {
+fn warn_of_another_size(
+    tables: &[TableSize],
+    foreign: &[String],
+    plan: &RunPlan,
+    target: &TargetUrl,
+    observer: &impl Observer,
+) {
     let rows = plan.workload.declared_rows();
     let odd =
         tables.iter().find(|t| rows > 0 && t.rows_exact && (t.rows < rows / 2 || t.rows > rows.saturating_mul(2)));
     if let (Some(t), WorkloadPlan::Sysbench { .. }) = (odd, &plan.workload) {
         if !foreign.contains(&t.name) {
-            eprintln!(
-                "warning: {} holds {} rows where this run says {rows}: rebuild at this size with `{}`",
+            observer.warn(format_args!(
+                "{} holds {} rows where this run says {rows}: rebuild at this size with `{}`",
                 t.name,
                 t.rows,
                 hints::prepare(&plan.workload, target, true)
-            );
+            ));
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::plan::WorkloadPlan;
 use crate::workload::OltpOptions;
 
 /// `fairbench prepare ...` for these tables; `overwrite` when some are there already.
-pub(super) fn prepare(workload: &WorkloadPlan, target: &TargetUrl, overwrite: bool) -> String {
+pub fn prepare(workload: &WorkloadPlan, target: &TargetUrl, overwrite: bool) -> String {
     let mut cmd = format!("fairbench prepare {}", workload_words(workload));
     if overwrite {
         cmd.push_str(" --overwrite");
@@ -15,7 +15,7 @@ pub(super) fn prepare(workload: &WorkloadPlan, target: &TargetUrl, overwrite: bo
 }
 
 /// `fairbench cleanup ...` that drops exactly these tables (fairbench's only).
-pub(super) fn cleanup(workload: &WorkloadPlan, target: &TargetUrl) -> String {
+pub fn cleanup(workload: &WorkloadPlan, target: &TargetUrl) -> String {
     match workload {
         WorkloadPlan::Sysbench { oltp, .. } => {
             format!("fairbench cleanup --tables {} --target {}", oltp.tables, target.redacted())
