@@ -240,20 +240,9 @@ fn parse_target(raw: &str, args: &TargetRequest) -> Result<TargetUrl, Error> {
     Ok(TargetUrl::parse_with_password_file(raw, file, |k| std::env::var(k).ok())?)
 }
 
-/// The nodes of one replicated database (passwords from `password_file`, then the
-/// environment): all of one kind.
-fn nodes_of_one_kind(raw: &[String], password_file: Option<&std::path::Path>) -> Result<Vec<TargetUrl>, Error> {
-    let parse = |u: &String| TargetUrl::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
-    let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
-    if urls.iter().any(|u| u.dialect != urls[0].dialect) {
-        return Err(UsageError::MixedNodes.into());
-    }
-    Ok(urls)
-}
-
 /// run and bench: every --target, all servers of one kind.
 fn targets(args: &TargetRequest) -> Result<Vec<TargetUrl>, Error> {
-    let urls = nodes_of_one_kind(&args.targets, args.password_file.as_deref())?;
+    let urls = TargetUrl::parse_nodes(&args.targets, args.password_file.as_deref())?;
     if urls.len() > 1 && urls[0].embedded() {
         return Err(UsageError::MixedNodes.into());
     }
@@ -379,7 +368,7 @@ mod tests {
         let two = nodes(&["mysql://root@127.0.0.1:3306/a", "mysql://root@127.0.0.1:3307/a"]);
         assert!(matches!(target(&two), Err(Error::Usage(UsageError::OneTarget))));
         let mixed = nodes(&["mysql://root@127.0.0.1:3306/a", "postgres://u@127.0.0.1:5432/a"]);
-        assert!(matches!(targets(&mixed), Err(Error::Usage(UsageError::MixedNodes))));
+        assert!(matches!(targets(&mixed), Err(Error::Target(crate::db::UrlError::MixedNodes))));
         let e = list(Some("oltp_nosuch")).unwrap_err();
         assert!(matches!(&e, Error::Usage(UsageError::NotAWorkloadOrRecipe { name }) if name == "oltp_nosuch"));
         let e = man_page(Some("runn")).unwrap_err();

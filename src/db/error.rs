@@ -100,6 +100,8 @@ pub enum UrlError {
     PasswordFileNotText(String),
     #[error("--password-file {0} is empty: put the password on its first line")]
     PasswordFileEmpty(String),
+    #[error("several --target are the nodes of one replicated database: all mysql:// or all postgres://")]
+    MixedNodes,
 }
 
 /// " (is the server running?)" when a connection attempt found nobody listening.

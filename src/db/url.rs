@@ -65,6 +65,17 @@ impl TargetUrl {
         Self::parse_with_password_file(s, None, env)
     }
 
+    /// The nodes of one replicated database: every URL parsed as
+    /// [`TargetUrl::parse_with_password_file`] with the process's environment, all of one kind.
+    pub fn parse_nodes(raw: &[String], password_file: Option<&Path>) -> Result<Vec<TargetUrl>, UrlError> {
+        let parse = |u: &String| Self::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
+        let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
+        match urls.iter().all(|u| u.dialect == urls[0].dialect) {
+            true => Ok(urls),
+            false => Err(UrlError::MixedNodes),
+        }
+    }
+
     /// Parses a URL. The password is the URL's, else the first line of `password_file`, else
     /// FAIRBENCH_PASSWORD, else MYSQL_PWD (mysql://) or PGPASSWORD (postgres://). A file that
     /// is given must be readable and hold a password, whatever the URL says.

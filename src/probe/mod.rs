@@ -61,8 +61,6 @@ pub enum ProbeError {
     Connect(#[from] DbError),
     #[error(transparent)]
     Fault(#[from] crate::sandbox::SandboxError),
-    #[error("several --target are the nodes of one replicated database: all mysql:// or all postgres://")]
-    MixedKinds,
     #[error("--node {0}: a node of the same database as --target (one kind)")]
     NodeOfAnotherKind(String),
     #[error("--fault acts on a sandbox, and none has a node at {host}:{port}: name it with --sandbox (exec 'COMMAND' @T steps need none)")]

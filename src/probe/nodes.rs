@@ -118,17 +118,6 @@ fn sandbox_nodes(url: &TargetUrl) -> Vec<(String, String, u16)> {
     sb.nodes.iter().map(|n| (n.name.clone(), n.host.clone(), n.port)).collect()
 }
 
-/// The nodes of one replicated database (passwords from `password_file`, then the
-/// environment): all of one kind.
-pub(super) fn of_one_kind(raw: &[String], password_file: Option<&Path>) -> Result<Vec<TargetUrl>, ProbeError> {
-    let parse = |u: &String| TargetUrl::parse_with_password_file(u, password_file, |k| std::env::var(k).ok());
-    let urls = raw.iter().map(parse).collect::<Result<Vec<_>, _>>()?;
-    match urls.iter().all(|u| u.dialect == urls[0].dialect) {
-        true => Ok(urls),
-        false => Err(ProbeError::MixedKinds),
-    }
-}
-
 /// How connections are opened: the request's deadlines and limits.
 pub(super) fn connect_options(c: &ConnectRequest) -> ConnectOptions {
     ConnectOptions {

@@ -23,7 +23,7 @@ pub fn run<H: Host>(request: &ProbeRequest, host: &H) -> Result<Probed, H::Error
 /// probe's own outcome is the host's.
 fn failover<H: Host>(a: &FailoverRequest, host: &H) -> Result<Result<Probed, H::Error>, ProbeError> {
     let password_file = a.common.password_file.as_deref();
-    let urls = nodes::of_one_kind(&a.targets, password_file)?;
+    let urls = crate::db::TargetUrl::parse_nodes(&a.targets, password_file)?;
     let faults = faults::schedule(&a.common.faults, &urls[0], faults_end(&a.common))?;
     let endpoints = nodes::endpoints(urls, &a.nodes, password_file)?;
     let options = nodes::probe_options(&a.common);
@@ -32,7 +32,7 @@ fn failover<H: Host>(a: &FailoverRequest, host: &H) -> Result<Result<Probed, H::
 
 fn lag<H: Host>(a: &LagRequest, host: &H) -> Result<Result<Probed, H::Error>, ProbeError> {
     let all: Vec<String> = std::iter::once(a.primary.clone()).chain(a.replicas.iter().cloned()).collect();
-    let urls = nodes::of_one_kind(&all, a.common.password_file.as_deref())?;
+    let urls = crate::db::TargetUrl::parse_nodes(&all, a.common.password_file.as_deref())?;
     let faults = faults::schedule(&a.common.faults, &urls[0], faults_end(&a.common))?;
     let options = nodes::probe_options(&a.common);
     Ok(with_database!(&urls[0], &options, |db| lag_probe::run(db, &urls, a, faults, host)))

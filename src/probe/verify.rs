@@ -31,7 +31,7 @@ pub fn look_again(doc: &mut ResultDocument, request: &VerifyRequest) -> Result<(
         // A redacted password is none: --password-file or FAIRBENCH_PASSWORD gives it.
         false => ha.nodes.iter().map(|n| n.url.replacen(":***@", "@", 1)).collect(),
     };
-    let urls = nodes::of_one_kind(&raw, request.password_file.as_deref())?;
+    let urls = crate::db::TargetUrl::parse_nodes(&raw, request.password_file.as_deref())?;
     if urls.is_empty() {
         return Err(ProbeError::NoNodes);
     }
