@@ -113,3 +113,52 @@ fn mariadb_a_probe_killed_with_sigkill_is_recovered_with_its_ledger_and_a_loss_v
     // The figures the entries hold: the probe's own writes, class write.
     assert!(doc.statements["probe.write"].count > 0);
 }
+
+/// A probe's result keeps what it was asked (its request, URLs without passwords), and
+/// `rerun` runs that request once more into a new result; another target or options are
+/// refused in one line that names `fairbench probe`.
+#[test]
+fn mariadb_a_probes_result_keeps_its_request_and_rerun_runs_it() {
+    let db = TestDb::new(Kind::Mysql);
+    let out = db.dir.path().join("first.json");
+    let o = fairbench_in(db.dir.path(), &probe_args(&db, &out, "1"));
+    assert!(o.status.success(), "{}", text(&o));
+    let first = ResultDocument::read(&out).unwrap();
+    let kept = first.ha.as_ref().and_then(|h| h.request.clone()).expect("the probe's request in its result");
+    let fairbench::model::ProbeRequest::Failover(f) = &kept else { panic!("{kept:?}") };
+    assert_eq!(f.targets, vec![fairbench::db::redact::redact_str(&db.url)]);
+    assert_eq!((f.common.rate, f.common.time_s), (20.0, 1.0));
+
+    let again = db.dir.path().join("again.json");
+    // The password was never kept: the environment gives it, as to any rerun.
+    let password = db.url.split_once("://").and_then(|(_, rest)| rest.split_once('@')).map(|(user, _)| user);
+    let password = password.and_then(|u| u.split_once(':')).map_or("", |(_, p)| p);
+    let o = std::process::Command::new(bin())
+        .args(["rerun", &out.display().to_string(), "--out", &again.display().to_string()])
+        .current_dir(db.dir.path())
+        .env("FAIRBENCH_PASSWORD", password)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let second = ResultDocument::read(&again).unwrap();
+    let rerun = second.ha.as_ref().and_then(|h| h.request.clone()).unwrap();
+    let fairbench::model::ProbeRequest::Failover(g) = &rerun else { panic!("{rerun:?}") };
+    assert_eq!(g.common.out.as_deref(), Some(again.as_path()));
+    // The same request but its output (a URL's `***` is gone: the rerun's URL had none).
+    let same = fairbench::model::ProbeRequest::Failover(fairbench::model::probe_request::FailoverRequest {
+        common: fairbench::model::probe_request::ProbeOptions { out: f.common.out.clone(), ..g.common.clone() },
+        ..g.clone()
+    });
+    let usable = |r: &fairbench::model::ProbeRequest| r.redacted(fairbench::model::request::without_redacted_password);
+    assert_eq!(usable(&same), usable(&kept));
+    let failover = second.ha.as_ref().and_then(|h| h.failover.as_ref()).unwrap();
+    assert_eq!(failover.verification.as_ref().map(|v| v.lost), Some(0));
+    assert_ne!(failover.run_id, first.ha.as_ref().unwrap().failover.as_ref().unwrap().run_id);
+
+    let args = ["rerun", &out.display().to_string(), "--", "--rate", "5"].map(String::from);
+    let o = fairbench_in(db.dir.path(), &args);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is a probe's result") && err.contains("fairbench probe"), "{err}");
+}

@@ -23,6 +23,8 @@ pub enum UsageError {
     SweepSizesOfFile,
     #[error("{} is a shard's or a combined result: rerun every shard (its recorded command line on each client host, with a new --shard-key) and combine them", .result.display())]
     RerunShard { result: PathBuf },
+    #[error("{} is a probe's result: rerun runs it as recorded (with --out only); for another target or options run `fairbench probe` with them", .result.display())]
+    RerunProbeChanged { result: PathBuf },
     #[error("report: --under-test names what differs between several results")]
     UnderTestAlone,
     #[error("report --text prints one file: give one")]

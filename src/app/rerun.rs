@@ -5,12 +5,16 @@
 
 use super::{read_result, Error};
 use crate::cli::RerunArgs;
-use crate::model::{RunRequest, WorkloadFileRecord};
+use crate::model::probe_request::{FailoverRequest, LagRequest};
+use crate::model::{ProbeRequest, ResultDocument, RunRequest, WorkloadFileRecord};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub(super) fn rerun_cmd(args: &RerunArgs) -> Result<ExitCode, Error> {
     let doc = read_result(&args.result)?;
+    if let Some(recorded) = doc.ha.as_ref().and_then(|ha| ha.request.as_ref()) {
+        return rerun_probe(recorded, &doc, args);
+    }
     if doc.conditions.run.shard.is_some() || !doc.shards.is_empty() {
         return Err(super::UsageError::RerunShard { result: args.result.clone() }.into());
     }
@@ -38,6 +42,31 @@ pub(super) fn rerun_cmd(args: &RerunArgs) -> Result<ExitCode, Error> {
         doc.conditions.client.command_line.join(" ")
     ));
     super::run_or_bench(&request, bench)
+}
+
+/// A probe's recorded request once more, with a new output; its URLs' passwords come from
+/// where they always do. Its nodes and faults are the recorded ones: another target or
+/// options are given to `probe` itself.
+fn rerun_probe(recorded: &ProbeRequest, doc: &ResultDocument, args: &RerunArgs) -> Result<ExitCode, Error> {
+    if args.target.is_some() || !args.overrides.is_empty() {
+        return Err(super::UsageError::RerunProbeChanged { result: args.result.clone() }.into());
+    }
+    let mut request = recorded.redacted(crate::model::request::without_redacted_password);
+    if let ProbeRequest::Failover(FailoverRequest { common, .. }) | ProbeRequest::Lag(LagRequest { common, .. }) =
+        &mut request
+    {
+        common.out = args.out.clone();
+    }
+    for difference in differences(doc, args) {
+        super::say(format_args!("note: {difference}"));
+    }
+    super::say(format_args!(
+        "Rerunning probe {} from {}: {}",
+        doc.ha.as_ref().map_or("", |ha| ha.probe.as_str()),
+        args.result.display(),
+        doc.conditions.client.command_line.join(" ")
+    ));
+    super::probe::probe_cmd(&request)
 }
 
 /// The recorded request once more: its seed, a new output, the target given (else the

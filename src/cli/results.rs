@@ -24,8 +24,9 @@ pub struct RecoverArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct RerunArgs {
-    /// A result file written by `run` or `bench`: its command line is run again with the
-    /// recorded seed (and the recorded workload file, if that changed or is gone).
+    /// A result file written by `run`, `bench` or `probe`: its recorded request is run again
+    /// with the recorded seed (and the recorded workload file, if that changed or is gone);
+    /// a probe's with its recorded nodes and faults.
     pub result: PathBuf,
     /// Run against this target instead of the recorded one (whose password was never
     /// stored: without this, it comes from --password-file's variables, FAIRBENCH_PASSWORD,

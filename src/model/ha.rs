@@ -25,6 +25,10 @@ pub struct HaRecord {
     pub load: Option<String>,
     /// Every node the probe talked to, as it described itself when the probe started.
     pub nodes: Vec<NodeRecord>,
+    /// What the probe was asked to do (URLs without passwords): `rerun` executes it.
+    /// Absent in results written before probes kept their requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<super::ProbeRequest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failover: Option<FailoverRecord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -91,6 +91,32 @@ pub struct VerifyRequest {
 }
 
 impl ProbeRequest {
+    /// The request as a result keeps it: every URL (targets, nodes, `--with`'s) without its
+    /// password.
+    pub fn redacted(&self, redact: impl Fn(&str) -> String + Copy) -> Self {
+        let urls = |v: &[String]| -> Vec<String> { v.iter().map(|u| redact(u)).collect() };
+        let common = |c: &ProbeOptions| ProbeOptions {
+            with: c.with.as_ref().map(|w| w.redacted(redact)),
+            with_text: c.with_text.as_ref().map(|t| redact(t)),
+            ..c.clone()
+        };
+        match self {
+            ProbeRequest::Failover(f) => ProbeRequest::Failover(FailoverRequest {
+                targets: urls(&f.targets),
+                nodes: urls(&f.nodes),
+                common: common(&f.common),
+                ..f.clone()
+            }),
+            ProbeRequest::Lag(l) => ProbeRequest::Lag(LagRequest {
+                primary: redact(&l.primary),
+                replicas: urls(&l.replicas),
+                common: common(&l.common),
+                ..l.clone()
+            }),
+            ProbeRequest::Verify(v) => ProbeRequest::Verify(VerifyRequest { targets: urls(&v.targets), ..v.clone() }),
+        }
+    }
+
     /// The options of a probe that writes (None: `verify`).
     pub fn common(&self) -> Option<&ProbeOptions> {
         match self {

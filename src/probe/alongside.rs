@@ -27,6 +27,8 @@ pub(super) struct Own {
     /// `probe.write` or `probe.heartbeat`.
     pub statement: &'static str,
     pub sql: String,
+    /// What the probe was asked to do, kept in its result (URLs without passwords).
+    pub request: crate::model::ProbeRequest,
 }
 
 /// Tells the probe thread to stop.
@@ -69,7 +71,7 @@ impl Started {
     ) -> Result<(Started, Events), ProbeError> {
         let before = common.with.is_none().then(|| session::before(first, url));
         let clock = Clock::now();
-        let ha = session::ha_record(own.probe, clock.started_at, nodes, common.with_text.clone());
+        let ha = session::ha_record(own.probe, clock.started_at, nodes, common.with_text.clone(), own.request);
         let mut recording = match before {
             Some(before) => {
                 let path = common.out.clone().unwrap_or_else(|| host.default_out(&format!("probe-{}", own.probe)));

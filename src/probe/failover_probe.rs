@@ -11,6 +11,7 @@ use crate::db::follow::FollowPrimary;
 use crate::db::Database;
 use crate::model::ha::{FailoverRecord, HaRecord};
 use crate::model::probe_request::FailoverRequest;
+use crate::model::ProbeRequest;
 use crate::sandbox::fault::Schedule;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,7 +41,8 @@ pub(super) fn run<D: Database, H: Host>(
         events: None,
     };
     announce(host, &opts, &targets, a.role_poll_ms);
-    let own = Own { probe: "failover", statement: "probe.write", sql: failover::insert_sql(&*targets.dbs[0]) };
+    let sql = failover::insert_sql(&*targets.dbs[0]);
+    let own = Own { probe: "failover", statement: "probe.write", sql, request: ProbeRequest::Failover(a.clone()) };
     let first = (&*targets.dbs[0], &endpoints.urls[0]);
     let (mut started, events) =
         Started::begin(host, common, own, first, (described, session::failover_plan(&opts)), faults)?;

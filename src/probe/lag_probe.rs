@@ -10,6 +10,7 @@ use crate::db::follow::FollowPrimary;
 use crate::db::{Database, TargetUrl};
 use crate::model::ha::HaRecord;
 use crate::model::probe_request::LagRequest;
+use crate::model::ProbeRequest;
 use crate::sandbox::fault::Schedule;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,7 +42,12 @@ pub(super) fn run<D: Database, H: Host>(
     };
     let (rate, primary, poll_ms, run_id) = (opts.rate, redacted[0].as_str(), a.poll_ms, opts.run_id);
     host.notice(Notice::LagStarts { rate, primary, poll_ms, run_id });
-    let own = Own { probe: "lag", statement: "probe.heartbeat", sql: lag::INSERT.into() };
+    let own = Own {
+        probe: "lag",
+        statement: "probe.heartbeat",
+        sql: lag::INSERT.into(),
+        request: ProbeRequest::Lag(a.clone()),
+    };
     let (mut started, events) =
         Started::begin(host, common, own, (&*dbs[0], &urls[0]), (described, session::lag_plan(&opts)), faults)?;
     let (primary, readers, clock) = (dbs[0].clone(), dbs[1..].to_vec(), started.clock);

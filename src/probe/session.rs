@@ -141,13 +141,20 @@ pub fn outcome(started_at: SystemTime, measured_s: f64, interrupted: bool) -> Ru
 }
 
 /// The probe's figures as known before it writes.
-pub fn ha_record(probe: &str, started_at: SystemTime, nodes: Vec<NodeRecord>, load: Option<String>) -> HaRecord {
+pub fn ha_record(
+    probe: &str,
+    started_at: SystemTime,
+    nodes: Vec<NodeRecord>,
+    load: Option<String>,
+    request: crate::model::ProbeRequest,
+) -> HaRecord {
     HaRecord {
         probe: probe.into(),
         started_at: crate::model::rfc3339(started_at),
         duration_s: 0.0,
-        load,
+        load: load.map(|l| crate::db::redact::redact_str(&l)),
         nodes,
+        request: Some(request.redacted(crate::db::redact::redact_str)),
         failover: None,
         lag: None,
     }

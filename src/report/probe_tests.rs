@@ -130,6 +130,7 @@ fn two_primaries_behind_one_target_are_named_with_the_writes_each_took() {
         duration_s: 10.0,
         load: None,
         nodes: Vec::new(),
+        request: None,
         failover: Some(f),
         lag: None,
     };

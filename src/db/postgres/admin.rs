@@ -169,7 +169,8 @@ impl PostgresConnection {
         let rows = self.text_rows(sql).await?;
         let by = |r: &[Option<String>]| {
             if col(r, 2) == Some("pg_stat_replication") {
-                "pg_stat_replication"
+                // It names a replica's address, not its port: this server's port is a guess.
+                "pg_stat_replication: its address, this server's port"
             } else {
                 "pg_stat_wal_receiver"
             }
