@@ -50,6 +50,12 @@ fn postgres_a_probes_result_is_build_of_its_record() {
     assert_probe_is_build_of_its_record(Kind::Postgres);
 }
 
+/// The password in a test URL (`scheme://user:password@...`), or none.
+fn password_of(url: &str) -> &str {
+    let user = url.split_once("://").and_then(|(_, rest)| rest.split_once('@')).map(|(user, _)| user);
+    user.and_then(|u| u.split_once(':')).map_or("", |(_, p)| p)
+}
+
 /// Acknowledged attempts in the record on disk (read as a killed probe would leave it).
 fn acknowledged_in(record: &Path) -> usize {
     let Ok(read) = fairbench::timeline::read_record(record) else { return 0 };
@@ -90,8 +96,7 @@ fn mariadb_a_probe_killed_with_sigkill_is_recovered_with_its_ledger_and_a_loss_v
     let acked_on_disk = acknowledged_in(&record);
 
     // The result holds the nodes' URLs without their password: the environment gives it.
-    let password = db.url.split_once("://").and_then(|(_, rest)| rest.split_once('@')).map(|(user, _)| user);
-    let password = password.and_then(|u| u.split_once(':')).map_or("", |(_, p)| p);
+    let password = password_of(&db.url);
     let o = std::process::Command::new(bin())
         .args(["recover".to_string(), out.display().to_string()])
         .current_dir(db.dir.path())
@@ -131,8 +136,7 @@ fn mariadb_a_probes_result_keeps_its_request_and_rerun_runs_it() {
 
     let again = db.dir.path().join("again.json");
     // The password was never kept: the environment gives it, as to any rerun.
-    let password = db.url.split_once("://").and_then(|(_, rest)| rest.split_once('@')).map(|(user, _)| user);
-    let password = password.and_then(|u| u.split_once(':')).map_or("", |(_, p)| p);
+    let password = password_of(&db.url);
     let o = std::process::Command::new(bin())
         .args(["rerun", &out.display().to_string(), "--out", &again.display().to_string()])
         .current_dir(db.dir.path())

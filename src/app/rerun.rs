@@ -5,7 +5,6 @@
 
 use super::{read_result, Error};
 use crate::cli::RerunArgs;
-use crate::model::probe_request::{FailoverRequest, LagRequest};
 use crate::model::{ProbeRequest, ResultDocument, RunRequest, WorkloadFileRecord};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -52,9 +51,7 @@ fn rerun_probe(recorded: &ProbeRequest, doc: &ResultDocument, args: &RerunArgs) 
         return Err(super::UsageError::RerunProbeChanged { result: args.result.clone() }.into());
     }
     let mut request = recorded.redacted(crate::model::request::without_redacted_password);
-    if let ProbeRequest::Failover(FailoverRequest { common, .. }) | ProbeRequest::Lag(LagRequest { common, .. }) =
-        &mut request
-    {
+    if let Some(common) = request.common_mut() {
         common.out = args.out.clone();
     }
     for difference in differences(doc, args) {

@@ -125,4 +125,12 @@ impl ProbeRequest {
             ProbeRequest::Verify(_) => None,
         }
     }
+
+    pub fn common_mut(&mut self) -> Option<&mut ProbeOptions> {
+        match self {
+            ProbeRequest::Failover(f) => Some(&mut f.common),
+            ProbeRequest::Lag(l) => Some(&mut l.common),
+            ProbeRequest::Verify(_) => None,
+        }
+    }
 }

@@ -71,7 +71,7 @@ impl Started {
     ) -> Result<(Started, Events), ProbeError> {
         let before = common.with.is_none().then(|| session::before(first, url));
         let clock = Clock::now();
-        let ha = session::ha_record(own.probe, clock.started_at, nodes, common.with_text.clone(), own.request);
+        let ha = session::ha_record(own.probe, clock.started_at, nodes, own.request);
         let mut recording = match before {
             Some(before) => {
                 let path = common.out.clone().unwrap_or_else(|| host.default_out(&format!("probe-{}", own.probe)));

@@ -7,6 +7,7 @@ use super::failover::FailoverOptions;
 use crate::model::ha::{Attempt, FailoverRecord, HaRecord, NodeRecord, RoleChange};
 use crate::model::ha_ledger::{FailoverPlan, HaLine};
 use crate::model::record::{ClientCpu, Record, RecordStart, RecordedStatement, RunOutcome};
+use crate::model::ProbeRequest;
 use crate::model::{
     Arrival, ClientConditions, Conditions, DatasetConditions, HostFacts, LoopKind, OpenLoopRecord, ResultDocument,
     RunRecord, RunStatus, ServerConditions, SqlCommand, TargetRecord, WorkloadRecord,
@@ -141,20 +142,17 @@ pub fn outcome(started_at: SystemTime, measured_s: f64, interrupted: bool) -> Ru
 }
 
 /// The probe's figures as known before it writes.
-pub fn ha_record(
-    probe: &str,
-    started_at: SystemTime,
-    nodes: Vec<NodeRecord>,
-    load: Option<String>,
-    request: crate::model::ProbeRequest,
-) -> HaRecord {
+/// The probe's figures before it writes: its nodes and its request (URLs without passwords),
+/// whose `--with` text names the load beside it.
+pub fn ha_record(probe: &str, started_at: SystemTime, nodes: Vec<NodeRecord>, request: ProbeRequest) -> HaRecord {
+    let request = request.redacted(crate::db::redact::redact_str);
     HaRecord {
         probe: probe.into(),
         started_at: crate::model::rfc3339(started_at),
         duration_s: 0.0,
-        load: load.map(|l| crate::db::redact::redact_str(&l)),
+        load: request.common().and_then(|c| c.with_text.clone()),
         nodes,
-        request: Some(request.redacted(crate::db::redact::redact_str)),
+        request: Some(request),
         failover: None,
         lag: None,
     }
