@@ -23,6 +23,8 @@ pub enum RecoverError {
     Build(PathBuf, BuildError),
     #[error("cannot read {0}: {1}")]
     Read(PathBuf, std::io::Error),
+    #[error(transparent)]
+    Hlog(#[from] crate::timeline::hlog::HlogError),
 }
 
 /// What recover rebuilt.
@@ -53,6 +55,8 @@ pub fn recover(started: ResultDocument, path: &Path) -> Result<Recovered, Recove
     }
     let read = read_record(&record_path)?;
     let mut doc = crate::result::build(&read.record).map_err(|e| RecoverError::Build(record_path.clone(), e))?;
+    // The interval log is written when a run ends: from the record here.
+    crate::timeline::hlog::write(&read.record, &paths_for(path)[1])?;
     doc.streamed = describe(path).map_err(|e| RecoverError::Read(record_path.clone(), e))?;
     let phases = &read.record.phases;
     let entries = phases.iter().map(|p| p.entries.len()).sum();

@@ -104,12 +104,14 @@ fn sqlite_recover_of_a_finished_runs_record_keeps_every_figure_its_entries_hold(
     started.audit = fairbench::audit::audit(&started);
     started.write(&dir.join("killed.json")).unwrap();
     cut_before_the_ends(&record, &fairbench::timeline::record_path_for(&dir.join("killed.json")));
-    let streamed = |name: &str| fairbench::timeline::paths_for(&dir.join(name));
-    for (from, to) in streamed("done.json").iter().zip(streamed("killed.json")) {
-        std::fs::copy(from, to).unwrap();
-    }
+    let [done_intervals, done_log] = fairbench::timeline::paths_for(&dir.join("done.json"));
+    let [killed_intervals, killed_log] = fairbench::timeline::paths_for(&dir.join("killed.json"));
+    std::fs::copy(done_intervals, killed_intervals).unwrap();
     let o = fairbench_in(dir, &["recover", "killed.json"].map(String::from));
     assert!(o.status.success(), "{}", text(&o));
+    // The interval log a killed run never wrote, written by recover from its record: the
+    // finished run's, byte for byte.
+    assert_eq!(std::fs::read_to_string(killed_log).unwrap(), std::fs::read_to_string(done_log).unwrap());
     let recovered = ResultDocument::read(&dir.join("killed.json")).unwrap();
     let run = &recovered.conditions.run;
     assert_eq!(run.status.name(), "incomplete");

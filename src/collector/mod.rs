@@ -198,7 +198,7 @@ impl<'p> Collector<'p> {
             entries: &mut self.entries,
             streamed: &mut self.streamed,
         };
-        self.timeline.finish_telling(&mut |entry, h, counts| kept.record(entry, h, counts), false);
+        self.timeline.finish_telling(&mut |entry, _, counts| kept.record(entry, counts), false);
         Collected { entries: self.entries, streamed: self.streamed, stream_error: self.stream_error }
     }
 
@@ -274,14 +274,13 @@ struct Kept<'a, 'p> {
 }
 
 impl Kept<'_, '_> {
-    /// An entry as it closes: streamed (its record line and its histograms in the interval
-    /// log), or kept in memory when there is no stream; the first error stops the stream,
+    /// An entry as it closes: streamed (its record line), or kept in memory when there is no stream; the first error stops the stream,
     /// and that entry and the later ones are kept.
-    fn record(&mut self, entry: &IntervalStats, h: &ClassHistograms, counts: Option<&Recorder>) {
+    fn record(&mut self, entry: &IntervalStats, counts: Option<&Recorder>) {
         let counts = counts.map(Recorder::counts).unwrap_or_default();
         let entry = RecordEntry { stats: entry.clone(), counts };
         if let Some(files) = self.stream {
-            match files.append_entry(&entry, h) {
+            match files.append_entry(&entry) {
                 Ok(()) => {
                     *self.streamed += 1;
                     return;
@@ -363,7 +362,7 @@ impl Sink for Collector<'_> {
             streamed: &mut self.streamed,
         };
         let told =
-            &mut |entry: &IntervalStats, h: &ClassHistograms, counts: Option<&Recorder>| kept.record(entry, h, counts);
+            &mut |entry: &IntervalStats, _: &ClassHistograms, counts: Option<&Recorder>| kept.record(entry, counts);
         self.timeline.push_telling(stats, &self.classes, Some(t.recorder), told);
         if let Some(every) = self.report_every {
             self.window_tick(t, warmup, every);
@@ -488,20 +487,8 @@ mod tests {
         use crate::model::record::{Record, RecordLine, RecordStart, RecordedPhase, RunOutcome};
         let dir = tempfile::tempdir().unwrap();
         let result = dir.path().join("r.json");
-        let mut files = TimelineFiles::create(&result, std::time::SystemTime::now(), None).unwrap();
-        let start = RecordStart {
-            schema: crate::model::record::RECORD_SCHEMA.into(),
-            version: crate::model::record::RECORD_VERSION,
-            started: std::time::SystemTime::UNIX_EPOCH,
-            document: serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap(),
-            statements: Vec::new(),
-            transactions: Vec::new(),
-            open_loop: false,
-            percentiles: Vec::new(),
-            kept_per_phase: 8,
-            entry_histograms: false,
-            thresholds: Vec::new(),
-        };
+        let mut files = TimelineFiles::create(&result, None).unwrap();
+        let start = RecordStart::for_tests(8);
         files.write_record(&RecordLine::Start(Box::new(start.clone()))).unwrap();
         let mut c = Collector::new(&[], &[], false, 1, None).keep_at_most(8, None).stream_to(&mut files);
         let t0 = Instant::now();
@@ -528,6 +515,14 @@ mod tests {
         assert_eq!(entries.iter().map(|e| e.counts.events.as_ref().map_or(0, |_| 1)).sum::<usize>(), entries.len());
         let end = entries.last().map(|e| e.stats.from_s + e.stats.duration_s);
         assert_eq!(end, Some(100.0), "intervals to the microsecond, following one another");
+        // The interval log, written from the record at the end: each entry's events.
+        let log = std::fs::read_to_string(crate::timeline::paths_for(&result)[1].as_path()).unwrap();
+        let logged: Vec<&str> = log.lines().filter(|l| l.starts_with("Tag=event,")).collect();
+        assert_eq!(logged.len(), entries.len());
+        let first = format!("Tag=event,{:.6},{:.6},", entries[0].stats.from_s, entries[0].stats.duration_s);
+        assert!(logged[0].starts_with(&first), "{} vs {first}", logged[0]);
+        let decode = |l: &str| crate::stats::LatencyHistogram::decode(l.rsplit(',').next().unwrap(), 0, u64::MAX, 0);
+        assert_eq!(logged.iter().map(|l| decode(l).unwrap().count()).sum::<u64>(), 100);
     }
 
     #[test]

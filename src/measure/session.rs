@@ -208,7 +208,7 @@ impl<D: Database, O: Observer> Session<'_, D, O> {
         if !device {
             let planned = self.plan.planned_ticks().map(|t| t * self.plan.repeats.max(1) as u64);
             let write_error = |source| ResultFileError::Write { path: self.out_path.clone(), source };
-            let mut files = TimelineFiles::create(&self.out_path, start.started, planned).map_err(write_error)?;
+            let mut files = TimelineFiles::create(&self.out_path, planned).map_err(write_error)?;
             let line = RecordLine::Start(Box::new(start.clone()));
             files.write_record(&line).map_err(|e| write_error(e.source))?;
             result::complete(result::Basis::Start(&start), result::Ending::default())?.write(&self.out_path)?;

@@ -323,6 +323,26 @@ impl Record {
 }
 
 #[cfg(test)]
+impl RecordStart {
+    /// A start with no statements, carrying any result document whole.
+    pub(crate) fn for_tests(kept_per_phase: usize) -> RecordStart {
+        RecordStart {
+            schema: RECORD_SCHEMA.into(),
+            version: RECORD_VERSION,
+            started: SystemTime::UNIX_EPOCH,
+            document: serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap(),
+            statements: Vec::new(),
+            transactions: Vec::new(),
+            open_loop: false,
+            percentiles: Vec::new(),
+            kept_per_phase,
+            entry_histograms: false,
+            thresholds: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -333,20 +353,7 @@ mod tests {
 
     #[test]
     fn a_run_killed_in_its_second_repeat_reads_as_one_ended_phase_and_one_open() {
-        let start = RecordStart {
-            schema: RECORD_SCHEMA.into(),
-            version: RECORD_VERSION,
-            started: SystemTime::UNIX_EPOCH,
-            // Any result document: the start line carries it whole.
-            document: serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap(),
-            statements: Vec::new(),
-            transactions: Vec::new(),
-            open_loop: false,
-            percentiles: Vec::new(),
-            kept_per_phase: 150,
-            entry_histograms: false,
-            thresholds: Vec::new(),
-        };
+        let start = RecordStart::for_tests(150);
         let lines = vec![
             RecordLine::Start(Box::new(start)),
             entry(0.0),

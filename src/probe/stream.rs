@@ -73,7 +73,7 @@ impl Streamer {
         let files = match device {
             true => None,
             false => {
-                let mut files = TimelineFiles::create(out, record_start.started, None).map_err(write_error)?;
+                let mut files = TimelineFiles::create(out, None).map_err(write_error)?;
                 let line = RecordLine::Start(Box::new(record_start.clone()));
                 files.write_record(&line).map_err(|e| write_error(e.source))?;
                 let doc = crate::result::complete(
@@ -157,7 +157,7 @@ impl Streamer {
         let entry = RecordEntry { stats, counts: self.entry.counts() };
         if let Some(files) = &mut self.files {
             let written = files.append(&entry.stats).map_err(|e| e.to_string());
-            let written = written.and_then(|()| files.append_entry(&entry, &h).map_err(|e| e.to_string()));
+            let written = written.and_then(|()| files.append_entry(&entry).map_err(|e| e.to_string()));
             if let Err(e) = written {
                 self.error.get_or_insert(e);
             }

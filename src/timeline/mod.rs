@@ -5,38 +5,39 @@
 //! - `<result>.intervals.jsonl.gz`: one line per interval, the result's `intervals[]` entry,
 //!   in a gzip stream flushed after each line (`zcat` reads a killed run's file up to its
 //!   last line, then complains of the missing end); a scatter sample bounded over the run;
+//! - `<result>.record.jsonl.gz`: the run's record ([`record`]), each entry the result's
+//!   timeline keeps with its histograms per statement, as it closes: what the result is built
+//!   from. A run with a planned length has at most ~300 entries (each as wide as the run's
+//!   length makes it); without one, entries double in width as it goes.
 //! - `<result>.hlog`: the latency histograms (whole events and each statement class) of
-//!   each entry the result's timeline keeps, as it closes, in HdrHistogram's interval-log
-//!   format (V2 + DEFLATE, base64; nanoseconds, 3 significant digits), which HdrHistogram's
-//!   own tools and the `hdrhistogram` Python package read, and which several client hosts'
-//!   logs merge exactly. A run with a planned length has at most ~300 entries (each as
-//!   wide as the run's length makes it); without one, entries double in width as it goes.
+//!   each of those entries in HdrHistogram's interval-log format (V2 + DEFLATE, base64;
+//!   nanoseconds, 3 significant digits), which HdrHistogram's own tools and the
+//!   `hdrhistogram` Python package read, and which several client hosts' logs merge
+//!   exactly. Written from the record when the run ends, and by `recover` ([`hlog`]).
 //!
 //! Why this split: a day at one-second intervals is 86,400 lines; each interval's figures
-//! compress to ~300 bytes, its class histograms to several kilobytes. So every interval's
-//! figures are streamed, and the histograms at the resolution the result keeps (which is
-//! also what `recover` needs to rebuild the result exactly).
+//! compress to ~300 bytes, its histograms to several kilobytes. So every interval's figures
+//! are streamed, and the histograms at the resolution the result keeps.
 
+pub mod hlog;
 pub mod record;
 
 pub use record::{read_record, record_path_for, RecordFile};
 
 use crate::model::record::{RecordEntry, RecordLine};
 use crate::model::{IntervalStats, StreamedFile};
-use crate::recorder::classes::ClassHistograms;
-use crate::stats::LatencyHistogram;
 use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-/// The two files, open for appending. Each interval goes out in one write per file (whole
-/// lines, never a part of one), straight to the OS.
+/// The streamed files, open for appending. Each interval goes out in one write per file
+/// (whole lines, never a part of one), straight to the OS; the interval log is written at
+/// the end.
 pub struct TimelineFiles {
     intervals: Option<GzEncoder<File>>,
-    hlog: File,
     paths: [PathBuf; 2],
     /// The run's record: what the result is built from.
     record: RecordFile,
@@ -102,16 +103,20 @@ pub fn digest(path: &Path) -> std::io::Result<(u64, String)> {
 }
 
 impl TimelineFiles {
-    /// Creates (or truncates) the files for the result at `result`; the log's start time is
-    /// `started` (the run's start: interval times count from it, warmup included). A run of
-    /// `intervals` planned intervals (all repeats) spreads its scatter sample over them.
-    pub fn create(result: &Path, started: SystemTime, intervals: Option<u64>) -> std::io::Result<TimelineFiles> {
+    /// Creates (or truncates) the files for the result at `result` (the record's start line
+    /// gives the interval log its start time). A run of `intervals` planned intervals (all
+    /// repeats) spreads its scatter sample over them.
+    pub fn create(result: &Path, intervals: Option<u64>) -> std::io::Result<TimelineFiles> {
         let paths = paths_for(result);
         let record = RecordFile::create(&record_path_for(result))?;
         let per_line = intervals.map_or(1.0, |n| STREAMED_POINTS / n.max(1) as f64);
+        // A log left by an earlier run at this path would not be this run's.
+        match std::fs::remove_file(&paths[1]) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         let mut files = TimelineFiles {
             intervals: Some(GzEncoder::new(File::create(&paths[0])?, flate2::Compression::default())),
-            hlog: File::create(&paths[1])?,
             paths,
             record,
             last_sync: Instant::now(),
@@ -121,15 +126,6 @@ impl TimelineFiles {
             points_per_line: per_line,
             points_owed: 0.0,
         };
-        let since_epoch = started.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
-        let header = format!(
-            "#[Histogram log format version 1.3]\n#[fairbench {} latencies in nanoseconds]\n\
-             #[StartTime: {since_epoch:.3} (seconds since epoch), {}]\n\
-             \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
-            env!("CARGO_PKG_VERSION"),
-            crate::model::rfc3339(started)
-        );
-        files.hlog.write_all(header.as_bytes())?;
         files.sync()?;
         Ok(files)
     }
@@ -144,11 +140,8 @@ impl TimelineFiles {
         self.record.write(line).and_then(|()| self.sync_now_and_then()).map_err(|source| StreamError { path, source })
     }
 
-    /// A timeline entry as it closes: its line in the record and its histograms in the
-    /// interval log.
-    pub fn append_entry(&mut self, entry: &RecordEntry, h: &ClassHistograms) -> Result<(), StreamError> {
-        let path = self.paths[1].clone();
-        self.append_histograms(&entry.stats, h).map_err(|source| StreamError { path, source })?;
+    /// A timeline entry as it closes: its line in the record.
+    pub fn append_entry(&mut self, entry: &RecordEntry) -> Result<(), StreamError> {
         /// An `entry` line as [`RecordLine::Entry`] writes it, by reference (no copy).
         #[derive(serde::Serialize)]
         #[serde(tag = "record", rename_all = "snake_case")]
@@ -162,14 +155,14 @@ impl TimelineFiles {
             .map_err(|source| StreamError { path, source })
     }
 
-    /// Ends the files (the gzip streams' trailers) and names them as the result does: name,
-    /// format, size and digest.
+    /// Ends the files (the gzip streams' trailers), writes the interval log from the record,
+    /// and names them as the result does: name, format, size and digest.
     pub fn finish(&mut self) -> std::io::Result<Vec<StreamedFile>> {
         if let Some(gz) = self.intervals.take() {
             gz.finish()?.sync_data()?;
         }
-        self.hlog.sync_data()?;
         self.record.finish()?;
+        hlog::write_from_record(self.record.path(), &self.paths[1]).map_err(std::io::Error::other)?;
         let result = self.paths[1].with_extension("json");
         describe(&result)
     }
@@ -200,19 +193,6 @@ impl TimelineFiles {
         self.sync_now_and_then()
     }
 
-    /// Appends the histograms per class of a kept entry as it closes (classes without any
-    /// left out; the total, their sum, is not logged).
-    pub fn append_histograms(&mut self, entry: &IntervalStats, h: &ClassHistograms) -> std::io::Result<()> {
-        let mut at = entry.clone();
-        self.place(&mut at);
-        let mut log = histogram_line("event", h.event(), &at);
-        for (tag, class) in h.by_name().skip(1) {
-            log += &histogram_line(tag, class, &at);
-        }
-        self.hlog.write_all(log.as_bytes())?;
-        self.sync_now_and_then()
-    }
-
     /// Repeats are placed back to back.
     fn place(&self, stats: &mut IntervalStats) {
         stats.from_s += self.offset_s;
@@ -230,21 +210,10 @@ impl TimelineFiles {
         if let Some(gz) = &self.intervals {
             gz.get_ref().sync_data()?;
         }
-        self.hlog.sync_data()?;
         self.record.sync()?;
         self.last_sync = Instant::now();
         Ok(())
     }
-}
-
-/// `Tag=event,12.000000,1.001000,3.145,HISTF...`: start and length in seconds (to the
-/// microsecond, so that entries and the intervals file's lines match exactly), the max in
-/// milliseconds (the format's customary unit for its max column); nothing for an empty one.
-fn histogram_line(tag: &str, h: &LatencyHistogram, s: &IntervalStats) -> String {
-    if h.count() == 0 {
-        return String::new();
-    }
-    format!("Tag={tag},{:.6},{:.6},{:.3},{}\n", s.from_s, s.duration_s, h.max_ns() as f64 / 1e6, h.encode())
 }
 
 /// `keep` of `points`, evenly spread (all when there are no more).
@@ -324,15 +293,13 @@ mod tests {
     fn each_interval_is_readable_when_appended_and_after_a_cut() {
         let dir = tempfile::tempdir().unwrap();
         let result = dir.path().join("r.json");
-        let mut files = TimelineFiles::create(&result, SystemTime::now(), None).unwrap();
-        let mut r = crate::recorder::Recorder::new(&[], &[], false);
-        r.events.record_ns(2_000_000);
+        let mut files = TimelineFiles::create(&result, None).unwrap();
+        let start = crate::model::record::RecordStart::for_tests(8);
+        files.write_record(&RecordLine::Start(Box::new(start))).unwrap();
         for n in 0..3 {
             let stats = IntervalStats { from_s: 3.0 + n as f64, duration_s: 1.0, ..Default::default() };
             files.append(&stats).unwrap();
         }
-        let entry = IntervalStats { from_s: 3.0, duration_s: 3.0, ..Default::default() };
-        files.append_histograms(&entry, &ClassHistograms::of(&r)).unwrap();
         // Read while the writer is still open (as after a kill): every line so far.
         let read = |path: &Path| {
             let mut lines = IntervalLines::open(path).unwrap();
@@ -347,13 +314,6 @@ mod tests {
             std::fs::write(&cut, &bytes[..bytes.len() - by]).unwrap();
             assert_eq!(read(&cut).0, vec![3.0, 4.0], "cut by {by} bytes");
         }
-        let log = std::fs::read_to_string(&files.paths()[1]).unwrap();
-        let line = log.lines().find(|l| l.starts_with("Tag=event,")).unwrap();
-        let encoded = line.rsplit(',').next().unwrap();
-        let h = LatencyHistogram::decode(encoded, 0, u64::MAX, 0).unwrap();
-        assert_eq!(h.count(), 1);
-        assert!(line.starts_with("Tag=event,3.000000,3.000000,2.00"), "{line}");
-        assert!(!log.contains("Tag=read,"), "an empty class is left out");
         // Finished: a whole gzip file.
         files.finish().unwrap();
         assert_eq!(read(&files.paths()[0]), (vec![3.0, 4.0, 5.0], false));
@@ -362,7 +322,9 @@ mod tests {
     #[test]
     fn the_scatter_sample_is_spread_over_the_planned_run() {
         let dir = tempfile::tempdir().unwrap();
-        let mut files = TimelineFiles::create(&dir.path().join("r.json"), SystemTime::now(), Some(40_000)).unwrap();
+        let mut files = TimelineFiles::create(&dir.path().join("r.json"), Some(40_000)).unwrap();
+        let start = crate::model::record::RecordStart::for_tests(8);
+        files.write_record(&RecordLine::Start(Box::new(start))).unwrap();
         let mut kept = 0;
         for n in 0..40_000 {
             let mut stats = IntervalStats { from_s: n as f64, duration_s: 1.0, ..Default::default() };
