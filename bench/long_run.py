@@ -35,7 +35,8 @@ def rss_mb(pid):
 
 
 def streamed(out):
-    """The files streamed beside the result: intervals, interval log, record."""
+    """The files beside the result: intervals and record (streamed), interval log (written
+    from the record when the run ends)."""
     stem = out[: -len(".json")]
     return [stem + ".intervals.jsonl.gz", stem + ".hlog", stem + ".record.jsonl.gz"]
 
@@ -101,7 +102,7 @@ def watch(procs, outs):
                 continue
             n = lines(streamed(out)[0])
             if n >= pending[name][0]:
-                size = sum(os.path.getsize(f) for f in streamed(out))
+                size = sum(os.path.getsize(f) for f in streamed(out) if os.path.exists(f))
                 rows[name].append((pending[name].pop(0), n, rss_mb(procs[name].pid), size,
                                    rss_mb(procs["sysbench"].pid)))
     for name, p in procs.items():
@@ -133,11 +134,15 @@ def day(targets, tmp, rows):
         entries, per_entry = histogram_entries(hlog)
         recorded, per_record = record_entries(record)
         per_line = os.path.getsize(jsonl) / n
+        # The record and the log hold at most 300 entries however long the run: a run planned
+        # as a week spreads them over 7 days.
         total = (per_line * DAY + (per_entry + per_record) * 300) / 1e6
-        print(f"  {name}: intervals file {per_line:.0f} B a line x {DAY}, interval log {per_entry / 1e3:.1f} KB "
-              f"for its largest entry (of {entries}) x 300, record {per_record / 1e3:.1f} KB for its largest "
-              f"entry (of {recorded}) x 300 -> {total:.1f} MB a day, {total * 1e6 / DAY:.0f} B an interval "
-              f"(goal: 25 MB, 300 B)")
+        week = (per_line * DAY + (per_entry + per_record) * 300 / 7) / 1e6
+        print(f"  {name}: intervals file {per_line:.0f} B a line x {DAY}, interval log (written at the end) "
+              f"{per_entry / 1e3:.1f} KB for its largest entry (of {entries}) x 300, record "
+              f"{per_record / 1e3:.1f} KB for its largest entry (of {recorded}) x 300 -> {total:.1f} MB a day, "
+              f"{total * 1e6 / DAY:.0f} B an interval; a run planned as a week: {week:.1f} MB a day, "
+              f"{week * 1e6 / DAY:.0f} B an interval (goal: 25 MB, 300 B)")
     print(f"Resident memory at 1 s intervals, from the 10 ms run's growth between its first and last mark:")
     for name, samples in rows.items():
         if name == "sysbench" or len(samples) < 2:
