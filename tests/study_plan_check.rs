@@ -131,7 +131,7 @@ fn a_setting_the_mariadb_server_does_not_list_is_refused() {
     let said = lab.refused(
         "target \"fast\": set \"innodb_flush_log_at_trx_comit=0\": mariadb has no setting \"innodb_flush_log_at_trx_comit\": did you mean innodb_flush_log_at_trx_commit? (`",
     );
-    assert!(said.contains("mariadbd --verbose --help` lists the "), "{said}");
+    assert!(said.contains("mariadbd --no-defaults --verbose --help` lists the "), "{said}");
     // As a matrix axis, on Galera too (its servers are mariadbd); `-` spells `_`.
     let galera =
         STUDY.replace("sandbox = \"mariadb\"\nset = [\"innodb_flush_log_at_trx_commit=0\"]", "sandbox = \"galera\"");

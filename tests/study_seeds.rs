@@ -140,3 +140,15 @@ fn a_study_refuses_a_sandbox_without_the_binary_log_where_replication_needs_it()
     let e = load(&axis).unwrap_err();
     assert!(e.contains("log_bin takes OFF (no binary log) or ON"), "{e}");
 }
+
+#[test]
+fn a_workload_misspelt_where_a_claim_names_it_rightly_is_pointed_at() {
+    let text = STUDY
+        .replace("name = \"oltp_write_only\"", "name = \"oltp_write_onyl\"")
+        .replace("subject = \"template\"\n", "subject = \"template\"\nwhere = { workload = [\"oltp_write_only\"] }\n");
+    let e = load(&text).unwrap_err();
+    assert!(
+        e.contains(r#"where workload = "oltp_write_only": the study's workload values are oltp_write_onyl ("oltp_write_onyl" is close: one of the two is misspelt)"#),
+        "{e}"
+    );
+}

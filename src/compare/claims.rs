@@ -4,6 +4,7 @@
 use super::{label, ratio_interval, value_interval, Subject};
 use crate::model::comparison::{ClaimRecord, Estimate, Verdict};
 use crate::model::criterion::{Bound, Op};
+use crate::model::metric::{LatencyFigure, Metric};
 use crate::model::{Criterion, Finding, ResultDocument, Severity};
 
 /// Every claim about every side but the baseline.
@@ -61,6 +62,9 @@ fn verdict(
     let bound = match c.bound {
         Bound::Ratio(b) | Bound::Absolute(b) => b,
     };
+    if let Some(attained) = attained(c, docs[side]) {
+        return attained;
+    }
     let Some(e) = e else {
         let why = if docs[side].metric(&c.metric).is_none() || docs[0].metric(&c.metric).is_none() {
             format!("{} is not measured on both sides", c.metric)
@@ -91,4 +95,64 @@ fn verdict(
         Verdict::Inconclusive => format!("the interval straddles the bound: {range}"),
     };
     (verdict, reason)
+}
+
+/// A run's slowest or fastest is a latency that happened, not an estimate: one past a bound
+/// on the slowest (`commit.max<226ms`) or the fastest (`min>1ms`) refutes the claim whatever
+/// the interval (more runs can only go further), and one that reaches a claimed extreme
+/// (`max>=1s`, `commit.min<=2ms`) supports it. Other cases are left to the interval.
+fn attained(c: &Criterion, doc: &ResultDocument) -> Option<(Verdict, String)> {
+    let (Bound::Absolute(bound), Metric::Latency { figure, .. }) = (&c.bound, &c.metric) else { return None };
+    let observed = doc.metric(&c.metric)?;
+    let holds = c.op.holds(observed, *bound);
+    let below = match c.op {
+        Op::Lt | Op::Le => true,
+        Op::Gt | Op::Ge => false,
+        Op::Eq => return None,
+    };
+    let (verdict, how) = match (figure, below, holds) {
+        (LatencyFigure::Max, true, false) | (LatencyFigure::Min, false, false) => (Verdict::Refuted, "breaks it"),
+        (LatencyFigure::Max, false, true) | (LatencyFigure::Min, true, true) => (Verdict::Supported, "reaches it"),
+        _ => return None,
+    };
+    let name = if matches!(figure, LatencyFigure::Max) { "slowest" } else { "fastest" };
+    Some((
+        verdict,
+        format!("the {name} measured, {}, {how} (an observed extreme, not an estimate)", c.metric.show(observed)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// commit: fastest 0.144 ms, slowest 29.784 ms.
+    fn doc() -> ResultDocument {
+        serde_json::from_str(include_str!("../audit/testdata/mariadb_loopback.json")).unwrap()
+    }
+
+    fn judged(claim: &str) -> (Verdict, String) {
+        let record = judge_value(&Criterion::claim(claim).unwrap(), &doc());
+        (record.verdict, record.reason)
+    }
+
+    #[test]
+    fn an_observed_extreme_past_the_bound_decides_whatever_the_interval() {
+        let (verdict, reason) = judged("commit.max<20ms");
+        assert_eq!(verdict, Verdict::Refuted, "{reason}");
+        assert!(reason.starts_with("the slowest measured, 29.784 ms, breaks it"), "{reason}");
+        assert_eq!(judged("commit.min>1ms").0, Verdict::Refuted);
+        assert_eq!(judged("commit.min<=1ms").0, Verdict::Supported);
+        assert_eq!(judged("commit.max>=25ms").0, Verdict::Supported);
+    }
+
+    #[test]
+    fn an_extreme_within_its_bound_is_left_to_the_interval() {
+        // A slowest under the bound today can be passed by the next run: not supported by
+        // the observation alone.
+        let (_, reason) = judged("commit.max<60ms");
+        assert!(!reason.contains("observed extreme"), "{reason}");
+        let (_, reason) = judged("commit.p99<1ms");
+        assert!(!reason.contains("observed extreme"), "{reason}");
+    }
 }

@@ -38,7 +38,7 @@ pub struct FaultEvent {
     /// `exec`: the command's exit status (absent: killed by a signal, or not an `exec`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
-    /// `exec`: the first lines of its output (stdout, then stderr).
+    /// `exec`: the first and last lines of its output (stdout, then stderr; a line says how many were left out between).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output: Vec<String>,
 }

@@ -282,7 +282,7 @@ fn wait_until(t: Instant, cancel: &AtomicBool) -> bool {
 }
 
 /// Runs an `exec` step's command: done when it exits 0, failed otherwise (its status and
-/// first lines recorded either way).
+/// first and last lines recorded either way).
 fn exec(command: &str, cancel: &AtomicBool, event: &mut FaultEvent) {
     match super::exec::run(command, cancel) {
         Ok(ran) => {

@@ -65,7 +65,7 @@ pub fn mariadb(binary: &Path, extra: &[String]) -> Result<KnownSettings, Sandbox
     args.extend(["--verbose".into(), "--help".into()]);
     let text = listing(binary, &args)?;
     Ok(KnownSettings {
-        listed_by: format!("{} --verbose --help", binary.display()),
+        listed_by: format!("{} {}", binary.display(), args.join(" ")),
         names: mariadb_names(&text),
         syntax: Syntax::MariaDb,
     })

@@ -516,7 +516,13 @@ impl StudyFile {
             let known =
                 self.axis_values(axis).ok_or_else(|| bad(format!("where names {axis:?}, not an axis of the study")))?;
             if let Some(v) = values.iter().map(value_text).find(|v| !known.contains(v)) {
-                return Err(bad(format!("where {axis} = {v:?}: the study's {axis} values are {}", known.join(", "))));
+                // A value one or two letters from one of the study's: one of them is misspelt.
+                let near = known.iter().find(|k| strsim::levenshtein(k, &v) <= 2);
+                let hint = near.map(|k| format!(" ({k:?} is close: one of the two is misspelt)")).unwrap_or_default();
+                return Err(bad(format!(
+                    "where {axis} = {v:?}: the study's {axis} values are {}{hint}",
+                    known.join(", ")
+                )));
             }
         }
         let sides = [("baseline", &c.baseline), ("subject", &c.subject)];
