@@ -26,7 +26,7 @@ pub fn text(o: &mut String, h: &HaRecord, faults: Option<&FaultRecord>, verbose:
     }
     if let Some(f) = &h.failover {
         let endpoints: Vec<&str> = h.nodes.iter().map(|n| n.name.as_str()).collect();
-        failover(o, f, &endpoints, faults, verbose);
+        failover(o, f, (&endpoints, h.duration_s), faults, verbose);
     }
     if let Some(l) = &h.lag {
         lag(o, l, verbose);
@@ -37,7 +37,14 @@ fn secs(us: u64) -> String {
     format!("{:.3}", us as f64 / 1e6)
 }
 
-fn failover(o: &mut String, f: &FailoverRecord, endpoints: &[&str], faults: Option<&FaultRecord>, verbose: bool) {
+/// `(endpoints, duration_s)`: the targets' names, and how long the probe ran.
+fn failover(
+    o: &mut String,
+    f: &FailoverRecord,
+    (endpoints, duration_s): (&[&str], f64),
+    faults: Option<&FaultRecord>,
+    verbose: bool,
+) {
     let outcomes: Vec<String> = f.outcomes.iter().map(|(k, v)| format!("{v} {k}")).collect();
     let _ = writeln!(
         o,
@@ -48,6 +55,7 @@ fn failover(o: &mut String, f: &FailoverRecord, endpoints: &[&str], faults: Opti
         outcomes.join(", ")
     );
     let _ = writeln!(o, "  verdict: {}", verdict(f, faults));
+    primaries_at_once(o, f, duration_s);
     timing(o, f, faults);
     roles(o, f, endpoints);
     if let Some(sb) = &f.split_brain {
@@ -230,6 +238,30 @@ fn roles(o: &mut String, f: &FailoverRecord, endpoints: &[&str]) {
             .collect();
         let endpoint = endpoints.get(t as usize - 1).map_or(format!("target{t}"), |n| n.to_string());
         let _ = writeln!(o, "    {endpoint}: {}", changes.join(", "));
+    }
+}
+
+/// Servers that read as primaries at the same time, though not both taking this probe's
+/// writes (those are the split brain's): next to the verdict, which times the writes'
+/// failover and would otherwise read as a clean one.
+fn primaries_at_once(o: &mut String, f: &FailoverRecord, duration_s: f64) {
+    if f.split_brain.as_ref().is_some_and(|sb| !sb.overlapping.is_empty()) {
+        return;
+    }
+    let roles = f.server_roles();
+    let spans = crate::model::ha_servers::Timeline(&roles).several_writers((duration_s * 1e6) as u64);
+    for (from, to, servers) in spans {
+        let names: Vec<String> = servers
+            .iter()
+            .map(|&n| f.servers.get(n as usize - 1).map_or(format!("target{n}"), |s| s.name.clone()))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  TWO PRIMARIES: {} read as primaries at the same time, {} -> {}: a client pointed at either writes to a copy of its own (ha-two-primaries)",
+            names.join(" and "),
+            secs(from),
+            secs(to)
+        );
     }
 }
 
