@@ -434,11 +434,14 @@ pub struct RunProbe {
     /// Acknowledged writes the final primary lacks; absent when not looked up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<u64>,
-    /// The worst replica's lag p99 and maximum, µs.
+    /// The worst replica's lag p99 and maximum, µs: lower bounds when `lag_at_least`
+    /// (heartbeats a replica never showed within the wait).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_p99_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_max_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lag_at_least: bool,
     /// The probe's verdict in words, as its own report prints it.
     pub verdict: String,
     /// The run's high-availability findings (warn and above): `ha-split-brain`...

@@ -256,6 +256,10 @@ pub(super) fn probe_rows(d: &StudyDocument) -> Vec<Vec<String>> {
     for f in d.cells.iter().filter(|f| !f.probes.is_empty()) {
         let cell = d.plan.cells.iter().find(|c| c.id == f.cell);
         for p in &f.probes {
+            let lag = |v: Option<f64>| match p.lag_at_least {
+                true => v.map_or("-".into(), |v| format!(">= {}", crate::model::metric::show_us(v))),
+                false => us(v),
+            };
             let mut verdict = p.verdict.clone();
             if !p.findings.is_empty() {
                 verdict += &format!(" [{}]", p.findings.join(", "));
@@ -270,8 +274,8 @@ pub(super) fn probe_rows(d: &StudyDocument) -> Vec<Vec<String>> {
                     (v, _) => us(v),
                 },
                 p.lost.map_or("-".into(), |l| l.to_string()),
-                us(p.lag_p99_us),
-                us(p.lag_max_us),
+                lag(p.lag_p99_us),
+                lag(p.lag_max_us),
                 verdict,
             ]);
         }

@@ -111,6 +111,12 @@ fn run_probe(repeat: u32, d: &ResultDocument) -> Option<RunProbe> {
     use crate::model::ha_figure::HaFigure;
     let ha = d.ha.as_ref()?;
     let value = |f: HaFigure| f.of(ha).exact();
+    // A lag known only from below (heartbeats never seen) is still a figure: its bound.
+    let lag = |f: HaFigure| match f.of(ha) {
+        crate::model::ha_figure::HaValue::AtLeast(v, _) => (Some(v), true),
+        v => (v.exact(), false),
+    };
+    let ((lag_p99_us, p99_bound), (lag_max_us, max_bound)) = (lag(HaFigure::LagP99), lag(HaFigure::LagMax));
     let verdict = match (&ha.failover, &ha.lag) {
         (Some(f), _) => crate::report::ha::verdict(f, d.faults.as_ref()),
         (None, Some(l)) => lag_words(l),
@@ -126,8 +132,9 @@ fn run_probe(repeat: u32, d: &ResultDocument) -> Option<RunProbe> {
             .and_then(|f| crate::model::fault::downtime_origin(f, d.faults.as_ref()))
             .map(|(origin, _)| origin),
         lost: value(HaFigure::Lost).map(|v| v as u64),
-        lag_p99_us: value(HaFigure::LagP99),
-        lag_max_us: value(HaFigure::LagMax),
+        lag_p99_us,
+        lag_max_us,
+        lag_at_least: p99_bound || max_bound,
         verdict,
         findings: d
             .audit
