@@ -74,7 +74,7 @@ fn after(intervals: &Path, covered_s: f64) -> Result<(usize, f64), RecoverError>
     let mut found = (0, 0.0);
     for line in lines {
         let line = line.map_err(|e| RecoverError::Read(intervals.to_path_buf(), e))?;
-        let Ok(s) = serde_json::from_str::<crate::model::IntervalStats>(&line) else { continue };
+        let Ok(s) = crate::timeline::lines::parse(&line) else { continue };
         if s.from_s + s.duration_s > covered_s + 2e-6 {
             found = (found.0 + 1, found.1 + s.duration_s);
         }

@@ -203,4 +203,23 @@ fn sqlite_a_killed_long_run_recovers_up_to_its_last_logged_entry() {
     }
     let events: u64 = intervals[..recovered].iter().map(|i| i["event"]["count"].as_u64().unwrap()).sum();
     assert_eq!(doc["conditions"]["run"]["events"].as_u64().unwrap(), events);
+
+    // Entries wider than an interval: each line keeps the event class whole and every other
+    // class's count and max; export writes those, and leaves the percentiles' cells empty.
+    for i in &intervals {
+        assert!(i["event"]["p99_us"].is_number(), "{i}");
+        let read = i["read"].as_object().unwrap();
+        assert_eq!(read.keys().collect::<Vec<_>>(), ["count", "max_us"], "{i}");
+    }
+    let o = fairbench_in(db.dir.path(), &["export", "--csv", "long.json"].map(String::from));
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(csv.lines().count() - 1, intervals.len() * 6, "every streamed interval, 6 classes each");
+    let busy = intervals.iter().position(|i| i["read"]["count"].as_u64().unwrap() > 0).unwrap();
+    let row: Vec<&str> = csv.lines().skip(1 + busy * 6).find(|r| r.contains(",read,")).unwrap().split(',').collect();
+    assert_eq!(row[5], intervals[busy]["read"]["count"].to_string(), "{row:?}");
+    assert_eq!(&row[7..12], ["", "", "", "", ""], "no min or percentiles: {row:?}");
+    assert_eq!(row[12].parse::<f64>().unwrap(), intervals[busy]["read"]["max_us"].as_f64().unwrap(), "{row:?}");
+    let event: Vec<&str> = csv.lines().nth(1 + busy * 6).unwrap().split(',').collect();
+    assert_eq!((event[4], event[9].is_empty()), ("event", false), "{event:?}");
 }

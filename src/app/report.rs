@@ -37,7 +37,7 @@ fn each_interval(path: &Path, mut each: impl FnMut(crate::model::IntervalStats))
         .map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
     for (n, line) in lines.enumerate() {
         let line = line.map_err(|source| ResultFileError::Read { path: path.to_path_buf(), source })?;
-        each(serde_json::from_str(&line).map_err(|e| fail(format!("{}: {e}", n + 1)))?);
+        each(crate::timeline::lines::parse(&line).map_err(|e| fail(format!("{}: {e}", n + 1)))?);
     }
     Ok(())
 }

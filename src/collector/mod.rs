@@ -12,7 +12,7 @@ use crate::recorder::classes::ClassHistograms;
 use crate::recorder::figures::{micros, thousandths};
 use crate::recorder::summary::interval_stats;
 use crate::recorder::{Recorder, Sink, Tick};
-use crate::timeline::TimelineFiles;
+use crate::timeline::{LineDetail, TimelineFiles};
 use crate::workload::StatementInfo;
 use std::time::{Duration, Instant};
 
@@ -350,7 +350,9 @@ impl Sink for Collector<'_> {
             self.publish(|| published::Published::Second(Box::new((stats.clone(), self.classes.clone()))));
         }
         if let Some(files) = &mut self.stream {
-            if let Err(e) = files.append(&stats) {
+            // Whole while the result keeps each interval as its own entry.
+            let detail = if self.timeline.width() == 1 { LineDetail::Whole } else { LineDetail::Peaks };
+            if let Err(e) = files.append(&stats, detail) {
                 self.stream_error = Some(format!("{}: {e}", files.paths()[0].display()));
                 self.stream = None;
             }

@@ -80,6 +80,12 @@ pub struct CompactStats {
 }
 
 impl CompactStats {
+    /// Whether these figures carry percentiles: a long run's streamed line keeps only the
+    /// count and max of the classes other than the event's (read back as NaN).
+    pub fn has_percentiles(&self) -> bool {
+        !self.p50_us.is_nan()
+    }
+
     /// Percentile p: a fixed one (50, 95, 99, 99.9, 100) or one this window computed.
     pub fn pick(&self, p: f64) -> Option<f64> {
         fixed_percentile(p, [self.p50_us, self.p95_us, self.p99_us, self.p999_us, self.max_us])
@@ -193,6 +199,18 @@ impl IntervalStats {
             "write" => Some(&self.write),
             "commit" => Some(&self.commit),
             "other" => Some(&self.other),
+            _ => None,
+        }
+    }
+
+    pub fn class_mut(&mut self, name: &str) -> Option<&mut CompactStats> {
+        match name {
+            "event" => Some(&mut self.event),
+            "total" => Some(&mut self.total),
+            "read" => Some(&mut self.read),
+            "write" => Some(&mut self.write),
+            "commit" => Some(&mut self.commit),
+            "other" => Some(&mut self.other),
             _ => None,
         }
     }

@@ -11,7 +11,7 @@ use crate::model::record::{Record, RecordEntry, RecordLine, RecordStart, RunEnd,
 use crate::model::StreamedFile;
 use crate::recorder::classes::ClassHistograms;
 use crate::recorder::Recorder;
-use crate::timeline::TimelineFiles;
+use crate::timeline::{LineDetail, TimelineFiles};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -156,7 +156,7 @@ impl Streamer {
         stats.threads = 1;
         let entry = RecordEntry { stats, counts: self.entry.counts() };
         if let Some(files) = &mut self.files {
-            let written = files.append(&entry.stats).map_err(|e| e.to_string());
+            let written = files.append(&entry.stats, LineDetail::Whole).map_err(|e| e.to_string());
             let written = written.and_then(|()| files.append_entry(&entry).map_err(|e| e.to_string()));
             if let Err(e) = written {
                 self.error.get_or_insert(e);

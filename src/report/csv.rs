@@ -36,11 +36,11 @@ pub fn interval_rows(i: &IntervalStats, o: &mut String) {
             opt(i.repeat),
             s.count,
             s.per_s,
-            s.min_us,
-            s.p50_us,
-            s.p95_us,
-            s.p99_us,
-            s.p999_us,
+            known(s.min_us),
+            known(s.p50_us),
+            known(s.p95_us),
+            known(s.p99_us),
+            known(s.p999_us),
             s.max_us,
             i.errors,
             i.reconnects,
@@ -49,6 +49,16 @@ pub fn interval_rows(i: &IntervalStats, o: &mut String) {
             opt(i.dropped),
             opt(i.backlog)
         );
+    }
+}
+
+/// A figure, or an empty cell for one the line did not keep (a long run's streamed line
+/// keeps each class's count and max, not its percentiles).
+fn known(v: f64) -> String {
+    if v.is_nan() {
+        String::new()
+    } else {
+        v.to_string()
     }
 }
 

@@ -2,8 +2,9 @@
 //! run killed midway (kill -9, the OOM killer, a lost session) leaves everything up to its
 //! last interval readable:
 //!
-//! - `<result>.intervals.jsonl.gz`: one line per interval, the result's `intervals[]` entry,
-//!   in a gzip stream flushed after each line (`zcat` reads a killed run's file up to its
+//! - `<result>.intervals.jsonl.gz`: one line per interval, the result's `intervals[]` entry
+//!   (a long run's, whose entries are wider: the event class whole and every other class's
+//!   count and max, [`lines`]), in a gzip stream flushed after each line (`zcat` reads a killed run's file up to its
 //!   last line, then complains of the missing end); a scatter sample bounded over the run;
 //! - `<result>.record.jsonl.gz`: the run's record ([`record`]), each entry the result's
 //!   timeline keeps with its histograms per statement, as it closes: what the result is built
@@ -20,8 +21,10 @@
 //! are streamed, and the histograms at the resolution the result keeps.
 
 pub mod hlog;
+pub mod lines;
 pub mod record;
 
+pub use lines::{IntervalLines, LineDetail};
 pub use record::{read_record, record_path_for, RecordFile};
 
 use crate::model::record::{RecordEntry, RecordLine};
@@ -29,7 +32,7 @@ use crate::model::{IntervalStats, StreamedFile};
 use flate2::write::GzEncoder;
 use sha2::{Digest, Sha256};
 use std::fs::File;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -174,8 +177,9 @@ impl TimelineFiles {
         self.offset_s = self.end_s;
     }
 
-    /// Appends one closed interval's figures (its scatter thinned to the run's share).
-    pub fn append(&mut self, stats: &IntervalStats) -> std::io::Result<()> {
+    /// Appends one closed interval's figures (its scatter thinned to the run's share), as
+    /// much of them as `detail` says.
+    pub fn append(&mut self, stats: &IntervalStats, detail: LineDetail) -> std::io::Result<()> {
         let mut stats = stats.clone();
         self.place(&mut stats);
         stats.repeat = self.repeat.or(stats.repeat);
@@ -184,7 +188,7 @@ impl TimelineFiles {
         let keep = (self.points_owed.floor() as usize).min(stats.scatter.points.len());
         self.points_owed -= keep as f64;
         stats.scatter.points = evenly(std::mem::take(&mut stats.scatter.points), keep);
-        let mut line = serde_json::to_vec(&stats).map_err(std::io::Error::other)?;
+        let mut line = lines::encode(&stats, detail).map_err(std::io::Error::other)?;
         line.push(b'\n');
         let gz = self.intervals.as_mut().ok_or_else(|| std::io::Error::other("the intervals file is closed"))?;
         gz.write_all(&line)?;
@@ -226,59 +230,6 @@ fn evenly(points: Vec<[f64; 2]>, keep: usize) -> Vec<[f64; 2]> {
     points.into_iter().enumerate().filter(|(i, _)| slot(i + 1) > slot(*i)).map(|(_, p)| p).collect()
 }
 
-/// The lines of an intervals file as they come (`.gz` or plain), up to the last whole one:
-/// a file whose writer was killed may end in a line or a compressed block cut short, which
-/// ends the reading ([`IntervalLines::torn`] then tells).
-pub struct IntervalLines {
-    reader: Box<dyn BufRead>,
-    /// The last line was cut short (the writer stopped in it).
-    pub torn: bool,
-    ended: bool,
-}
-
-impl IntervalLines {
-    pub fn open(path: &Path) -> std::io::Result<IntervalLines> {
-        let file = File::open(path)?;
-        let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
-            Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file)))
-        } else {
-            Box::new(std::io::BufReader::new(file))
-        };
-        Ok(IntervalLines { reader, torn: false, ended: false })
-    }
-}
-
-impl Iterator for IntervalLines {
-    type Item = std::io::Result<String>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.torn || self.ended {
-            return None;
-        }
-        let mut line = String::new();
-        match self.reader.read_line(&mut line) {
-            Ok(0) => None,
-            Ok(_) if line.ends_with('\n') => {
-                line.pop();
-                Some(Ok(line))
-            }
-            // Without its newline: the last line, cut short.
-            Ok(_) => {
-                self.torn = true;
-                None
-            }
-            // The compressed stream without its end (a killed writer): a cut line only when
-            // part of one came out.
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput) => {
-                self.torn = !line.is_empty();
-                self.ended = true;
-                None
-            }
-            Err(e) => Some(Err(e)),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,7 +249,7 @@ mod tests {
         files.write_record(&RecordLine::Start(Box::new(start))).unwrap();
         for n in 0..3 {
             let stats = IntervalStats { from_s: 3.0 + n as f64, duration_s: 1.0, ..Default::default() };
-            files.append(&stats).unwrap();
+            files.append(&stats, LineDetail::Whole).unwrap();
         }
         // Read while the writer is still open (as after a kill): every line so far.
         let read = |path: &Path| {
@@ -329,7 +280,7 @@ mod tests {
         for n in 0..40_000 {
             let mut stats = IntervalStats { from_s: n as f64, duration_s: 1.0, ..Default::default() };
             stats.scatter.points = (0..100).map(|k| [n as f64 + k as f64 / 100.0, 1.0]).collect();
-            files.append(&stats).unwrap();
+            files.append(&stats, LineDetail::Whole).unwrap();
         }
         files.finish().unwrap();
         for line in IntervalLines::open(&files.paths()[0]).unwrap() {

@@ -321,7 +321,12 @@ fn latency_series(d: &ResultDocument, iv: &[&IntervalStats], t: &[Value]) -> Vec
             Series::line("p99", t.to_vec(), col(|s| s.p99_us), 1),
             Series::line("max", t.to_vec(), col(|s| s.max_us), 6).styled("dash"),
         ];
-        out.push((format!("latency-{class}"), format!("Latency per second: {class} ({what})"), series));
+        let mut title = format!("Latency per second: {class} ({what})");
+        if class != "event" && !iv.iter().any(|i| interval_class(i, class).has_percentiles()) {
+            // A long run's streamed seconds: the percentiles are in the result's wider entries.
+            title.push_str(": max per second only (a long run's intervals file keeps each class's count and max; its percentiles are in the result's timeline entries)");
+        }
+        out.push((format!("latency-{class}"), title, series));
     }
     out
 }
