@@ -28,7 +28,7 @@
 //!   lag from heartbeats, run from a [`model::ProbeRequest`] (nodes opened, faults scheduled on
 //!   the probe's clock, the result finished once); without a workload, a probe streams its
 //!   record as a run does and its result is `result::build` of it. A `--with` workload runs in
-//!   the command surface's run session (the [`measure`] room's), lent as a [`probe::Host`].
+//!   a run session of the [`measure`] room, which lends itself as a [`probe::Host`].
 //! - [`shard`] -> db, model, plan, probe, runner. Runs split over client hosts: the barrier in
 //!   the target database, clock offsets, each shard's record of its start.
 //! - [`result`] -> audit, collector, model, plan, recorder, runner, stats, workload.
@@ -38,7 +38,8 @@
 //! - [`measure`] -> collector, conditions, db, metrics, model, plan, prepare, probe, recorder, result, runner, sandbox, shard, timeline, workload.
 //!   A [`model::RunRequest`] measured end
 //!   to end: dataset checks, plan, runner, collector, the record streamed and closed
-//!   ([`result::Closed`]), `--metrics-listen`; what it says goes through a
+//!   ([`result::Closed`]), `--metrics-listen`; a probe request too ([`measure::measure_probe`]:
+//!   the probe in its room, its `--with` workload here); what it says goes through a
 //!   [`measure::Observer`], which the app implements (this room prints nothing).
 //! - [`recover`] -> model, result, timeline. The record of a run that never ended, built.
 //! - [`combine`] -> collector, model, recorder, result. The shards of one run as one: their

@@ -166,3 +166,31 @@ fn mariadb_a_probes_result_keeps_its_request_and_rerun_runs_it() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("is a probe's result") && err.contains("fairbench probe"), "{err}");
 }
+
+/// `probe --with`: the workload is measured as a run is (its statements in the result, the
+/// probe's figures beside them) and the probe's notices reach the terminal through the
+/// same watcher as the run's lines: its announce line names its rate and target.
+#[test]
+fn mariadb_a_probe_with_a_workload_measures_both_and_says_what_it_writes() {
+    let db = TestDb::new(Kind::Mysql);
+    let prepare = ["prepare", "oltp_point_select", "--target", &db.url, "--table-size", "1000"].map(String::from);
+    let o = fairbench_in(db.dir.path(), &prepare);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = db.dir.path().join("with.json");
+    let mut args = probe_args(&db, &out, "2");
+    args.extend(["--with", "oltp_point_select --table-size 1000 --time 2"].map(String::from));
+    let o = fairbench_in(db.dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let announce = err
+        .lines()
+        .find(|l| l.starts_with("probe failover: one write every 50.0 ms to "))
+        .unwrap_or_else(|| panic!("no announce line: {err}"));
+    assert!(announce.contains("run id "), "{announce}");
+    let doc = ResultDocument::read(&out).unwrap();
+    assert!(doc.statements.contains_key("point_selects"), "the workload's statements: {:?}", doc.statements.keys());
+    assert!(doc.stats["total"].count > 0, "the workload ran: {:?}", doc.stats["total"]);
+    let failover = doc.ha.as_ref().and_then(|h| h.failover.as_ref()).expect("the probe's figures beside the workload");
+    assert_eq!(failover.verification.as_ref().map(|v| v.lost), Some(0));
+    assert!(failover.attempts.iter().any(|a| a.outcome == fairbench::model::ha::Outcome::Acknowledged));
+}

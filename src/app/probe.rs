@@ -1,18 +1,15 @@
-//! `fairbench probe failover|lag|verify`: the flags made a request (src/cli), the probe run
-//! by its room (src/probe), the result saved and printed. A workload given with `--with` runs
-//! in this surface's run session ([`measure_run`]), lent to the probe as its [`Host`].
+//! `fairbench probe failover|lag|verify`: the flags made a request (src/cli), the probe
+//! measured by the measure room (the probe in src/probe, a `--with` workload in a run
+//! session of src/measure), the result saved and printed. This surface watches it as its
+//! [`crate::measure::Observer`], as it watches a run.
 
 use super::run::save_and_print;
 use super::Error;
-use crate::db::{Database, TargetUrl};
-use crate::measure::{default_out, measure_run};
 use crate::model::probe_request::VerifyRequest;
-use crate::model::{ProbeRequest, ResultDocument, RunRequest};
-use crate::probe::{Host, Notice, Probed};
+use crate::model::{ProbeRequest, ResultDocument};
+use crate::probe::Probed;
 use crate::report::Report as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 pub(super) fn probe_cmd(request: &ProbeRequest) -> Result<ExitCode, Error> {
     match request {
@@ -26,7 +23,7 @@ pub(super) fn probe_cmd(request: &ProbeRequest) -> Result<ExitCode, Error> {
 
 /// A failover or lag probe run, its result made (not yet saved).
 pub(super) fn probe(request: &ProbeRequest) -> Result<Probed, Error> {
-    crate::probe::run(request, &Commands)
+    crate::measure::measure_probe(request, &super::live::Job::new(0))
 }
 
 fn save_and_print_probe(probed: Probed, verbose: bool) -> Result<ExitCode, Error> {
@@ -60,54 +57,4 @@ pub(super) fn verification(doc: &ResultDocument) -> String {
         crate::report::ha::verification(&mut text, f);
     }
     text
-}
-
-/// What the commands lend a probe: the run session, and stderr for its notices.
-struct Commands;
-
-impl Host for Commands {
-    type Error = Error;
-
-    fn measure<D: Database>(
-        &self,
-        db: Arc<D>,
-        request: &RunRequest,
-        urls: &[TargetUrl],
-    ) -> Result<(crate::result::Closed, PathBuf), Error> {
-        let job = super::live::Job::new(0);
-        measure_run(db, request, urls, request.bench, request.out.as_deref(), &job)
-    }
-
-    fn default_out(&self, name: &str) -> PathBuf {
-        default_out(name)
-    }
-
-    fn notice(&self, notice: Notice<'_>) {
-        match notice {
-            Notice::FailoverStarts { rate, writers, others, role_poll_ms, run_id } => {
-                let others = match others {
-                    0 => String::new(),
-                    n => format!(" and {n} other node(s) of the cluster"),
-                };
-                super::say(format_args!(
-                    "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), the role of every target{others} read every {role_poll_ms} ms, run id {run_id}",
-                    1000.0 / rate,
-                    writers.join(", "),
-                ))
-            }
-            Notice::LagStarts { rate, primary, poll_ms, run_id } => super::say(format_args!(
-                "probe lag: a heartbeat every {:.1} ms on {primary}, each replica read every {poll_ms} ms, run id {run_id}",
-                1000.0 / rate
-            )),
-            Notice::AlsoReading { what } => {
-                super::say(format_args!("probe failover: also reading {what}, a node the cluster names"))
-            }
-            Notice::NotReading { what, why } => {
-                super::say(format_args!("probe failover: not reading {what}: {why} (give a node with --node)"))
-            }
-            Notice::StreamError { error } => eprintln!(
-                "warning: the streamed files stopped at a write error ({error}); the result has every entry"
-            ),
-        }
-    }
 }

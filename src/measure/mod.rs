@@ -1,6 +1,8 @@
 //! A [`RunRequest`] measured end to end: the dataset checked (bench prepares it), the run
 //! planned and announced, its phases measured through the collector while its record
 //! streams, and the record closed ([`crate::result::Closed`]) for the result to be completed.
+//! A probe request is measured here too ([`measure_probe`]): the probe in its room, its
+//! `--with` workload in this room's run session.
 //! What a run says as it goes (the announce line, interval lines, the live status, warnings)
 //! goes through an [`Observer`], which the command surface implements: this room prints
 //! nothing itself.
@@ -10,11 +12,13 @@ mod error;
 mod faults;
 pub mod hints;
 mod out;
+mod probe;
 mod session;
 mod shard;
 
 pub use error::{DatasetError, Refusal};
 pub use out::{check_out, default_out};
+pub use probe::measure_probe;
 pub use session::{Phases, Session};
 
 use crate::collector::Progress;

@@ -1,6 +1,7 @@
-//! What the command surface lends a probe, and what a probe hands back. A `--with` workload
-//! runs as a normal run session, which lives with the commands; the probe's notices are
-//! printed there too. The probe room never names the commands: they come in as a [`Host`].
+//! What a probe is lent, and what it hands back. A `--with` workload runs as a normal run
+//! session, which lives in the measure room (`measure::measure_probe` lends it as a
+//! [`Host`]); the probe's notices go to whoever watches the measurement. The probe room
+//! never names the measure room: it comes in as a [`Host`].
 
 use super::discover::NotRead;
 use super::ProbeError;
@@ -9,7 +10,7 @@ use crate::model::{ResultDocument, RunRequest};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The run session and the printing a probe borrows from whoever runs it.
+/// The run session and the notices a probe borrows from whoever runs it.
 pub trait Host {
     /// The host's own error: a probe's failures become one, the workload's stay as they are.
     type Error: From<ProbeError>;
@@ -45,6 +46,38 @@ pub enum Notice<'a> {
     /// The files streamed beside the result stopped at a write error (the result has every
     /// entry).
     StreamError { error: &'a str },
+}
+
+impl std::fmt::Display for Notice<'_> {
+    /// The notice's one line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::FailoverStarts { rate, writers, others, role_poll_ms, run_id } => {
+                let others = match others {
+                    0 => String::new(),
+                    n => format!(" and {n} other node(s) of the cluster"),
+                };
+                write!(
+                    f,
+                    "probe failover: one write every {:.1} ms to {} (in this order on each reconnect), the role of every target{others} read every {role_poll_ms} ms, run id {run_id}",
+                    1000.0 / rate,
+                    writers.join(", "),
+                )
+            }
+            Notice::LagStarts { rate, primary, poll_ms, run_id } => write!(
+                f,
+                "probe lag: a heartbeat every {:.1} ms on {primary}, each replica read every {poll_ms} ms, run id {run_id}",
+                1000.0 / rate
+            ),
+            Notice::AlsoReading { what } => write!(f, "probe failover: also reading {what}, a node the cluster names"),
+            Notice::NotReading { what, why } => {
+                write!(f, "probe failover: not reading {what}: {why} (give a node with --node)")
+            }
+            Notice::StreamError { error } => {
+                write!(f, "the streamed files stopped at a write error ({error}); the result has every entry")
+            }
+        }
+    }
 }
 
 /// A probe's finished result (not yet saved) and where it goes.
