@@ -343,27 +343,29 @@ fn high_variance(d: &ResultDocument) -> Vec<Finding> {
             "the server was not in the same state for each repeat (caches warming, checkpoints, other load): warm up longer, or look at each repeat's timeline",
         )];
     }
-    let Some(r) = crate::model::RateSpread::of(&d.intervals).filter(|r| r.seconds >= 3 && r.mean > 0.0) else {
+    let Some(r) = crate::model::RateSpread::of(&d.intervals).filter(|r| r.entries >= 3 && r.mean > 0.0) else {
         return vec![];
     };
     let (cv, mean, min, max) = (r.cv, r.mean, r.min, r.max);
-    // At a few events a second, counting alone spreads the seconds (independent arrivals
-    // give a CV of 1/sqrt(rate)): only the spread beyond it says the throughput varied.
-    let beyond_counting = (cv * cv - 1.0 / mean).max(0.0).sqrt();
+    // At a few events an entry, counting alone spreads the entries (independent arrivals
+    // give a CV of 1/sqrt(events per entry)): only the spread beyond it says the throughput
+    // varied.
+    let beyond_counting = (cv * cv - 1.0 / (mean * r.entry_s)).max(0.0).sqrt();
     if beyond_counting <= 0.2 {
         return vec![];
     }
     vec![finding(
         "high-variance",
         Severity::Warn,
-        format!("throughput varied a lot between seconds (coefficient of variation {:.0}%)", cv * 100.0),
+        format!("throughput varied a lot between {} (coefficient of variation {:.0}%)", r.units(), cv * 100.0),
         vec![
             ("cv_pct", json!((cv * 1000.0).round() / 10.0)),
             ("cv_beyond_counting_pct", json!((beyond_counting * 1000.0).round() / 10.0)),
             ("mean_tps", json!(mean.round())),
             ("min_tps", json!(min.round())),
             ("max_tps", json!(max.round())),
-            ("intervals", json!(r.seconds)),
+            ("intervals", json!(r.entries)),
+            ("interval_s", json!((r.entry_s * 1000.0).round() / 1000.0)),
         ],
         "look at the timeline for stalls (checkpoints, flushing, other load); a mean over an unstable run hides them",
     )]

@@ -245,6 +245,34 @@ pub struct Scatter {
 mod tests {
     use super::*;
 
+    fn timeline(width: f64, rates: &[f64]) -> Vec<IntervalStats> {
+        let entry = |i: usize, per_s: f64| IntervalStats {
+            from_s: i as f64 * width,
+            duration_s: width,
+            event: CompactStats { per_s, ..CompactStats::default() },
+            ..IntervalStats::default()
+        };
+        rates.iter().enumerate().map(|(i, r)| entry(i, *r)).collect()
+    }
+
+    #[test]
+    fn a_rate_spread_names_what_each_rate_was_taken_over() {
+        let seconds = RateSpread::of(&timeline(1.0, &[100.0, 120.0, 80.0])).unwrap();
+        assert_eq!(
+            (seconds.unit(), seconds.units(), seconds.span()),
+            ("second".into(), "seconds".into(), "3 s".into())
+        );
+        // --report-interval 0.01 over 3 s: entries of 0.54 s, not seconds.
+        let fractions = RateSpread::of(&timeline(0.54, &[100.0, 120.0, 80.0, 90.0])).unwrap();
+        assert_eq!((fractions.entries, fractions.entry_s), (4, 0.54));
+        assert_eq!(fractions.unit(), "0.54 s entry");
+        assert_eq!(fractions.units(), "0.54 s entries");
+        assert_eq!(fractions.span(), "4 entries (2.16 s)");
+        // A day's merged entries.
+        let merged = RateSpread::of(&timeline(289.0, &[100.0, 120.0])).unwrap();
+        assert_eq!((merged.unit(), merged.span()), ("289 s entry".into(), "2 entries (578 s)".into()));
+    }
+
     #[test]
     fn keys() {
         assert_eq!(percentile_key(99.99), "p99.99");
@@ -272,10 +300,15 @@ pub fn full_intervals(intervals: &[IntervalStats]) -> impl Iterator<Item = &Inte
 }
 
 /// How steady the event rate was over the measured phase: one rate per full measured
-/// second (warmup and the last, partial interval left out).
+/// timeline entry (warmup and the last, partial entry left out). An entry is a second,
+/// a fraction of one (`--report-interval 0.01`) or several once a long run's result merges
+/// them: `entry_s` says which, so that what is printed names its unit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateSpread {
-    pub seconds: usize,
+    /// Full measured entries.
+    pub entries: usize,
+    /// The typical entry's length (the median), seconds.
+    pub entry_s: f64,
     pub min: f64,
     pub mean: f64,
     pub max: f64,
@@ -284,13 +317,55 @@ pub struct RateSpread {
 }
 
 impl RateSpread {
-    /// From a run's timeline; `None` with fewer than 2 full measured seconds.
+    /// From a run's timeline; `None` with fewer than 2 full measured entries.
     pub fn of(intervals: &[IntervalStats]) -> Option<RateSpread> {
-        let rates: Vec<f64> = measured_seconds(intervals).map(|i| i.event.per_s).collect();
-        if rates.len() < 2 {
+        let full: Vec<&IntervalStats> = measured_seconds(intervals).collect();
+        if full.len() < 2 {
             return None;
         }
-        let s = super::repeat::Spread::of(rates)?;
-        Some(RateSpread { seconds: s.values.len(), min: s.min, mean: s.mean, max: s.max, cv: s.cv })
+        let mut lengths: Vec<f64> = full.iter().map(|i| i.duration_s).collect();
+        lengths.sort_by(f64::total_cmp);
+        let entry_s = lengths[lengths.len() / 2];
+        let s = super::repeat::Spread::of(full.iter().map(|i| i.event.per_s).collect())?;
+        Some(RateSpread { entries: s.values.len(), entry_s, min: s.min, mean: s.mean, max: s.max, cv: s.cv })
     }
+
+    /// The entries are seconds (to the rounding of late ticks).
+    pub fn per_second(&self) -> bool {
+        (self.entry_s - 1.0).abs() < 0.05
+    }
+
+    /// What one rate was taken over: "second", or "0.54 s entry".
+    pub fn unit(&self) -> String {
+        match self.per_second() {
+            true => "second".into(),
+            false => format!("{} s entry", short_seconds(self.entry_s)),
+        }
+    }
+
+    /// The same, plural: "seconds", or "0.54 s entries".
+    pub fn units(&self) -> String {
+        match self.per_second() {
+            true => "seconds".into(),
+            false => format!("{} s entries", short_seconds(self.entry_s)),
+        }
+    }
+
+    /// The whole span the rates cover: "160 s", or "296 entries (160 s)".
+    pub fn span(&self) -> String {
+        let total = self.entries as f64 * self.entry_s;
+        match self.per_second() {
+            true => format!("{} s", self.entries),
+            false => format!("{} entries ({} s)", self.entries, short_seconds(total)),
+        }
+    }
+}
+
+/// Seconds as a short number: whole from 10 s up, else to the hundredth ("0.54", "2.5").
+fn short_seconds(s: f64) -> String {
+    if s >= 10.0 {
+        return format!("{s:.0}");
+    }
+    let text = format!("{s:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

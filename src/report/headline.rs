@@ -123,17 +123,19 @@ fn repeats(d: &ResultDocument) -> Option<String> {
     Some(line)
 }
 
-/// Events/s over the measured seconds: min / avg / max and the coefficient of variation.
+/// Events/s over the measured entries (seconds, or what the timeline holds): min / avg /
+/// max and the coefficient of variation, named by what each rate was taken over.
 fn stability(d: &ResultDocument) -> String {
     match RateSpread::of(&d.intervals) {
         None => "too few measured seconds to tell".into(),
         Some(r) => format!(
-            "events/s per second min {:.0}, avg {:.0}, max {:.0}; coefficient of variation {:.1}% over {} s",
+            "events/s per {} min {:.0}, avg {:.0}, max {:.0}; coefficient of variation {:.1}% over {}",
+            r.unit(),
             r.min,
             r.mean,
             r.max,
             r.cv * 100.0,
-            r.seconds
+            r.span()
         ),
     }
 }
