@@ -24,6 +24,8 @@ TARGET = MARIADB.url(DB)
 # The 1 s pass: every statement class (the largest histograms), planned as a day.
 DAY_WORKLOAD = "oltp_read_write"
 DAY = 86_400
+# Seconds of the heap pass under heaptrack (0: none).
+HEAP_S = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 
 
 def rss_mb(pid):
@@ -55,11 +57,45 @@ def record_entries(record):
     return len(sizes), max(sizes, default=0)
 
 
-def growth(samples):
-    """Per interval from the first mark to the last: (bytes written, bytes of RSS added)."""
-    (_, n0, rss0, size0, _), (_, n1, rss1, size1, _) = samples[0], samples[-1]
+def growth(samples, first=0):
+    """Per interval from mark `first` to the last: (bytes written, bytes of RSS added)."""
+    (_, n0, rss0, size0, _), (_, n1, rss1, size1, _) = samples[first], samples[-1]
     n = max(n1 - n0, 1)
     return (size1 - size0) / n, (rss1 - rss0) * 2**20 / n
+
+
+def heap_over_time(name, target, tmp, seconds):
+    """The heap, as heaptrack sees every allocation and free, of a run at 10 ms intervals:
+    what it holds at a quarter of the run and just before it ends, and the bytes added per
+    interval between (RSS also counts pages the allocator keeps after a free)."""
+    out, trace = os.path.join(tmp, f"{name}-heap.json"), os.path.join(tmp, f"{name}-heap")
+    subprocess.run(["heaptrack", "-o", trace] + fairbench(target, out, seconds, TICK), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    massif = trace + ".massif"
+    subprocess.run(["heaptrack_print", "-f", trace + ".zst", "-M", massif, "--massif-threshold", "100",
+                    "--massif-detailed-freq", "1000000000"], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    snapshots, at = [], None
+    with open(massif) as f:
+        for line in f:
+            if line.startswith("time="):
+                at = float(line.split("=")[1])
+            elif line.startswith("mem_heap_B="):
+                snapshots.append((at, int(line.split("=")[1])))
+    for f in (massif, trace + ".zst", out):
+        if os.path.exists(f):
+            os.remove(f)
+    # heaptrack's clock starts with the process: connecting takes well under a second, and
+    # after the run's `seconds` comes the result's build from the record (a heap of its own),
+    # so the snapshots from a quarter of the run to 98% of it are the run's own.
+    mid = [(t, b) for t, b in snapshots if seconds * 0.25 <= t <= seconds * 0.98]
+    (t0, b0), (t1, b1) = mid[0], mid[-1]
+    intervals = (t1 - t0) / TICK
+    top = max(b for _, b in mid)
+    per = (b1 - b0) / max(intervals, 1)
+    print(f"  {name}: heap {b0 / 1e6:.3f} MB at {t0:.0f} s, {b1 / 1e6:.3f} MB at {t1:.0f} s (largest between: "
+          f"{top / 1e6:.3f} MB): {per:+.2f} B an interval over {intervals:.0f} intervals -> {per * DAY / 1e6:+.3f} MB a "
+          f"day at 1 s (goal: 1 MB)")
 
 
 def lines(path):
@@ -143,15 +179,23 @@ def day(targets, tmp, rows):
               f"{per_record / 1e3:.1f} KB for its largest entry (of {recorded}) x 300 -> {total:.1f} MB a day, "
               f"{total * 1e6 / DAY:.0f} B an interval; a run planned as a week: {week:.1f} MB a day, "
               f"{week * 1e6 / DAY:.0f} B an interval (goal: 25 MB, 300 B)")
-    print(f"Resident memory at 1 s intervals, from the 10 ms run's growth between its first and last mark:")
+    print(f"Resident memory at 1 s intervals, from the 10 ms run's growth between its first mark (and, once its "
+          f"buffers are full, its middle one) and its last:")
     for name, samples in rows.items():
         if name == "sysbench" or len(samples) < 2:
             continue
         written, rss = growth(samples)
         (_, n0, rss0, _, _), (_, n1, rss1, _, _) = samples[0], samples[-1]
+        later = ""
+        if len(samples) >= 3:
+            half = len(samples) // 2
+            _, rss_half = growth(samples, half)
+            (_, nh, rssh, _, _) = samples[half]
+            later = (f"; from {nh} ({rssh:.1f} MB) to {n1}: {rss_half:+.0f} B an interval -> "
+                     f"{rss_half * DAY / 1e6:+.1f} MB a day")
         print(f"  {name}: RSS {rss0:.1f} MB at {n0} intervals, {rss1:.1f} MB at {n1}: {rss:+.0f} B an interval "
-              f"-> {rss * DAY / 1e6:+.1f} MB a day at 1 s (goal: 1 MB); streamed {written:.0f} B an interval "
-              f"-> {written * DAY / 1e6:.1f} MB a day")
+              f"-> {rss * DAY / 1e6:+.1f} MB a day at 1 s{later} (goal: 1 MB); streamed {written:.0f} B an "
+              f"interval -> {written * DAY / 1e6:.1f} MB a day")
 
 
 def main():
@@ -186,6 +230,11 @@ def main():
                   f"entries of {widths[0]}-{widths[-1]} s (every interval is in the streamed files)")
 
         day(targets, tmp, rows)
+        if HEAP_S:
+            print(f"Heap (heaptrack: every allocation and free) of {WORKLOAD} at {TICK} s intervals for {HEAP_S} s, "
+                  f"each target alone:")
+            for name, target in targets.items():
+                heap_over_time(name, target, tmp, HEAP_S)
     finally:
         MARIADB.drop_db(DB)
         for f in os.listdir(tmp):
