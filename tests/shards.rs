@@ -498,7 +498,7 @@ fn mariadb_shards_without_a_key_meet_and_mismatched_ones_say_why() {
     let error = stderr.lines().find(|l| l.starts_with("error:")).unwrap_or_else(|| panic!("{stderr}"));
     assert!(
         error.contains("1 of 2 shards reached the barrier")
-            && error.contains("meanwhile shards registered under other keys: cmd-")
+            && error.contains("meanwhile shards registered under other keys: req-")
             && error.contains("(shard 0)")
             && error.contains("start every shard with the same --shard-key"),
         "{error}"

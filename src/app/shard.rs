@@ -41,7 +41,7 @@ pub(super) fn prepare<D: Database>(
     if args.shard.print_result {
         return Err(super::UsageError::PrintResultOfPrepare.into());
     }
-    let plan = crate::shard::keyed(plan, &crate::db::redact::redact_args(std::env::args()));
+    let plan = crate::shard::keyed(plan, || crate::shard::prepare_key(args));
     if args.workload.rand_seed == 0 {
         settings.seed = crate::shard::seed_of(&plan.key);
     }

@@ -87,7 +87,7 @@ impl<'o, D: Database, O: Observer> Session<'o, D, O> {
         if bench {
             db.create_if_missing()?;
         }
-        let mut shard = super::shard::join::<D, O::Error>(db.clone(), &mut plan, args.workload.rand_seed != 0)?;
+        let mut shard = super::shard::join::<D, O::Error>(db.clone(), &mut plan, args)?;
         let before = match &mut shard {
             None => check_dataset(db.clone(), args, &plan, target, (bench, observer))?,
             Some(shard) => super::shard::dataset_checked(shard, bench, || {

@@ -3,6 +3,7 @@
 
 use super::Failure;
 use crate::db::Database;
+use crate::model::RunRequest;
 use crate::plan::RunPlan;
 use crate::shard::{Barrier, ShardRun};
 use std::sync::Arc;
@@ -11,10 +12,11 @@ use std::sync::Arc;
 pub(super) fn join<D: Database, E: Failure>(
     db: Arc<D>,
     plan: &mut RunPlan,
-    seed_given: bool,
+    request: &RunRequest,
 ) -> Result<Option<ShardRun<D>>, E> {
     let Some(shard) = plan.shard.take() else { return Ok(None) };
-    let shard = crate::shard::keyed(shard, &crate::db::redact::redact_args(std::env::args()));
+    let shard = crate::shard::keyed(shard, || crate::shard::run_key(request));
+    let seed_given = request.workload.rand_seed != 0;
     // Every shard draws from the same run's streams (each from its own clients' part).
     if !seed_given {
         plan.rand_seed = crate::shard::seed_of(&shard.key);

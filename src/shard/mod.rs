@@ -4,43 +4,16 @@
 
 pub mod barrier;
 pub mod clock;
+mod key;
 
 pub use barrier::{Barrier, BarrierError};
+pub use key::{prepare_key, run_key};
 
 use crate::db::Database;
 use crate::model::shard::{ShardRecord, ShardStart};
 use crate::plan::ShardPlan;
 use sha2::Digest;
 use std::time::{Duration, Instant};
-
-/// Flags (with a value) that each shard of one run may give differently: where its result
-/// goes and how it is shown, and its own index. `--shard I/N` is kept as its count N.
-const OWN_TO_A_SHARD: [&str; 5] = ["--out", "--shard-index", "--metrics-listen", "--format", "--report-interval"];
-/// Switches that only change what a shard prints.
-const OWN_SWITCHES: [&str; 6] = ["--print-result", "--quiet", "-q", "--verbose", "-v", "--histogram"];
-
-/// The key of a run whose shards were given none: the command line without what each
-/// shard may give its own way (`--out`, its index, `--print-result`, output options),
-/// hashed; shards started the obvious way (the same options, each its own `--out`) agree.
-pub fn default_key(args: &[String]) -> String {
-    let mut kept: Vec<String> = Vec::new();
-    let mut it = args.iter().skip(1);
-    while let Some(a) = it.next() {
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with('-') => (n, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = || inline.clone().or_else(|| it.next().cloned()).unwrap_or_default();
-        match name {
-            "--shard" => kept.push(format!("--shard of {}", value().rsplit('/').next().unwrap_or(""))),
-            n if OWN_TO_A_SHARD.contains(&n) => drop(value()),
-            n if OWN_SWITCHES.contains(&n) => {}
-            _ => kept.push(a.clone()),
-        }
-    }
-    let digest = sha2::Sha256::digest(kept.join("\u{1f}").as_bytes());
-    format!("cmd-{}", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>())
-}
 
 /// One shard's run: meets the others at each measured phase's start and end, and records
 /// how it went (the `runner::Rendezvous` of a shard).
@@ -152,35 +125,11 @@ pub fn seed_of(key: &str) -> u64 {
     (u64::from_le_bytes(bytes) & ((1 << 53) - 1)).max(1)
 }
 
-/// The plan's shard, its key filled in from the command line when none was given.
-pub fn keyed(mut plan: ShardPlan, args: &[String]) -> ShardPlan {
+/// The plan's shard, its key filled in (`key`: the request's, [`run_key`] or
+/// [`prepare_key`]) when none was given.
+pub fn keyed(mut plan: ShardPlan, key: impl FnOnce() -> String) -> ShardPlan {
     if plan.key.is_empty() {
-        plan.key = default_key(args);
+        plan.key = key();
     }
     plan
-}
-
-#[cfg(test)]
-mod key_tests {
-    use super::default_key;
-
-    fn key(line: &str) -> String {
-        default_key(&line.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn shards_started_the_obvious_way_share_a_key() {
-        let base = "fairbench run oltp_read_only --threads 8 --time 60 --target mysql://u@db/x";
-        let shards = [
-            format!("{base} --shard 0/3 --out a.json"),
-            format!("{base} --shard=1/3 --out=b.json --print-result -q"),
-            format!("{base} --out c.json --shard 2/3 --format json --metrics-listen 0.0.0.0:9100"),
-        ];
-        let keys: Vec<String> = shards.iter().map(|s| key(s)).collect();
-        assert!(keys.iter().all(|k| *k == keys[0]), "{keys:?}");
-        // What the shards run is the key: another count, workload or option is another run.
-        assert_ne!(key(&format!("{base} --shard 0/4 --out a.json")), keys[0]);
-        assert_ne!(key(&format!("{base} --threads 9 --shard 0/3")), keys[0]);
-        assert_ne!(key(&shards[0].replace("oltp_read_only", "oltp_read_write")), keys[0]);
-    }
 }
