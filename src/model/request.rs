@@ -91,9 +91,7 @@ impl RunRequest {
 
     /// The request as a result keeps it: target URLs without their passwords.
     pub fn redacted(&self, redact: impl Fn(&str) -> String) -> Self {
-        let mut r = self.clone();
-        r.target.targets = r.target.targets.iter().map(|t| redact(t)).collect();
-        r
+        RunRequest { target: self.target.redacted(redact), ..self.clone() }
     }
 }
 
@@ -131,6 +129,11 @@ impl TargetRequest {
     /// The first (often the only) target.
     pub fn target(&self) -> &str {
         self.targets.first().map_or("", String::as_str)
+    }
+
+    /// The same target with each URL passed through `redact`.
+    pub fn redacted(&self, redact: impl Fn(&str) -> String) -> Self {
+        TargetRequest { targets: self.targets.iter().map(|t| redact(t)).collect(), ..self.clone() }
     }
 }
 

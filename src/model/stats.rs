@@ -293,10 +293,15 @@ pub fn measured_seconds(intervals: &[IntervalStats]) -> impl Iterator<Item = &In
 /// second; a fraction of one with a short --report-interval; several once a long run's
 /// timeline has merged them).
 pub fn full_intervals(intervals: &[IntervalStats]) -> impl Iterator<Item = &IntervalStats> {
-    let mut lengths: Vec<f64> = intervals.iter().map(|i| i.duration_s).collect();
-    lengths.sort_by(f64::total_cmp);
-    let typical = lengths.get(lengths.len() / 2).copied().unwrap_or(1.0);
+    let typical = typical_length(intervals.iter()).unwrap_or(1.0);
     intervals.iter().filter(move |i| i.duration_s >= typical / 2.0)
+}
+
+/// The median length of `intervals`, seconds; `None` when there are none.
+fn typical_length<'a>(intervals: impl Iterator<Item = &'a IntervalStats>) -> Option<f64> {
+    let mut lengths: Vec<f64> = intervals.map(|i| i.duration_s).collect();
+    lengths.sort_by(f64::total_cmp);
+    lengths.get(lengths.len() / 2).copied()
 }
 
 /// How steady the event rate was over the measured phase: one rate per full measured
@@ -323,9 +328,7 @@ impl RateSpread {
         if full.len() < 2 {
             return None;
         }
-        let mut lengths: Vec<f64> = full.iter().map(|i| i.duration_s).collect();
-        lengths.sort_by(f64::total_cmp);
-        let entry_s = lengths[lengths.len() / 2];
+        let entry_s = typical_length(full.iter().copied())?;
         let s = super::repeat::Spread::of(full.iter().map(|i| i.event.per_s).collect())?;
         Some(RateSpread { entries: s.values.len(), entry_s, min: s.min, mean: s.mean, max: s.max, cv: s.cv })
     }
@@ -363,9 +366,8 @@ impl RateSpread {
 
 /// Seconds as a short number: whole from 10 s up, else to the hundredth ("0.54", "2.5").
 fn short_seconds(s: f64) -> String {
-    if s >= 10.0 {
-        return format!("{s:.0}");
+    match s >= 10.0 {
+        true => format!("{s:.0}"),
+        false => trim_float((s * 100.0).round() / 100.0),
     }
-    let text = format!("{s:.2}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

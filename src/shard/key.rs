@@ -19,10 +19,8 @@ pub fn run_key(request: &RunRequest) -> String {
 
 /// A sharded prepare's key.
 pub fn prepare_key(request: &PrepareRequest) -> String {
-    let mut r = request.clone();
-    r.target.targets = r.target.targets.iter().map(|t| crate::db::redact::redact_str(t)).collect();
-    r.shard = common(&r.shard);
-    hashed("prepare", &r)
+    let target = request.target.redacted(crate::db::redact::redact_str);
+    hashed("prepare", &PrepareRequest { target, shard: common(&request.shard), ..request.clone() })
 }
 
 /// The shard options every shard of one run shares: the count (of `I/N`, or `N` with
